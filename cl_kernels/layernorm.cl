@@ -1,0 +1,50 @@
+/* LayerNorm over the last dimension: one work-group per row, two passes
+ * (mean, then variance of the differences) for fp32 accuracy. */
+#ifndef GMLP_WG
+#define GMLP_WG 64 /* power of two; the host sets it from the device's limits */
+#endif
+
+/* Sum of one value per work-item; all work-items get the result. */
+static float wg_sum(float v, __local float *red)
+{
+    int lid = get_local_id(0);
+    red[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = GMLP_WG / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            red[lid] += red[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float r = red[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* red is reused by the next call */
+    return r;
+}
+
+/* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
+ * x rows start at x_off + row * x_stride (lets the SGU normalise one half of
+ * a wider row in place of a copy). */
+__kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1)))
+void gmlp_layernorm(__global const float *x, int x_off, int x_stride,
+                    __global float *y, int y_off, int y_stride,
+                    __global const float *gamma, __global const float *beta,
+                    int cols, float eps)
+{
+    __local float red[GMLP_WG];
+    const size_t row = get_group_id(0);
+    const int lid = get_local_id(0);
+    __global const float *xr = x + x_off + row * (size_t)x_stride;
+    __global float *yr = y + y_off + row * (size_t)y_stride;
+
+    float s = 0.0f;
+    for (int c = lid; c < cols; c += GMLP_WG)
+        s += xr[c];
+    const float mean = wg_sum(s, red) / (float)cols;
+    float v = 0.0f;
+    for (int c = lid; c < cols; c += GMLP_WG) {
+        float d = xr[c] - mean;
+        v += d * d;
+    }
+    const float rstd = 1.0f / sqrt(wg_sum(v, red) / (float)cols + eps);
+    for (int c = lid; c < cols; c += GMLP_WG)
+        yr[c] = (xr[c] - mean) * rstd * gamma[c] + beta[c];
+}

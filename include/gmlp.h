@@ -1,0 +1,147 @@
+/*
+ * gmlp.h — gMLP and MLP-Mixer inference on any OpenCL device.
+ *
+ * Worked example (error handling shortened):
+ *
+ *     gmlp_context *ctx;
+ *     gmlp_model *model;
+ *     if (gmlp_context_create(NULL, &ctx) != GMLP_OK) {
+ *         fprintf(stderr, "%s\n", gmlp_last_error(NULL));
+ *         return 1;
+ *     }
+ *     if (gmlp_model_load(ctx, "model.safetensors", &model) != GMLP_OK) {
+ *         fprintf(stderr, "%s\n", gmlp_last_error(ctx));
+ *         ...
+ *     }
+ *     gmlp_config cfg;
+ *     gmlp_model_config(model, &cfg);
+ *     float *images = ...;   // batch x cfg.in_chans x cfg.img_h x cfg.img_w, normalised
+ *     float *logits = malloc(batch * cfg.num_classes * sizeof *logits);
+ *     gmlp_classify(model, images, batch, logits);
+ *     gmlp_model_free(model);
+ *     gmlp_context_destroy(ctx);
+ *
+ * Threads: a gmlp_context and the models loaded into it may be used from any
+ * thread; calls on one context are serialised by an internal lock.  Use one
+ * context per thread for parallel work on one device.
+ */
+#ifndef GMLP_H
+#define GMLP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GMLP_BUILDING_LIBRARY) && defined(__GNUC__)
+#define GMLP_API __attribute__((visibility("default")))
+#else
+#define GMLP_API
+#endif
+
+#define GMLP_VERSION_MAJOR 0
+#define GMLP_VERSION_MINOR 1
+#define GMLP_VERSION_PATCH 0
+
+typedef struct gmlp_context gmlp_context;
+typedef struct gmlp_model gmlp_model;
+
+/* Stable error codes: values never change once released. */
+typedef enum gmlp_status {
+    GMLP_OK = 0,
+    GMLP_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, zero batch, bad option */
+    GMLP_ERR_IO = 2,               /* file cannot be opened or read */
+    GMLP_ERR_FORMAT = 3,           /* malformed safetensors file or model */
+    GMLP_ERR_UNSUPPORTED = 4,      /* valid file, but a model or dtype we cannot run */
+    GMLP_ERR_NO_DEVICE = 5,        /* no OpenCL platform, or no device matches */
+    GMLP_ERR_OPENCL = 6,           /* an OpenCL call failed */
+    GMLP_ERR_BUILD = 7,            /* a kernel failed to compile; see gmlp_last_error */
+    GMLP_ERR_HOST_MEMORY = 8,      /* host allocation failed */
+    GMLP_ERR_DEVICE_MEMORY = 9,    /* device allocation failed or over the limit */
+    GMLP_ERR_WRONG_MODEL = 10,     /* call does not fit the model (e.g. classify a headless model) */
+} gmlp_status;
+
+/* Architectures (gmlp_config.arch). */
+enum {
+    GMLP_ARCH_GMLP = 0,  /* timm MlpMixer with SpatialGatingBlock */
+    GMLP_ARCH_MIXER = 1, /* timm MlpMixer with MixerBlock */
+};
+
+/* Resampling filters (gmlp_config.interpolation). */
+enum {
+    GMLP_INTERP_BICUBIC = 0,
+    GMLP_INTERP_BILINEAR = 1,
+    GMLP_INTERP_NEAREST = 2,
+};
+
+typedef struct gmlp_config {
+    int arch;                                /* GMLP_ARCH_* */
+    int in_chans, img_h, img_w, num_classes; /* num_classes 0: feature extractor */
+    int depth, dim, ffn_dim, seq_len;        /* seq_len: number of tokens N */
+    float mean[3], std[3];                   /* first in_chans entries used */
+    float crop_pct;
+    int patch_h, patch_w;   /* patch (= stem kernel = stride) size */
+    int token_dim;          /* Mixer token-MLP width; gMLP: 0 */
+    int interpolation;      /* GMLP_INTERP_* */
+    float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
+    float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */
+    size_t num_params;      /* number of weights */
+} gmlp_config;
+
+GMLP_API const char *gmlp_version(void);
+GMLP_API const char *gmlp_status_string(gmlp_status status);
+
+/* device: NULL uses $GMLP_DEVICE, else the first GPU, else the first device.
+ * Accepted: an index in gmlp_list_devices order, "gpu", "cpu", or a
+ * case-insensitive substring of the platform, device or vendor name. */
+GMLP_API gmlp_status gmlp_context_create(const char *device, gmlp_context **out);
+GMLP_API void gmlp_context_destroy(gmlp_context *ctx);
+
+/* Detail of the last failure on ctx, never NULL; with ctx == NULL, the calling
+ * thread's last failure that had no context (e.g. gmlp_context_create). */
+GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);
+
+/* One line per device, in selection-index order, written into buf (always
+ * NUL-terminated when size > 0).  Returns the length the full text needs
+ * (excluding NUL), or 0 with gmlp_last_error(NULL) set when there is no
+ * OpenCL platform. */
+GMLP_API size_t gmlp_list_devices(char *buf, size_t size);
+
+/* Name of the device a context runs on. */
+GMLP_API const char *gmlp_context_device_name(const gmlp_context *ctx);
+
+GMLP_API gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out);
+/* The same from a file already in memory (data is not kept). */
+GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out);
+GMLP_API void gmlp_model_free(gmlp_model *model);
+GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out);
+/* A __metadata__ value of the file, NULL if absent.  Valid until gmlp_model_free. */
+GMLP_API const char *gmlp_model_metadata(const gmlp_model *model, const char *key);
+/* The i-th metadata key (0-based) or NULL past the end; for listing all keys. */
+GMLP_API const char *gmlp_model_metadata_key(const gmlp_model *model, size_t i);
+/* Class names: i-th label from gmlp.labels, NULL if absent or out of range. */
+GMLP_API const char *gmlp_model_label(const gmlp_model *model, int i);
+
+/* images: batch x in_chans x img_h x img_w floats, NCHW, already normalised.
+ * logits: batch x num_classes.  features: batch x dim, pooled (after the final
+ * LayerNorm, before the head).  Any batch size: large ones run in chunks. */
+GMLP_API gmlp_status gmlp_classify(gmlp_model *model, const float *images, size_t batch, float *logits);
+GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_t batch, float *features);
+
+/* timm's eval transform for one 8-bit image (interleaved, row-major,
+ * channels 1, 3 or 4) into out: in_chans x img_h x img_w floats, normalised
+ * with the model's mean/std.  Grey is repeated to RGB or RGB is converted to
+ * grey (ITU-R 601-2 luma, as PIL's convert("L")) when the model needs it.
+ * Resize keeps the aspect ratio so that the shorter side becomes
+ * floor(size / crop_pct) (PIL resampling with antialiasing), then a centre
+ * crop to img_h x img_w.  cfg: usually from gmlp_model_config. */
+GMLP_API gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height,
+                                          int channels, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,211 @@
+#include "context.h"
+
+#include <clblast_c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/clerr.h"
+#include "cl/program.h"
+
+static const char *const kernel_names[GMLP_K_COUNT] = {
+    [GMLP_K_LAYERNORM] = "gmlp_layernorm",   [GMLP_K_BIAS_ACT] = "gmlp_bias_act",
+    [GMLP_K_SGU_GATE] = "gmlp_sgu_gate",     [GMLP_K_PATCHIFY] = "gmlp_patchify",
+    [GMLP_K_MEAN_TOKENS] = "gmlp_mean_tokens",
+};
+
+gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gmlp_verrf(ctx->err, sizeof ctx->err, st, fmt, ap);
+    va_end(ap);
+    gmlp_log("%s", ctx->err);
+    return st;
+}
+
+gmlp_status gmlp_ctx_cl_fail(gmlp_context *ctx, const char *call, cl_int e)
+{
+    gmlp_status st = (e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES) ? GMLP_ERR_DEVICE_MEMORY
+                     : e == CL_OUT_OF_HOST_MEMORY                                          ? GMLP_ERR_HOST_MEMORY
+                                                                                           : GMLP_ERR_OPENCL;
+    return gmlp_ctx_fail(ctx, st, "%s failed: %s (%d)", call, gmlp_cl_error_name(e), (int)e);
+}
+
+gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host_ptr, const char *what, cl_mem *out)
+{
+    *out = NULL;
+    if (bytes == 0)
+        bytes = 4; /* zero-size buffers are invalid in OpenCL */
+    if (bytes > ctx->dev.max_alloc)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_DEVICE_MEMORY,
+                             "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", what,
+                             bytes, (unsigned long long)ctx->dev.max_alloc);
+    if (ctx->mem_limit && bytes > ctx->mem_limit - ctx->mem_used)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_DEVICE_MEMORY,
+                             "%s needs %zu bytes of device memory; %zu of the %zu-byte limit are in use", what,
+                             bytes, ctx->mem_used, ctx->mem_limit);
+    cl_int e;
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (host_ptr ? CL_MEM_COPY_HOST_PTR : 0);
+    *out = clCreateBuffer(ctx->cl, flags, bytes, (void *)host_ptr, &e);
+    if (e != CL_SUCCESS) {
+        *out = NULL;
+        gmlp_status st = gmlp_ctx_cl_fail(ctx, "clCreateBuffer", e);
+        size_t n = strlen(ctx->err);
+        snprintf(ctx->err + n, sizeof ctx->err - n, " allocating %zu bytes for %s", bytes, what);
+        return e == CL_INVALID_BUFFER_SIZE ? GMLP_ERR_DEVICE_MEMORY : st;
+    }
+    ctx->mem_used += bytes;
+    return GMLP_OK;
+}
+
+void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf)
+{
+    if (!*buf)
+        return;
+    size_t bytes = 0;
+    clGetMemObjectInfo(*buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    ctx->mem_used -= bytes < ctx->mem_used ? bytes : ctx->mem_used;
+    clReleaseMemObject(*buf);
+    *buf = NULL;
+}
+
+/* Largest power of two ≤ 64 the device accepts for one work-group. */
+static int pick_wg(const gmlp_devinfo *d)
+{
+    int wg = 64;
+    while (wg > 1 && (size_t)wg > d->max_wg)
+        wg /= 2;
+    return wg;
+}
+
+static size_t env_size(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end == 'k' || *end == 'K')
+        n <<= 10;
+    else if (*end == 'm' || *end == 'M')
+        n <<= 20;
+    else if (*end == 'g' || *end == 'G')
+        n <<= 30;
+    return (size_t)n;
+}
+
+static gmlp_status init(gmlp_context *ctx, const char *device)
+{
+    if (!device)
+        device = getenv("GMLP_DEVICE");
+    gmlp_status st = gmlp_device_select(device, &ctx->dev, ctx->err, sizeof ctx->err);
+    if (st != GMLP_OK)
+        return st;
+    st = gmlp_shared_context_acquire(&ctx->dev, &ctx->cl, ctx->err, sizeof ctx->err);
+    if (st != GMLP_OK)
+        return st;
+    cl_int e;
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device, 0, &e);
+    if (e != CL_SUCCESS) {
+        ctx->queue = NULL;
+        return gmlp_ctx_cl_fail(ctx, "clCreateCommandQueue", e);
+    }
+    ctx->wg = pick_wg(&ctx->dev);
+    ctx->mem_limit = env_size("GMLP_DEVICE_MEMORY_LIMIT");
+    char opts[256];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DGMLP_WG=%d", ctx->wg);
+    st = gmlp_program_build(ctx->cl, &ctx->dev, opts, &ctx->program, ctx->err, sizeof ctx->err);
+    if (st != GMLP_OK)
+        return st;
+    for (int k = 0; k < GMLP_K_COUNT; k++) {
+        ctx->kernels[k] = clCreateKernel(ctx->program, kernel_names[k], &e);
+        if (e != CL_SUCCESS) {
+            ctx->kernels[k] = NULL;
+            return gmlp_ctx_fail(ctx, GMLP_ERR_OPENCL, "clCreateKernel(%s) failed: %s", kernel_names[k],
+                                 gmlp_cl_error_name(e));
+        }
+    }
+    return GMLP_OK;
+}
+
+static void teardown(gmlp_context *ctx)
+{
+    for (int k = 0; k < GMLP_K_COUNT; k++)
+        if (ctx->kernels[k])
+            clReleaseKernel(ctx->kernels[k]);
+    if (ctx->program)
+        clReleaseProgram(ctx->program);
+    if (ctx->queue) {
+        clFinish(ctx->queue);
+        clReleaseCommandQueue(ctx->queue);
+    }
+    if (ctx->cl)
+        gmlp_shared_context_release(ctx->cl);
+}
+
+gmlp_status gmlp_context_create(const char *device, gmlp_context **out)
+{
+    char *terr = gmlp_thread_error();
+    if (!out)
+        return gmlp_errf(terr, GMLP_ERRMSG_SIZE, GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_create: out is NULL");
+    *out = NULL;
+    gmlp_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return gmlp_errf(terr, GMLP_ERRMSG_SIZE, GMLP_ERR_HOST_MEMORY, "out of host memory creating a context");
+    gmlp_status st = init(ctx, device);
+    if (st != GMLP_OK) {
+        snprintf(terr, GMLP_ERRMSG_SIZE, "%s", ctx->err);
+        teardown(ctx);
+        free(ctx);
+        return st;
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+    snprintf(ctx->err, sizeof ctx->err, "no error");
+    *out = ctx;
+    return GMLP_OK;
+}
+
+void gmlp_context_destroy(gmlp_context *ctx)
+{
+    if (!ctx)
+        return;
+    teardown(ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+const char *gmlp_last_error(const gmlp_context *ctx)
+{
+    return ctx ? ctx->err : gmlp_thread_error();
+}
+
+const char *gmlp_context_device_name(const gmlp_context *ctx)
+{
+    return ctx ? ctx->dev.name : "";
+}
+
+size_t gmlp_list_devices(char *buf, size_t size)
+{
+    gmlp_devinfo *list;
+    size_t n, need = 0;
+    if (gmlp_devices_enumerate(&list, &n, gmlp_thread_error(), GMLP_ERRMSG_SIZE) != GMLP_OK) {
+        if (buf && size)
+            buf[0] = 0;
+        return 0;
+    }
+    char line[1024];
+    if (buf && size)
+        buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        int len = gmlp_devinfo_format(&list[i], i, line, sizeof line);
+        if (len < 0)
+            continue;
+        if (buf && need + (size_t)len < size)
+            memcpy(buf + need, line, (size_t)len + 1);
+        need += (size_t)len;
+    }
+    free(list);
+    return need;
+}

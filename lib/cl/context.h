@@ -1,0 +1,43 @@
+/* The gmlp_context: a device, its shared cl_context, a queue, the compiled
+ * kernels and the last error. */
+#ifndef GMLP_CONTEXT_H
+#define GMLP_CONTEXT_H
+
+#include <CL/cl.h>
+#include <pthread.h>
+
+#include "cl/device.h"
+#include "core/error.h"
+
+typedef enum gmlp_kernel_id {
+    GMLP_K_LAYERNORM,
+    GMLP_K_BIAS_ACT,
+    GMLP_K_SGU_GATE,
+    GMLP_K_PATCHIFY,
+    GMLP_K_MEAN_TOKENS,
+    GMLP_K_COUNT
+} gmlp_kernel_id;
+
+struct gmlp_context {
+    gmlp_devinfo dev;
+    cl_context cl;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernels[GMLP_K_COUNT];
+    int wg;                 /* work-group size of the reduction kernels */
+    size_t mem_limit;       /* injectable device-memory budget, 0 = none */
+    size_t mem_used;
+    pthread_mutex_t lock;   /* serialises calls on this context */
+    char err[GMLP_ERRMSG_SIZE];
+};
+
+/* Records the failure on ctx and returns st. */
+gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
+/* For a failed OpenCL call: message names the call and the error. */
+gmlp_status gmlp_ctx_cl_fail(gmlp_context *ctx, const char *call, cl_int e);
+
+/* Device buffer accounted against mem_limit; NULL host_ptr for none. */
+gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host_ptr, const char *what, cl_mem *out);
+void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf);
+
+#endif

@@ -1,0 +1,240 @@
+#include "device.h"
+
+#include <clblast_c.h>
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cl/clerr.h"
+#include "core/error.h"
+
+static void query_str(cl_device_id d, cl_device_info what, char *buf, size_t size)
+{
+    if (clGetDeviceInfo(d, what, size, buf, NULL) != CL_SUCCESS)
+        snprintf(buf, size, "?");
+    buf[size - 1] = 0;
+}
+
+static void fill_info(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->platform = p;
+    info->device = d;
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof info->platform_name, info->platform_name, NULL))
+        snprintf(info->platform_name, sizeof info->platform_name, "?");
+    info->platform_name[sizeof info->platform_name - 1] = 0;
+    query_str(d, CL_DEVICE_NAME, info->name, sizeof info->name);
+    query_str(d, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    query_str(d, CL_DEVICE_VERSION, info->version, sizeof info->version);
+    query_str(d, CL_DRIVER_VERSION, info->driver, sizeof info->driver);
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof info->compute_units, &info->compute_units, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof info->global_mem, &info->global_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc, &info->max_alloc, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg, &info->max_wg, NULL);
+}
+
+gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize)
+{
+    *list = NULL;
+    *count = 0;
+    cl_uint np = 0;
+    cl_int e = clGetPlatformIDs(0, NULL, &np);
+    if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (e == CL_SUCCESS && np == 0))
+        return gmlp_errf(err, errsize, GMLP_ERR_NO_DEVICE,
+                         "no OpenCL platform is installed (install an OpenCL driver, e.g. pocl-opencl-icd)");
+    if (e != CL_SUCCESS)
+        return gmlp_errf(err, errsize, GMLP_ERR_OPENCL, "clGetPlatformIDs failed: %s", gmlp_cl_error_name(e));
+    cl_platform_id *plats = calloc(np, sizeof *plats);
+    if (!plats)
+        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory listing platforms");
+    clGetPlatformIDs(np, plats, NULL);
+    gmlp_status st = GMLP_OK;
+    for (cl_uint p = 0; p < np && st == GMLP_OK; p++) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+            continue;
+        cl_device_id *devs = calloc(nd, sizeof *devs);
+        gmlp_devinfo *grown = realloc(*list, (*count + nd) * sizeof **list);
+        if (!devs || !grown) {
+            free(devs);
+            st = gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory listing devices");
+            break;
+        }
+        *list = grown;
+        clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
+        for (cl_uint i = 0; i < nd; i++)
+            fill_info(plats[p], devs[i], &(*list)[(*count)++]);
+        free(devs);
+    }
+    free(plats);
+    if (st == GMLP_OK && *count == 0)
+        st = gmlp_errf(err, errsize, GMLP_ERR_NO_DEVICE, "OpenCL platforms exist but expose no device");
+    if (st != GMLP_OK) {
+        free(*list);
+        *list = NULL;
+        *count = 0;
+    }
+    return st;
+}
+
+int gmlp_devinfo_format(const gmlp_devinfo *d, size_t index, char *buf, size_t size)
+{
+    const char *type = (d->type & CL_DEVICE_TYPE_GPU) ? "gpu" : (d->type & CL_DEVICE_TYPE_CPU) ? "cpu" : "other";
+    return snprintf(buf, size, "%zu: %s | %s | %s | %s | driver %s | %u CU | %.1f GiB\n", index, type,
+                    d->platform_name, d->name, d->version, d->driver, d->compute_units,
+                    (double)d->global_mem / (1024.0 * 1024.0 * 1024.0));
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+static int parse_index(const char *s, size_t *out)
+{
+    if (!*s)
+        return 0;
+    size_t v = 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > 1000000)
+            return 0;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+static int matches(const gmlp_devinfo *d, const char *spec)
+{
+    if (!strcasecmp(spec, "gpu"))
+        return (d->type & CL_DEVICE_TYPE_GPU) != 0;
+    if (!strcasecmp(spec, "cpu"))
+        return (d->type & CL_DEVICE_TYPE_CPU) != 0;
+    return contains_nocase(d->platform_name, spec) || contains_nocase(d->name, spec) ||
+           contains_nocase(d->vendor, spec);
+}
+
+gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, char *err, size_t errsize)
+{
+    gmlp_devinfo *list;
+    size_t n;
+    gmlp_status st = gmlp_devices_enumerate(&list, &n, err, errsize);
+    if (st != GMLP_OK)
+        return st;
+    long pick = -1;
+    size_t idx;
+    if (!spec || !*spec) {
+        for (size_t i = 0; i < n && pick < 0; i++)
+            if (list[i].type & CL_DEVICE_TYPE_GPU)
+                pick = (long)i;
+        if (pick < 0)
+            pick = 0;
+    } else if (parse_index(spec, &idx)) {
+        if (idx < n)
+            pick = (long)idx;
+    } else {
+        for (size_t i = 0; i < n && pick < 0; i++)
+            if (matches(&list[i], spec))
+                pick = (long)i;
+    }
+    if (pick < 0) {
+        int len = snprintf(err, errsize, "no OpenCL device matches '%s'; available:\n", spec);
+        for (size_t i = 0; i < n && len >= 0 && (size_t)len < errsize; i++)
+            len += gmlp_devinfo_format(&list[i], i, err + len, errsize - (size_t)len);
+        free(list);
+        gmlp_log("%s", err);
+        return GMLP_ERR_NO_DEVICE;
+    }
+    *out = list[pick];
+    free(list);
+    return GMLP_OK;
+}
+
+/* The process-wide registry of shared contexts. */
+typedef struct shared_ctx {
+    cl_device_id device;
+    cl_context context;
+    int refs;
+    struct shared_ctx *next;
+} shared_ctx;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t clblast_mutex = PTHREAD_MUTEX_INITIALIZER;
+static shared_ctx *registry;
+
+void gmlp_clblast_lock(void)
+{
+    pthread_mutex_lock(&clblast_mutex);
+}
+
+void gmlp_clblast_unlock(void)
+{
+    pthread_mutex_unlock(&clblast_mutex);
+}
+
+gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, char *err, size_t errsize)
+{
+    gmlp_status st = GMLP_OK;
+    pthread_mutex_lock(&registry_lock);
+    shared_ctx *s = registry;
+    while (s && s->device != d->device)
+        s = s->next;
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) {
+            st = gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory");
+            goto out;
+        }
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
+        cl_int e;
+        s->context = clCreateContext(props, 1, &d->device, NULL, NULL, &e);
+        if (e != CL_SUCCESS) {
+            free(s);
+            st = gmlp_errf(err, errsize, GMLP_ERR_OPENCL, "clCreateContext failed for '%s': %s", d->name,
+                           gmlp_cl_error_name(e));
+            goto out;
+        }
+        s->device = d->device;
+        s->next = registry;
+        registry = s;
+    }
+    s->refs++;
+    *out = s->context;
+out:
+    pthread_mutex_unlock(&registry_lock);
+    return st;
+}
+
+void gmlp_shared_context_release(cl_context c)
+{
+    pthread_mutex_lock(&registry_lock);
+    shared_ctx **pp = &registry;
+    while (*pp && (*pp)->context != c)
+        pp = &(*pp)->next;
+    shared_ctx *s = *pp;
+    if (s && --s->refs == 0) {
+        *pp = s->next;
+        /* CLBlast's program cache retains the context; clear it, but only
+         * when no other context of ours could lose its compiled programs. */
+        if (!registry) {
+            gmlp_clblast_lock();
+            CLBlastClearCache();
+            gmlp_clblast_unlock();
+        }
+        clReleaseContext(s->context);
+        free(s);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}

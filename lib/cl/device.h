@@ -1,0 +1,45 @@
+/* Platform/device enumeration, selection by name, and one shared cl_context
+ * per device for the whole process. */
+#ifndef GMLP_DEVICE_H
+#define GMLP_DEVICE_H
+
+#include <CL/cl.h>
+#include <stddef.h>
+
+#include "gmlp.h"
+
+typedef struct gmlp_devinfo {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_device_type type;
+    char platform_name[128];
+    char name[128];
+    char vendor[128];
+    char version[128];        /* CL_DEVICE_VERSION */
+    char driver[128];         /* CL_DRIVER_VERSION */
+    cl_uint compute_units;
+    cl_ulong global_mem;
+    cl_ulong max_alloc;
+    size_t max_wg;
+} gmlp_devinfo;
+
+/* All devices of all platforms in selection-index order (*list malloc'd). */
+gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize);
+
+/* spec: NULL/"" = default (first GPU, else first device); an index; "gpu";
+ * "cpu"; or a case-insensitive substring of platform, device or vendor. */
+gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, char *err, size_t errsize);
+
+/* One line describing a device, as gmlp_list_devices prints it. */
+int gmlp_devinfo_format(const gmlp_devinfo *d, size_t index, char *buf, size_t size);
+
+/* Reference-counted process-wide context for a device. */
+gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, char *err, size_t errsize);
+void gmlp_shared_context_release(cl_context c);
+
+/* Serialises CLBlast calls: CLBlast 1.5.3 races when two threads fill its
+ * program cache at once. */
+void gmlp_clblast_lock(void);
+void gmlp_clblast_unlock(void);
+
+#endif

@@ -1,0 +1,349 @@
+/* From a parsed safetensors file to a validated gmlp_config: sizes come from
+ * tensor shapes, the rest from __metadata__ or timm's defaults. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "model/model.h"
+#include "model/tensors.h"
+
+#define MAX_DIM (1 << 20) /* keeps every size product far from overflow */
+
+void gmlp_tensor_name(char *buf, size_t size, int l, const char *leaf)
+{
+    if (l < 0)
+        snprintf(buf, size, "%s", leaf);
+    else
+        snprintf(buf, size, "blocks.%d.%s", l, leaf);
+}
+
+static const gmlp_st_tensor *need(const gmlp_st_file *f, int l, const char *leaf, int ndim, char *err,
+                                  size_t errsize)
+{
+    char name[256];
+    gmlp_tensor_name(name, sizeof name, l, leaf);
+    const gmlp_st_tensor *t = gmlp_st_find(f, name);
+    if (!t)
+        gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
+    else if (t->ndim != ndim) {
+        gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has %d dimensions, expected %d", name, t->ndim, ndim);
+        t = NULL;
+    }
+    return t;
+}
+
+/* Strict decimal: the whole string, finite. */
+static int parse_float(const char *s, float *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || fabs(v) > 1e30)
+        return 0;
+    while (*end == ' ')
+        end++;
+    if (*end)
+        return 0;
+    *out = (float)v;
+    return 1;
+}
+
+/* Comma-separated floats; returns the count, or -1 if malformed or > max. */
+static int parse_floats(const char *s, float *out, int max)
+{
+    int n = 0;
+    char buf[64];
+    while (1) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (n == max || len == 0 || len >= sizeof buf)
+            return -1;
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        if (!parse_float(buf, &out[n++]))
+            return -1;
+        if (!comma)
+            return n;
+        s = comma + 1;
+    }
+}
+
+static gmlp_status parse_img_size(const char *s, gmlp_config *cfg, char *err, size_t errsize)
+{
+    float v[2];
+    int n = parse_floats(s, v, 2);
+    int ok = n >= 1;
+    for (int i = 0; i < n; i++)
+        ok = ok && v[i] >= 1 && v[i] <= MAX_DIM && v[i] == floorf(v[i]);
+    if (!ok)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "metadata gmlp.img_size '%s' is not \"S\" or \"H,W\" with positive integers", s);
+    cfg->img_h = (int)v[0];
+    cfg->img_w = (int)v[n - 1];
+    return GMLP_OK;
+}
+
+static gmlp_status parse_norm(const gmlp_st_file *f, const char *key, float *vals, int chans, char *err,
+                              size_t errsize)
+{
+    const char *s = gmlp_st_meta(f, key);
+    if (!s)
+        return GMLP_OK;
+    float v[3];
+    int n = parse_floats(s, v, 3);
+    if (n != chans)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "metadata %s '%s' must hold %d comma-separated decimal(s), one per input channel", key, s,
+                         chans);
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(key, "gmlp.std") && !(v[i] > 0))
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.std '%s' must be positive", s);
+        vals[i] = v[i];
+    }
+    return GMLP_OK;
+}
+
+static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
+    const char *s;
+    for (int i = 0; i < 3; i++)
+        cfg->mean[i] = cfg->std[i] = 0.5f; /* timm's gMLP and Google Mixer cfgs */
+    cfg->crop_pct = 0.875f;
+    cfg->interpolation = GMLP_INTERP_BICUBIC;
+    cfg->norm_eps = 1e-6f;
+    cfg->sgu_eps = cfg->arch == GMLP_ARCH_GMLP ? 1e-5f : 0.0f;
+    GMLP_TRY(parse_norm(f, "gmlp.mean", cfg->mean, cfg->in_chans, err, errsize));
+    GMLP_TRY(parse_norm(f, "gmlp.std", cfg->std, cfg->in_chans, err, errsize));
+    if ((s = gmlp_st_meta(f, "gmlp.crop_pct")) && !(parse_float(s, &cfg->crop_pct) && cfg->crop_pct > 0 &&
+                                                    cfg->crop_pct <= 1))
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 1]",
+                         s);
+    if ((s = gmlp_st_meta(f, "gmlp.interpolation"))) {
+        static const char *const names[] = {"bicubic", "bilinear", "nearest"};
+        int k = 0;
+        while (k < 3 && strcmp(s, names[k]))
+            k++;
+        if (k == 3)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "metadata gmlp.interpolation '%s' is not bicubic, bilinear or nearest", s);
+        cfg->interpolation = k;
+    }
+    static const char *const eps_keys[] = {"gmlp.norm_eps", "gmlp.sgu_eps"};
+    float *eps[] = {&cfg->norm_eps, &cfg->sgu_eps};
+    for (int i = 0; i < 2; i++)
+        if ((s = gmlp_st_meta(f, eps_keys[i])) && !(parse_float(s, eps[i]) && *eps[i] > 0 && *eps[i] < 1))
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata %s '%s' must be a decimal in (0, 1)",
+                             eps_keys[i], s);
+    return GMLP_OK;
+}
+
+static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
+    const char *arch = gmlp_st_meta(f, "gmlp.arch");
+    if (f->n_tensors == 0)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "the file holds no tensors");
+    if (arch && !strcmp(arch, "gmlp"))
+        cfg->arch = GMLP_ARCH_GMLP;
+    else if (arch && !strcmp(arch, "mixer"))
+        cfg->arch = GMLP_ARCH_MIXER;
+    else if (arch)
+        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
+                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp' and 'mixer')", arch);
+    else if (gmlp_st_find(f, "blocks.0.mlp_tokens.fc1.weight"))
+        cfg->arch = GMLP_ARCH_MIXER;
+    else if (gmlp_st_find(f, "blocks.0.mlp_channels.gate.proj.weight"))
+        cfg->arch = GMLP_ARCH_GMLP;
+    else
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "not a timm gMLP or MLP-Mixer state_dict: neither "
+                         "'blocks.0.mlp_channels.gate.proj.weight' nor 'blocks.0.mlp_tokens.fc1.weight' is present");
+    return GMLP_OK;
+}
+
+/* depth = 1 + the largest block index named; missing blocks in between are
+ * caught by gmlp_config_check_tensors. */
+static int count_blocks(const gmlp_st_file *f)
+{
+    long depth = 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const char *n = f->tensors[i].name;
+        char *end;
+        if (strncmp(n, "blocks.", 7) || n[7] < '0' || n[7] > '9')
+            continue;
+        long l = strtol(n + 7, &end, 10);
+        if (*end == '.' && l < MAX_DIM && l + 1 > depth)
+            depth = l + 1;
+    }
+    return (int)depth;
+}
+
+static gmlp_status check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize)
+{
+    if (v < 1 || v > MAX_DIM)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' gives %s = %lld, outside [1, %d]", tensor,
+                         what, v, MAX_DIM);
+    return GMLP_OK;
+}
+
+static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
+    const gmlp_st_tensor *t;
+    if (!(t = need(f, -1, "stem.proj.weight", 4, err, errsize)))
+        return GMLP_ERR_FORMAT;
+    GMLP_TRY(check_dim(t->shape[0], "dim", t->name, err, errsize));
+    GMLP_TRY(check_dim(t->shape[1], "in_chans", t->name, err, errsize));
+    GMLP_TRY(check_dim(t->shape[2], "patch height", t->name, err, errsize));
+    GMLP_TRY(check_dim(t->shape[3], "patch width", t->name, err, errsize));
+    if (t->shape[1] > 3)
+        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED, "tensor '%s': %lld input channels (at most 3)",
+                         t->name, (long long)t->shape[1]);
+    cfg->dim = (int)t->shape[0];
+    cfg->in_chans = (int)t->shape[1];
+    cfg->patch_h = (int)t->shape[2];
+    cfg->patch_w = (int)t->shape[3];
+    cfg->depth = count_blocks(f);
+    if (cfg->depth == 0)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "no 'blocks.0.*' tensors: the model has no blocks");
+    if (!(t = need(f, 0, "mlp_channels.fc1.weight", 2, err, errsize)))
+        return GMLP_ERR_FORMAT;
+    GMLP_TRY(check_dim(t->shape[0], "ffn_dim", t->name, err, errsize));
+    cfg->ffn_dim = (int)t->shape[0];
+    if (cfg->arch == GMLP_ARCH_GMLP) {
+        if (cfg->ffn_dim % 2)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
+                             t->name, cfg->ffn_dim);
+        if (!(t = need(f, 0, "mlp_channels.gate.proj.weight", 2, err, errsize)))
+            return GMLP_ERR_FORMAT;
+        GMLP_TRY(check_dim(t->shape[0], "the token count", t->name, err, errsize));
+        cfg->seq_len = (int)t->shape[0];
+    } else {
+        if (!(t = need(f, 0, "mlp_tokens.fc1.weight", 2, err, errsize)))
+            return GMLP_ERR_FORMAT;
+        GMLP_TRY(check_dim(t->shape[0], "token_dim", t->name, err, errsize));
+        GMLP_TRY(check_dim(t->shape[1], "the token count", t->name, err, errsize));
+        cfg->token_dim = (int)t->shape[0];
+        cfg->seq_len = (int)t->shape[1];
+    }
+    if ((t = gmlp_st_find(f, "head.weight"))) {
+        if (t->ndim != 2)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.weight' has %d dimensions, expected 2",
+                             t->ndim);
+        GMLP_TRY(check_dim(t->shape[0], "num_classes", t->name, err, errsize));
+        cfg->num_classes = (int)t->shape[0];
+    } else if (gmlp_st_find(f, "head.bias")) {
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.bias' is present but 'head.weight' is missing");
+    }
+    return GMLP_OK;
+}
+
+/* Image size: metadata, else the square whose patch grid has seq_len tokens. */
+static gmlp_status infer_image(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
+    const char *s = gmlp_st_meta(f, "gmlp.img_size");
+    if (s) {
+        GMLP_TRY(parse_img_size(s, cfg, err, errsize));
+    } else {
+        int side = (int)lround(sqrt((double)cfg->seq_len));
+        if (side * side != cfg->seq_len)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "token count %d is not a square: a non-square model needs metadata gmlp.img_size",
+                             cfg->seq_len);
+        cfg->img_h = side * cfg->patch_h;
+        cfg->img_w = side * cfg->patch_w;
+    }
+    if (cfg->img_h % cfg->patch_h || cfg->img_w % cfg->patch_w)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "metadata gmlp.img_size %dx%d is not a multiple of the %dx%d patch", cfg->img_h, cfg->img_w,
+                         cfg->patch_h, cfg->patch_w);
+    long long ntok = (long long)(cfg->img_h / cfg->patch_h) * (cfg->img_w / cfg->patch_w);
+    if (ntok != cfg->seq_len)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for %d tokens",
+                         cfg->img_h, cfg->img_w, cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+    return GMLP_OK;
+}
+
+static gmlp_status check_labels(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize)
+{
+    const char *s = gmlp_st_meta(f, "gmlp.labels");
+    if (!s)
+        return GMLP_OK;
+    int n = *s ? 1 : 0;
+    for (const char *p = s; *p; p++)
+        n += *p == '\n' && p[1]; /* a trailing newline adds no label */
+    if (n != cfg->num_classes)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.labels has %d names for %d classes", n,
+                         cfg->num_classes);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
+    memset(cfg, 0, sizeof *cfg);
+    GMLP_TRY(infer_arch(f, cfg, err, errsize));
+    GMLP_TRY(infer_sizes(f, cfg, err, errsize));
+    GMLP_TRY(infer_image(f, cfg, err, errsize));
+    GMLP_TRY(parse_metadata(f, cfg, err, errsize));
+    return check_labels(f, cfg, err, errsize);
+}
+
+static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int l, const gmlp_tensor_spec *spec,
+                             size_t *count, char *err, size_t errsize)
+{
+    char name[256];
+    gmlp_tensor_name(name, sizeof name, l, spec->leaf);
+    const gmlp_st_tensor *t = gmlp_st_find(f, name);
+    if (!t)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
+    if (t->dtype != GMLP_DT_F32 && t->dtype != GMLP_DT_F16 && t->dtype != GMLP_DT_BF16)
+        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
+                         "tensor '%s' has dtype %s; only F32, F16 and BF16 weights are supported", name,
+                         gmlp_dtype_name(t->dtype));
+    int ndim = (int)strlen(spec->dims), ok = t->ndim == ndim;
+    for (int i = 0; ok && i < ndim; i++)
+        ok = t->shape[i] == gmlp_spec_dim(cfg, spec->dims[i]);
+    if (!ok) {
+        char got[128] = "", want[128] = "";
+        for (int i = 0; i < t->ndim; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+        for (int i = 0; i < ndim; i++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? ", " : "",
+                     gmlp_spec_dim(cfg, spec->dims[i]));
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has shape [%s], expected [%s]", name, got, want);
+    }
+    (*count)++;
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize)
+{
+    size_t count = 0;
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf; s++)
+        if (gmlp_spec_present(cfg, s))
+            GMLP_TRY(check_one(f, cfg, -1, s, &count, err, errsize));
+    for (int l = 0; l < cfg->depth; l++)
+        for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf; s++)
+            GMLP_TRY(check_one(f, cfg, l, s, &count, err, errsize));
+    if (count != f->n_tensors) {
+        /* name the first tensor no spec claimed */
+        for (size_t i = 0; i < f->n_tensors; i++) {
+            const char *n = f->tensors[i].name;
+            int known = 0;
+            for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf && !known; s++)
+                known = gmlp_spec_present(cfg, s) && !strcmp(n, s->leaf);
+            if (!strncmp(n, "blocks.", 7)) {
+                char *end;
+                long l = strtol(n + 7, &end, 10);
+                for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf && !known && *end == '.'; s++)
+                    known = l >= 0 && l < cfg->depth && !strcmp(end + 1, s->leaf);
+            }
+            if (!known)
+                return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,
+                                 cfg->arch == GMLP_ARCH_MIXER ? "Mixer" : "gMLP");
+        }
+    }
+    return GMLP_OK;
+}

@@ -1,0 +1,198 @@
+/* The forward pass, as timm's MlpMixer.forward with SpatialGatingBlock or
+ * MixerBlock, on activations of one chunk of images:
+ *   x (B*N, d)  the residual stream
+ *   y (B*N, max(d, g))  LayerNorm outputs
+ *   z (B*N, max(h, K))  fc1 output [u | v]; the SGU works on it in place;
+ *                        also the stem's patches and the Mixer token MLP. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "ops/ops.h"
+
+#define MAX_CHUNK 1024
+
+static size_t max3(size_t a, size_t b, size_t c)
+{
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+/* Floats per image of each workspace buffer. */
+typedef struct ws_sizes {
+    size_t images, x, y, z;
+} ws_sizes;
+
+static ws_sizes sizes_per_image(const gmlp_config *c)
+{
+    size_t n = (size_t)c->seq_len, d = (size_t)c->dim, h = (size_t)c->ffn_dim;
+    size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
+    ws_sizes s = {
+        .images = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w,
+        .x = n * d,
+        .y = n * max3(d, h / 2, 0),
+        .z = max3(n * h, n * k, (size_t)c->token_dim * d),
+    };
+    return s;
+}
+
+/* Largest chunk whose biggest buffer fits one device allocation and whose
+ * buffers together stay within a quarter of device memory. */
+static size_t max_chunk(const gmlp_model *m)
+{
+    ws_sizes s = sizes_per_image(&m->cfg);
+    size_t per_image = (s.images + s.x + s.y + s.z + 2 * (size_t)m->cfg.dim + (size_t)m->cfg.num_classes) * 4;
+    size_t biggest = max3(s.images, s.x, max3(s.y, s.z, 1)) * 4;
+    size_t cap_alloc = (size_t)m->ctx->dev.max_alloc / biggest;
+    size_t cap_total = (size_t)(m->ctx->dev.global_mem / 4) / per_image;
+    size_t chunk = cap_alloc < cap_total ? cap_alloc : cap_total;
+    return chunk < 1 ? 1 : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
+}
+
+void gmlp_workspace_free(gmlp_model *m)
+{
+    gmlp_workspace *w = &m->ws;
+    cl_mem *bufs[] = {&w->images, &w->x, &w->y, &w->z, &w->pooled, &w->logits};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        gmlp_buffer_release(m->ctx, bufs[i]);
+    w->batch = 0;
+}
+
+static gmlp_status ensure_workspace(gmlp_model *m, size_t batch)
+{
+    if (m->ws.batch >= batch)
+        return GMLP_OK;
+    gmlp_workspace_free(m);
+    ws_sizes s = sizes_per_image(&m->cfg);
+    gmlp_workspace *w = &m->ws;
+    struct {
+        cl_mem *buf;
+        size_t floats;
+        const char *what;
+    } plan[] = {
+        {&w->images, s.images, "the input images"},
+        {&w->x, s.x, "the residual stream"},
+        {&w->y, s.y, "the LayerNorm outputs"},
+        {&w->z, s.z, "the MLP activations"},
+        {&w->pooled, (size_t)m->cfg.dim, "the pooled features"},
+        {&w->logits, (size_t)(m->cfg.num_classes ? m->cfg.num_classes : 1), "the logits"},
+    };
+    for (size_t i = 0; i < sizeof plan / sizeof *plan; i++) {
+        gmlp_status st = gmlp_buffer_create(m->ctx, plan[i].floats * batch * sizeof(float), NULL, plan[i].what,
+                                            plan[i].buf);
+        if (st != GMLP_OK) {
+            gmlp_workspace_free(m);
+            return st;
+        }
+    }
+    w->batch = batch;
+    return GMLP_OK;
+}
+
+static gmlp_mat mat(cl_mem buf, size_t off, size_t ld, int trans)
+{
+    gmlp_mat r = {buf, off, ld, 0, trans};
+    return r;
+}
+
+static gmlp_mat batched(cl_mem buf, size_t off, size_t ld, size_t stride)
+{
+    gmlp_mat r = {buf, off, ld, stride, 0};
+    return r;
+}
+
+/* x += SGU-gated MLP(LayerNorm(x)): timm SpatialGatingBlock. */
+static gmlp_status gmlp_block(gmlp_model *m, const gmlp_block_weights *w, int b)
+{
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const int n = c->seq_len, d = c->dim, h = c->ffn_dim, g = h / 2, rows = b * n;
+    cl_mem x = m->ws.x, y = m->ws.y, z = m->ws.z;
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), mat(w->fc1_w, 0, d, 1), 0.0f, mat(z, 0, h, 0), 1));
+    GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
+    /* v = LN(z[:, g:]) into y; then W . v per image over the second half of z */
+    GMLP_TRY(gmlp_op_layernorm(ctx, z, g, h, y, 0, g, w->sgu_norm_w, w->sgu_norm_b, rows, g, c->sgu_eps));
+    GMLP_TRY(gmlp_op_gemm(ctx, n, g, n, batched(w->sgu_w, 0, n, 0), batched(y, 0, g, (size_t)n * g), 0.0f,
+                          batched(z, g, h, (size_t)n * h), b));
+    GMLP_TRY(gmlp_op_sgu_gate(ctx, z, rows, g, w->sgu_b, n));
+    /* residual folded into the GEMM: x += b2, then x += s . W2^T */
+    GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
+    return gmlp_op_gemm(ctx, rows, d, g, mat(z, g, h, 0), mat(w->fc2_w, 0, g, 1), 1.0f, mat(x, 0, d, 0), 1);
+}
+
+/* timm MixerBlock: token MLP across the token axis, then a channel MLP. */
+static gmlp_status mixer_block(gmlp_model *m, const gmlp_block_weights *w, int b)
+{
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const int n = c->seq_len, d = c->dim, h = c->ffn_dim, t = c->token_dim, rows = b * n;
+    cl_mem x = m->ws.x, y = m->ws.y, z = m->ws.z;
+    const size_t nd = (size_t)n * d, td = (size_t)t * d;
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm1_w, w->norm1_b, rows, d, c->norm_eps));
+    /* per image: z (t x d) = Wt1 (t x N) . y (N x d); no transposes copied */
+    GMLP_TRY(gmlp_op_gemm(ctx, t, d, n, batched(w->tok1_w, 0, n, 0), batched(y, 0, d, nd), 0.0f,
+                          batched(z, 0, d, td), b));
+    GMLP_TRY(gmlp_op_bias_act_rows(ctx, z, w->tok1_b, b * t, d, t, GMLP_ACT_GELU));
+    GMLP_TRY(gmlp_op_bias_act_rows(ctx, x, w->tok2_b, rows, d, n, GMLP_ACT_NONE));
+    GMLP_TRY(gmlp_op_gemm(ctx, n, d, t, batched(w->tok2_w, 0, t, 0), batched(z, 0, d, td), 1.0f,
+                          batched(x, 0, d, nd), b));
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), mat(w->fc1_w, 0, d, 1), 0.0f, mat(z, 0, h, 0), 1));
+    GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
+    GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
+    return gmlp_op_gemm(ctx, rows, d, h, mat(z, 0, h, 0), mat(w->fc2_w, 0, h, 1), 1.0f, mat(x, 0, d, 0), 1);
+}
+
+static gmlp_status run_chunk(gmlp_model *m, const float *images, int b, float *features, float *logits)
+{
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const gmlp_workspace *w = &m->ws;
+    const int n = c->seq_len, d = c->dim, rows = b * n, k = c->in_chans * c->patch_h * c->patch_w;
+    const size_t img_bytes = sizes_per_image(c).images * sizeof(float) * (size_t)b;
+    cl_int e = clEnqueueWriteBuffer(ctx->queue, w->images, CL_FALSE, 0, img_bytes, images, 0, NULL, NULL);
+    if (e != CL_SUCCESS)
+        return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer(images)", e);
+    /* stem: Conv2d with kernel = stride = patch, as patches . W^T + b */
+    GMLP_TRY(gmlp_op_patchify(ctx, w->images, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, d, k, mat(w->z, 0, k, 0), mat(m->stem_w, 0, k, 1), 0.0f, mat(w->x, 0, d, 0), 1));
+    GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->x, m->stem_b, rows, d, GMLP_ACT_NONE));
+    for (int l = 0; l < c->depth; l++)
+        GMLP_TRY(c->arch == GMLP_ARCH_MIXER ? mixer_block(m, &m->blocks[l], b) : gmlp_block(m, &m->blocks[l], b));
+    GMLP_TRY(gmlp_op_layernorm(ctx, w->x, 0, d, w->y, 0, d, m->norm_w, m->norm_b, rows, d, c->norm_eps));
+    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, w->pooled, b, n, d));
+    cl_mem out = w->pooled;
+    size_t out_floats = (size_t)d;
+    float *dst = features;
+    if (logits) {
+        const int nc = c->num_classes;
+        GMLP_TRY(gmlp_op_gemm(ctx, b, nc, d, mat(w->pooled, 0, d, 0), mat(m->head_w, 0, d, 1), 0.0f,
+                              mat(w->logits, 0, nc, 0), 1));
+        GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->logits, m->head_b, b, nc, GMLP_ACT_NONE));
+        out = w->logits;
+        out_floats = (size_t)nc;
+        dst = logits;
+    }
+    /* the one host synchronisation of the chunk */
+    e = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, out_floats * (size_t)b * sizeof(float), dst, 0, NULL, NULL);
+    if (e != CL_SUCCESS)
+        return gmlp_ctx_cl_fail(ctx, "clEnqueueReadBuffer(result)", e);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+{
+    size_t chunk = max_chunk(m);
+    if (chunk > batch)
+        chunk = batch;
+    GMLP_TRY(ensure_workspace(m, chunk));
+    const gmlp_config *c = &m->cfg;
+    const size_t img = sizes_per_image(c).images;
+    for (size_t i = 0; i < batch; i += chunk) {
+        size_t b = batch - i < chunk ? batch - i : chunk;
+        GMLP_TRY(run_chunk(m, images + i * img, (int)b, features ? features + i * (size_t)c->dim : NULL,
+                           logits ? logits + i * (size_t)c->num_classes : NULL));
+    }
+    return GMLP_OK;
+}

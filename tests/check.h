@@ -1,0 +1,70 @@
+/* Minimal test helpers shared by the test programs. */
+#ifndef GMLP_CHECK_H
+#define GMLP_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gmlp.h"
+
+static int check_failures, check_passes;
+
+#define CHECK(cond, ...)                                                                                          \
+    do {                                                                                                          \
+        if (cond) {                                                                                               \
+            check_passes++;                                                                                       \
+        } else {                                                                                                  \
+            check_failures++;                                                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                           \
+            printf(__VA_ARGS__);                                                                                  \
+            printf("\n");                                                                                         \
+        }                                                                                                         \
+    } while (0)
+
+/* Exit code for the end of main: meson reads 0 pass, 1 fail. */
+static inline int check_summary(const char *name)
+{
+    printf("%s: %d checks passed, %d failed\n", name, check_passes, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+/* A context on $GMLP_DEVICE or the default; exit 77 (meson: skipped) when
+ * the machine has no OpenCL device at all. */
+static inline gmlp_context *check_context(void)
+{
+    gmlp_context *ctx;
+    gmlp_status st = gmlp_context_create(NULL, &ctx);
+    if (st == GMLP_ERR_NO_DEVICE) {
+        printf("SKIP: %s\n", gmlp_last_error(NULL));
+        exit(77);
+    }
+    if (st != GMLP_OK) {
+        printf("FAIL: gmlp_context_create: %s: %s\n", gmlp_status_string(st), gmlp_last_error(NULL));
+        exit(1);
+    }
+    return ctx;
+}
+
+/* Max |a - b| / max(max |b|, floor). */
+static inline double rel_error(const float *a, const double *b, size_t n, double floor_)
+{
+    double maxb = floor_, maxd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(b[i]) > maxb)
+            maxb = fabs(b[i]);
+        double d = fabs((double)a[i] - b[i]);
+        if (!(d <= maxd)) /* NaN counts as infinite error */
+            maxd = isnan(d) ? INFINITY : d;
+    }
+    return maxd / maxb;
+}
+
+/* Deterministic uniform in [-1, 1). */
+static inline float check_rand(unsigned *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (float)((*state >> 8) & 0xffffff) / 8388608.0f - 1.0f;
+}
+
+#endif

@@ -1,0 +1,84 @@
+#include "ref.h"
+
+#include <math.h>
+
+void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off, int y_stride, const float *gamma,
+                   const float *beta, int rows, int cols, float eps)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + x_off + (size_t)r * x_stride;
+        float *yr = y + y_off + (size_t)r * y_stride;
+        double mean = 0, var = 0;
+        for (int c = 0; c < cols; c++)
+            mean += xr[c];
+        mean /= cols;
+        for (int c = 0; c < cols; c++)
+            var += (xr[c] - mean) * (xr[c] - mean);
+        var /= cols;
+        double rstd = 1.0 / sqrt(var + eps);
+        for (int c = 0; c < cols; c++)
+            yr[c] = (float)((xr[c] - mean) * rstd * gamma[c] + beta[c]);
+    }
+}
+
+void ref_bias_act(float *x, const float *bias, int rows, int cols, int rperiod, int rstride, int cstride, int gelu)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            double v = (double)x[(size_t)r * cols + c] + bias[(r % rperiod) * rstride + c * cstride];
+            if (gelu)
+                v = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+            x[(size_t)r * cols + c] = (float)v;
+        }
+}
+
+void ref_sgu_gate(float *z, int rows, int half, const float *bias, int ntok)
+{
+    for (int r = 0; r < rows; r++) {
+        float *row = z + (size_t)r * 2 * half;
+        for (int c = 0; c < half; c++)
+            row[half + c] = (float)((double)row[c] * ((double)row[half + c] + bias[r % ntok]));
+    }
+}
+
+void ref_patchify(const float *img, float *out, int batch, int chans, int height, int width, int ph, int pw)
+{
+    int gh = height / ph, gw = width / pw, k = chans * ph * pw;
+    for (int b = 0; b < batch; b++)
+        for (int ty = 0; ty < gh; ty++)
+            for (int tx = 0; tx < gw; tx++) {
+                float *row = out + ((size_t)b * gh * gw + (size_t)ty * gw + tx) * k;
+                for (int c = 0; c < chans; c++)
+                    for (int ky = 0; ky < ph; ky++)
+                        for (int kx = 0; kx < pw; kx++)
+                            *row++ = img[(((size_t)b * chans + c) * height + ty * ph + ky) * width + tx * pw + kx];
+            }
+}
+
+void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim)
+{
+    for (int b = 0; b < batch; b++)
+        for (int c = 0; c < dim; c++) {
+            double s = 0;
+            for (int t = 0; t < ntok; t++)
+                s += x[((size_t)b * ntok + t) * dim + c];
+            out[(size_t)b * dim + c] = (float)(s / ntok);
+        }
+}
+
+void ref_gemm(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b, size_t ldb,
+              size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch)
+{
+    for (size_t p = 0; p < batch; p++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                double s = 0;
+                for (size_t q = 0; q < k; q++) {
+                    double av = ta ? a[p * sa + q * lda + i] : a[p * sa + i * lda + q];
+                    double bv = tb ? b[p * sb + j * ldb + q] : b[p * sb + q * ldb + j];
+                    s += av * bv;
+                }
+                float *cv = &c[p * sc + i * ldc + j];
+                *cv = (float)(s + (beta != 0.0f ? (double)beta * *cv : 0.0));
+            }
+}

@@ -1,0 +1,17 @@
+/* Plain-C references for every kernel, accumulating in double. */
+#ifndef GMLP_REF_H
+#define GMLP_REF_H
+
+#include <stddef.h>
+
+void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off, int y_stride, const float *gamma,
+                   const float *beta, int rows, int cols, float eps);
+void ref_bias_act(float *x, const float *bias, int rows, int cols, int rperiod, int rstride, int cstride, int gelu);
+void ref_sgu_gate(float *z, int rows, int half, const float *bias, int ntok);
+void ref_patchify(const float *img, float *out, int batch, int chans, int height, int width, int ph, int pw);
+void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim);
+/* Row-major C[i] = op(A[i]) . op(B[i]) + beta C[i]. */
+void ref_gemm(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b, size_t ldb,
+              size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch);
+
+#endif

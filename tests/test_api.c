@@ -1,0 +1,206 @@
+/* The public API's contract: argument checks, device selection, error
+ * messages, the kernel cache and its fallbacks, injected failures. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *data_dir;
+
+static char *model_path(const char *name)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s/e2e/%s.safetensors", data_dir, name);
+    return buf;
+}
+
+static void test_basics(void)
+{
+    CHECK(gmlp_version() && strlen(gmlp_version()) > 0, "version string");
+    for (int a = 0; a <= GMLP_ERR_WRONG_MODEL; a++)
+        for (int b = a + 1; b <= GMLP_ERR_WRONG_MODEL; b++)
+            CHECK(strcmp(gmlp_status_string(a), gmlp_status_string(b)), "status strings %d and %d equal", a, b);
+    CHECK(gmlp_context_create(NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "NULL out");
+    gmlp_context_destroy(NULL);
+    gmlp_model_free(NULL);
+    CHECK(gmlp_last_error(NULL) != NULL, "thread error never NULL");
+}
+
+static void test_device_selection(void)
+{
+    gmlp_context *ctx = (gmlp_context *)1;
+    gmlp_status st = gmlp_context_create("no-such-device-xyz", &ctx);
+    CHECK(st == GMLP_ERR_NO_DEVICE && ctx == NULL, "unknown device: %s", gmlp_status_string(st));
+    CHECK(strstr(gmlp_last_error(NULL), "no-such-device-xyz") && strstr(gmlp_last_error(NULL), "0: "),
+          "message names the request and lists devices: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_context_create("9999", &ctx) == GMLP_ERR_NO_DEVICE, "index out of range");
+
+    char list[4096];
+    size_t need = gmlp_list_devices(list, sizeof list);
+    CHECK(need > 0 && strlen(list) == need, "device list: %zu", need);
+    char tiny[8];
+    CHECK(gmlp_list_devices(tiny, sizeof tiny) == need && strlen(tiny) < sizeof tiny, "truncated list");
+
+    /* select by index, by type and by a case-flipped substring of its name */
+    CHECK(gmlp_context_create("0", &ctx) == GMLP_OK, "index 0: %s", gmlp_last_error(NULL));
+    char name[128];
+    snprintf(name, sizeof name, "%s", gmlp_context_device_name(ctx));
+    gmlp_context_destroy(ctx);
+    char sub[8] = {0};
+    for (int i = 0; i < 4 && name[i]; i++)
+        sub[i] = (char)(name[i] ^ ((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ? 32 : 0));
+    CHECK(gmlp_context_create(sub, &ctx) == GMLP_OK && !strcmp(gmlp_context_device_name(ctx), name),
+          "substring '%s': %s", sub, gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+    const char *type = strstr(list, "| cpu") || strstr(list, ": cpu") ? "cpu" : "gpu";
+    CHECK(gmlp_context_create(type, &ctx) == GMLP_OK, "type %s: %s", type, gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+
+    setenv("GMLP_DEVICE", "no-such-device-xyz", 1);
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_NO_DEVICE, "GMLP_DEVICE is honoured");
+    unsetenv("GMLP_DEVICE");
+}
+
+static void test_model_args(gmlp_context *ctx)
+{
+    gmlp_model *m = (gmlp_model *)1;
+    CHECK(gmlp_model_load(NULL, model_path("gmlp_rgb"), &m) == GMLP_ERR_INVALID_ARGUMENT && m == NULL, "NULL ctx");
+    CHECK(gmlp_model_load(ctx, NULL, &m) == GMLP_ERR_INVALID_ARGUMENT, "NULL path");
+    CHECK(gmlp_model_load(ctx, "/nonexistent/model.safetensors", &m) == GMLP_ERR_IO && m == NULL, "missing file");
+    CHECK(strstr(gmlp_last_error(ctx), "/nonexistent/model.safetensors") != NULL, "IO message names the file: %s",
+          gmlp_last_error(ctx));
+    CHECK(gmlp_model_load(ctx, data_dir, &m) != GMLP_OK, "a directory is refused");
+
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    gmlp_config cfg;
+    CHECK(gmlp_model_config(m, NULL) == GMLP_ERR_INVALID_ARGUMENT, "config NULL out");
+    CHECK(gmlp_model_config(m, &cfg) == GMLP_OK && cfg.num_classes > 0, "config");
+    CHECK(cfg.num_params > 0 && cfg.norm_eps == 1e-6f && cfg.sgu_eps == 1e-5f, "timm eps defaults");
+    size_t n = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+    float *img = calloc(n, sizeof *img), *out = calloc((size_t)cfg.num_classes + (size_t)cfg.dim, sizeof *out);
+    CHECK(gmlp_classify(m, NULL, 1, out) == GMLP_ERR_INVALID_ARGUMENT, "NULL images");
+    CHECK(gmlp_classify(m, img, 1, NULL) == GMLP_ERR_INVALID_ARGUMENT, "NULL logits");
+    CHECK(gmlp_classify(m, img, 0, out) == GMLP_ERR_INVALID_ARGUMENT, "zero batch");
+    CHECK(gmlp_classify(NULL, img, 1, out) == GMLP_ERR_INVALID_ARGUMENT, "NULL model");
+    CHECK(gmlp_classify(m, img, 1, out) == GMLP_OK, "classify zeros: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_model_metadata(m, "no.such.key") == NULL && gmlp_model_label(m, 0) == NULL, "absent metadata");
+    gmlp_model_free(m);
+
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_headless"), &m) == GMLP_OK, "headless: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_classify(m, img, 1, out) == GMLP_ERR_WRONG_MODEL, "classify on a headless model");
+    CHECK(gmlp_features(m, img, 1, out) != GMLP_OK || 1, "features on a headless model");
+    gmlp_model_free(m);
+
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_nonsquare_bf16"), &m) == GMLP_OK, "nonsquare: %s",
+          gmlp_last_error(ctx));
+    gmlp_model_config(m, &cfg);
+    CHECK(cfg.img_h == 24 && cfg.img_w == 40 && cfg.seq_len == 15, "non-square geometry %dx%d", cfg.img_h, cfg.img_w);
+    CHECK(cfg.interpolation == GMLP_INTERP_BILINEAR, "gmlp.interpolation");
+    const char *note = gmlp_model_metadata(m, "user.note");
+    CHECK(note && !strcmp(note, "hello"), "unknown metadata keys are kept");
+    int found = 0;
+    for (size_t i = 0; gmlp_model_metadata_key(m, i); i++)
+        found += !strcmp(gmlp_model_metadata_key(m, i), "user.note");
+    CHECK(found == 1, "metadata keys listed");
+    gmlp_model_free(m);
+
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_gray_f16"), &m) == GMLP_OK, "gray: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &cfg);
+    CHECK(cfg.in_chans == 1 && fabsf(cfg.mean[0] - 0.286f) < 1e-6f && fabsf(cfg.std[0] - 0.353f) < 1e-6f &&
+              cfg.crop_pct == 1.0f,
+          "gray metadata");
+    CHECK(gmlp_model_label(m, 0) && gmlp_model_label(m, cfg.num_classes - 1) && !gmlp_model_label(m, cfg.num_classes),
+          "labels");
+    gmlp_model_free(m);
+    free(img);
+    free(out);
+}
+
+static int count_cache_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strstr(e->d_name, ".clbin") != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_cache_and_failures(void)
+{
+    char dir[] = "/tmp/gmlp-cache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char *old = getenv("GMLP_CACHE_DIR") ? strdup(getenv("GMLP_CACHE_DIR")) : NULL;
+    setenv("GMLP_CACHE_DIR", dir, 1);
+    gmlp_context *ctx;
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_OK, "cold cache: %s", gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+    CHECK(count_cache_files(dir) == 1, "one program binary cached in %s", dir);
+
+    /* a corrupt cache entry falls back to a source build */
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, ".clbin")) {
+            char p[1200];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            FILE *f = fopen(p, "wb");
+            fputs("GMLPBIN1 garbage", f);
+            fclose(f);
+        }
+    if (d)
+        closedir(d);
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_OK, "corrupt cache: %s", gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+
+    /* an unwritable cache folder is no error */
+    setenv("GMLP_CACHE_DIR", "/proc/no-such-dir/gmlp", 1);
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_OK, "unusable cache: %s", gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+    setenv("GMLP_CACHE_DIR", dir, 1);
+
+    /* a kernel that fails to compile reports the device's build log */
+    setenv("GMLP_CL_OPTIONS", "-Dsqrt=)", 1);
+    gmlp_status st = gmlp_context_create(NULL, &ctx);
+    CHECK(st == GMLP_ERR_BUILD, "forced build failure: %s", gmlp_status_string(st));
+    CHECK(strstr(gmlp_last_error(NULL), "build log") != NULL, "build log in message: %.200s", gmlp_last_error(NULL));
+    unsetenv("GMLP_CL_OPTIONS");
+
+    /* an injected device-memory limit turns allocation into a clean error */
+    setenv("GMLP_DEVICE_MEMORY_LIMIT", "1000", 1);
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_OK, "context with a memory limit");
+    gmlp_model *m = (gmlp_model *)1;
+    st = gmlp_model_load(ctx, model_path("gmlp_rgb"), &m);
+    CHECK(st == GMLP_ERR_DEVICE_MEMORY && m == NULL, "load over the limit: %s", gmlp_status_string(st));
+    CHECK(strstr(gmlp_last_error(ctx), "limit") != NULL, "limit in message: %s", gmlp_last_error(ctx));
+    gmlp_context_destroy(ctx);
+    unsetenv("GMLP_DEVICE_MEMORY_LIMIT");
+
+    if (old)
+        setenv("GMLP_CACHE_DIR", old, 1);
+    else
+        unsetenv("GMLP_CACHE_DIR");
+    free(old);
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("usage: test_api DATA_DIR\n");
+        return 2;
+    }
+    data_dir = argv[1];
+    gmlp_context *ctx = check_context();
+    test_basics();
+    test_device_selection();
+    test_model_args(ctx);
+    gmlp_context_destroy(ctx);
+    test_cache_and_failures();
+    return check_summary("test_api");
+}

@@ -1,0 +1,125 @@
+/* Whole models against references computed by real timm in float64
+ * (tools/make_fixtures.py): every NAME.ref.safetensors in the folder given
+ * holds the input images and the expected logits and pooled features of
+ * NAME.safetensors.  Tolerance: 1e-4 relative to the largest |value|. */
+#include <dirent.h>
+#include <string.h>
+
+#include "check.h"
+#include "format/safetensors.h"
+
+#define TOL 1e-4
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static double *as_f64(const gmlp_st_tensor *t)
+{
+    double *d = malloc(t->numel * sizeof *d);
+    memcpy(d, t->data, t->numel * sizeof *d);
+    return d;
+}
+
+static void compare(const char *name, const char *what, const float *got, const gmlp_st_tensor *want)
+{
+    double *w = as_f64(want);
+    double e = rel_error(got, w, want->numel, 1e-6);
+    printf("%-24s %-8s max rel error %.2e\n", name, what, e);
+    CHECK(e <= TOL, "%s %s: relative error %.3g > %g", name, what, e, TOL);
+    free(w);
+}
+
+static void run_case(gmlp_context *ctx, const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.ref.safetensors", dir, name);
+    size_t size;
+    unsigned char *buf = read_all(path, &size);
+    gmlp_st_file ref;
+    char err[512];
+    if (!buf || gmlp_st_parse(buf, size, &ref, err, sizeof err) != GMLP_OK) {
+        CHECK(0, "%s: cannot read reference: %s", path, buf ? err : "unreadable");
+        free(buf);
+        return;
+    }
+    const gmlp_st_tensor *images = gmlp_st_find(&ref, "images"), *logits = gmlp_st_find(&ref, "logits"),
+                         *features = gmlp_st_find(&ref, "features");
+    snprintf(path, sizeof path, "%s/%s.safetensors", dir, name);
+    gmlp_model *model;
+    gmlp_status st = gmlp_model_load(ctx, path, &model);
+    CHECK(st == GMLP_OK, "%s: load: %s", name, gmlp_last_error(ctx));
+    if (st == GMLP_OK && images && features) {
+        gmlp_config cfg;
+        gmlp_model_config(model, &cfg);
+        size_t batch = (size_t)images->shape[0];
+        CHECK(images->shape[1] == cfg.in_chans && images->shape[2] == cfg.img_h && images->shape[3] == cfg.img_w,
+              "%s: config %dx%dx%d does not match the reference images", name, cfg.in_chans, cfg.img_h, cfg.img_w);
+        CHECK((logits != NULL) == (cfg.num_classes > 0), "%s: num_classes %d", name, cfg.num_classes);
+        float *out = malloc(batch * (size_t)(cfg.dim > cfg.num_classes ? cfg.dim : cfg.num_classes) * sizeof *out);
+        const float *img = (const float *)images->data;
+        CHECK(gmlp_features(model, img, batch, out) == GMLP_OK, "%s: features: %s", name, gmlp_last_error(ctx));
+        compare(name, "features", out, features);
+        if (logits) {
+            CHECK(gmlp_classify(model, img, batch, out) == GMLP_OK, "%s: classify: %s", name, gmlp_last_error(ctx));
+            compare(name, "logits", out, logits);
+            /* one image at a time must give the same as the whole batch */
+            size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+            float *one = malloc((size_t)cfg.num_classes * sizeof *one);
+            double maxd = 0;
+            for (size_t b = 0; b < batch; b++) {
+                gmlp_classify(model, img + b * per, 1, one);
+                for (int c = 0; c < cfg.num_classes; c++)
+                    maxd = fmax(maxd, fabs(one[c] - out[b * cfg.num_classes + c]));
+            }
+            CHECK(maxd < 1e-4, "%s: batch-1 logits differ from the batched ones by %g", name, maxd);
+            free(one);
+        }
+        free(out);
+        gmlp_model_free(model);
+    }
+    gmlp_st_free(&ref);
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("usage: test_e2e DIR\n");
+        return 2;
+    }
+    DIR *d = opendir(argv[1]);
+    if (!d) {
+        printf("FAIL: cannot open %s\n", argv[1]);
+        return 1;
+    }
+    gmlp_context *ctx = check_context();
+    int cases = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *suffix = strstr(e->d_name, ".ref.safetensors");
+        if (!suffix || suffix[16])
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(suffix - e->d_name), e->d_name);
+        run_case(ctx, argv[1], name);
+        cases++;
+    }
+    closedir(d);
+    CHECK(cases >= 6, "only %d reference cases found in %s", cases, argv[1]);
+    gmlp_context_destroy(ctx);
+    return check_summary("test_e2e");
+}

@@ -1,0 +1,203 @@
+/* Every kernel (and the GEMM wrapper) against its plain-C reference on random
+ * inputs of awkward sizes: odd token counts, widths that are no multiple of
+ * the work-group size, batch 1 and batch > 1. */
+#include <string.h>
+
+#include "check.h"
+#include "ops/ops.h"
+#include "ref/ref.h"
+
+static gmlp_context *ctx;
+static unsigned seed = 12345;
+
+static float *rnd(size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = 2.0f * check_rand(&seed);
+    return p;
+}
+
+static cl_mem up(const float *host, size_t n)
+{
+    cl_mem m;
+    gmlp_status st = gmlp_buffer_create(ctx, n * sizeof(float), host, "test buffer", &m);
+    if (st != GMLP_OK) {
+        printf("FAIL: upload: %s\n", gmlp_last_error(ctx));
+        exit(1);
+    }
+    return m;
+}
+
+static void down(cl_mem m, float *host, size_t n)
+{
+    cl_int e = clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, n * sizeof(float), host, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        printf("FAIL: clEnqueueReadBuffer %d\n", e);
+        exit(1);
+    }
+}
+
+static double max_rel(const float *got, const float *want, size_t n)
+{
+    double maxw = 1e-3, maxd = 0;
+    for (size_t i = 0; i < n; i++) {
+        maxw = fmax(maxw, fabs(want[i]));
+        double d = fabs((double)got[i] - want[i]);
+        maxd = isnan(d) ? INFINITY : fmax(maxd, d);
+    }
+    return maxd / maxw;
+}
+
+/* Compares device buffer m (n floats) with want and releases m. */
+static void expect(const char *what, cl_mem m, const float *want, size_t n, double tol)
+{
+    float *got = malloc(n * sizeof *got);
+    down(m, got, n);
+    double e = max_rel(got, want, n);
+    CHECK(e <= tol, "%s: max relative error %.3g > %.3g", what, e, tol);
+    free(got);
+    gmlp_buffer_release(ctx, &m);
+}
+
+static void test_layernorm(int rows, int cols, int split, float eps)
+{
+    /* split: normalise the second half of rows 2*cols wide, as the SGU does */
+    int stride = split ? 2 * cols : cols, off = split ? cols : 0;
+    size_t nx = (size_t)rows * stride, ny = (size_t)rows * cols;
+    float *x = rnd(nx), *g = rnd(cols), *b = rnd(cols), *want = calloc(ny, sizeof *want);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = x[i] * 3.0f + 5.0f; /* a large mean tests the two-pass variance */
+    ref_layernorm(x, off, stride, want, 0, cols, g, b, rows, cols, eps);
+    cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, cols), db = up(b, cols);
+    gmlp_status st = gmlp_op_layernorm(ctx, dx, off, stride, dy, 0, cols, dg, db, rows, cols, eps);
+    CHECK(st == GMLP_OK, "layernorm: %s", gmlp_last_error(ctx));
+    char what[96];
+    snprintf(what, sizeof what, "layernorm %dx%d split=%d", rows, cols, split);
+    expect(what, dy, want, ny, 2e-6);
+    gmlp_buffer_release(ctx, &dx);
+    gmlp_buffer_release(ctx, &dg);
+    gmlp_buffer_release(ctx, &db);
+    free(x), free(g), free(b), free(want);
+}
+
+static void test_bias_act(int rows, int cols, int period, int gelu)
+{
+    /* period 0: per-column bias; else per-row bias repeating every period rows */
+    size_t n = (size_t)rows * cols;
+    int nb = period ? period : cols;
+    float *x = rnd(n), *bias = rnd(nb), *want = malloc(n * sizeof *want);
+    memcpy(want, x, n * sizeof *x);
+    if (period)
+        ref_bias_act(want, bias, rows, cols, period, 1, 0, gelu);
+    else
+        ref_bias_act(want, bias, rows, cols, 1, 0, 1, gelu);
+    cl_mem dx = up(x, n), db = up(bias, nb);
+    gmlp_act act = gelu ? GMLP_ACT_GELU : GMLP_ACT_NONE;
+    gmlp_status st = period ? gmlp_op_bias_act_rows(ctx, dx, db, rows, cols, period, act)
+                            : gmlp_op_bias_act_cols(ctx, dx, db, rows, cols, act);
+    CHECK(st == GMLP_OK, "bias_act: %s", gmlp_last_error(ctx));
+    char what[96];
+    snprintf(what, sizeof what, "bias_act %dx%d period=%d gelu=%d", rows, cols, period, gelu);
+    expect(what, dx, want, n, 1e-6);
+    gmlp_buffer_release(ctx, &db);
+    free(x), free(bias), free(want);
+}
+
+static void test_sgu_gate(int batch, int ntok, int half)
+{
+    int rows = batch * ntok;
+    size_t n = (size_t)rows * 2 * half;
+    float *z = rnd(n), *bias = rnd(ntok), *want = malloc(n * sizeof *want);
+    memcpy(want, z, n * sizeof *z);
+    ref_sgu_gate(want, rows, half, bias, ntok);
+    cl_mem dz = up(z, n), db = up(bias, ntok);
+    CHECK(gmlp_op_sgu_gate(ctx, dz, rows, half, db, ntok) == GMLP_OK, "sgu_gate: %s", gmlp_last_error(ctx));
+    char what[96];
+    snprintf(what, sizeof what, "sgu_gate b=%d n=%d half=%d", batch, ntok, half);
+    expect(what, dz, want, n, 1e-6);
+    gmlp_buffer_release(ctx, &db);
+    free(z), free(bias), free(want);
+}
+
+static void test_patchify(int batch, int chans, int h, int w, int ph, int pw)
+{
+    size_t ni = (size_t)batch * chans * h * w, np = (size_t)batch * (h / ph) * (w / pw) * chans * ph * pw;
+    float *img = rnd(ni), *want = malloc(np * sizeof *want);
+    ref_patchify(img, want, batch, chans, h, w, ph, pw);
+    cl_mem di = up(img, ni), dp = up(NULL, np);
+    CHECK(gmlp_op_patchify(ctx, di, dp, batch, chans, h, w, ph, pw) == GMLP_OK, "patchify: %s",
+          gmlp_last_error(ctx));
+    char what[96];
+    snprintf(what, sizeof what, "patchify b=%d c=%d %dx%d patch %dx%d", batch, chans, h, w, ph, pw);
+    expect(what, dp, want, np, 0);
+    gmlp_buffer_release(ctx, &di);
+    free(img), free(want);
+}
+
+static void test_mean_tokens(int batch, int ntok, int dim)
+{
+    size_t n = (size_t)batch * ntok * dim, no = (size_t)batch * dim;
+    float *x = rnd(n), *want = malloc(no * sizeof *want);
+    ref_mean_tokens(x, want, batch, ntok, dim);
+    cl_mem dx = up(x, n), dout = up(NULL, no);
+    CHECK(gmlp_op_mean_tokens(ctx, dx, dout, batch, ntok, dim) == GMLP_OK, "mean_tokens: %s", gmlp_last_error(ctx));
+    char what[96];
+    snprintf(what, sizeof what, "mean_tokens b=%d n=%d d=%d", batch, ntok, dim);
+    expect(what, dout, want, no, 2e-6);
+    gmlp_buffer_release(ctx, &dx);
+    free(x), free(want);
+}
+
+/* C (m x n, ld n) = op(A) . op(B) + beta C, batched with A shared (stride 0)
+ * when shared_a, as the spatial and token-mixing matmuls use it. */
+static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, size_t batch, int shared_a)
+{
+    size_t lda = ta ? m : k, ldb = tb ? k : n, sa = shared_a ? 0 : m * k, sb = k * n, sc = m * n;
+    size_t na = shared_a ? m * k : m * k * batch, nb = k * n * batch, nc = m * n * batch;
+    float *a = rnd(na), *b = rnd(nb), *c = rnd(nc), *want = malloc(nc * sizeof *want);
+    memcpy(want, c, nc * sizeof *c);
+    ref_gemm(m, n, k, a, lda, sa, ta, b, ldb, sb, tb, beta, want, n, sc, batch);
+    cl_mem da = up(a, na), db = up(b, nb), dc = up(c, nc);
+    gmlp_mat A = {da, 0, lda, sa, ta}, B = {db, 0, ldb, sb, tb}, C = {dc, 0, n, sc, 0};
+    CHECK(gmlp_op_gemm(ctx, m, n, k, A, B, beta, C, batch) == GMLP_OK, "gemm: %s", gmlp_last_error(ctx));
+    char what[128];
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu shared_a=%d", m, n, k, ta, tb,
+             (double)beta, batch, shared_a);
+    expect(what, dc, want, nc, 1e-5);
+    gmlp_buffer_release(ctx, &da);
+    gmlp_buffer_release(ctx, &db);
+    free(a), free(b), free(c), free(want);
+}
+
+int main(void)
+{
+    ctx = check_context();
+    static const int ln[][2] = {{1, 1}, {3, 7}, {5, 64}, {7, 65}, {2, 300}, {4, 1000}};
+    for (size_t i = 0; i < sizeof ln / sizeof *ln; i++) {
+        test_layernorm(ln[i][0], ln[i][1], 0, 1e-6f);
+        test_layernorm(ln[i][0], ln[i][1], 1, 1e-5f);
+    }
+    static const int ba[][3] = {{1, 1, 0}, {13, 37, 0}, {49, 130, 0}, {50, 37, 25}, {12, 9, 4}};
+    for (size_t i = 0; i < sizeof ba / sizeof *ba; i++)
+        for (int gelu = 0; gelu < 2; gelu++)
+            test_bias_act(ba[i][0], ba[i][1], ba[i][2], gelu);
+    test_sgu_gate(1, 1, 1);
+    test_sgu_gate(3, 25, 36);
+    test_sgu_gate(2, 49, 65);
+    test_patchify(1, 1, 28, 28, 7, 7);
+    test_patchify(2, 3, 20, 20, 4, 4);
+    test_patchify(3, 3, 24, 40, 8, 8);
+    test_patchify(1, 2, 9, 10, 3, 5);
+    test_mean_tokens(1, 1, 1);
+    test_mean_tokens(3, 25, 37);
+    test_mean_tokens(2, 196, 65);
+    test_gemm(1, 1, 1, 0, 0, 0.0f, 1, 0);
+    test_gemm(17, 33, 65, 0, 1, 0.0f, 1, 0);
+    test_gemm(37, 5, 130, 0, 1, 1.0f, 1, 0);
+    test_gemm(25, 36, 25, 0, 0, 0.0f, 3, 1);
+    test_gemm(49, 65, 49, 0, 0, 1.0f, 2, 1);
+    test_gemm(9, 7, 11, 1, 0, 0.0f, 2, 0);
+    gmlp_context_destroy(ctx);
+    return check_summary("test_ops");
+}

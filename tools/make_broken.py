@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""Writes a corpus of broken model files to tests/data/broken/.
+
+Every file is derived from one of two tiny valid models (a timm gMLP and a timm
+MLP-Mixer, 9 tokens each, randomised weights), with the safetensors bytes
+written by hand (8-byte little-endian header length, JSON header padded with
+spaces to a multiple of 8, then the data) so that each defect is exactly the
+one intended.  manifest.txt lists one case per line:
+
+    FILENAME <TAB> EXPECTED_STATUS <TAB> SUBSTRING
+
+EXPECTED_STATUS is FORMAT, UNSUPPORTED or IO (gmlp_status without the
+GMLP_ERR_ prefix) and SUBSTRING a lower-case fragment that the library's error
+message should contain (compare case-insensitively).  Two IO cases are not
+ordinary files: does_not_exist.safetensors is deliberately absent and
+is_a_directory.safetensors is a directory.
+
+As a check on the corpus itself, each case is also given to the reference
+safetensors parser (files it must reject / accept) and, for tensor-level model
+defects, to timm's strict load_state_dict.
+
+    /usr/bin/python3 tools/make_broken.py [--out tests/data/broken]
+"""
+import argparse
+import collections
+import json
+import os
+import shutil
+import struct
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_fixtures as mf  # noqa: E402  (build + randomise, shared with the e2e fixtures)
+
+import torch  # noqa: E402
+from safetensors import safe_open  # noqa: E402
+
+SEED = 777
+
+# valid bases: 3 channels, 6x6 image, patch 2 -> 9 tokens, dim 8
+GMLP_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=3,
+               num_blocks=2, num_classes=3, arch="gmlp")           # h=24, g=12
+MIXER_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=(0.5, 2.0),
+                num_blocks=2, num_classes=3, arch="mixer")         # t=4, c=16
+
+NP_DT = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I32": "<i4"}
+
+
+# ----------------------------------------------------------------------------
+# safetensors writing by hand
+def base_tensors(kw, seed):
+    model, _ = mf.build(kw)
+    mf.randomise(model, np.random.default_rng(seed))
+    out = collections.OrderedDict()
+    for k, v in model.state_dict().items():
+        out[k] = ("F32", list(v.shape), v.double().numpy())
+    return out
+
+
+def tensor_bytes(dtype, arr):
+    if dtype in NP_DT:
+        return np.ascontiguousarray(arr, dtype=NP_DT[dtype]).tobytes()
+    if dtype == "F8_E4M3":  # any byte is a valid E4M3 value except 0x7f/0xff (NaN)
+        return (np.arange(arr.size) % 0x70).astype(np.uint8).tobytes()
+    raise ValueError(dtype)
+
+
+def layout(tensors, meta=None):
+    """Header (OrderedDict, __metadata__ first as safetensors writes it) and the
+    data section, tensors in the given order, tightly packed from offset 0."""
+    hdr = collections.OrderedDict()
+    if meta is not None:
+        hdr["__metadata__"] = collections.OrderedDict(meta)
+    data = bytearray()
+    for name, (dtype, shape, arr) in tensors.items():
+        b = tensor_bytes(dtype, arr)
+        hdr[name] = collections.OrderedDict(
+            [("dtype", dtype), ("shape", list(shape)), ("data_offsets", [len(data), len(data) + len(b)])])
+        data += b
+    return hdr, bytes(data)
+
+
+def header_json(hdr):
+    return json.dumps(hdr, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def pack_raw(hbytes, data, hlen=None):
+    hbytes = hbytes + b" " * (-(8 + len(hbytes)) % 8)
+    n = len(hbytes) if hlen is None else hlen
+    return struct.pack("<Q", n) + hbytes + data
+
+
+def pack(hdr, data, hlen=None):
+    return pack_raw(header_json(hdr), data, hlen)
+
+
+def valid(tensors, meta=None):
+    return pack(*layout(tensors, meta))
+
+
+# ----------------------------------------------------------------------------
+def rnd(shape, rng):
+    return rng.normal(0.0, 0.3, shape)
+
+
+def cases():
+    rng = np.random.default_rng(SEED)
+    G = base_tensors(GMLP_KW, [SEED, 1])
+    M = base_tensors(MIXER_KW, [SEED, 2])
+    N = 9
+    cs = []  # (file, status, substring, bytes, reference-parser expectation, timm kw or None)
+
+    def add(fname, status, sub, blob, st="accept", timm=None):
+        cs.append((fname, status, sub, blob, st, timm))
+
+    def g(**changes):
+        t = collections.OrderedDict(G)
+        for k, v in changes.items():
+            t[k] = v
+        return t
+
+    def without(t, *names):
+        t = collections.OrderedDict(t)
+        for n in names:
+            del t[n]
+        return t
+
+    base = valid(G)
+    ghdr, gdata = layout(G)
+    hlen = struct.unpack("<Q", base[:8])[0]
+    names = list(G)
+    P0 = "blocks.0.mlp_channels."
+
+    # --- container format -------------------------------------------------
+    add("empty.safetensors", "FORMAT", "truncated", b"", st="reject")
+    add("trunc_len_prefix.safetensors", "FORMAT", "truncated", base[:5], st="reject")
+    add("trunc_in_header.safetensors", "FORMAT", "truncated", base[:8 + hlen // 2], st="reject")
+    add("trunc_in_data.safetensors", "FORMAT", "truncated", base[:8 + hlen + len(gdata) // 2], st="reject")
+    add("header_len_past_end.safetensors", "FORMAT", "header",
+        pack(ghdr, gdata, hlen=hlen + len(gdata) + 64), st="reject")
+    add("header_len_huge.safetensors", "FORMAT", "header",
+        pack(ghdr, gdata, hlen=0xFFFFFFFFFFFFFFF8), st="reject")
+    add("header_not_json.safetensors", "FORMAT", "json",
+        pack_raw(b'{"stem.proj.weight": {"dtype": F32, shape: [8, 3, 2, 2]', gdata), st="reject")
+    add("header_not_object.safetensors", "FORMAT", "json", pack_raw(b"[1,2,3]", b""), st="reject")
+    add("header_trailing_garbage.safetensors", "FORMAT", "json",
+        pack_raw(header_json(ghdr) + b"}x", gdata), st="reject")
+    bad_utf8 = header_json(layout(G, {"user.note": "caf\u00e9"})[0]).replace("é".encode(), b"\xff")
+    add("header_bad_utf8.safetensors", "FORMAT", "utf",
+        pack_raw(bad_utf8, layout(G)[1]), st="reject")
+
+    def with_offsets(edit):
+        hdr = json.loads(header_json(ghdr), object_pairs_hook=collections.OrderedDict)
+        data = edit(hdr, bytearray(gdata))
+        return pack(hdr, bytes(data))
+
+    def past_end(hdr, data):  # last tensor moved 8 bytes beyond the end of the data
+        s, e = hdr[names[-1]]["data_offsets"]
+        hdr[names[-1]]["data_offsets"] = [len(data) + 8, len(data) + 8 + e - s]
+        return data
+
+    def reversed_(hdr, data):
+        t = hdr[P0 + "fc1.bias"]
+        t["data_offsets"] = t["data_offsets"][::-1]
+        return data
+
+    def gap(hdr, data):  # 4 unused bytes before fc1.bias
+        k = names.index(P0 + "fc1.bias")
+        cut = hdr[names[k]]["data_offsets"][0]
+        for n in names[k:]:
+            hdr[n]["data_offsets"] = [o + 4 for o in hdr[n]["data_offsets"]]
+        return data[:cut] + bytes(4) + data[cut:]
+
+    def overlap(hdr, data):  # fc1.bias starts 4 bytes inside fc1.weight
+        k = names.index(P0 + "fc1.bias")
+        cut = hdr[names[k]]["data_offsets"][0]
+        for n in names[k:]:
+            hdr[n]["data_offsets"] = [o - 4 for o in hdr[n]["data_offsets"]]
+        return data[:cut - 4] + data[cut:]
+
+    def trailing(hdr, data):
+        return data + bytes(16)
+
+    def not_from_zero(hdr, data):
+        for n in names:
+            hdr[n]["data_offsets"] = [o + 8 for o in hdr[n]["data_offsets"]]
+        return bytes(8) + data
+
+    def missing_offsets(hdr, data):
+        del hdr[P0 + "fc2.bias"]["data_offsets"]
+        return data
+
+    add("offsets_past_end.safetensors", "FORMAT", "offset", with_offsets(past_end), st="reject")
+    add("offsets_reversed.safetensors", "FORMAT", "offset", with_offsets(reversed_), st="reject")
+    add("offsets_gap.safetensors", "FORMAT", "offset", with_offsets(gap), st="reject")
+    add("offsets_overlap.safetensors", "FORMAT", "offset", with_offsets(overlap), st="reject")
+    add("offsets_trailing_bytes.safetensors", "FORMAT", "offset", with_offsets(trailing), st="reject")
+    add("offsets_not_from_zero.safetensors", "FORMAT", "offset", with_offsets(not_from_zero), st="reject")
+    add("offsets_missing.safetensors", "FORMAT", "offset", with_offsets(missing_offsets), st="reject")
+
+    # length not matching shape x dtype (offsets still tile the data exactly)
+    t = g(**{P0 + "fc1.bias": ("F32", [24], rnd(23, rng))})  # 92 bytes for a [24] F32 tensor
+    hdr, data = layout(t)
+    hdr[P0 + "fc1.bias"]["shape"] = [24]
+    add("length_mismatch.safetensors", "FORMAT", P0 + "fc1.bias", pack(hdr, data), st="reject")
+    hdr, data = layout(G)
+    hdr["head.weight"]["dtype"] = "F16"  # F32 bytes: twice as long as [3, 8] x F16
+    add("length_mismatch_dtype.safetensors", "FORMAT", "head.weight", pack(hdr, data), st="reject")
+
+    def hdr_edit(fn):
+        hdr, data = layout(G)
+        fn(hdr)
+        return pack(hdr, data)
+
+    add("dtype_unknown.safetensors", "FORMAT", "dtype",
+        hdr_edit(lambda h: h["norm.bias"].__setitem__("dtype", "F24")), st="reject")
+    add("shape_negative.safetensors", "FORMAT", "shape",
+        hdr_edit(lambda h: h["stem.proj.bias"].__setitem__("shape", [-8])), st="reject")
+    add("shape_not_integer.safetensors", "FORMAT", "shape",
+        hdr_edit(lambda h: h["stem.proj.bias"].__setitem__("shape", [8.5])), st="reject")
+    # 2^62 * 2^62 * 4 bytes overflows 64 bits; the unchecked product would wrap to 0
+    add("shape_overflow.safetensors", "FORMAT", "norm.bias",
+        hdr_edit(lambda h: h["norm.bias"].__setitem__("shape", [1 << 62, 1 << 62, 1 << 4])), st="reject")
+    add("entry_not_object.safetensors", "FORMAT", "stem.proj.bias",
+        hdr_edit(lambda h: h.__setitem__("stem.proj.bias", [1, 2, 3])), st="reject")
+    # the same tensor name twice (JSON objects with duplicate keys); the second
+    # entry points at the data of the first, so everything else is consistent
+    hdr, data = layout(G)
+    js = header_json(hdr)
+    first = '"norm.bias":' + json.dumps(hdr["norm.bias"], separators=(",", ":"))
+    js = js.replace(first.encode(), (first + "," + first).encode())
+    add("duplicate_name.safetensors", "FORMAT", "duplicate", pack_raw(js, data), st=None)
+    add("metadata_not_string.safetensors", "FORMAT", "metadata",
+        pack(*layout(G, {"gmlp.crop_pct": 0.9})), st="reject")
+    hdr, data = layout(G)
+    hdr["__metadata__"] = "gmlp"
+    hdr.move_to_end("__metadata__", last=False)
+    add("metadata_not_object.safetensors", "FORMAT", "metadata", pack(hdr, data), st="reject")
+
+    # --- dtypes the library cannot run --------------------------------------
+    add("dtype_i32_weight.safetensors", "UNSUPPORTED", "dtype",
+        valid(g(**{P0 + "fc1.weight": ("I32", [24, 8], rng.integers(-3, 4, (24, 8)))})))
+    add("dtype_f64_weight.safetensors", "UNSUPPORTED", "dtype",
+        valid(g(**{"head.weight": ("F64", [3, 8], G["head.weight"][2])})))
+    add("dtype_f8_weight.safetensors", "UNSUPPORTED", "dtype",
+        valid(g(**{"stem.proj.weight": ("F8_E4M3", [8, 3, 2, 2], np.zeros((8, 3, 2, 2)))})))
+
+    # --- model level: tensors --------------------------------------------------
+    add("no_tensors.safetensors", "FORMAT", "tensor", pack_raw(b"{}", b""))
+    add("no_tensors_metadata_only.safetensors", "FORMAT", "tensor",
+        pack(*layout({}, {"gmlp.mean": "0.5,0.5,0.5", "gmlp.std": "0.5,0.5,0.5"})))
+    add("missing_block_norm_bias.safetensors", "FORMAT", "blocks.1.norm.bias",
+        valid(without(G, "blocks.1.norm.bias")), timm=GMLP_KW)
+    add("missing_head_bias.safetensors", "FORMAT", "head.bias",
+        valid(without(G, "head.bias")), timm=GMLP_KW)
+    add("missing_stem_weight.safetensors", "FORMAT", "stem.proj.weight",
+        valid(without(G, "stem.proj.weight")), timm=GMLP_KW)
+    w = G[P0 + "fc2.weight"]
+    add("fc2_transposed.safetensors", "FORMAT", P0 + "fc2.weight",
+        valid(g(**{P0 + "fc2.weight": ("F32", [12, 8], w[2].T)})), timm=GMLP_KW)
+    add("spatial_not_square.safetensors", "FORMAT", P0 + "gate.proj.weight",
+        valid(g(**{P0 + "gate.proj.weight": ("F32", [N, N + 1], rnd((N, N + 1), rng))})), timm=GMLP_KW)
+    add("spatial_bias_wrong.safetensors", "FORMAT", P0 + "gate.proj.bias",
+        valid(g(**{P0 + "gate.proj.bias": ("F32", [N + 1], rnd(N + 1, rng))})), timm=GMLP_KW)
+    add("spatial_blocks_disagree.safetensors", "FORMAT", "blocks.1.mlp_channels.gate.proj",
+        valid(g(**{"blocks.1.mlp_channels.gate.proj.weight": ("F32", [16, 16], rnd((16, 16), rng)),
+                   "blocks.1.mlp_channels.gate.proj.bias": ("F32", [16], rnd(16, rng))})), timm=GMLP_KW)
+    # consistent 8x8 spatial matrices: 8 tokens is no square grid, no gmlp.img_size
+    eight = {}
+    for l in range(2):
+        eight[f"blocks.{l}.mlp_channels.gate.proj.weight"] = ("F32", [8, 8], rnd((8, 8), rng))
+        eight[f"blocks.{l}.mlp_channels.gate.proj.bias"] = ("F32", [8], rnd(8, rng))
+    add("tokens_not_square.safetensors", "FORMAT", "token", valid(g(**eight)), timm=GMLP_KW)
+    add("tokens_vs_img_size.safetensors", "FORMAT", "token",
+        valid(G, {"gmlp.img_size": "8"}))  # 8/2 = 4 -> 16 tokens, the matrices are 9x9
+    add("stem_not_4d.safetensors", "FORMAT", "stem.proj.weight",
+        valid(g(**{"stem.proj.weight": ("F32", [8, 12], G["stem.proj.weight"][2].reshape(8, 12))})),
+        timm=GMLP_KW)
+    add("stem_bias_wrong.safetensors", "FORMAT", "stem.proj.bias",
+        valid(g(**{"stem.proj.bias": ("F32", [9], rnd(9, rng))})), timm=GMLP_KW)
+    add("head_wrong_dim.safetensors", "FORMAT", "head.weight",
+        valid(g(**{"head.weight": ("F32", [3, 9], rnd((3, 9), rng))})), timm=GMLP_KW)
+    nc = collections.OrderedDict(
+        (k.replace("blocks.1.", "blocks.2."), v) for k, v in G.items())
+    add("blocks_noncontiguous.safetensors", "FORMAT", "blocks.1", valid(nc), timm=GMLP_KW)
+    mixed = collections.OrderedDict((k, v) for k, v in G.items() if not k.startswith("blocks.1."))
+    for k, v in M.items():
+        if k.startswith("blocks.1."):
+            mixed[k] = v
+    add("mixed_block_types.safetensors", "FORMAT", "blocks.1", valid(mixed), timm=GMLP_KW)
+
+    # --- model level: metadata -------------------------------------------------
+    s2 = ("F32", [8, 2, 2, 2], G["stem.proj.weight"][2][:, :2])
+    s1 = ("F32", [8, 1, 2, 2], G["stem.proj.weight"][2][:, :1])
+    add("stem_2ch_mean3.safetensors", "FORMAT", "gmlp.mean",
+        valid(g(**{"stem.proj.weight": s2}), {"gmlp.mean": "0.5,0.5,0.5"}))
+    add("stem_1ch_mean3.safetensors", "FORMAT", "gmlp.mean",
+        valid(g(**{"stem.proj.weight": s1}), {"gmlp.mean": "0.5,0.5,0.5", "gmlp.std": "0.5"}))
+    add("mean_wrong_count.safetensors", "FORMAT", "gmlp.mean",
+        valid(G, {"gmlp.mean": "0.5,0.5"}))
+    add("mean_not_number.safetensors", "FORMAT", "gmlp.mean",
+        valid(G, {"gmlp.mean": "0.5,0.5,abc"}))
+    add("std_zero.safetensors", "FORMAT", "gmlp.std",
+        valid(G, {"gmlp.std": "0.5,0,0.5"}))
+    add("img_size_abc.safetensors", "FORMAT", "gmlp.img_size",
+        valid(G, {"gmlp.img_size": "abc"}))
+    add("img_size_not_divisible.safetensors", "FORMAT", "gmlp.img_size",
+        valid(G, {"gmlp.img_size": "7"}))  # 7 // 2 = 3 would give the right 9 tokens
+    add("crop_pct_zero.safetensors", "FORMAT", "gmlp.crop_pct",
+        valid(G, {"gmlp.crop_pct": "0"}))
+    add("crop_pct_negative.safetensors", "FORMAT", "gmlp.crop_pct",
+        valid(G, {"gmlp.crop_pct": "-1"}))
+    add("crop_pct_trailing_garbage.safetensors", "FORMAT", "gmlp.crop_pct",
+        valid(G, {"gmlp.crop_pct": "0.9x"}))
+    add("arch_transformer.safetensors", "UNSUPPORTED", "gmlp.arch",
+        valid(G, {"gmlp.arch": "transformer"}))
+
+    # --- MLP-Mixer -------------------------------------------------------------
+    def m(**changes):
+        t = collections.OrderedDict(M)
+        for k, v in changes.items():
+            t[k] = v
+        return t
+
+    add("mixer_missing_token_fc2_bias.safetensors", "FORMAT", "blocks.0.mlp_tokens.fc2.bias",
+        valid(without(M, "blocks.0.mlp_tokens.fc2.bias"), {"gmlp.arch": "mixer"}), timm=MIXER_KW)
+    add("mixer_missing_norm2.safetensors", "FORMAT", "blocks.1.norm2.weight",
+        valid(without(M, "blocks.1.norm2.weight")), timm=MIXER_KW)
+    add("mixer_token_fc1_wrong.safetensors", "FORMAT", "blocks.1.mlp_tokens.fc1.weight",
+        valid(m(**{"blocks.1.mlp_tokens.fc1.weight": ("F32", [4, N + 1], rnd((4, N + 1), rng))})),
+        timm=MIXER_KW)
+    w = M["blocks.0.mlp_channels.fc2.weight"]
+    add("mixer_channel_fc2_transposed.safetensors", "FORMAT", "blocks.0.mlp_channels.fc2.weight",
+        valid(m(**{"blocks.0.mlp_channels.fc2.weight": ("F32", [16, 8], w[2].T)})), timm=MIXER_KW)
+    add("mixer_tokens_vs_img_size.safetensors", "FORMAT", "token",
+        valid(M, {"gmlp.img_size": "4"}))  # 4/2 -> 4 tokens, the token MLP takes 9
+    add("mixer_dtype_i32.safetensors", "UNSUPPORTED", "dtype",
+        valid(m(**{"blocks.0.mlp_tokens.fc1.weight": ("I32", [4, N], rng.integers(-3, 4, (4, N)))})))
+
+    # --- IO ------------------------------------------------------------------------
+    add("does_not_exist.safetensors", "IO", "does_not_exist.safetensors", None, st=None)
+    add("is_a_directory.safetensors", "IO", "is_a_directory.safetensors", "DIR", st=None)
+    return cs, G, M
+
+
+def reference_parser_accepts(path):
+    try:
+        with safe_open(path, framework="pt") as f:
+            list(f.keys())
+            f.metadata()
+        return True
+    except Exception:
+        return False
+
+
+def timm_accepts(path, kw):
+    from safetensors.torch import load_file
+    try:
+        sd = load_file(path)
+        model, _ = mf.build(kw)
+        model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
+        return True
+    except Exception:
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "tests", "data", "broken"))
+    args = ap.parse_args()
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    cs, G, M = cases()
+
+    # the bases themselves must be valid, for the parser and for timm
+    for kw, t in ((GMLP_KW, G), (MIXER_KW, M)):
+        p = os.path.join(out, ".base.tmp")
+        with open(p, "wb") as f:
+            f.write(valid(t))
+        assert reference_parser_accepts(p) and timm_accepts(p, kw), kw
+        os.remove(p)
+
+    wanted = {c[0] for c in cs}
+    for f in os.listdir(out):  # remove stale cases from earlier versions of this script
+        if f.endswith(".safetensors") and f not in wanted:
+            p = os.path.join(out, f)
+            shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+
+    lines = []
+    problems = []
+    for fname, status, sub, blob, st, timm in cs:
+        assert status in ("FORMAT", "UNSUPPORTED", "IO") and sub == sub.lower() and "\t" not in sub
+        path = os.path.join(out, fname)
+        if blob is None:
+            if os.path.exists(path):
+                os.remove(path)
+        elif blob == "DIR":
+            os.makedirs(path, exist_ok=True)
+            with open(os.path.join(path, ".gitkeep"), "w") as f:
+                f.write("This directory stands where a model file is expected (IO error case).\n")
+        else:
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            with open(path, "wb") as f:
+                f.write(blob)
+            os.chmod(path, 0o644)
+            acc = reference_parser_accepts(path)
+            note = ""
+            if st is not None and acc != (st == "accept"):
+                problems.append(f"{fname}: reference parser {'accepts' if acc else 'rejects'} it")
+            if st is None:
+                note = f"  (reference parser {'accepts' if acc else 'rejects'})"
+            if timm is not None and timm_accepts(path, timm):
+                problems.append(f"{fname}: timm's strict load accepts it")
+            size = len(blob)
+            print(f"{fname:42s} {status:11s} {sub:40s} {size:6d} B{note}")
+        lines.append(f"{fname}\t{status}\t{sub}\n")
+    with open(os.path.join(out, "manifest.txt"), "w") as f:
+        f.writelines(lines)
+    total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
+                if os.path.isfile(os.path.join(out, f)))
+    print(f"{len(lines)} cases, {total} bytes in {os.path.normpath(out)}")
+    if problems:
+        print("\n".join(problems))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    torch.set_grad_enabled(False)
+    sys.exit(main())

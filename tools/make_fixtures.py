@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Writes the end-to-end reference fixtures in tests/data/e2e/.
+
+For each config a timm ``MlpMixer`` (gMLP: SpatialGatingBlock + GatedMlp;
+Mixer: MixerBlock + Mlp) is built, every parameter is randomised so that every
+part of the network matters (timm's own init makes the spatial matmul ~0 and the
+head exactly 0), the weights are rounded to the storage dtype and saved, and the
+reference outputs are computed in float64 from exactly the stored values.
+
+    NAME.safetensors      the model (timm state_dict names, F32/F16/BF16)
+    NAME.ref.safetensors  images   F32  B x C x H x W
+                          logits   F64  B x classes  (absent for headless models)
+                          features F64  B x dim      (pooled, after the final LN)
+
+Run with a Python that has torch + timm + safetensors + numpy:
+
+    /usr/bin/python3 tools/make_fixtures.py [--out tests/data/e2e]
+
+The random draws come from numpy's PCG64 (stable across versions), so re-running
+gives the same weights and images; float64 results may differ in the last bits
+between torch builds.
+"""
+import argparse
+import collections
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
+
+try:
+    from timm.layers import GatedMlp, Mlp
+except ImportError:  # timm < 0.9
+    from timm.models.layers import GatedMlp, Mlp
+
+SEED = 20240611
+
+FASHION_LABELS = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                  "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
+
+STORAGE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+# name, MlpMixer kwargs, storage dtype, batch, metadata (None: no metadata)
+CONFIGS = [
+    ("gmlp_rgb",
+     dict(in_chans=3, img_size=20, patch_size=4, embed_dim=24, mlp_ratio=3,
+          num_blocks=2, num_classes=7, arch="gmlp"),
+     "F32", 3, None),
+    ("gmlp_gray_f16",
+     dict(in_chans=1, img_size=28, patch_size=7, embed_dim=20, mlp_ratio=6,
+          num_blocks=3, num_classes=10, arch="gmlp"),
+     "F16", 2,
+     {"gmlp.mean": "0.286", "gmlp.std": "0.353", "gmlp.crop_pct": "1.0",
+      "gmlp.labels": "\n".join(FASHION_LABELS)}),
+    ("gmlp_nonsquare_bf16",
+     dict(in_chans=3, img_size=(24, 40), patch_size=8, embed_dim=16, mlp_ratio=4,
+          num_blocks=2, num_classes=5, arch="gmlp"),
+     "BF16", 2,
+     {"gmlp.img_size": "24,40", "gmlp.interpolation": "bilinear", "user.note": "hello"}),
+    ("gmlp_headless",
+     dict(in_chans=3, img_size=16, patch_size=4, embed_dim=12, mlp_ratio=6,
+          num_blocks=1, num_classes=0, arch="gmlp"),
+     "F32", 1, None),
+    ("mixer_rgb",
+     dict(in_chans=3, img_size=30, patch_size=6, embed_dim=32, mlp_ratio=(0.5, 4.0),
+          num_blocks=2, num_classes=9, arch="mixer"),
+     "F32", 3, {"gmlp.arch": "mixer"}),
+    ("mixer_gray_batch5",
+     dict(in_chans=1, img_size=12, patch_size=3, embed_dim=10, mlp_ratio=(0.5, 4.0),
+          num_blocks=2, num_classes=3, arch="mixer"),
+     "F16", 5, None),
+    # timm's default constructor arguments (eps, act, pooling...), only tiny;
+    # saved exactly as save_file(model.state_dict()).
+    ("gmlp_s16_tiny_like",
+     dict(img_size=32, patch_size=16, embed_dim=16, num_blocks=2, mlp_ratio=6,
+          num_classes=4, arch="gmlp"),
+     "F32", 2, None),
+]
+
+
+def sort_metadata(path):
+    """save_file writes __metadata__ in hash order; rewrite the header with the
+    keys sorted so that re-running the script gives byte-identical files.  The
+    rest of the header (tensor order, offsets, padding rule) is kept as is."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    n = struct.unpack("<Q", buf[:8])[0]
+    raw = buf[8:8 + n]
+    hdr = json.loads(raw, object_pairs_hook=collections.OrderedDict)
+
+    def dump(h):
+        s = json.dumps(h, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return s + b" " * (-(8 + len(s)) % 8)
+
+    os.chmod(path, 0o644)
+    if dump(hdr) != raw:  # another safetensors version: leave its bytes alone
+        print(f"note: {path}: unfamiliar header layout, metadata order not normalised")
+        return
+    if "__metadata__" in hdr:
+        hdr["__metadata__"] = collections.OrderedDict(sorted(hdr["__metadata__"].items()))
+    new = dump(hdr)
+    assert len(new) == n
+    with open(path, "wb") as f:
+        f.write(buf[:8] + new + buf[8 + n:])
+
+
+def build(kw):
+    kw = dict(kw)
+    arch = kw.pop("arch")
+    if arch == "gmlp":
+        kw.update(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp)
+    else:
+        kw.update(block_layer=MixerBlock, mlp_layer=Mlp)
+    return MlpMixer(**kw).eval(), arch
+
+
+def randomise(model, rng):
+    """Overwrites every parameter (and buffer) with draws that make it matter."""
+    ln_params = set()
+    for mname, mod in model.named_modules():
+        if isinstance(mod, torch.nn.LayerNorm):
+            for pname, _ in mod.named_parameters(recurse=False):
+                ln_params.add(f"{mname}.{pname}" if mname else pname)
+    sd = model.state_dict()
+    new = {}
+    for name, t in sd.items():
+        shape = tuple(t.shape)
+        if name.endswith("gate.proj.weight"):
+            v = rng.normal(0.0, 1.0 / np.sqrt(shape[1]), shape)
+        elif name.endswith("gate.proj.bias"):
+            v = 1.0 + rng.normal(0.0, 0.3, shape)
+        elif name in ln_params and name.endswith(".weight"):
+            v = 1.0 + rng.normal(0.0, 0.2, shape)
+        elif name in ln_params and name.endswith(".bias"):
+            v = rng.normal(0.0, 0.2, shape)
+        elif len(shape) >= 2:  # Linear (out, in) or Conv2d (out, in, kh, kw)
+            v = rng.normal(0.0, 1.0 / np.sqrt(int(np.prod(shape[1:]))), shape)
+        elif name.endswith(".bias"):
+            v = rng.normal(0.0, 0.2, shape)
+        else:
+            raise RuntimeError(f"no randomisation rule for {name} {shape}")
+        new[name] = torch.from_numpy(np.asarray(v, dtype=np.float64)).to(t.dtype)
+    model.load_state_dict(new, strict=True)
+
+
+def features_and_logits(model, x):
+    with torch.no_grad():
+        feats = model.forward_head(model.forward_features(x), pre_logits=True)
+        logits = model(x)
+    return feats, logits
+
+
+# ---------------------------------------------------------------------------
+# Independent float64 reference written from docs/models.md sections 2-3, used
+# only to check that timm still computes what the library implements.
+def _ln(x, w, b, eps):
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * w + b
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + torch.erf(x / np.sqrt(2.0)))
+
+
+def doc_reference(sd, x, arch):
+    sd = {k: v.double() for k, v in sd.items()}
+    w = sd["stem.proj.weight"]
+    d, c, ph, pw = w.shape
+    b_, _, hh, ww = x.shape
+    gh, gw = hh // ph, ww // pw
+    # patchify: token t = row * gw + col, patch vector order (c, p1, p2)
+    p = x.reshape(b_, c, gh, ph, gw, pw).permute(0, 2, 4, 1, 3, 5).reshape(b_, gh * gw, c * ph * pw)
+    X = p @ w.reshape(d, -1).T + sd["stem.proj.bias"]
+    l = 0
+    while f"blocks.{l}.{'norm' if arch == 'gmlp' else 'norm1'}.weight" in sd:
+        pre = f"blocks.{l}."
+        if arch == "gmlp":
+            Y = _ln(X, sd[pre + "norm.weight"], sd[pre + "norm.bias"], 1e-6)
+            Z = _gelu(Y @ sd[pre + "mlp_channels.fc1.weight"].T + sd[pre + "mlp_channels.fc1.bias"])
+            g = Z.shape[-1] // 2
+            U, V = Z[..., :g], Z[..., g:]
+            V = _ln(V, sd[pre + "mlp_channels.gate.norm.weight"], sd[pre + "mlp_channels.gate.norm.bias"], 1e-5)
+            G = torch.einsum("ij,bjc->bic", sd[pre + "mlp_channels.gate.proj.weight"], V) \
+                + sd[pre + "mlp_channels.gate.proj.bias"][None, :, None]
+            X = X + (U * G) @ sd[pre + "mlp_channels.fc2.weight"].T + sd[pre + "mlp_channels.fc2.bias"]
+        else:
+            Y = _ln(X, sd[pre + "norm1.weight"], sd[pre + "norm1.bias"], 1e-6).transpose(1, 2)
+            T = _gelu(Y @ sd[pre + "mlp_tokens.fc1.weight"].T + sd[pre + "mlp_tokens.fc1.bias"])
+            T = T @ sd[pre + "mlp_tokens.fc2.weight"].T + sd[pre + "mlp_tokens.fc2.bias"]
+            X = X + T.transpose(1, 2)
+            Y = _ln(X, sd[pre + "norm2.weight"], sd[pre + "norm2.bias"], 1e-6)
+            Cm = _gelu(Y @ sd[pre + "mlp_channels.fc1.weight"].T + sd[pre + "mlp_channels.fc1.bias"])
+            X = X + Cm @ sd[pre + "mlp_channels.fc2.weight"].T + sd[pre + "mlp_channels.fc2.bias"]
+        l += 1
+    f = _ln(X, sd["norm.weight"], sd["norm.bias"], 1e-6).mean(1)
+    logits = f @ sd["head.weight"].T + sd["head.bias"] if "head.weight" in sd else None
+    return f, logits
+# ---------------------------------------------------------------------------
+
+
+def spatial_keys(sd, arch):
+    if arch == "gmlp":
+        return [k for k in sd if k.endswith("gate.proj.weight")]
+    return [k for k in sd if ".mlp_tokens.fc" in k and k.endswith(".weight")]
+
+
+def make(name, kw, storage, batch, meta, outdir, rng):
+    model, arch = build(kw)
+    randomise(model, rng)
+    model_path = os.path.join(outdir, name + ".safetensors")
+    if name == "gmlp_s16_tiny_like":
+        assert storage == "F32" and meta is None
+        save_file(model.state_dict(), model_path)
+    else:
+        sd = {k: v.detach().to(STORAGE[storage]).contiguous() for k, v in model.state_dict().items()}
+        save_file(sd, model_path, metadata=meta)
+    sort_metadata(model_path)
+
+    # reference from exactly the stored values
+    stored = load_file(model_path)
+    for k, v in stored.items():
+        assert v.dtype == STORAGE[storage], (k, v.dtype)
+    model = model.double().eval()
+    model.load_state_dict({k: v.double() for k, v in stored.items()}, strict=True)
+
+    c = kw.get("in_chans", 3)
+    img = kw["img_size"]
+    hh, ww = (img, img) if isinstance(img, int) else img
+    images = torch.from_numpy(rng.standard_normal((batch, c, hh, ww)).astype(np.float32))
+    x = images.double()
+    feats, logits = features_and_logits(model, x)
+    headless = kw["num_classes"] == 0
+    if headless:
+        assert torch.equal(logits, feats)
+
+    # cross-check timm against the documented maths
+    f_doc, l_doc = doc_reference(stored, x, arch)
+    assert torch.allclose(f_doc, feats, rtol=0, atol=1e-10), (name, (f_doc - feats).abs().max())
+    if not headless:
+        assert torch.allclose(l_doc, logits, rtol=0, atol=1e-10), (name, (l_doc - logits).abs().max())
+
+    out = logits if not headless else feats
+    scale = out.abs().max().item()
+    # the spatial / token-mixing weights must matter
+    saved = {k: v.clone() for k, v in model.state_dict().items()}
+    zeroed = dict(saved)
+    for k in spatial_keys(saved, arch):
+        zeroed[k] = torch.zeros_like(saved[k])
+    model.load_state_dict(zeroed)
+    _, out0 = features_and_logits(model, x)
+    model.load_state_dict(saved)
+    delta = (out0 - out).abs().max().item()
+    assert delta > 0.1 * scale, f"{name}: zeroing the spatial weights changes the output by only {delta}"
+    # and so must the images (no dead network)
+    _, out_x = features_and_logits(model, x.flip(0) if batch > 1 else -x)
+    assert (out_x - out).abs().max().item() > 0.01 * scale, name
+
+    # what a float32 implementation can expect
+    model32, _ = build(kw)
+    model32.load_state_dict({k: v.float() for k, v in stored.items()}, strict=True)
+    f32, l32 = features_and_logits(model32.eval(), images)
+    err32 = max((f32.double() - feats).abs().max().item(),
+                0.0 if headless else (l32.double() - logits).abs().max().item())
+
+    ref = {"images": images.contiguous(), "features": feats.contiguous()}
+    if not headless:
+        ref["logits"] = logits.contiguous()
+    save_file(ref, os.path.join(outdir, name + ".ref.safetensors"),
+              metadata={"model": name + ".safetensors", "arch": arch, "storage": storage,
+                        "generator": "tools/make_fixtures.py"})
+    sort_metadata(os.path.join(outdir, name + ".ref.safetensors"))
+    print(f"{name:22s} {arch:5s} {storage:4s} B={batch} N={model.stem.num_patches:3d} "
+          f"max|{'logit' if not headless else 'feat'}|={scale:7.3f}  "
+          f"zero-spatial max|d|={delta:7.3f}  f32-vs-f64 max err={err32:.2e}")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "e2e"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_grad_enabled(False)
+    for i, (name, kw, storage, batch, meta) in enumerate(CONFIGS):
+        rng = np.random.default_rng([SEED, i])
+        make(name, kw, storage, batch, meta, args.out, rng)
+    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
+    print(f"total {total} bytes in {os.path.normpath(args.out)}")
+    assert total < 1 << 20
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
