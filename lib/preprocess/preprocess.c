@@ -1,0 +1,254 @@
+/* timm's eval transform (transforms_imagenet_eval, crop_mode 'center') for
+ * 8-bit images, reproducing what PIL and torchvision compute:
+ *   convert to L or RGB → resize (shorter side to floor(size / crop_pct), or
+ *   timm's ResizeKeepRatio for non-square targets) with PIL's resampling →
+ *   CenterCrop → ToTensor → Normalize.
+ * The resampling follows Pillow's Resample.c: separable passes (horizontal,
+ * then vertical) on uint8 with 22-bit fixed-point coefficients and the
+ * filter support widened by the scale when shrinking (antialiasing), and
+ * nearest neighbour as Pillow's affine scaling does it. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define PRECISION_BITS (32 - 8 - 2)
+#define MAX_PIXELS ((size_t)1 << 30)
+
+static gmlp_status fail(gmlp_status st, const char *msg)
+{
+    return gmlp_errf(gmlp_thread_error(), GMLP_ERRMSG_SIZE, st, "gmlp_preprocess_rgb8: %s", msg);
+}
+
+/* PIL's convert('L') (ITU-R 601-2 luma in 16-bit fixed point) or
+ * convert('RGB') (grey repeated); alpha is dropped. */
+static void convert(const uint8_t *in, int cin, uint8_t *out, int cout, size_t pixels)
+{
+    for (size_t i = 0; i < pixels; i++, in += cin) {
+        int grey_in = cin <= 2;
+        if (cout == 1)
+            *out++ = grey_in ? in[0] : (uint8_t)((in[0] * 19595 + in[1] * 38470 + in[2] * 7471 + 0x8000) >> 16);
+        else
+            for (int c = 0; c < 3; c++)
+                *out++ = in[grey_in ? 0 : c];
+    }
+}
+
+static double bicubic(double x)
+{
+    const double a = -0.5;
+    x = fabs(x);
+    if (x < 1.0)
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+    if (x < 2.0)
+        return (((x - 5) * x + 8) * x - 4) * a;
+    return 0.0;
+}
+
+static double bilinear(double x)
+{
+    x = fabs(x);
+    return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+/* One output position's taps: first input index, count, fixed-point weights. */
+typedef struct taps {
+    int ksize;
+    int *first, *count;
+    int32_t *k; /* out_size x ksize */
+} taps;
+
+static void taps_free(taps *t)
+{
+    free(t->first);
+    free(t->count);
+    free(t->k);
+}
+
+/* Pillow's precompute_coeffs + normalize_coeffs_8bpc. */
+static int taps_make(taps *t, int in_size, int out_size, int interp)
+{
+    double (*filter)(double) = interp == GMLP_INTERP_BICUBIC ? bicubic : bilinear;
+    double support0 = interp == GMLP_INTERP_BICUBIC ? 2.0 : 1.0;
+    double scale = (double)in_size / out_size, filterscale = scale < 1.0 ? 1.0 : scale;
+    double support = support0 * filterscale;
+    t->ksize = (int)ceil(support) * 2 + 1;
+    t->first = malloc(sizeof(int) * (size_t)out_size);
+    t->count = malloc(sizeof(int) * (size_t)out_size);
+    t->k = calloc((size_t)out_size * (size_t)t->ksize, sizeof(int32_t));
+    double *w = malloc(sizeof(double) * (size_t)t->ksize);
+    if (!t->first || !t->count || !t->k || !w) {
+        free(w);
+        return 0;
+    }
+    for (int xx = 0; xx < out_size; xx++) {
+        double center = (xx + 0.5) * scale, ss = 1.0 / filterscale, ww = 0.0;
+        int xmin = (int)(center - support + 0.5), xmax = (int)(center + support + 0.5);
+        if (xmin < 0)
+            xmin = 0;
+        if (xmax > in_size)
+            xmax = in_size;
+        xmax -= xmin;
+        for (int x = 0; x < xmax; x++) {
+            w[x] = filter((x + xmin - center + 0.5) * ss);
+            ww += w[x];
+        }
+        for (int x = 0; x < xmax; x++) {
+            double v = ww != 0.0 ? w[x] / ww : w[x];
+            t->k[(size_t)xx * t->ksize + x] = (int32_t)(v < 0 ? -0.5 + v * (1 << PRECISION_BITS)
+                                                              : 0.5 + v * (1 << PRECISION_BITS));
+        }
+        t->first[xx] = xmin;
+        t->count[xx] = xmax;
+    }
+    free(w);
+    return 1;
+}
+
+static uint8_t clip8(int32_t v)
+{
+    if (v >= (1 << PRECISION_BITS << 8))
+        return 255;
+    if (v <= 0)
+        return 0;
+    return (uint8_t)(v >> PRECISION_BITS);
+}
+
+/* One separable pass over an image of `lines` lines: step_in/step_out are
+ * the distances between consecutive taps/outputs, line_in/line_out between
+ * lines, all in bytes of one channel plane interleaved with `ch` channels. */
+typedef struct pass_geom {
+    int lines, ch;
+    size_t line_in, line_out, step_in, step_out;
+} pass_geom;
+
+static void resample_pass(const uint8_t *in, uint8_t *out, int out_size, const taps *t, pass_geom g)
+{
+    for (int l = 0; l < g.lines; l++)
+        for (int xx = 0; xx < out_size; xx++) {
+            const int32_t *k = &t->k[(size_t)xx * t->ksize];
+            const uint8_t *src = in + (size_t)l * g.line_in + (size_t)t->first[xx] * g.step_in;
+            uint8_t *dst = out + (size_t)l * g.line_out + (size_t)xx * g.step_out;
+            for (int c = 0; c < g.ch; c++) {
+                int32_t ss = 1 << (PRECISION_BITS - 1);
+                for (int x = 0; x < t->count[xx]; x++)
+                    ss += src[(size_t)x * g.step_in + c] * k[x];
+                dst[c] = clip8(ss);
+            }
+        }
+}
+
+static int resize_filtered(const uint8_t *in, int w, int h, int ch, uint8_t *out, int ow, int oh, int interp)
+{
+    taps th = {0}, tv = {0};
+    uint8_t *tmp = malloc((size_t)ow * h * ch);
+    int ok = tmp && taps_make(&th, w, ow, interp) && taps_make(&tv, h, oh, interp);
+    if (ok) {
+        size_t row_in = (size_t)w * ch, row_tmp = (size_t)ow * ch;
+        pass_geom horizontal = {h, ch, row_in, row_tmp, (size_t)ch, (size_t)ch};
+        pass_geom vertical = {ow, ch, (size_t)ch, (size_t)ch, row_tmp, row_tmp};
+        resample_pass(in, tmp, ow, &th, horizontal);
+        resample_pass(tmp, out, oh, &tv, vertical);
+    }
+    taps_free(&th);
+    taps_free(&tv);
+    free(tmp);
+    return ok;
+}
+
+/* Pillow's ImagingScaleAffine: source position accumulated in double. */
+static void resize_nearest(const uint8_t *in, int w, int h, int ch, uint8_t *out, int ow, int oh)
+{
+    double ax = (double)w / ow, ay = (double)h / oh, yo = ay * 0.5;
+    for (int y = 0; y < oh; y++, yo += ay) {
+        int yin = (int)yo;
+        double xo = ax * 0.5;
+        for (int x = 0; x < ow; x++, xo += ax)
+            memcpy(out + ((size_t)y * ow + x) * ch, in + ((size_t)yin * w + (int)xo) * ch, (size_t)ch);
+    }
+}
+
+/* Size before the crop, as torchvision's Resize(int) or timm's ResizeKeepRatio. */
+static void resized_size(int w, int h, int scale_h, int scale_w, int *ow, int *oh)
+{
+    if (scale_h == scale_w) {
+        int s = scale_h;
+        int shorter = w <= h ? w : h, longer = w <= h ? h : w;
+        int other = (int)((double)s * longer / shorter);
+        *ow = w <= h ? s : other;
+        *oh = w <= h ? other : s;
+    } else {
+        double ratio = fmin((double)h / scale_h, (double)w / scale_w);
+        *oh = (int)rint(h / ratio); /* Python's round(): half to even */
+        *ow = (int)rint(w / ratio);
+    }
+    if (*ow < 1)
+        *ow = 1;
+    if (*oh < 1)
+        *oh = 1;
+}
+
+/* torchvision CenterCrop offset; negative when it pads (with zeros). */
+static int crop_offset(int size, int crop)
+{
+    return size >= crop ? (int)rint((size - crop) / 2.0) : -((crop - size) / 2);
+}
+
+gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height, int channels,
+                                 float *out)
+{
+    if (!cfg || !pixels || !out)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (width <= 0 || height <= 0 || (size_t)width * (size_t)height > MAX_PIXELS)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "image size must be positive and at most 2^30 pixels");
+    if (channels < 1 || channels > 4)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "channels must be 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA)");
+    if (cfg->in_chans != 1 && cfg->in_chans != 3)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "the model must take 1 or 3 input channels");
+    if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->crop_pct > 1.0f ||
+        cfg->interpolation < GMLP_INTERP_BICUBIC || cfg->interpolation > GMLP_INTERP_NEAREST)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w, crop_pct in (0, 1], a known interpolation");
+    for (int c = 0; c < cfg->in_chans; c++)
+        if (!(cfg->std[c] > 0.0f) || !isfinite(cfg->mean[c]))
+            return fail(GMLP_ERR_INVALID_ARGUMENT, "std must be positive and mean finite");
+    double sh = floor(cfg->img_h / (double)cfg->crop_pct), sw = floor(cfg->img_w / (double)cfg->crop_pct);
+    if (sh > 65536 || sw > 65536)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "img_size / crop_pct is too large");
+    const int ch = cfg->in_chans;
+    int ow, oh;
+    resized_size(width, height, (int)sh, (int)sw, &ow, &oh);
+    if ((size_t)ow * (size_t)oh > MAX_PIXELS)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "the resized image would exceed 2^30 pixels");
+
+    uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
+    if (!conv)
+        return fail(GMLP_ERR_HOST_MEMORY, "out of host memory");
+    convert(pixels, channels, conv, ch, (size_t)width * height);
+    if (ow != width || oh != height) {
+        resized = malloc((size_t)ow * oh * ch);
+        int ok = resized != NULL;
+        if (ok && cfg->interpolation == GMLP_INTERP_NEAREST)
+            resize_nearest(conv, width, height, ch, resized, ow, oh);
+        else if (ok)
+            ok = resize_filtered(conv, width, height, ch, resized, ow, oh, cfg->interpolation);
+        free(conv);
+        if (!ok) {
+            free(resized);
+            return fail(GMLP_ERR_HOST_MEMORY, "out of host memory");
+        }
+    }
+    const int top = crop_offset(oh, cfg->img_h), left = crop_offset(ow, cfg->img_w);
+    for (int c = 0; c < ch; c++)
+        for (int y = 0; y < cfg->img_h; y++)
+            for (int x = 0; x < cfg->img_w; x++) {
+                int sy = y + top, sx = x + left;
+                uint8_t v = sy >= 0 && sy < oh && sx >= 0 && sx < ow ? resized[((size_t)sy * ow + sx) * ch + c] : 0;
+                /* float32 as ToTensor then Normalize compute it */
+                float f = (float)v / 255.0f;
+                out[((size_t)c * cfg->img_h + y) * cfg->img_w + x] = (f - cfg->mean[c]) / cfg->std[c];
+            }
+    free(resized);
+    return GMLP_OK;
+}

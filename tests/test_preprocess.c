@@ -1,0 +1,101 @@
+/* gmlp_preprocess_rgb8 against timm's eval transform on PIL images
+ * (tools/make_preprocess_refs.py): max |difference| in pixel units
+ * (difference x std) at most 2/255; PNGs decode identically, so they must
+ * match to within float rounding.  JPEG decoders (stb vs libjpeg) differ by
+ * a few levels, hence the bound. */
+#include <stb/stb_image.h>
+#include <string.h>
+
+#include "check.h"
+
+static int parse3(const char *s, float *v)
+{
+    return sscanf(s, "%f,%f,%f", &v[0], &v[1], &v[2]);
+}
+
+static const char *interp_names[] = {"bicubic", "bilinear", "nearest"};
+
+static void run_case(const char *dir, char *line)
+{
+    char image[256], interp[32], mean[64], stdv[64], expected[256];
+    gmlp_config cfg = {0};
+    if (sscanf(line, "%255s %d %d %d %31s %f %63s %63s %255s", image, &cfg.in_chans, &cfg.img_h, &cfg.img_w, interp,
+               &cfg.crop_pct, mean, stdv, expected) != 9)
+        return;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(interp, interp_names[i]))
+            cfg.interpolation = i;
+    parse3(mean, cfg.mean);
+    parse3(stdv, cfg.std);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, image);
+    int w, h, ch;
+    unsigned char *px = stbi_load(path, &w, &h, &ch, 0);
+    CHECK(px != NULL, "%s: %s", path, stbi_failure_reason());
+    if (!px)
+        return;
+    size_t n = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+    float *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+    snprintf(path, sizeof path, "%s/%s", dir, expected);
+    FILE *f = fopen(path, "rb");
+    CHECK(f && fread(want, sizeof *want, n, f) == n, "%s: unreadable", path);
+    if (f)
+        fclose(f);
+    gmlp_status st = gmlp_preprocess_rgb8(&cfg, px, w, h, ch, got);
+    CHECK(st == GMLP_OK, "%s: %s", image, gmlp_last_error(NULL));
+    double maxd = 0;
+    size_t plane = (size_t)cfg.img_h * cfg.img_w;
+    for (size_t i = 0; i < n; i++)
+        maxd = fmax(maxd, fabs((double)got[i] - want[i]) * cfg.std[i / plane]);
+    int jpeg = strstr(image, ".jpg") != NULL;
+    double tol = jpeg ? 2.0 / 255 : 1e-6;
+    printf("%-16s -> %s: max |diff| %.5f px-units (%.2f levels; bound %.2f)\n", image, expected, maxd, maxd * 255,
+           tol * 255);
+    CHECK(maxd <= tol, "%s %s: max difference %.5f > %.5f", image, expected, maxd, tol);
+    free(got);
+    free(want);
+    stbi_image_free(px);
+}
+
+static void test_arguments(void)
+{
+    gmlp_config cfg = {.in_chans = 3, .img_h = 8, .img_w = 8, .crop_pct = 1.0f, .mean = {0, 0, 0},
+                       .std = {1, 1, 1}};
+    uint8_t px[4 * 4 * 3] = {0};
+    float out[3 * 8 * 8];
+    CHECK(gmlp_preprocess_rgb8(NULL, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "NULL cfg");
+    CHECK(gmlp_preprocess_rgb8(&cfg, NULL, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "NULL pixels");
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 0, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "zero width");
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 5, out) == GMLP_ERR_INVALID_ARGUMENT, "5 channels");
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 1 << 20, 1 << 20, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "huge image");
+    cfg.crop_pct = 0;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "crop_pct 0");
+    cfg.crop_pct = 1.0f;
+    cfg.std[1] = 0;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "std 0");
+    CHECK(strstr(gmlp_last_error(NULL), "std") != NULL, "message: %s", gmlp_last_error(NULL));
+    cfg.std[1] = 1;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_OK, "upscale 4x4 to 8x8");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("usage: test_preprocess DIR\n");
+        return 2;
+    }
+    char path[1024], line[1024];
+    snprintf(path, sizeof path, "%s/cases.txt", argv[1]);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    int cases = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        run_case(argv[1], line);
+        cases++;
+    }
+    if (f)
+        fclose(f);
+    CHECK(cases >= 10, "only %d cases", cases);
+    test_arguments();
+    return check_summary("test_preprocess");
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Writes tests/data/preprocess/: a few synthetic images (PNG and JPEG, RGB,
+RGBA and grey, larger and smaller than the model input) and, for each test
+case, the tensor timm's real eval transform makes of it (PIL decode, then
+timm.data.create_transform(..., is_training=False)), as raw little-endian
+float32 C x H x W, listed in cases.txt:
+    image  C  H  W  interpolation  crop_pct  mean(comma)  std(comma)  expected.f32
+Run: python3 tools/make_preprocess_refs.py"""
+import os
+
+import numpy as np
+from PIL import Image
+from timm.data import create_transform
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "preprocess")
+IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
+
+
+def synthetic(w, h, mode, seed):
+    """Smooth gradients, a disc and a bar, plus mild noise: photo-like."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    r = 127 + 100 * np.sin(x / w * 3.1 + y / h * 1.7)
+    g = 127 + 100 * np.cos(y / h * 4.3)
+    b = 127 + 90 * np.sin((x + y) / (w + h) * 6.0)
+    disc = (x - w * 0.6) ** 2 + (y - h * 0.4) ** 2 < (min(w, h) * 0.25) ** 2
+    r[disc], g[disc], b[disc] = 230, 40, 60
+    bar = (np.abs(x - w * 0.25) < w * 0.06)
+    r[bar], g[bar], b[bar] = 20, 200, 90
+    rgb = np.stack([r, g, b], -1) + rng.normal(0, 6, (h, w, 3))
+    rgb = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+    img = Image.fromarray(rgb, "RGB")
+    if mode == "RGBA":
+        a = np.clip(np.rint(255 * x / max(w - 1, 1)), 0, 255).astype(np.uint8)
+        img = Image.fromarray(np.dstack([rgb, a]), "RGBA")
+    elif mode == "L":
+        img = img.convert("L")
+    return img
+
+
+IMAGES = [
+    ("rgb_large.png", (300, 200, "RGB", 1)),
+    ("rgb_small.png", (19, 23, "RGB", 2)),
+    ("rgba_wide.png", (90, 41, "RGBA", 3)),
+    ("grey_large.png", (57, 64, "L", 4)),
+    ("grey_28.png", (28, 28, "L", 5)),
+    ("rgb_photo.jpg", (160, 120, "RGB", 6)),
+    ("grey_photo.jpg", (45, 70, "L", 7)),
+]
+
+CONFIGS = {
+    "a": ((3, 32, 32), "bicubic", 0.875, (0.5,) * 3, (0.5,) * 3),
+    "b": ((1, 28, 28), "bilinear", 1.0, (0.286,), (0.353,)),
+    "c": ((3, 24, 40), "nearest", 0.9, *IMAGENET),
+    "d": ((3, 48, 48), "bicubic", 0.875, *IMAGENET),
+    "e": ((3, 30, 20), "bilinear", 0.95, (0.5,) * 3, (0.5,) * 3),
+}
+
+CASES = [
+    ("rgb_large.png", "a"), ("rgb_large.png", "c"), ("rgb_large.png", "b"),
+    ("rgb_small.png", "d"), ("rgb_small.png", "e"),
+    ("rgba_wide.png", "a"), ("rgba_wide.png", "c"),
+    ("grey_large.png", "b"), ("grey_large.png", "a"),
+    ("grey_28.png", "b"), ("grey_28.png", "d"),
+    ("rgb_photo.jpg", "a"), ("rgb_photo.jpg", "e"),
+    ("grey_photo.jpg", "b"), ("grey_photo.jpg", "c"),
+]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, (w, h, mode, seed) in IMAGES:
+        img = synthetic(w, h, mode, seed)
+        path = os.path.join(OUT, name)
+        if name.endswith(".jpg"):
+            img.save(path, quality=90, subsampling=0)
+        else:
+            img.save(path)
+    lines = []
+    for name, key in CASES:
+        (c, h, w), interp, crop, mean, std = CONFIGS[key]
+        t = create_transform(input_size=(c, h, w), interpolation=interp, mean=mean, std=std,
+                             crop_pct=crop, is_training=False)
+        img = Image.open(os.path.join(OUT, name)).convert("L" if c == 1 else "RGB")
+        x = t(img).numpy().astype("<f4")
+        assert x.shape == (c, h, w), (name, key, x.shape)
+        exp = f"{os.path.splitext(name)[0]}-{key}.f32"
+        x.tofile(os.path.join(OUT, exp))
+        lines.append("\t".join([name, str(c), str(h), str(w), interp, str(crop),
+                                ",".join(map(str, mean)), ",".join(map(str, std)), exp]))
+    with open(os.path.join(OUT, "cases.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {len(lines)} cases to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
