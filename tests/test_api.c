@@ -189,6 +189,55 @@ static void test_cache_and_failures(void)
     CHECK(system(cmd) == 0, "cleanup");
 }
 
+/* A device-memory budget that leaves room for about two images of
+ * activations forces batches through in chunks: same logits as one pass. */
+static void test_chunking(gmlp_context *ctx)
+{
+    gmlp_model *m;
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    gmlp_config cfg;
+    gmlp_model_config(m, &cfg);
+    const size_t batch = 7, per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes;
+    float *img = malloc(batch * per * sizeof *img), *whole = malloc(batch * nc * sizeof *whole),
+          *chunked = malloc(batch * nc * sizeof *chunked);
+    unsigned seed = 7;
+    for (size_t i = 0; i < batch * per; i++)
+        img[i] = check_rand(&seed);
+    CHECK(gmlp_classify(m, img, batch, whole) == GMLP_OK, "whole batch: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+
+    char limit[64];
+    snprintf(limit, sizeof limit, "%zu", cfg.num_params * 4 + 40000);
+    setenv("GMLP_DEVICE_MEMORY_LIMIT", limit, 1);
+    gmlp_context *small;
+    CHECK(gmlp_context_create(NULL, &small) == GMLP_OK, "context: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_model_load(small, model_path("gmlp_rgb"), &m) == GMLP_OK, "load under limit: %s",
+          gmlp_last_error(small));
+    CHECK(gmlp_classify(m, img, batch, chunked) == GMLP_OK, "chunked: %s", gmlp_last_error(small));
+    double maxd = 0;
+    for (size_t i = 0; i < batch * nc; i++)
+        maxd = fmax(maxd, fabs(whole[i] - chunked[i]));
+    CHECK(maxd < 1e-5, "chunked logits differ by %g", maxd);
+    gmlp_model_free(m);
+    gmlp_context_destroy(small);
+
+    /* weights fit, one image of activations does not: a clean error, and
+     * the context still serves a smaller request afterwards */
+    snprintf(limit, sizeof limit, "%zu", cfg.num_params * 4 + 1000);
+    setenv("GMLP_DEVICE_MEMORY_LIMIT", limit, 1);
+    CHECK(gmlp_context_create(NULL, &small) == GMLP_OK, "context: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_model_load(small, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(small));
+    gmlp_status st = gmlp_classify(m, img, 1, chunked);
+    CHECK(st == GMLP_ERR_DEVICE_MEMORY, "workspace over the limit: %s", gmlp_status_string(st));
+    gmlp_model_free(m);
+    CHECK(gmlp_model_load(small, model_path("gmlp_headless"), &m) == GMLP_OK, "context usable after: %s",
+          gmlp_last_error(small));
+    gmlp_model_free(m);
+    gmlp_context_destroy(small);
+    unsetenv("GMLP_DEVICE_MEMORY_LIMIT");
+    free(img), free(whole), free(chunked);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -200,6 +249,7 @@ int main(int argc, char **argv)
     test_basics();
     test_device_selection();
     test_model_args(ctx);
+    test_chunking(ctx);
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

@@ -37,14 +37,21 @@ static ws_sizes sizes_per_image(const gmlp_config *c)
 }
 
 /* Largest chunk whose biggest buffer fits one device allocation and whose
- * buffers together stay within a quarter of device memory. */
+ * buffers together stay within a quarter of device memory, or within what an
+ * injected memory limit leaves beside the weights. */
 static size_t max_chunk(const gmlp_model *m)
 {
+    const gmlp_context *ctx = m->ctx;
     ws_sizes s = sizes_per_image(&m->cfg);
     size_t per_image = (s.images + s.x + s.y + s.z + 2 * (size_t)m->cfg.dim + (size_t)m->cfg.num_classes) * 4;
     size_t biggest = max3(s.images, s.x, max3(s.y, s.z, 1)) * 4;
-    size_t cap_alloc = (size_t)m->ctx->dev.max_alloc / biggest;
-    size_t cap_total = (size_t)(m->ctx->dev.global_mem / 4) / per_image;
+    size_t budget = (size_t)(ctx->dev.global_mem / 4);
+    if (ctx->mem_limit) {
+        size_t others = ctx->mem_used - m->ws.bytes; /* the workspace itself is replaced */
+        size_t left = ctx->mem_limit > others ? ctx->mem_limit - others : 0;
+        budget = left < budget ? left : budget;
+    }
+    size_t cap_alloc = (size_t)ctx->dev.max_alloc / biggest, cap_total = budget / per_image;
     size_t chunk = cap_alloc < cap_total ? cap_alloc : cap_total;
     return chunk < 1 ? 1 : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
 }
@@ -56,6 +63,7 @@ void gmlp_workspace_free(gmlp_model *m)
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         gmlp_buffer_release(m->ctx, bufs[i]);
     w->batch = 0;
+    w->bytes = 0;
 }
 
 static gmlp_status ensure_workspace(gmlp_model *m, size_t batch)
@@ -85,6 +93,8 @@ static gmlp_status ensure_workspace(gmlp_model *m, size_t batch)
             return st;
         }
     }
+    for (size_t i = 0; i < sizeof plan / sizeof *plan; i++)
+        w->bytes += plan[i].floats * batch * sizeof(float);
     w->batch = batch;
     return GMLP_OK;
 }

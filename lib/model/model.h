@@ -18,6 +18,7 @@ typedef struct gmlp_block_weights {
 
 typedef struct gmlp_workspace {
     size_t batch; /* images the buffers hold; 0 before the first call */
+    size_t bytes; /* their device memory */
     cl_mem images, x, y, z, pooled, logits;
 } gmlp_workspace;
 
