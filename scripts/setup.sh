@@ -7,7 +7,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
 
 packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
-          pocl-opencl-icd clinfo libclblast-dev libjansson-dev libstb-dev zlib1g-dev dataset-fashion-mnist)
+          pocl-opencl-icd clinfo libclblast-dev libjansson-dev libstb-dev zlib1g-dev dataset-fashion-mnist
+          intel-opencl-icd clang-15 libclc-15)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
