@@ -1,6 +1,7 @@
 /* The safetensors parser and the config inference, without any OpenCL
  * device (so valgrind can run it): dtype conversions, hand-built edge cases,
  * every valid fixture and the whole broken-file corpus. */
+#include <dirent.h>
 #include <string.h>
 #include <strings.h>
 
@@ -164,6 +165,27 @@ static void test_corpus(const char *dir)
     CHECK(cases >= 40, "only %d corpus cases", cases);
 }
 
+/* Inputs that once crashed a fuzzer must now be handled, whatever the verdict. */
+static void test_fuzz_regressions(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fuzz-regressions", dir);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".md"))
+            continue;
+        snprintf(path, sizeof path, "%s/fuzz-regressions/%s", dir, e->d_name);
+        size_t size;
+        unsigned char *buf = read_all(path, &size);
+        char err[GMLP_ERRMSG_SIZE];
+        gmlp_status st = buf ? validate(buf, size, err, sizeof err) : GMLP_ERR_IO;
+        CHECK(st != GMLP_ERR_IO, "%s unreadable", path);
+        free(buf);
+    }
+    if (d)
+        closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -174,5 +196,6 @@ int main(int argc, char **argv)
     test_edge_cases();
     test_fixtures(argv[1]);
     test_corpus(argv[1]);
+    test_fuzz_regressions(argv[1]);
     return check_summary("test_safetensors");
 }
