@@ -60,6 +60,25 @@ static inline double rel_error(const float *a, const double *b, size_t n, double
     return maxd / maxb;
 }
 
+/* A whole file into malloc'd memory, NULL if unreadable. */
+static inline unsigned char *check_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = n >= 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = n > 0 ? (size_t)n : 0;
+    return buf;
+}
+
 /* Deterministic uniform in [-1, 1). */
 static inline float check_rand(unsigned *state)
 {

@@ -22,10 +22,24 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'not an image' >"$tmp/junk.png"
 head -c 100 "$(ls "$examples"/*.png | head -n 1)" >"$tmp/truncated.png"
-"$app" "$tmp/junk.png" "$tmp/truncated.png" "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
+: >"$tmp/empty.png"
+head -c 2000 "$src/data/preprocess/rgb_photo.jpg" >"$tmp/cut.jpg"
+# a valid PNG header declaring 100000 x 100000 pixels: refused before decoding
+python3 - "$tmp/huge.png" <<'PY'
+import struct, sys, zlib
+ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)))
+PY
+"$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/missing.png" "$tmp/cut.jpg" \
+    "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
-grep -q "junk.png: error:" "$tmp/err"; check $? "junk file reported by name"
-grep -q "truncated.png: error:" "$tmp/err"; check $? "truncated file reported by name"
+cat "$tmp/err"
+for bad in junk truncated empty huge missing; do
+    grep -q "$bad.png: error:" "$tmp/err"; check $? "$bad image reported by name"
+done
+grep -q "cut.jpg: error:" "$tmp/err"; check $? "truncated JPEG reported by name"
+grep -q "huge.png: error: image dimensions" "$tmp/err"; check $? "huge image refused before decoding"
 [ "$(grep -c '%' "$tmp/out")" -ge 10 ]; check $? "the other images are still classified"
 
 "$app" --json "$examples"/*.png >"$tmp/json"

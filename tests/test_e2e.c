@@ -10,24 +10,6 @@
 
 #define TOL 1e-4
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
 static double *as_f64(const gmlp_st_tensor *t)
 {
     double *d = malloc(t->numel * sizeof *d);
@@ -49,7 +31,7 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.ref.safetensors", dir, name);
     size_t size;
-    unsigned char *buf = read_all(path, &size);
+    unsigned char *buf = check_read_file(path, &size);
     gmlp_st_file ref;
     char err[512];
     if (!buf || gmlp_st_parse(buf, size, &ref, err, sizeof err) != GMLP_OK) {

@@ -9,24 +9,6 @@
 #include "format/safetensors.h"
 #include "model/model.h"
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && n >= 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
-    return buf;
-}
-
 /* Parser, then config inference and tensor checks, as gmlp_model_load does. */
 static gmlp_status validate(const unsigned char *buf, size_t size, char *err, size_t errsize)
 {
@@ -128,7 +110,7 @@ static void test_fixtures(const char *dir)
         char path[1024], err[GMLP_ERRMSG_SIZE] = "";
         snprintf(path, sizeof path, "%s/e2e/%s.safetensors", dir, names[i]);
         size_t size;
-        unsigned char *buf = read_all(path, &size);
+        unsigned char *buf = check_read_file(path, &size);
         CHECK(buf && validate(buf, size, err, sizeof err) == GMLP_OK, "%s: %s", names[i], err);
         /* every strict prefix of a valid file is refused, none crashes */
         int refused = 0, tried = 0;
@@ -151,7 +133,7 @@ static void test_corpus(const char *dir)
             continue;
         snprintf(path, sizeof path, "%s/broken/%s", dir, file);
         size_t size;
-        unsigned char *buf = read_all(path, &size);
+        unsigned char *buf = check_read_file(path, &size);
         char err[GMLP_ERRMSG_SIZE] = "";
         gmlp_status want = !strcmp(status, "FORMAT") ? GMLP_ERR_FORMAT : GMLP_ERR_UNSUPPORTED;
         gmlp_status st = buf ? validate(buf, size, err, sizeof err) : GMLP_ERR_IO;
@@ -176,7 +158,7 @@ static void test_fuzz_regressions(const char *dir)
             continue;
         snprintf(path, sizeof path, "%s/fuzz-regressions/%s", dir, e->d_name);
         size_t size;
-        unsigned char *buf = read_all(path, &size);
+        unsigned char *buf = check_read_file(path, &size);
         char err[GMLP_ERRMSG_SIZE];
         gmlp_status st = buf ? validate(buf, size, err, sizeof err) : GMLP_ERR_IO;
         CHECK(st != GMLP_ERR_IO, "%s unreadable", path);

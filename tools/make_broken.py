@@ -143,6 +143,11 @@ def cases():
         pack(ghdr, gdata, hlen=hlen + len(gdata) + 64), st="reject")
     add("header_len_huge.safetensors", "FORMAT", "header",
         pack(ghdr, gdata, hlen=0xFFFFFFFFFFFFFFF8), st="reject")
+    add("header_len_2p63.safetensors", "FORMAT", "header",
+        pack(ghdr, gdata, hlen=1 << 63), st="reject")
+    add("header_deep_nesting.safetensors", "FORMAT", "nest",
+        pack_raw(b'{"a":' + b"[" * 100000 + b"]" * 100000 + b"}", b""), st="reject")
+    add("header_len_small.safetensors", "FORMAT", "header", pack_raw(b"{", b""), st="reject")
     add("header_not_json.safetensors", "FORMAT", "json",
         pack_raw(b'{"stem.proj.weight": {"dtype": F32, shape: [8, 3, 2, 2]', gdata), st="reject")
     add("header_not_object.safetensors", "FORMAT", "json", pack_raw(b"[1,2,3]", b""), st="reject")
@@ -189,12 +194,18 @@ def cases():
             hdr[n]["data_offsets"] = [o + 8 for o in hdr[n]["data_offsets"]]
         return bytes(8) + data
 
+    def negative(hdr, data):
+        t = hdr[P0 + "fc1.bias"]
+        t["data_offsets"] = [-4, t["data_offsets"][1]]
+        return data
+
     def missing_offsets(hdr, data):
         del hdr[P0 + "fc2.bias"]["data_offsets"]
         return data
 
     add("offsets_past_end.safetensors", "FORMAT", "offset", with_offsets(past_end), st="reject")
     add("offsets_reversed.safetensors", "FORMAT", "offset", with_offsets(reversed_), st="reject")
+    add("offsets_negative.safetensors", "FORMAT", "offset", with_offsets(negative), st="reject")
     add("offsets_gap.safetensors", "FORMAT", "offset", with_offsets(gap), st="reject")
     add("offsets_overlap.safetensors", "FORMAT", "offset", with_offsets(overlap), st="reject")
     add("offsets_trailing_bytes.safetensors", "FORMAT", "offset", with_offsets(trailing), st="reject")
