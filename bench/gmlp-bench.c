@@ -1,0 +1,331 @@
+/* gmlp-bench: inference speed of gMLP / MLP-Mixer configurations with random
+ * weights (or a given model file) on one or every OpenCL device.
+ * Reports per (device, model, batch): median and spread of the time per
+ * batch, images/s, effective TFLOP/s (linear layers, 2 x MACs), that as a
+ * fraction of the device's CLBlast SGEMM rate measured in the same run, time
+ * to the first result in a new context, and the device memory in use. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cl/context.h"
+#include "model/model.h"
+#include "model/tensors.h"
+#include "ops/ops.h"
+
+typedef struct bench_cfg {
+    const char *name;
+    int arch, img, patch, dim, depth, ffn, token_dim, classes;
+} bench_cfg;
+
+static const bench_cfg standard[] = {
+    {"gmlp_ti16_224", GMLP_ARCH_GMLP, 224, 16, 128, 30, 768, 0, 1000},
+    {"gmlp_s16_224", GMLP_ARCH_GMLP, 224, 16, 256, 30, 1536, 0, 1000},
+    {"gmlp_b16_224", GMLP_ARCH_GMLP, 224, 16, 512, 30, 3072, 0, 1000},
+    {"mixer_b16_224", GMLP_ARCH_MIXER, 224, 16, 768, 12, 3072, 384, 1000},
+};
+static const bench_cfg tiny[] = {
+    {"gmlp_tiny", GMLP_ARCH_GMLP, 32, 4, 32, 2, 96, 0, 10},
+    {"mixer_tiny", GMLP_ARCH_MIXER, 32, 4, 32, 2, 128, 16, 10},
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static gmlp_config to_config(const bench_cfg *b)
+{
+    gmlp_config c = {0};
+    c.arch = b->arch;
+    c.in_chans = 3;
+    c.img_h = c.img_w = b->img;
+    c.patch_h = c.patch_w = b->patch;
+    c.dim = b->dim;
+    c.depth = b->depth;
+    c.ffn_dim = b->ffn;
+    c.token_dim = b->token_dim;
+    c.num_classes = b->classes;
+    c.seq_len = (b->img / b->patch) * (b->img / b->patch);
+    return c;
+}
+
+/* Linear-layer FLOPs per image (2 x multiply-adds), as performance.md counts. */
+static double flops_per_image(const gmlp_config *c)
+{
+    double n = c->seq_len, d = c->dim, h = c->ffn_dim, k = (double)c->in_chans * c->patch_h * c->patch_w;
+    double block = c->arch == GMLP_ARCH_GMLP ? n * d * h + (h / 2) * n * n + n * (h / 2) * d
+                                             : 2 * c->token_dim * n * d + 2 * n * d * h;
+    return 2 * (n * k * d + c->depth * block + d * c->num_classes);
+}
+
+static void add_tensor(json_t *hdr, const char *name, const gmlp_config *c, const char *dims, size_t *off)
+{
+    json_t *shape = json_array();
+    size_t numel = 1;
+    for (const char *s = dims; *s; s++) {
+        long long v = gmlp_spec_dim(c, *s);
+        json_array_append_new(shape, json_integer(v));
+        numel *= (size_t)v;
+    }
+    json_object_set_new(hdr, name, json_pack("{s:s, s:o, s:[I,I]}", "dtype", "F32", "shape", shape, "data_offsets",
+                                             (json_int_t)*off, (json_int_t)(*off + numel * 4)));
+    *off += numel * 4;
+}
+
+/* A safetensors file in memory with random weights for config c. */
+static unsigned char *random_model(const gmlp_config *c, size_t *size)
+{
+    json_t *hdr = json_object();
+    size_t off = 0;
+    char name[256];
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf; s++)
+        if (gmlp_spec_present(c, s))
+            add_tensor(hdr, s->leaf, c, s->dims, &off);
+    for (int l = 0; l < c->depth; l++)
+        for (const gmlp_tensor_spec *s = gmlp_block_specs(c); s->leaf; s++) {
+            gmlp_tensor_name(name, sizeof name, l, s->leaf);
+            add_tensor(hdr, name, c, s->dims, &off);
+        }
+    char img[32];
+    snprintf(img, sizeof img, "%d", c->img_h);
+    json_object_set_new(hdr, "__metadata__",
+                        json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
+                                  "gmlp.img_size", img));
+    char *text = json_dumps(hdr, JSON_COMPACT);
+    json_decref(hdr);
+    size_t hlen = strlen(text);
+    *size = 8 + hlen + off;
+    unsigned char *buf = malloc(*size);
+    for (int i = 0; i < 8; i++)
+        buf[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+    memcpy(buf + 8, text, hlen);
+    free(text);
+    float *w = (float *)(buf + 8 + hlen); /* may be unaligned: fill bytewise */
+    unsigned state = 1;
+    for (size_t i = 0; i < off / 4; i++) {
+        state = state * 1664525u + 1013904223u;
+        float v = ((float)(state >> 8) / 16777216.0f - 0.5f) * 0.1f;
+        memcpy((unsigned char *)w + 4 * i, &v, 4);
+    }
+    return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* CLBlast SGEMM rate on a square problem: the reference for "fraction of peak". */
+static double sgemm_tflops(gmlp_context *ctx, size_t n)
+{
+    cl_mem a, b, c;
+    if (gmlp_buffer_create(ctx, n * n * 4, NULL, "bench A", &a) || gmlp_buffer_create(ctx, n * n * 4, NULL, "B", &b) ||
+        gmlp_buffer_create(ctx, n * n * 4, NULL, "C", &c))
+        return 0;
+    gmlp_mat A = {a, 0, n, 0, 0}, B = {b, 0, n, 0, 0}, C = {c, 0, n, 0, 0};
+    gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
+    clFinish(ctx->queue);
+    int reps = 3;
+    double t = now();
+    for (int i = 0; i < reps; i++)
+        gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
+    clFinish(ctx->queue);
+    t = now() - t;
+    gmlp_buffer_release(ctx, &a);
+    gmlp_buffer_release(ctx, &b);
+    gmlp_buffer_release(ctx, &c);
+    return 2.0 * n * n * n * reps / t / 1e12;
+}
+
+typedef struct opts {
+    const char *device, *model, *json, *csv;
+    int batches[16], n_batches, runs, warmup, tiny;
+    size_t sgemm_n;
+} opts;
+
+static void bench_one(const opts *o, const char *dev_spec, const char *name,
+                      const unsigned char *file, size_t size, double peak, json_t *rows, FILE *csv)
+{
+    /* time to first result in a fresh context: kernels from the disk cache */
+    double t0 = now();
+    gmlp_context *fresh;
+    gmlp_model *m;
+    if (gmlp_context_create(dev_spec, &fresh) != GMLP_OK || gmlp_model_load_memory(fresh, file, size, &m) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s: %s\n", name, gmlp_last_error(fresh ? fresh : NULL));
+        gmlp_context_destroy(fresh);
+        return;
+    }
+    gmlp_config cfg;
+    gmlp_model_config(m, &cfg);
+    size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+    float *one = calloc(per, sizeof *one), *out = calloc((size_t)cfg.num_classes, sizeof *out);
+    gmlp_classify(m, one, 1, out);
+    double first = now() - t0;
+    free(one), free(out);
+    double fl = flops_per_image(&cfg);
+    for (int bi = 0; bi < o->n_batches; bi++) {
+        size_t batch = (size_t)o->batches[bi];
+        float *img = calloc(batch * per, sizeof *img), *logits = calloc(batch * (size_t)cfg.num_classes, 4);
+        double *times = malloc(sizeof *times * (size_t)o->runs);
+        if (!img || !logits || !times) {
+            fprintf(stderr, "gmlp-bench: out of memory at batch %zu\n", batch);
+            free(img), free(logits), free(times);
+            break;
+        }
+        gmlp_status st = GMLP_OK;
+        for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
+            st = gmlp_classify(m, img, batch, logits);
+        for (int r = 0; r < o->runs && st == GMLP_OK; r++) {
+            double t = now();
+            st = gmlp_classify(m, img, batch, logits);
+            times[r] = now() - t;
+        }
+        if (st != GMLP_OK) {
+            fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, batch, gmlp_last_error(fresh));
+        } else {
+            qsort(times, (size_t)o->runs, sizeof *times, cmp_double);
+            double med = times[o->runs / 2], spread = times[o->runs - 1] - times[0];
+            double ips = batch / med, tflops = ips * fl / 1e12;
+            size_t mem = fresh->mem_used;
+            printf("%-28.28s %-16s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %8.3f %8.1f\n", fresh->dev.name, name,
+                   batch, med * 1e3, spread * 1e3, ips, tflops, peak > 0 ? 100 * tflops / peak : 0.0, first,
+                   mem / 1048576.0);
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "device",
+                                                  fresh->dev.name, "model", name, "batch", (json_int_t)batch,
+                                                  "median_s", med, "spread_s", spread, "images_per_s", ips,
+                                                  "tflops", tflops, "sgemm_peak_tflops", peak, "first_result_s",
+                                                  first, "device_bytes", (json_int_t)mem));
+            if (csv)
+                fprintf(csv, "%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%zu\n", fresh->dev.name, name, batch, med,
+                        spread, ips, tflops, peak, first, mem);
+        }
+        free(img), free(logits), free(times);
+    }
+    gmlp_model_free(m);
+    gmlp_context_destroy(fresh);
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    static const struct option lo[] = {
+        {"device", required_argument, 0, 'd'}, {"model", required_argument, 0, 'm'},
+        {"batch", required_argument, 0, 'b'},  {"runs", required_argument, 0, 'r'},
+        {"json", required_argument, 0, 'j'},   {"csv", required_argument, 0, 'c'},
+        {"tiny", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    o->runs = 10;
+    o->warmup = 3;
+    o->sgemm_n = 1024;
+    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:th", lo, NULL)) != -1;) {
+        switch (c) {
+        case 'd': o->device = optarg; break;
+        case 'm': o->model = optarg; break;
+        case 'j': o->json = optarg; break;
+        case 'c': o->csv = optarg; break;
+        case 't': o->tiny = 1; break;
+        case 'r': o->runs = atoi(optarg); break;
+        case 'b':
+            for (char *s = strtok(optarg, ","); s && o->n_batches < 16; s = strtok(NULL, ","))
+                o->batches[o->n_batches++] = atoi(s);
+            break;
+        default:
+            fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"
+                  "                  [--json FILE] [--csv FILE]\n",
+                  c == 'h' ? stdout : stderr);
+            return 0;
+        }
+    }
+    if (o->runs < 1)
+        o->runs = 1;
+    if (!o->n_batches) {
+        o->batches[0] = 1;
+        o->batches[1] = o->tiny ? 8 : 64;
+        o->n_batches = 2;
+    }
+    if (o->tiny) {
+        o->runs = o->runs > 3 ? 3 : o->runs;
+        o->warmup = 1;
+        o->sgemm_n = 256;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {0};
+    if (!parse(argc, argv, &o))
+        return 2;
+    size_t ndev = 1;
+    gmlp_devinfo *devs = NULL;
+    char err[GMLP_ERRMSG_SIZE];
+    int all = o.device && !strcmp(o.device, "all");
+    if (all && gmlp_devices_enumerate(&devs, &ndev, err, sizeof err) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s\n", err);
+        return 1;
+    }
+    json_t *rows = json_array();
+    FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
+    if (csv)
+        fputs("device,model,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,first_result_s,device_bytes\n",
+              csv);
+    printf("%-28s %-16s %6s %10s %9s %10s %8s %7s %8s %8s\n", "device", "model", "batch", "median ms", "spread ms",
+           "images/s", "TFLOP/s", "%peak", "first s", "MiB");
+    int rc = 0;
+    for (size_t d = 0; d < ndev; d++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "%zu", d);
+        const char *dev_spec = all ? spec : o.device;
+        gmlp_context *ctx;
+        if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK) {
+            fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
+            rc = 1;
+            continue;
+        }
+        double peak = sgemm_tflops(ctx, o.sgemm_n);
+        printf("# %s: CLBlast SGEMM %zu^3 %.3f TFLOP/s\n", ctx->dev.name, o.sgemm_n, peak);
+        if (o.model) {
+            size_t size;
+            FILE *f = fopen(o.model, "rb");
+            unsigned char *buf = NULL;
+            if (f && !fseek(f, 0, SEEK_END) && (size = (size_t)ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+                (buf = malloc(size)) && fread(buf, 1, size, f) == size)
+                bench_one(&o, dev_spec, o.model, buf, size, peak, rows, csv);
+            else
+                fprintf(stderr, "gmlp-bench: cannot read %s\n", o.model), rc = 1;
+            free(buf);
+            if (f)
+                fclose(f);
+        } else {
+            const bench_cfg *set = o.tiny ? tiny : standard;
+            size_t n = o.tiny ? sizeof tiny / sizeof *tiny : sizeof standard / sizeof *standard;
+            for (size_t i = 0; i < n; i++) {
+                gmlp_config c = to_config(&set[i]);
+                size_t size;
+                unsigned char *file = random_model(&c, &size);
+                bench_one(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
+                free(file);
+            }
+        }
+        gmlp_context_destroy(ctx);
+    }
+    if (o.json) {
+        json_t *doc = json_pack("{s:s, s:o}", "tool", "gmlp-bench", "results", rows);
+        rc |= json_dump_file(doc, o.json, JSON_INDENT(2)) != 0;
+        json_decref(doc);
+    } else {
+        json_decref(rows);
+    }
+    if (csv)
+        fclose(csv);
+    free(devs);
+    return rc;
+}
