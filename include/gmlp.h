@@ -131,7 +131,7 @@ GMLP_API gmlp_status gmlp_classify(gmlp_model *model, const float *images, size_
 GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_t batch, float *features);
 
 /* timm's eval transform for one 8-bit image (interleaved, row-major,
- * channels 1, 3 or 4) into out: in_chans x img_h x img_w floats, normalised
+ * channels 1 grey, 2 grey+alpha, 3 RGB or 4 RGBA) into out: in_chans x img_h x img_w floats, normalised
  * with the model's mean/std.  Grey is repeated to RGB or RGB is converted to
  * grey (ITU-R 601-2 luma, as PIL's convert("L")) when the model needs it.
  * Resize keeps the aspect ratio so that the shorter side becomes

@@ -15,13 +15,14 @@ static int parse3(const char *s, float *v)
 
 static const char *interp_names[] = {"bicubic", "bilinear", "nearest"};
 
-static void run_case(const char *dir, char *line)
+/* Returns 0 for a line that is not a case. */
+static int run_case(const char *dir, const char *line)
 {
     char image[256], interp[32], mean[64], stdv[64], expected[256];
     gmlp_config cfg = {0};
     if (sscanf(line, "%255s %d %d %d %31s %f %63s %63s %255s", image, &cfg.in_chans, &cfg.img_h, &cfg.img_w, interp,
                &cfg.crop_pct, mean, stdv, expected) != 9)
-        return;
+        return 0;
     for (int i = 0; i < 3; i++)
         if (!strcmp(interp, interp_names[i]))
             cfg.interpolation = i;
@@ -33,19 +34,20 @@ static void run_case(const char *dir, char *line)
     unsigned char *px = stbi_load(path, &w, &h, &ch, 0);
     CHECK(px != NULL, "%s: %s", path, stbi_failure_reason());
     if (!px)
-        return;
+        return 1;
     size_t n = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
-    float *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+    float *got = calloc(n, sizeof *got), *want = calloc(n, sizeof *want);
     snprintf(path, sizeof path, "%s/%s", dir, expected);
     FILE *f = fopen(path, "rb");
-    CHECK(f && fread(want, sizeof *want, n, f) == n, "%s: unreadable", path);
+    int read_ok = got && want && f && fread(want, sizeof *want, n, f) == n;
+    CHECK(read_ok, "%s: unreadable", path);
     if (f)
         fclose(f);
-    gmlp_status st = gmlp_preprocess_rgb8(&cfg, px, w, h, ch, got);
+    gmlp_status st = read_ok ? gmlp_preprocess_rgb8(&cfg, px, w, h, ch, got) : GMLP_ERR_IO;
     CHECK(st == GMLP_OK, "%s: %s", image, gmlp_last_error(NULL));
-    double maxd = 0;
+    double maxd = st == GMLP_OK ? 0 : INFINITY;
     size_t plane = (size_t)cfg.img_h * cfg.img_w;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; st == GMLP_OK && i < n; i++)
         maxd = fmax(maxd, fabs((double)got[i] - want[i]) * cfg.std[i / plane]);
     int jpeg = strstr(image, ".jpg") != NULL;
     double tol = jpeg ? 2.0 / 255 : 1e-6;
@@ -55,6 +57,7 @@ static void run_case(const char *dir, char *line)
     free(got);
     free(want);
     stbi_image_free(px);
+    return 1;
 }
 
 static void test_arguments(void)
@@ -68,8 +71,14 @@ static void test_arguments(void)
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 0, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "zero width");
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 5, out) == GMLP_ERR_INVALID_ARGUMENT, "5 channels");
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 1 << 20, 1 << 20, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "huge image");
+    /* 1 x 2^29 resizes to 8 x 2^32: refused before anything is allocated or read */
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 1, 1 << 29, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "huge resized image");
     cfg.crop_pct = 0;
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "crop_pct 0");
+    cfg.crop_pct = NAN;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "crop_pct NaN");
+    cfg.crop_pct = 9.0f; /* floor(8 / 9) = 0 */
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "resize to 0");
     cfg.crop_pct = 1.0f;
     cfg.std[1] = 0;
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT, "std 0");
@@ -89,13 +98,11 @@ int main(int argc, char **argv)
     FILE *f = fopen(path, "r");
     CHECK(f != NULL, "cannot open %s", path);
     int cases = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        run_case(argv[1], line);
-        cases++;
-    }
+    while (f && fgets(line, sizeof line, f))
+        cases += run_case(argv[1], line);
     if (f)
         fclose(f);
-    CHECK(cases >= 10, "only %d cases", cases);
+    CHECK(cases >= 15, "only %d cases", cases);
     test_arguments();
     return check_summary("test_preprocess");
 }

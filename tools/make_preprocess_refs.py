@@ -54,13 +54,17 @@ CONFIGS = {
     "c": ((3, 24, 40), "nearest", 0.9, *IMAGENET),
     "d": ((3, 48, 48), "bicubic", 0.875, *IMAGENET),
     "e": ((3, 30, 20), "bilinear", 0.95, (0.5,) * 3, (0.5,) * 3),
+    # 32 / 0.8 is 40 in Python but 39.99... with crop_pct as a float32
+    "f": ((3, 32, 32), "bilinear", 0.8, (0.5,) * 3, (0.5,) * 3),
+    # crop_pct > 1: the resized image is smaller than the crop, CenterCrop pads with 0
+    "g": ((3, 32, 32), "bicubic", 1.15, (0.5,) * 3, (0.5,) * 3),
 }
 
 CASES = [
     ("rgb_large.png", "a"), ("rgb_large.png", "c"), ("rgb_large.png", "b"),
-    ("rgb_small.png", "d"), ("rgb_small.png", "e"),
+    ("rgb_small.png", "d"), ("rgb_small.png", "e"), ("rgb_small.png", "g"),
     ("rgba_wide.png", "a"), ("rgba_wide.png", "c"),
-    ("grey_large.png", "b"), ("grey_large.png", "a"),
+    ("grey_large.png", "b"), ("grey_large.png", "a"), ("grey_large.png", "f"),
     ("grey_28.png", "b"), ("grey_28.png", "d"),
     ("rgb_photo.jpg", "a"), ("rgb_photo.jpg", "e"),
     ("grey_photo.jpg", "b"), ("grey_photo.jpg", "c"),

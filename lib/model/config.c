@@ -117,9 +117,10 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char 
     cfg->sgu_eps = cfg->arch == GMLP_ARCH_GMLP ? 1e-5f : 0.0f;
     GMLP_TRY(parse_norm(f, "gmlp.mean", cfg->mean, cfg->in_chans, err, errsize));
     GMLP_TRY(parse_norm(f, "gmlp.std", cfg->std, cfg->in_chans, err, errsize));
+    /* above 1, torchvision's CenterCrop pads the resized image */
     if ((s = gmlp_st_meta(f, "gmlp.crop_pct")) && !(parse_float(s, &cfg->crop_pct) && cfg->crop_pct > 0 &&
-                                                    cfg->crop_pct <= 1))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 1]",
+                                                    cfg->crop_pct <= 4))
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 4]",
                          s);
     if ((s = gmlp_st_meta(f, "gmlp.interpolation"))) {
         static const char *const names[] = {"bicubic", "bilinear", "nearest"};

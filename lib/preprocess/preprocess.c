@@ -9,6 +9,7 @@
  * nearest neighbour as Pillow's affine scaling does it. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,24 +171,41 @@ static void resize_nearest(const uint8_t *in, int w, int h, int ch, uint8_t *out
     }
 }
 
-/* Size before the crop, as torchvision's Resize(int) or timm's ResizeKeepRatio. */
-static void resized_size(int w, int h, int scale_h, int scale_w, int *ow, int *oh)
+/* Size before the crop, as torchvision's Resize(int) or timm's ResizeKeepRatio;
+ * 0 when it would exceed MAX_PIXELS (checked in double, before any int cast). */
+static int resized_size(int w, int h, int scale_h, int scale_w, int *ow, int *oh)
 {
+    double dw, dh;
     if (scale_h == scale_w) {
-        int s = scale_h;
+        /* int(s * long / short): the product is exact in double, as in Python */
         int shorter = w <= h ? w : h, longer = w <= h ? h : w;
-        int other = (int)((double)s * longer / shorter);
-        *ow = w <= h ? s : other;
-        *oh = w <= h ? other : s;
+        double other = floor((double)scale_h * longer / shorter);
+        dw = w <= h ? scale_h : other;
+        dh = w <= h ? other : scale_h;
     } else {
         double ratio = fmin((double)h / scale_h, (double)w / scale_w);
-        *oh = (int)rint(h / ratio); /* Python's round(): half to even */
-        *ow = (int)rint(w / ratio);
+        dh = rint(h / ratio); /* Python's round(): half to even */
+        dw = rint(w / ratio);
     }
-    if (*ow < 1)
-        *ow = 1;
-    if (*oh < 1)
-        *oh = 1;
+    if (dw * dh > (double)MAX_PIXELS)
+        return 0;
+    *ow = dw < 1 ? 1 : (int)dw;
+    *oh = dh < 1 ? 1 : (int)dh;
+    return 1;
+}
+
+/* crop_pct as the double Python holds: the shortest decimal that reads back
+ * as this float ("0.8", not 0.800000011920929, which would make
+ * floor(224 / crop_pct) 279 instead of timm's 280). */
+static double crop_pct_decimal(float f)
+{
+    char buf[32];
+    for (int digits = 1; digits < 9; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)f);
+        if (strtof(buf, NULL) == f)
+            return strtod(buf, NULL);
+    }
+    return f;
 }
 
 /* torchvision CenterCrop offset; negative when it pads (with zeros). */
@@ -207,19 +225,19 @@ gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, 
         return fail(GMLP_ERR_INVALID_ARGUMENT, "channels must be 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA)");
     if (cfg->in_chans != 1 && cfg->in_chans != 3)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "the model must take 1 or 3 input channels");
-    if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->crop_pct > 1.0f ||
-        cfg->interpolation < GMLP_INTERP_BICUBIC || cfg->interpolation > GMLP_INTERP_NEAREST)
-        return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w, crop_pct in (0, 1], a known interpolation");
+    if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
+        cfg->interpolation > GMLP_INTERP_NEAREST)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
     for (int c = 0; c < cfg->in_chans; c++)
         if (!(cfg->std[c] > 0.0f) || !isfinite(cfg->mean[c]))
             return fail(GMLP_ERR_INVALID_ARGUMENT, "std must be positive and mean finite");
-    double sh = floor(cfg->img_h / (double)cfg->crop_pct), sw = floor(cfg->img_w / (double)cfg->crop_pct);
-    if (sh > 65536 || sw > 65536)
-        return fail(GMLP_ERR_INVALID_ARGUMENT, "img_size / crop_pct is too large");
+    const double crop_pct = crop_pct_decimal(cfg->crop_pct);
+    double sh = floor(cfg->img_h / crop_pct), sw = floor(cfg->img_w / crop_pct);
+    if (sh > 65536 || sw > 65536 || sh < 1 || sw < 1)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "floor(img_size / crop_pct) must be in [1, 65536]");
     const int ch = cfg->in_chans;
     int ow, oh;
-    resized_size(width, height, (int)sh, (int)sw, &ow, &oh);
-    if ((size_t)ow * (size_t)oh > MAX_PIXELS)
+    if (!resized_size(width, height, (int)sh, (int)sw, &ow, &oh))
         return fail(GMLP_ERR_INVALID_ARGUMENT, "the resized image would exceed 2^30 pixels");
 
     uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
