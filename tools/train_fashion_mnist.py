@@ -4,8 +4,12 @@ on the CPU and writes models/fashion-mnist-gmlp.safetensors, the PyTorch
 predictions on the 10k test images, and a few example PNGs.
 
 Data: Debian's dataset-fashion-mnist (IDX files, read directly).
-Re-make the committed model with the defaults:
+Re-make the committed model (see models/README.md for the exact commands):
     python3 tools/train_fashion_mnist.py
+    python3 tools/train_fashion_mnist.py --init models/fashion-mnist-gmlp.safetensors \
+        --epochs 4 --lr 3e-4 --warmup 0
+The second run continues from the first one's weights with a short, low
+learning-rate cosine cycle (a warm restart) and records both in the metadata.
 """
 import argparse
 import gzip
@@ -18,7 +22,8 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
-from safetensors.torch import save_file
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 from timm.layers import GatedMlp
 from timm.models.mlp_mixer import MlpMixer, SpatialGatingBlock
 
@@ -113,6 +118,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="train on the first N images only (probing)")
+    ap.add_argument("--warmup", type=float, default=0.5, help="linear warm-up, in epochs")
+    ap.add_argument("--init", help="start from this model file (written by this script) instead of random weights")
     args = ap.parse_args()
 
     torch.manual_seed(args.seed)
@@ -127,16 +134,22 @@ def main():
     x_test, y_test = normalise(test_u8), torch.from_numpy(test_y)
 
     model = build_model(args)
+    prior = {}
+    if args.init:
+        model.load_state_dict(load_file(args.init))
+        with safe_open(args.init, "pt") as f:
+            prior = f.metadata() or {}
     params = sum(p.numel() for p in model.parameters())
     print(f"gMLP dim {args.dim} depth {args.depth} mlp_ratio {args.mlp_ratio}: {params} params, "
           f"{mflop_per_image(model, args):.1f} MFLOP/image", flush=True)
 
     steps_per_epoch = math.ceil(len(x_train) / args.batch)
     total = steps_per_epoch * args.epochs
-    warmup = steps_per_epoch // 2
+    warmup = int(steps_per_epoch * args.warmup)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: (s + 1) / warmup if s < warmup else 0.5 * (1 + math.cos(math.pi * (s - warmup) / (total - warmup))))
+    command = "python3 tools/train_fashion_mnist.py " + " ".join(sys.argv[1:])
 
     t0 = time.time()
     for epoch in range(args.epochs):
@@ -172,9 +185,9 @@ def main():
         "gmlp.test_accuracy": f"{acc:.4f}",
         "gmlp.dataset": "Fashion-MNIST (Debian dataset-fashion-mnist), 60k train / 10k test",
         "gmlp.seed": str(args.seed),
-        "gmlp.epochs": str(args.epochs),
-        "gmlp.train_command": "python3 tools/train_fashion_mnist.py " + " ".join(sys.argv[1:]),
-        "gmlp.train_seconds": f"{wall:.0f}",
+        "gmlp.epochs": str(args.epochs + int(prior.get("gmlp.epochs", "0"))),
+        "gmlp.train_command": (prior["gmlp.train_command"] + " && " if "gmlp.train_command" in prior else "") + command,
+        "gmlp.train_seconds": f"{wall + float(prior.get('gmlp.train_seconds', '0')):.0f}",
         "gmlp.torch_version": torch.__version__,
     }
     state = {k: v.contiguous() for k, v in model.state_dict().items()}
