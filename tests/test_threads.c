@@ -94,7 +94,12 @@ static void test_load_free_loop(gmlp_context *ctx)
     }
     long after = rss_kb();
     printf("RSS after 100 loads %ld kB, after 1000 loads %ld kB\n", before, after);
+#ifdef __SANITIZE_ADDRESS__
+    /* ASan's quarantine keeps freed memory resident; LeakSanitizer checks leaks instead */
+    printf("RSS check skipped under AddressSanitizer\n");
+#else
     CHECK(after - before < 4096, "memory grew by %ld kB over 900 load/free cycles", after - before);
+#endif
 }
 
 int main(int argc, char **argv)
