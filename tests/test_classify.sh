@@ -24,18 +24,21 @@ printf 'not an image' >"$tmp/junk.png"
 head -c 100 "$(ls "$examples"/*.png | head -n 1)" >"$tmp/truncated.png"
 : >"$tmp/empty.png"
 head -c 2000 "$src/data/preprocess/rgb_photo.jpg" >"$tmp/cut.jpg"
-# a valid PNG header declaring 100000 x 100000 pixels: refused before decoding
-python3 - "$tmp/huge.png" <<'PY'
+# valid PNG headers declaring 100000 x 100000 and 0 x 7 pixels: refused before decoding
+python3 - "$tmp" <<'PY'
 import struct, sys, zlib
-ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
 chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)))
+for name, w, h in (("huge", 100000, 100000), ("zero", 0, 7)):
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    open(f"{sys.argv[1]}/{name}.png", "wb").write(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)))
 PY
-"$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/missing.png" "$tmp/cut.jpg" \
+"$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/zero.png" "$tmp/missing.png" \
+    "$tmp/cut.jpg" \
     "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
 cat "$tmp/err"
-for bad in junk truncated empty huge missing; do
+for bad in junk truncated empty huge zero missing; do
     grep -q "$bad.png: error:" "$tmp/err"; check $? "$bad image reported by name"
 done
 grep -q "cut.jpg: error:" "$tmp/err"; check $? "truncated JPEG reported by name"
