@@ -30,7 +30,7 @@ static ws_sizes sizes_per_image(const gmlp_config *c)
     ws_sizes s = {
         .images = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w,
         .x = n * d,
-        .y = n * max3(d, h / 2, 0),
+        .y = n * (c->arch == GMLP_ARCH_GMLP ? max3(d, h / 2, 0) : d), /* gMLP: also the SGU's LN(v) */
         .z = max3(n * h, n * k, (size_t)c->token_dim * d),
     };
     return s;
