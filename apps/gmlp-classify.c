@@ -82,7 +82,19 @@ static int list_devices(void)
     if (!buf)
         return 1;
     gmlp_list_devices(buf, n + 1);
-    fputs(buf, stdout);
+    /* each device line, then whether the library's kernels build there */
+    int index = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), index++) {
+        char spec[16];
+        gmlp_context *ctx;
+        snprintf(spec, sizeof spec, "%d", index);
+        printf("%s\n", line);
+        if (gmlp_context_create(spec, &ctx) == GMLP_OK)
+            printf("   kernels: built\n");
+        else
+            printf("   kernels: FAILED: %.300s\n", gmlp_last_error(NULL));
+        gmlp_context_destroy(ctx);
+    }
     free(buf);
     return 0;
 }

@@ -84,8 +84,8 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
 int gmlp_devinfo_format(const gmlp_devinfo *d, size_t index, char *buf, size_t size)
 {
     const char *type = (d->type & CL_DEVICE_TYPE_GPU) ? "gpu" : (d->type & CL_DEVICE_TYPE_CPU) ? "cpu" : "other";
-    return snprintf(buf, size, "%zu: %s | %s | %s | %s | driver %s | %u CU | %.1f GiB\n", index, type,
-                    d->platform_name, d->name, d->version, d->driver, d->compute_units,
+    return snprintf(buf, size, "%zu: %s | %s | %s | %s | %s | driver %s | %u CU | %.1f GiB\n", index, type,
+                    d->platform_name, d->vendor, d->name, d->version, d->driver, d->compute_units,
                     (double)d->global_mem / (1024.0 * 1024.0 * 1024.0));
 }
 
