@@ -146,7 +146,7 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n)
 }
 
 typedef struct opts {
-    const char *device, *model, *json, *csv;
+    const char *device, *model, *json, *csv, *compare;
     int batches[16], n_batches, runs, warmup, tiny;
     size_t sgemm_n;
 } opts;
@@ -220,18 +220,20 @@ static int parse(int argc, char **argv, opts *o)
         {"batch", required_argument, 0, 'b'},  {"runs", required_argument, 0, 'r'},
         {"json", required_argument, 0, 'j'},   {"csv", required_argument, 0, 'c'},
         {"tiny", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
+        {"compare", required_argument, 0, 'C'},
         {0, 0, 0, 0},
     };
     o->runs = 10;
     o->warmup = 3;
     o->sgemm_n = 1024;
-    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:th", lo, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:th", lo, NULL)) != -1;) {
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'm': o->model = optarg; break;
         case 'j': o->json = optarg; break;
         case 'c': o->csv = optarg; break;
         case 't': o->tiny = 1; break;
+        case 'C': o->compare = optarg; break;
         case 'r': o->runs = atoi(optarg); break;
         case 'b':
             for (char *s = strtok(optarg, ","); s && o->n_batches < 16; s = strtok(NULL, ","))
@@ -239,7 +241,7 @@ static int parse(int argc, char **argv, opts *o)
             break;
         default:
             fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"
-                  "                  [--json FILE] [--csv FILE]\n",
+                  "                  [--json FILE] [--csv FILE] [--compare torch.json]\n",
                   c == 'h' ? stdout : stderr);
             return 0;
         }
@@ -257,6 +259,37 @@ static int parse(int argc, char **argv, opts *o)
         o->sgemm_n = 256;
     }
     return 1;
+}
+
+/* Side by side with tools/bench_torch.py's results for the same model and
+ * batch, measured in the same session: the ratio of images/s. */
+static int compare(json_t *rows, const char *path)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr), *theirs = json_object_get(doc, "results");
+    if (!json_is_array(theirs)) {
+        fprintf(stderr, "gmlp-bench: %s: %s\n", path, doc ? "no \"results\" array" : jerr.text);
+        json_decref(doc);
+        return 1;
+    }
+    printf("\n%-16s %6s %14s %14s %8s  (%s)\n", "model", "batch", "gmlp images/s", "torch images/s", "ratio", path);
+    size_t i, j;
+    json_t *ours, *t;
+    json_array_foreach(rows, i, ours) {
+        json_array_foreach(theirs, j, t) {
+            if (!json_equal(json_object_get(ours, "model"), json_object_get(t, "model")) ||
+                !json_equal(json_object_get(ours, "batch"), json_object_get(t, "batch")))
+                continue;
+            double a = json_real_value(json_object_get(ours, "images_per_s")),
+                   b = json_number_value(json_object_get(t, "images_per_s"));
+            printf("%-16s %6lld %14.1f %14.1f %7.2fx\n", json_string_value(json_object_get(ours, "model")),
+                   (long long)json_integer_value(json_object_get(ours, "batch")), a, b, b > 0 ? a / b : 0.0);
+            json_object_set_new(ours, "torch_images_per_s", json_real(b));
+            break;
+        }
+    }
+    json_decref(doc);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -317,6 +350,8 @@ int main(int argc, char **argv)
         }
         gmlp_context_destroy(ctx);
     }
+    if (o.compare)
+        rc |= compare(rows, o.compare);
     if (o.json) {
         json_t *doc = json_pack("{s:s, s:o}", "tool", "gmlp-bench", "results", rows);
         rc |= json_dump_file(doc, o.json, JSON_INDENT(2)) != 0;
