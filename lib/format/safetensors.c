@@ -1,6 +1,8 @@
 /* safetensors: 8-byte little-endian header length N, N bytes of JSON
- * (a UTF-8 object, optionally padded with spaces), then the data section,
- * which the tensors' data_offsets must tile exactly. */
+ * (a UTF-8 object, optionally padded with trailing spaces), then the data
+ * section, which the tensors' data_offsets must tile exactly.  Everything a
+ * hostile file could get wrong is refused here, so later layers may trust
+ * shapes, sizes and data pointers. */
 #include "safetensors.h"
 
 #include <jansson.h>
@@ -9,18 +11,18 @@
 
 #include "core/error.h"
 
-#define MAX_HEADER (100u << 20) /* the reference implementation's limit */
-#define MAX_DEPTH 64            /* a valid header nests 3 levels deep */
+#define MAX_HEADER ((uint64_t)100 << 20) /* the reference implementation's limit */
+#define MAX_DEPTH 64                     /* a valid header nests 3 levels deep */
 
 static const struct {
     const char *name;
     size_t size;
 } dtypes[] = {
-    [GMLP_DT_BOOL] = {"BOOL", 1}, [GMLP_DT_U8] = {"U8", 1},     [GMLP_DT_I8] = {"I8", 1},
+    [GMLP_DT_BOOL] = {"BOOL", 1},   [GMLP_DT_U8] = {"U8", 1},           [GMLP_DT_I8] = {"I8", 1},
     [GMLP_DT_F8_E5M2] = {"F8_E5M2", 1}, [GMLP_DT_F8_E4M3] = {"F8_E4M3", 1}, [GMLP_DT_I16] = {"I16", 2},
-    [GMLP_DT_U16] = {"U16", 2},   [GMLP_DT_F16] = {"F16", 2},   [GMLP_DT_BF16] = {"BF16", 2},
-    [GMLP_DT_I32] = {"I32", 4},   [GMLP_DT_U32] = {"U32", 4},   [GMLP_DT_F32] = {"F32", 4},
-    [GMLP_DT_F64] = {"F64", 8},   [GMLP_DT_I64] = {"I64", 8},   [GMLP_DT_U64] = {"U64", 8},
+    [GMLP_DT_U16] = {"U16", 2},     [GMLP_DT_F16] = {"F16", 2},         [GMLP_DT_BF16] = {"BF16", 2},
+    [GMLP_DT_I32] = {"I32", 4},     [GMLP_DT_U32] = {"U32", 4},         [GMLP_DT_F32] = {"F32", 4},
+    [GMLP_DT_F64] = {"F64", 8},     [GMLP_DT_I64] = {"I64", 8},         [GMLP_DT_U64] = {"U64", 8},
 };
 #define N_DTYPES (sizeof dtypes / sizeof *dtypes)
 
@@ -44,11 +46,20 @@ static int dtype_from_name(const char *s, gmlp_dtype *out)
     return 0;
 }
 
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+
 void gmlp_st_free(gmlp_st_file *f)
 {
+    if (!f)
+        return;
     for (size_t i = 0; f->tensors && i < f->n_tensors; i++)
         free(f->tensors[i].name);
-    for (size_t i = 0; f->meta_keys && i < f->n_meta; i++) {
+    for (size_t i = 0; i < f->n_meta; i++) {
         free(f->meta_keys[i]);
         free(f->meta_values[i]);
     }
@@ -58,7 +69,10 @@ void gmlp_st_free(gmlp_st_file *f)
     memset(f, 0, sizeof *f);
 }
 
-/* jansson recurses while parsing; refuse absurd nesting before it does. */
+/* Older jansson recurses without limit (2.11+ stops at 2048), so absurd
+ * nesting is refused before it parses.  On any valid prefix this count is
+ * exact, and jansson stops at the first invalid byte, so it bounds the depth
+ * jansson can reach. */
 static int nesting_ok(const uint8_t *p, size_t n)
 {
     int depth = 0, in_str = 0;
@@ -80,11 +94,27 @@ static int nesting_ok(const uint8_t *p, size_t n)
     return 1;
 }
 
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
 static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, char *err, size_t errsize)
 {
     if (!json_is_object(meta))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__ is not a JSON object");
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__ is not a JSON object of strings");
     size_t n = json_object_size(meta);
+    /* n_meta counts only complete pairs, so a partial copy frees cleanly */
     f->meta_keys = calloc(n ? n : 1, sizeof *f->meta_keys);
     f->meta_values = calloc(n ? n : 1, sizeof *f->meta_values);
     if (!f->meta_keys || !f->meta_values)
@@ -93,70 +123,94 @@ static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, char *err, size
     json_t *val;
     json_object_foreach(meta, key, val) {
         if (!json_is_string(val))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__ key '%s' is not a string", key);
-        f->meta_keys[f->n_meta] = strdup(key);
-        f->meta_values[f->n_meta] = strdup(json_string_value(val));
-        f->n_meta++;
-        if (!f->meta_keys[f->n_meta - 1] || !f->meta_values[f->n_meta - 1])
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__: metadata key '%s' is not a string (%s)",
+                             key, json_kind(val));
+        char *k = dup_str(key), *v = dup_str(json_string_value(val));
+        if (!k || !v) {
+            free(k);
+            free(v);
             return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
+        }
+        f->meta_keys[f->n_meta] = k;
+        f->meta_values[f->n_meta] = v;
+        f->n_meta++;
     }
     return GMLP_OK;
 }
 
-/* A JSON integer in [0, limit]. */
-static int get_uint(json_t *v, uint64_t limit, uint64_t *out)
+/* A JSON integer >= 0 (jansson stores integers as long long). */
+static int get_uint(json_t *v, uint64_t *out)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > limit)
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
         return 0;
     *out = (uint64_t)json_integer_value(v);
     return 1;
 }
 
-static gmlp_status parse_tensor(const char *name, json_t *entry, size_t data_size, gmlp_st_tensor *t, char *err,
-                                size_t errsize)
+static gmlp_status parse_tensor(const char *name, json_t *entry, const uint8_t *data, size_t data_size,
+                                gmlp_st_tensor *t, char *err, size_t errsize)
 {
     if (!json_is_object(entry))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': entry is not a JSON object", name);
-    json_t *dtype = json_object_get(entry, "dtype"), *shape = json_object_get(entry, "shape"),
-           *offsets = json_object_get(entry, "data_offsets");
-    if (!json_is_string(dtype))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': missing or non-string dtype", name);
-    if (!json_is_array(shape))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': missing or non-array shape", name);
-    if (!json_is_array(offsets) || json_array_size(offsets) != 2)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets is not a [begin, end] pair", name);
-    if (json_object_size(entry) != 3)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "tensor '%s': entry has keys other than dtype, shape and data_offsets", name);
+                         "tensor '%s': entry is not a JSON object with dtype, shape and data_offsets", name);
+    const char *key;
+    json_t *val;
+    json_object_foreach(entry, key, val) {
+        if (strcmp(key, "dtype") && strcmp(key, "shape") && strcmp(key, "data_offsets"))
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "tensor '%s': unexpected key '%s' (allowed: dtype, shape, data_offsets)", name, key);
+    }
+    static const char *const required[] = {"dtype", "shape", "data_offsets"};
+    for (size_t i = 0; i < 3; i++)
+        if (!json_object_get(entry, required[i]))
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': missing %s", name, required[i]);
+
+    json_t *dtype = json_object_get(entry, "dtype");
+    if (!json_is_string(dtype))
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': dtype is not a string", name);
     if (!dtype_from_name(json_string_value(dtype), &t->dtype))
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': unknown dtype '%s'", name,
                          json_string_value(dtype));
+
+    json_t *shape = json_object_get(entry, "shape");
+    if (!json_is_array(shape))
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape is not an array", name);
     size_t ndim = json_array_size(shape);
     if (ndim > GMLP_ST_MAX_DIMS)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape has %zu dimensions (at most %d)", name,
                          ndim, GMLP_ST_MAX_DIMS);
     t->ndim = (int)ndim;
-    size_t numel = 1;
-    int overflow = 0;
+    int has_zero = 0;
     for (size_t i = 0; i < ndim; i++) {
         uint64_t d;
-        if (!get_uint(json_array_get(shape, i), INT64_MAX, &d))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape entry %zu is not a non-negative integer",
-                             name, i);
+        if (!get_uint(json_array_get(shape, i), &d))
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "tensor '%s': shape entry %zu is not a non-negative integer", name, i);
         t->shape[i] = (int64_t)d;
-        if (d && numel > SIZE_MAX / d)
-            overflow = 1;
-        else
-            numel *= (size_t)d;
+        has_zero |= d == 0;
     }
-    size_t esize = dtypes[t->dtype].size;
-    if (overflow || numel > SIZE_MAX / esize)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape size overflows", name);
+    /* A zero dimension makes the product 0 whatever the others are. */
+    size_t numel = 1, esize = dtypes[t->dtype].size;
+    for (size_t i = 0; i < ndim && !has_zero; i++) {
+        uint64_t d = (uint64_t)t->shape[i];
+        if (d > SIZE_MAX || numel > SIZE_MAX / (size_t)d)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape element count overflows", name);
+        numel *= (size_t)d;
+    }
+    if (has_zero)
+        numel = 0;
+    if (numel > SIZE_MAX / esize)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape x dtype %s size overflows", name,
+                         dtypes[t->dtype].name);
     t->numel = numel;
+
+    json_t *offsets = json_object_get(entry, "data_offsets");
     uint64_t begin, end;
-    if (!get_uint(json_array_get(offsets, 0), UINT64_MAX >> 1, &begin) ||
-        !get_uint(json_array_get(offsets, 1), UINT64_MAX >> 1, &end))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets are not non-negative integers", name);
+    if (!json_is_array(offsets) || json_array_size(offsets) != 2)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets is not a [begin, end] array", name);
+    if (!get_uint(json_array_get(offsets, 0), &begin) || !get_uint(json_array_get(offsets, 1), &end))
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets are not non-negative integers",
+                         name);
     if (begin > end)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets [%llu, %llu] are reversed", name,
                          (unsigned long long)begin, (unsigned long long)end);
@@ -166,52 +220,66 @@ static gmlp_status parse_tensor(const char *name, json_t *entry, size_t data_siz
                          name, (unsigned long long)end, data_size);
     if (end - begin != numel * esize)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "tensor '%s': data_offsets span %llu bytes, but shape x dtype %s needs %zu", name,
-                         (unsigned long long)(end - begin), dtypes[t->dtype].name, numel * esize);
-    t->data = (const uint8_t *)(uintptr_t)begin; /* made absolute once the data section is known */
+                         "tensor '%s': data_offsets [%llu, %llu] span %llu bytes, but shape x dtype %s needs %zu", name,
+                         (unsigned long long)begin, (unsigned long long)end, (unsigned long long)(end - begin),
+                         dtypes[t->dtype].name, numel * esize);
+    t->data = data + begin;
     t->nbytes = (size_t)(end - begin);
-    if (!(t->name = strdup(name)))
+    if (!(t->name = dup_str(name)))
         return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory");
     return GMLP_OK;
 }
 
+/* By begin, then size (a zero-length tensor sorts before a tensor starting at
+ * the same offset), then name, so the order is fully determined. */
 static int by_offset(const void *a, const void *b)
 {
-    uintptr_t x = (uintptr_t)((const gmlp_st_tensor *)a)->data, y = (uintptr_t)((const gmlp_st_tensor *)b)->data;
-    if (x != y)
-        return x < y ? -1 : 1;
-    /* zero-length tensors share offsets with their neighbours; keep the order stable */
-    size_t nx = ((const gmlp_st_tensor *)a)->nbytes, ny = ((const gmlp_st_tensor *)b)->nbytes;
-    return nx < ny ? -1 : nx > ny;
+    const gmlp_st_tensor *x = a, *y = b;
+    if (x->data != y->data)
+        return x->data < y->data ? -1 : 1;
+    if (x->nbytes != y->nbytes)
+        return x->nbytes < y->nbytes ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
-/* Sorted by begin, tensors must cover [0, data_size) with no gap or overlap. */
-static gmlp_status check_tiling(gmlp_st_file *f, size_t data_size, char *err, size_t errsize)
+static gmlp_status check_tiling(gmlp_st_file *f, const uint8_t *data, size_t data_size, char *err, size_t errsize)
 {
     qsort(f->tensors, f->n_tensors, sizeof *f->tensors, by_offset);
     size_t pos = 0;
     for (size_t i = 0; i < f->n_tensors; i++) {
-        const gmlp_st_tensor *t = &f->tensors[i];
-        size_t begin = (uintptr_t)t->data;
+        const gmlp_st_tensor *t = &f->tensors[i], *prev = i ? &f->tensors[i - 1] : NULL;
+        size_t begin = (size_t)(t->data - data);
+        if (begin > pos && !prev)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "tensor '%s': data_offsets begin at %zu, leaving a gap of %zu bytes at the start of the "
+                             "data section",
+                             t->name, begin, begin);
         if (begin > pos)
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                             "tensor '%s': data_offsets leave a gap of %zu bytes before it", t->name, begin - pos);
+                             "tensor '%s': data_offsets begin at %zu, leaving a gap of %zu bytes after tensor '%s' "
+                             "(which ends at %zu)",
+                             t->name, begin, begin - pos, prev->name, pos);
         if (begin < pos)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets overlap the previous tensor '%s'",
-                             t->name, f->tensors[i - 1].name);
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                             "tensor '%s': data_offsets [%zu, %zu] overlap tensor '%s' [%zu, %zu]", t->name, begin,
+                             begin + t->nbytes, prev->name, (size_t)(prev->data - data), pos);
         pos = begin + t->nbytes;
     }
+    if (pos != data_size && f->n_tensors)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "%zu trailing bytes in the data section after the last tensor '%s' (data_offsets end at %zu "
+                         "of %zu)",
+                         data_size - pos, f->tensors[f->n_tensors - 1].name, pos, data_size);
     if (pos != data_size)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "%zu trailing bytes after the last tensor's data_offsets (data section %zu bytes)",
-                         data_size - pos, data_size);
+                         "%zu trailing bytes in the data section, but no tensor has data_offsets", data_size);
     return GMLP_OK;
 }
 
 static gmlp_status parse_header(json_t *root, const uint8_t *data, size_t data_size, gmlp_st_file *f, char *err,
                                 size_t errsize)
 {
-    if (!json_is_object(root))
+    if (!json_is_object(root)) /* unreachable after the '{' check; kept against future changes */
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header JSON is not an object");
     size_t n = json_object_size(root);
     f->tensors = calloc(n ? n : 1, sizeof *f->tensors);
@@ -224,19 +292,11 @@ static gmlp_status parse_header(json_t *root, const uint8_t *data, size_t data_s
             GMLP_TRY(parse_metadata(val, f, err, errsize));
             continue;
         }
-        gmlp_st_tensor *t = &f->tensors[f->n_tensors];
-        gmlp_status st = parse_tensor(key, val, data_size, t, err, errsize);
-        if (st != GMLP_OK) {
-            free(t->name);
-            t->name = NULL;
-            return st;
-        }
+        /* counted only once complete (name set), so gmlp_st_free frees exactly what exists */
+        GMLP_TRY(parse_tensor(key, val, data, data_size, &f->tensors[f->n_tensors], err, errsize));
         f->n_tensors++;
     }
-    GMLP_TRY(check_tiling(f, data_size, err, errsize));
-    for (size_t i = 0; i < f->n_tensors; i++)
-        f->tensors[i].data = data + (uintptr_t)f->tensors[i].data;
-    return GMLP_OK;
+    return check_tiling(f, data, data_size, err, errsize);
 }
 
 gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, char *err, size_t errsize)
@@ -248,25 +308,39 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, ch
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = hlen << 8 | buf[i];
+    /* compared against size - 8 so no sum can wrap, whatever the length field says */
     if (hlen > size - 8)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "header length %llu exceeds the %zu bytes after it (truncated file?)", (unsigned long long)hlen,
-                         size - 8);
+                         "header length %llu exceeds the %zu bytes after it (truncated file?)",
+                         (unsigned long long)hlen, size - 8);
     if (hlen < 2 || hlen > MAX_HEADER)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header length %llu is outside [2, %u]",
-                         (unsigned long long)hlen, MAX_HEADER);
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header length %llu is outside [2, %llu]",
+                         (unsigned long long)hlen, (unsigned long long)MAX_HEADER);
     const uint8_t *header = buf + 8;
     if (header[0] != '{')
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not a JSON object (starts with byte 0x%02x)",
                          header[0]);
     if (!nesting_ok(header, (size_t)hlen))
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
+    /* jansson leaves the error code unset (and the text empty) when some
+     * allocations fail, so start from zeros */
     json_error_t jerr;
-    /* trailing spaces are the format's padding; jansson skips whitespace */
+    memset(&jerr, 0, sizeof jerr);
+    /* trailing-space padding is JSON whitespace, which jansson accepts after the value */
     json_t *root = json_loadb((const char *)header, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not valid JSON (UTF-8): %s at byte %d", jerr.text,
+    if (!root) {
+        if (!jerr.text[0])
+            return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
+#if JANSSON_VERSION_HEX >= 0x020b00
+        if (json_error_code(&jerr) == json_error_out_of_memory)
+            return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
+        if (json_error_code(&jerr) == json_error_invalid_utf8)
+            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not valid UTF-8: %s at byte %d", jerr.text,
+                             jerr.position);
+#endif
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not valid JSON: %s at byte %d", jerr.text,
                          jerr.position);
+    }
     gmlp_status st = parse_header(root, header + hlen, size - 8 - (size_t)hlen, out, err, errsize);
     json_decref(root);
     if (st != GMLP_OK)
@@ -294,11 +368,11 @@ static float half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
     if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | man << 13; /* inf, nan */
+        bits = sign | 0x7f800000u | man << 13; /* inf, nan (payload kept) */
     } else if (exp) {
         bits = sign | (exp + 112) << 23 | man << 13;
     } else if (man) {
-        /* subnormal: normalise the mantissa */
+        /* subnormal half: every one is a normal float once the mantissa is normalised */
         int e = -1;
         do {
             e++;
@@ -317,7 +391,17 @@ int gmlp_st_to_f32(const gmlp_st_tensor *t, float *dst)
 {
     const uint8_t *p = t->data;
     if (t->dtype == GMLP_DT_F32) {
-        memcpy(dst, p, t->numel * 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        for (size_t i = 0; i < t->numel; i++) {
+            const uint8_t *q = p + 4 * i;
+            uint32_t bits = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+            memcpy(&dst[i], &bits, sizeof bits);
+        }
+#else
+        /* data may sit at any alignment in the file: memcpy, never a float* cast */
+        if (t->numel)
+            memcpy(dst, p, t->numel * sizeof *dst);
+#endif
         return 0;
     }
     if (t->dtype != GMLP_DT_F16 && t->dtype != GMLP_DT_BF16)
