@@ -85,12 +85,14 @@ static unsigned char *random_model(const gmlp_config *c, size_t *size)
     json_t *hdr = json_object();
     size_t off = 0;
     char name[256];
-    for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf; s++)
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(c); s->leaf; s++)
         if (gmlp_spec_present(c, s))
             add_tensor(hdr, s->leaf, c, s->dims, &off);
     for (int l = 0; l < c->depth; l++)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(c); s->leaf; s++) {
-            gmlp_tensor_name(name, sizeof name, l, s->leaf);
+            if (!gmlp_spec_present(c, s))
+                continue;
+            gmlp_tensor_name(c, name, sizeof name, l, s->leaf);
             add_tensor(hdr, name, c, s->dims, &off);
         }
     char img[32];

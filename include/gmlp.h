@@ -67,6 +67,16 @@ typedef enum gmlp_status {
 enum {
     GMLP_ARCH_GMLP = 0,  /* timm MlpMixer with SpatialGatingBlock */
     GMLP_ARCH_MIXER = 1, /* timm MlpMixer with MixerBlock */
+    GMLP_ARCH_LM = 2,    /* g-mlp-pytorch gMLP language model */
+};
+
+/* Activation on the SGU gate before the multiply (gmlp_config.gate_act;
+ * g-mlp-pytorch's `act`, metadata gmlp.act). */
+enum {
+    GMLP_GATE_IDENTITY = 0,
+    GMLP_GATE_TANH = 1,
+    GMLP_GATE_SIGMOID = 2,
+    GMLP_GATE_GELU = 3, /* exact (erf) */
 };
 
 /* Resampling filters (gmlp_config.interpolation). */
@@ -88,6 +98,15 @@ typedef struct gmlp_config {
     float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
     float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */
     size_t num_params;      /* number of weights */
+    /* Language models (GMLP_ARCH_LM) also use seq_len, dim, depth, ffn_dim,
+     * norm_eps (block and final LayerNorm) and sgu_eps; image fields are 0. */
+    int vocab_size;   /* LM: number of tokens; vision: 0 */
+    int heads;        /* SGU heads: contiguous channel blocks, one spatial matrix each (timm: 1) */
+    int attn_dim;     /* aMLP tiny attention width, 0 = none */
+    int causal;       /* 1: autoregressive (any length n <= seq_len); 0: needs n = seq_len */
+    int gate_act;     /* GMLP_GATE_* */
+    int shift_tokens; /* g-mlp-pytorch shift_tokens */
+    int circulant;    /* spatial weights from the Toeplitz ("circulant") parameterisation */
 } gmlp_config;
 
 GMLP_API const char *gmlp_version(void);
@@ -139,6 +158,63 @@ GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_
  * crop to img_h x img_w.  cfg: usually from gmlp_model_config. */
 GMLP_API gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height,
                                           int channels, float *out);
+
+/* ---- Language models (g-mlp-pytorch gMLP with num_tokens) ----
+ * Loaded with gmlp_model_load like the vision models.  Token ids are
+ * 0 .. vocab_size-1; a model with vocab_size 256 is byte-level (token = byte). */
+
+/* tokens: batch x n; logits: batch x n x vocab_size.  Causal models accept any
+ * 1 <= n <= seq_len; bidirectional ones need n == seq_len. */
+GMLP_API gmlp_status gmlp_lm_logits(gmlp_model *model, const int32_t *tokens, size_t batch, size_t n, float *logits);
+
+/* Cached incremental decoding for causal models.  A state holds, per layer,
+ * what earlier positions produced (normalised gate inputs, the tiny
+ * attention's keys/values, the rows token shift reads), so each new token
+ * costs O(n * ffn_dim) per layer.  Past seq_len tokens the spatial weights run
+ * out (they are tied to absolute positions): the state then keeps a window of
+ * the last seq_len tokens and recomputes it in full for every new token, as
+ * g-mlp-pytorch's AutoregressiveWrapper does. */
+typedef struct gmlp_lm_state gmlp_lm_state;
+GMLP_API gmlp_status gmlp_lm_state_create(gmlp_model *model, size_t batch, gmlp_lm_state **out);
+/* Feeds one token per sequence (tokens: batch); logits: batch x vocab_size
+ * for that position (NULL: not wanted). */
+GMLP_API gmlp_status gmlp_lm_step(gmlp_lm_state *state, const int32_t *tokens, float *logits);
+/* Feeds n tokens per sequence at once (tokens: batch x n, e.g. a prompt);
+ * logits: batch x vocab_size for the last of them, or NULL. */
+GMLP_API gmlp_status gmlp_lm_feed(gmlp_lm_state *state, const int32_t *tokens, size_t n, float *logits);
+/* Tokens fed since creation or the last reset. */
+GMLP_API size_t gmlp_lm_state_tokens(const gmlp_lm_state *state);
+GMLP_API void gmlp_lm_state_reset(gmlp_lm_state *state);
+GMLP_API void gmlp_lm_state_free(gmlp_lm_state *state);
+
+/* Called with each generated token; return nonzero to stop generating. */
+typedef int (*gmlp_token_callback)(void *user, int32_t token);
+
+typedef struct gmlp_generate_options {
+    float temperature;           /* <= 0: greedy (the most likely token) */
+    int top_k;                   /* sample among the k most likely; 0: all */
+    float top_p;                 /* nucleus: smallest set with probability >= top_p; 1: all */
+    uint64_t seed;               /* same seed, same model, same options: same tokens */
+    size_t max_tokens;           /* tokens to generate at most */
+    const int32_t *stop_tokens;  /* generation ends after producing one of these */
+    size_t n_stop_tokens;
+    gmlp_token_callback on_token; /* streaming; NULL for none */
+    void *user;
+} gmlp_generate_options;
+
+/* temperature 1, top_k 0, top_p 1, seed 0, max_tokens 256, no stop tokens. */
+GMLP_API void gmlp_generate_options_default(gmlp_generate_options *opts);
+
+/* Continues prompt (n_prompt >= 1 tokens) with up to opts->max_tokens tokens
+ * into out (room for max_tokens); *n_out: how many were produced. */
+GMLP_API gmlp_status gmlp_lm_generate(gmlp_model *model, const int32_t *prompt, size_t n_prompt,
+                                      const gmlp_generate_options *opts, int32_t *out, size_t *n_out);
+
+/* One token from logits (vocab entries) under opts' temperature, top_k and
+ * top_p; *rng is the generator state (start it from a seed), advanced by one
+ * draw.  Deterministic and device-free. */
+GMLP_API gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_options *opts, uint64_t *rng,
+                                 int32_t *token);
 
 #ifdef __cplusplus
 }

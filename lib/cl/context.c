@@ -12,7 +12,8 @@
 static const char *const kernel_names[GMLP_K_COUNT] = {
     [GMLP_K_LAYERNORM] = "gmlp_layernorm",   [GMLP_K_BIAS_ACT] = "gmlp_bias_act",
     [GMLP_K_SGU_GATE] = "gmlp_sgu_gate",     [GMLP_K_PATCHIFY] = "gmlp_patchify",
-    [GMLP_K_MEAN_TOKENS] = "gmlp_mean_tokens",
+    [GMLP_K_MEAN_TOKENS] = "gmlp_mean_tokens", [GMLP_K_EMBED] = "gmlp_embed",
+    [GMLP_K_SHIFT_TOKENS] = "gmlp_shift_tokens", [GMLP_K_SOFTMAX_ROWS] = "gmlp_softmax_rows",
 };
 
 gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...)
@@ -58,6 +59,17 @@ gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host
     }
     ctx->mem_used += bytes;
     return GMLP_OK;
+}
+
+size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing)
+{
+    size_t budget = (size_t)(ctx->dev.global_mem / 4);
+    if (ctx->mem_limit) {
+        size_t others = ctx->mem_used - replacing;
+        size_t left = ctx->mem_limit > others ? ctx->mem_limit - others : 0;
+        budget = left < budget ? left : budget;
+    }
+    return budget;
 }
 
 void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf)

@@ -15,6 +15,9 @@ typedef enum gmlp_kernel_id {
     GMLP_K_SGU_GATE,
     GMLP_K_PATCHIFY,
     GMLP_K_MEAN_TOKENS,
+    GMLP_K_EMBED,
+    GMLP_K_SHIFT_TOKENS,
+    GMLP_K_SOFTMAX_ROWS,
     GMLP_K_COUNT
 } gmlp_kernel_id;
 
@@ -39,5 +42,10 @@ gmlp_status gmlp_ctx_cl_fail(gmlp_context *ctx, const char *call, cl_int e);
 /* Device buffer accounted against mem_limit; NULL host_ptr for none. */
 gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host_ptr, const char *what, cl_mem *out);
 void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf);
+
+/* Bytes a workspace may take: a quarter of device memory, or what an
+ * injected limit leaves beside the other buffers (replacing: the bytes of
+ * the workspace being replaced). */
+size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing);
 
 #endif

@@ -12,19 +12,11 @@
 
 #define MAX_DIM (1 << 20) /* keeps every size product far from overflow */
 
-void gmlp_tensor_name(char *buf, size_t size, int l, const char *leaf)
-{
-    if (l < 0)
-        snprintf(buf, size, "%s", leaf);
-    else
-        snprintf(buf, size, "blocks.%d.%s", l, leaf);
-}
-
-static const gmlp_st_tensor *need(const gmlp_st_file *f, int l, const char *leaf, int ndim, char *err,
-                                  size_t errsize)
+const gmlp_st_tensor *gmlp_cfg_need(const gmlp_st_file *f, const gmlp_config *cfg, int l, const char *leaf, int ndim,
+                                    char *err, size_t errsize)
 {
     char name[256];
-    gmlp_tensor_name(name, sizeof name, l, leaf);
+    gmlp_tensor_name(cfg, name, sizeof name, l, leaf);
     const gmlp_st_tensor *t = gmlp_st_find(f, name);
     if (!t)
         gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
@@ -36,7 +28,7 @@ static const gmlp_st_tensor *need(const gmlp_st_file *f, int l, const char *leaf
 }
 
 /* Strict decimal: the whole string, finite. */
-static int parse_float(const char *s, float *out)
+int gmlp_parse_float(const char *s, float *out)
 {
     char *end;
     errno = 0;
@@ -63,7 +55,7 @@ static int parse_floats(const char *s, float *out, int max)
             return -1;
         memcpy(buf, s, len);
         buf[len] = 0;
-        if (!parse_float(buf, &out[n++]))
+        if (!gmlp_parse_float(buf, &out[n++]))
             return -1;
         if (!comma)
             return n;
@@ -118,7 +110,7 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char 
     GMLP_TRY(parse_norm(f, "gmlp.mean", cfg->mean, cfg->in_chans, err, errsize));
     GMLP_TRY(parse_norm(f, "gmlp.std", cfg->std, cfg->in_chans, err, errsize));
     /* above 1, torchvision's CenterCrop pads the resized image */
-    if ((s = gmlp_st_meta(f, "gmlp.crop_pct")) && !(parse_float(s, &cfg->crop_pct) && cfg->crop_pct > 0 &&
+    if ((s = gmlp_st_meta(f, "gmlp.crop_pct")) && !(gmlp_parse_float(s, &cfg->crop_pct) && cfg->crop_pct > 0 &&
                                                     cfg->crop_pct <= 4))
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 4]",
                          s);
@@ -132,10 +124,16 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char 
                              "metadata gmlp.interpolation '%s' is not bicubic, bilinear or nearest", s);
         cfg->interpolation = k;
     }
+    return gmlp_cfg_parse_eps(f, cfg, err, errsize);
+}
+
+gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+{
     static const char *const eps_keys[] = {"gmlp.norm_eps", "gmlp.sgu_eps"};
     float *eps[] = {&cfg->norm_eps, &cfg->sgu_eps};
+    const char *s;
     for (int i = 0; i < 2; i++)
-        if ((s = gmlp_st_meta(f, eps_keys[i])) && !(parse_float(s, eps[i]) && *eps[i] > 0 && *eps[i] < 1))
+        if ((s = gmlp_st_meta(f, eps_keys[i])) && !(gmlp_parse_float(s, eps[i]) && *eps[i] > 0 && *eps[i] < 1))
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata %s '%s' must be a decimal in (0, 1)",
                              eps_keys[i], s);
     return GMLP_OK;
@@ -150,38 +148,45 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err
         cfg->arch = GMLP_ARCH_GMLP;
     else if (arch && !strcmp(arch, "mixer"))
         cfg->arch = GMLP_ARCH_MIXER;
+    else if (arch && !strcmp(arch, "gmlp_lm"))
+        cfg->arch = GMLP_ARCH_LM;
     else if (arch)
         return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
-                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp' and 'mixer')", arch);
+                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer' and 'gmlp_lm')",
+                         arch);
     else if (gmlp_st_find(f, "blocks.0.mlp_tokens.fc1.weight"))
         cfg->arch = GMLP_ARCH_MIXER;
     else if (gmlp_st_find(f, "blocks.0.mlp_channels.gate.proj.weight"))
         cfg->arch = GMLP_ARCH_GMLP;
+    else if (gmlp_st_find(f, "to_embed.weight"))
+        cfg->arch = GMLP_ARCH_LM;
     else
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "not a timm gMLP or MLP-Mixer state_dict: neither "
-                         "'blocks.0.mlp_channels.gate.proj.weight' nor 'blocks.0.mlp_tokens.fc1.weight' is present");
+                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM state_dict: none of "
+                         "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight' and "
+                         "'to_embed.weight' is present");
     return GMLP_OK;
 }
 
 /* depth = 1 + the largest block index named; missing blocks in between are
  * caught by gmlp_config_check_tensors. */
-static int count_blocks(const gmlp_st_file *f)
+int gmlp_cfg_count_blocks(const gmlp_st_file *f, const char *prefix)
 {
     long depth = 0;
+    size_t len = strlen(prefix);
     for (size_t i = 0; i < f->n_tensors; i++) {
         const char *n = f->tensors[i].name;
         char *end;
-        if (strncmp(n, "blocks.", 7) || n[7] < '0' || n[7] > '9')
+        if (strncmp(n, prefix, len) || n[len] < '0' || n[len] > '9')
             continue;
-        long l = strtol(n + 7, &end, 10);
+        long l = strtol(n + len, &end, 10);
         if (*end == '.' && l < MAX_DIM && l + 1 > depth)
             depth = l + 1;
     }
     return (int)depth;
 }
 
-static gmlp_status check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize)
+gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize)
 {
     if (v < 1 || v > MAX_DIM)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' gives %s = %lld, outside [1, %d]", tensor,
@@ -192,12 +197,12 @@ static gmlp_status check_dim(long long v, const char *what, const char *tensor, 
 static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
 {
     const gmlp_st_tensor *t;
-    if (!(t = need(f, -1, "stem.proj.weight", 4, err, errsize)))
+    if (!(t = gmlp_cfg_need(f, cfg, -1, "stem.proj.weight", 4, err, errsize)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(check_dim(t->shape[0], "dim", t->name, err, errsize));
-    GMLP_TRY(check_dim(t->shape[1], "in_chans", t->name, err, errsize));
-    GMLP_TRY(check_dim(t->shape[2], "patch height", t->name, err, errsize));
-    GMLP_TRY(check_dim(t->shape[3], "patch width", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "dim", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "in_chans", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[2], "patch height", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[3], "patch width", t->name, err, errsize));
     if (t->shape[1] > 3)
         return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED, "tensor '%s': %lld input channels (at most 3)",
                          t->name, (long long)t->shape[1]);
@@ -205,26 +210,26 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *er
     cfg->in_chans = (int)t->shape[1];
     cfg->patch_h = (int)t->shape[2];
     cfg->patch_w = (int)t->shape[3];
-    cfg->depth = count_blocks(f);
+    cfg->depth = gmlp_cfg_count_blocks(f, "blocks.");
     if (cfg->depth == 0)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "no 'blocks.0.*' tensors: the model has no blocks");
-    if (!(t = need(f, 0, "mlp_channels.fc1.weight", 2, err, errsize)))
+    if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.fc1.weight", 2, err, errsize)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(check_dim(t->shape[0], "ffn_dim", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err, errsize));
     cfg->ffn_dim = (int)t->shape[0];
     if (cfg->arch == GMLP_ARCH_GMLP) {
         if (cfg->ffn_dim % 2)
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
                              t->name, cfg->ffn_dim);
-        if (!(t = need(f, 0, "mlp_channels.gate.proj.weight", 2, err, errsize)))
+        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.gate.proj.weight", 2, err, errsize)))
             return GMLP_ERR_FORMAT;
-        GMLP_TRY(check_dim(t->shape[0], "the token count", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "the token count", t->name, err, errsize));
         cfg->seq_len = (int)t->shape[0];
     } else {
-        if (!(t = need(f, 0, "mlp_tokens.fc1.weight", 2, err, errsize)))
+        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_tokens.fc1.weight", 2, err, errsize)))
             return GMLP_ERR_FORMAT;
-        GMLP_TRY(check_dim(t->shape[0], "token_dim", t->name, err, errsize));
-        GMLP_TRY(check_dim(t->shape[1], "the token count", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "token_dim", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "the token count", t->name, err, errsize));
         cfg->token_dim = (int)t->shape[0];
         cfg->seq_len = (int)t->shape[1];
     }
@@ -232,7 +237,7 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *er
         if (t->ndim != 2)
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.weight' has %d dimensions, expected 2",
                              t->ndim);
-        GMLP_TRY(check_dim(t->shape[0], "num_classes", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "num_classes", t->name, err, errsize));
         cfg->num_classes = (int)t->shape[0];
     } else if (gmlp_st_find(f, "head.bias")) {
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.bias' is present but 'head.weight' is missing");
@@ -285,6 +290,9 @@ gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err
 {
     memset(cfg, 0, sizeof *cfg);
     GMLP_TRY(infer_arch(f, cfg, err, errsize));
+    if (cfg->arch == GMLP_ARCH_LM)
+        return gmlp_lm_config_infer(f, cfg, err, errsize);
+    cfg->heads = 1;
     GMLP_TRY(infer_sizes(f, cfg, err, errsize));
     GMLP_TRY(infer_image(f, cfg, err, errsize));
     GMLP_TRY(parse_metadata(f, cfg, err, errsize));
@@ -295,7 +303,7 @@ static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int 
                              size_t *count, char *err, size_t errsize)
 {
     char name[256];
-    gmlp_tensor_name(name, sizeof name, l, spec->leaf);
+    gmlp_tensor_name(cfg, name, sizeof name, l, spec->leaf);
     const gmlp_st_tensor *t = gmlp_st_find(f, name);
     if (!t)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
@@ -322,28 +330,33 @@ static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int 
 gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize)
 {
     size_t count = 0;
-    for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf; s++)
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(cfg); s->leaf; s++)
         if (gmlp_spec_present(cfg, s))
             GMLP_TRY(check_one(f, cfg, -1, s, &count, err, errsize));
     for (int l = 0; l < cfg->depth; l++)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf; s++)
-            GMLP_TRY(check_one(f, cfg, l, s, &count, err, errsize));
+            if (gmlp_spec_present(cfg, s))
+                GMLP_TRY(check_one(f, cfg, l, s, &count, err, errsize));
     if (count != f->n_tensors) {
         /* name the first tensor no spec claimed */
         for (size_t i = 0; i < f->n_tensors; i++) {
             const char *n = f->tensors[i].name;
             int known = 0;
-            for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf && !known; s++)
+            for (const gmlp_tensor_spec *s = gmlp_model_specs(cfg); s->leaf && !known; s++)
                 known = gmlp_spec_present(cfg, s) && !strcmp(n, s->leaf);
-            if (!strncmp(n, "blocks.", 7)) {
+            const char *prefix = cfg->arch == GMLP_ARCH_LM ? "layers." : "blocks.";
+            size_t plen = strlen(prefix);
+            if (!strncmp(n, prefix, plen)) {
                 char *end;
-                long l = strtol(n + 7, &end, 10);
+                long l = strtol(n + plen, &end, 10);
                 for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf && !known && *end == '.'; s++)
-                    known = l >= 0 && l < cfg->depth && !strcmp(end + 1, s->leaf);
+                    known = l >= 0 && l < cfg->depth && gmlp_spec_present(cfg, s) && !strcmp(end + 1, s->leaf);
             }
             if (!known)
                 return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,
-                                 cfg->arch == GMLP_ARCH_MIXER ? "Mixer" : "gMLP");
+                                 cfg->arch == GMLP_ARCH_MIXER ? "Mixer"
+                                 : cfg->arch == GMLP_ARCH_LM  ? "g-mlp-pytorch LM"
+                                                              : "gMLP");
         }
     }
     return GMLP_OK;

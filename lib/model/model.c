@@ -13,18 +13,32 @@ static cl_mem *field(void *base, size_t off)
     return (cl_mem *)((char *)base + off);
 }
 
+gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
+                              cl_mem *dst)
+{
+    (void)matrix; /* every weight is stored as fp32 for now */
+    return gmlp_buffer_create(m->ctx, numel * sizeof(float), host, name, dst);
+}
+
 static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gmlp_tensor_spec *spec, cl_mem *dst)
 {
     char name[256];
-    gmlp_tensor_name(name, sizeof name, l, spec->leaf);
+    gmlp_tensor_name(&m->cfg, name, sizeof name, l, spec->leaf);
     const gmlp_st_tensor *t = gmlp_st_find(f, name);
     float *host = malloc(t->numel ? t->numel * sizeof(float) : sizeof(float));
     if (!host)
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s'", name);
     gmlp_st_to_f32(t, host);
-    gmlp_status st = gmlp_buffer_create(m->ctx, t->numel * sizeof(float), host, name, dst);
+    /* GEMM operands: the multi-dimensional weights except the embedding table, which is gathered */
+    int matrix = strlen(spec->dims) >= 2 && dst != &m->embed_w;
+    gmlp_status st = gmlp_model_upload(m, host, t->numel, matrix, name, dst);
     free(host);
     return st;
+}
+
+static int uploaded(const gmlp_config *cfg, const gmlp_tensor_spec *s)
+{
+    return s->field != GMLP_NO_FIELD && gmlp_spec_present(cfg, s);
 }
 
 static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
@@ -32,13 +46,14 @@ static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
     m->blocks = calloc((size_t)m->cfg.depth, sizeof *m->blocks);
     if (!m->blocks)
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory for %d blocks", m->cfg.depth);
-    for (const gmlp_tensor_spec *s = gmlp_model_specs(); s->leaf; s++)
-        if (gmlp_spec_present(&m->cfg, s))
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(&m->cfg); s->leaf; s++)
+        if (uploaded(&m->cfg, s))
             GMLP_TRY(upload(m, f, -1, s, field(m, s->field)));
     for (int l = 0; l < m->cfg.depth; l++)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(&m->cfg); s->leaf; s++)
-            GMLP_TRY(upload(m, f, l, s, field(&m->blocks[l], s->field)));
-    return GMLP_OK;
+            if (uploaded(&m->cfg, s))
+                GMLP_TRY(upload(m, f, l, s, field(&m->blocks[l], s->field)));
+    return m->cfg.arch == GMLP_ARCH_LM ? gmlp_lm_upload_spatial(m, f) : GMLP_OK;
 }
 
 static char *dup_str(const char *s)
@@ -193,16 +208,20 @@ gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **ou
 static void release_fields(gmlp_model *m, void *base, const gmlp_tensor_spec *specs)
 {
     for (const gmlp_tensor_spec *s = specs; s->leaf; s++)
-        gmlp_buffer_release(m->ctx, field(base, s->field));
+        if (s->field != GMLP_NO_FIELD)
+            gmlp_buffer_release(m->ctx, field(base, s->field));
 }
 
 /* Frees m; the caller holds the context's lock. */
 static void destroy(gmlp_model *m)
 {
     gmlp_workspace_free(m);
-    release_fields(m, m, gmlp_model_specs());
-    for (int l = 0; m->blocks && l < m->cfg.depth; l++)
+    gmlp_lm_workspace_free(m);
+    release_fields(m, m, gmlp_model_specs(&m->cfg));
+    for (int l = 0; m->blocks && l < m->cfg.depth; l++) {
         release_fields(m, &m->blocks[l], gmlp_block_specs(&m->cfg));
+        gmlp_buffer_release(m->ctx, &m->blocks[l].sgu_w); /* the LM builds it outside the specs */
+    }
     free(m->blocks);
     for (size_t i = 0; i < m->n_meta; i++) {
         free(m->meta_keys[i]);

@@ -1,62 +1,112 @@
 #include "tensors.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/model.h"
 
 #define B(f) offsetof(gmlp_block_weights, f)
 #define M(f) offsetof(gmlp_model, f)
+#define ALWAYS GMLP_IF_ALWAYS
 
-static const gmlp_tensor_spec model_specs[] = {
-    {"stem.proj.weight", "dCpq", M(stem_w)}, {"stem.proj.bias", "d", M(stem_b)},
-    {"norm.weight", "d", M(norm_w)},         {"norm.bias", "d", M(norm_b)},
-    {"head.weight", "kd", M(head_w)},        {"head.bias", "k", M(head_b)},
-    {NULL, NULL, 0},
+static const gmlp_tensor_spec timm_model[] = {
+    {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS},
+    {"stem.proj.bias", "d", M(stem_b), ALWAYS},
+    {"norm.weight", "d", M(norm_w), ALWAYS},
+    {"norm.bias", "d", M(norm_b), ALWAYS},
+    {"head.weight", "kd", M(head_w), GMLP_IF_HEAD},
+    {"head.bias", "k", M(head_b), GMLP_IF_HEAD},
+    {NULL, NULL, 0, ALWAYS},
 };
 
 static const gmlp_tensor_spec gmlp_blocks[] = {
-    {"norm.weight", "d", B(norm_w)},
-    {"norm.bias", "d", B(norm_b)},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w)},
-    {"mlp_channels.fc1.bias", "h", B(fc1_b)},
-    {"mlp_channels.gate.norm.weight", "g", B(sgu_norm_w)},
-    {"mlp_channels.gate.norm.bias", "g", B(sgu_norm_b)},
-    {"mlp_channels.gate.proj.weight", "NN", B(sgu_w)},
-    {"mlp_channels.gate.proj.bias", "N", B(sgu_b)},
-    {"mlp_channels.fc2.weight", "dg", B(fc2_w)},
-    {"mlp_channels.fc2.bias", "d", B(fc2_b)},
-    {NULL, NULL, 0},
+    {"norm.weight", "d", B(norm_w), ALWAYS},
+    {"norm.bias", "d", B(norm_b), ALWAYS},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS},
+    {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS},
+    {"mlp_channels.gate.norm.weight", "g", B(sgu_norm_w), ALWAYS},
+    {"mlp_channels.gate.norm.bias", "g", B(sgu_norm_b), ALWAYS},
+    {"mlp_channels.gate.proj.weight", "NN", B(sgu_w), ALWAYS},
+    {"mlp_channels.gate.proj.bias", "N", B(sgu_b), ALWAYS},
+    {"mlp_channels.fc2.weight", "dg", B(fc2_w), ALWAYS},
+    {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS},
+    {NULL, NULL, 0, ALWAYS},
 };
 
 static const gmlp_tensor_spec mixer_blocks[] = {
-    {"norm1.weight", "d", B(norm1_w)},
-    {"norm1.bias", "d", B(norm1_b)},
-    {"mlp_tokens.fc1.weight", "tN", B(tok1_w)},
-    {"mlp_tokens.fc1.bias", "t", B(tok1_b)},
-    {"mlp_tokens.fc2.weight", "Nt", B(tok2_w)},
-    {"mlp_tokens.fc2.bias", "N", B(tok2_b)},
-    {"norm2.weight", "d", B(norm_w)},
-    {"norm2.bias", "d", B(norm_b)},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w)},
-    {"mlp_channels.fc1.bias", "h", B(fc1_b)},
-    {"mlp_channels.fc2.weight", "dh", B(fc2_w)},
-    {"mlp_channels.fc2.bias", "d", B(fc2_b)},
-    {NULL, NULL, 0},
+    {"norm1.weight", "d", B(norm1_w), ALWAYS},
+    {"norm1.bias", "d", B(norm1_b), ALWAYS},
+    {"mlp_tokens.fc1.weight", "tN", B(tok1_w), ALWAYS},
+    {"mlp_tokens.fc1.bias", "t", B(tok1_b), ALWAYS},
+    {"mlp_tokens.fc2.weight", "Nt", B(tok2_w), ALWAYS},
+    {"mlp_tokens.fc2.bias", "N", B(tok2_b), ALWAYS},
+    {"norm2.weight", "d", B(norm_w), ALWAYS},
+    {"norm2.bias", "d", B(norm_b), ALWAYS},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS},
+    {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS},
+    {"mlp_channels.fc2.weight", "dh", B(fc2_w), ALWAYS},
+    {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS},
+    {NULL, NULL, 0, ALWAYS},
 };
 
-const gmlp_tensor_spec *gmlp_model_specs(void)
-{
-    return model_specs;
-}
+/* g-mlp-pytorch gMLP(num_tokens=...): Residual(PreNorm(PreShiftTokens(gMLPBlock))). */
+static const gmlp_tensor_spec lm_model[] = {
+    {"to_embed.weight", "Vd", M(embed_w), ALWAYS},
+    {"to_logits.0.weight", "d", M(norm_w), ALWAYS},
+    {"to_logits.0.bias", "d", M(norm_b), ALWAYS},
+    {"to_logits.1.weight", "Vd", M(head_w), ALWAYS},
+    {"to_logits.1.bias", "V", M(head_b), ALWAYS},
+    {NULL, NULL, 0, ALWAYS},
+};
 
-int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
+static const gmlp_tensor_spec lm_blocks[] = {
+    {"fn.norm.weight", "d", B(norm_w), ALWAYS},
+    {"fn.norm.bias", "d", B(norm_b), ALWAYS},
+    {"fn.fn.fn.proj_in.0.weight", "hd", B(fc1_w), ALWAYS},
+    {"fn.fn.fn.proj_in.0.bias", "h", B(fc1_b), ALWAYS},
+    {"fn.fn.fn.attn.to_qkv.weight", "Ad", B(qkv_w), GMLP_IF_ATTN},
+    {"fn.fn.fn.attn.to_out.weight", "ga", B(attn_out_w), GMLP_IF_ATTN},
+    {"fn.fn.fn.attn.to_out.bias", "g", B(attn_out_b), GMLP_IF_ATTN},
+    {"fn.fn.fn.sgu.norm.weight", "g", B(sgu_norm_w), ALWAYS},
+    {"fn.fn.fn.sgu.norm.bias", "g", B(sgu_norm_b), ALWAYS},
+    {"fn.fn.fn.sgu.weight", "HNN", GMLP_NO_FIELD, GMLP_IF_DENSE},
+    {"fn.fn.fn.sgu.weight", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT},
+    {"fn.fn.fn.sgu.circulant_pos_x", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT},
+    {"fn.fn.fn.sgu.circulant_pos_y", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT},
+    {"fn.fn.fn.sgu.bias", "HN", B(sgu_b), ALWAYS},
+    {"fn.fn.fn.proj_out.weight", "dg", B(fc2_w), ALWAYS},
+    {"fn.fn.fn.proj_out.bias", "d", B(fc2_b), ALWAYS},
+    {NULL, NULL, 0, ALWAYS},
+};
+
+const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 {
-    return cfg->num_classes > 0 || !strchr(spec->dims, 'k');
+    return cfg->arch == GMLP_ARCH_LM ? lm_model : timm_model;
 }
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_MIXER ? mixer_blocks : gmlp_blocks;
+    return cfg->arch == GMLP_ARCH_LM ? lm_blocks : cfg->arch == GMLP_ARCH_MIXER ? mixer_blocks : gmlp_blocks;
+}
+
+int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
+{
+    switch (spec->cond) {
+    case GMLP_IF_HEAD: return cfg->num_classes > 0;
+    case GMLP_IF_ATTN: return cfg->attn_dim > 0;
+    case GMLP_IF_DENSE: return !cfg->circulant;
+    case GMLP_IF_CIRCULANT: return cfg->circulant;
+    case GMLP_IF_ALWAYS: break;
+    }
+    return 1;
+}
+
+void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, const char *leaf)
+{
+    if (l < 0)
+        snprintf(buf, size, "%s", leaf);
+    else
+        snprintf(buf, size, "%s.%d.%s", cfg->arch == GMLP_ARCH_LM ? "layers" : "blocks", l, leaf);
 }
 
 long long gmlp_spec_dim(const gmlp_config *cfg, char s)
@@ -71,6 +121,10 @@ long long gmlp_spec_dim(const gmlp_config *cfg, char s)
     case 'p': return cfg->patch_h;
     case 'q': return cfg->patch_w;
     case 'k': return cfg->num_classes;
+    case 'V': return cfg->vocab_size;
+    case 'H': return cfg->heads;
+    case 'a': return cfg->attn_dim;
+    case 'A': return 3LL * cfg->attn_dim;
     }
     return -1;
 }

@@ -1,5 +1,5 @@
-/* The state_dict layout of the supported timm models: tensor names, shapes
- * (as symbols resolved against a gmlp_config) and where each lands in
+/* The state_dict layout of the supported models: tensor names, shapes (as
+ * symbols resolved against a gmlp_config) and where each lands in
  * gmlp_model, shared by validation and upload so they cannot disagree. */
 #ifndef GMLP_TENSORS_H
 #define GMLP_TENSORS_H
@@ -8,21 +8,38 @@
 
 #include "gmlp.h"
 
+/* When a tensor is part of the model. */
+typedef enum gmlp_spec_cond {
+    GMLP_IF_ALWAYS,
+    GMLP_IF_HEAD,      /* a classifier head (num_classes > 0) */
+    GMLP_IF_ATTN,      /* a tiny attention (attn_dim > 0) */
+    GMLP_IF_DENSE,     /* a dense spatial matrix */
+    GMLP_IF_CIRCULANT, /* the Toeplitz parameterisation */
+} gmlp_spec_cond;
+
+#define GMLP_NO_FIELD ((size_t)-1) /* validated, but turned into another buffer (spatial matrices) */
+
 typedef struct gmlp_tensor_spec {
-    const char *leaf; /* name after "blocks.{l}." (block) or whole (model) */
+    const char *leaf; /* name after the block prefix (block) or whole (model) */
     const char *dims; /* one symbol per dim, see gmlp_spec_dim */
-    size_t field;     /* offsetof the cl_mem in gmlp_block_weights / gmlp_model */
+    size_t field;     /* offsetof the cl_mem in gmlp_block_weights / gmlp_model, or GMLP_NO_FIELD */
+    gmlp_spec_cond cond;
 } gmlp_tensor_spec;
 
 /* Specs for the model-level and per-block tensors of cfg->arch, terminated by
  * leaf == NULL. */
-const gmlp_tensor_spec *gmlp_model_specs(void);
+const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg);
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg);
-/* Whether the model has this tensor (the head only with num_classes > 0). */
+/* Whether cfg's model has this tensor. */
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec);
 
+/* Name of tensor `leaf` of block l (or of the model when l < 0):
+ * "blocks.{l}." (timm) or "layers.{l}." (g-mlp-pytorch) in front. */
+void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, const char *leaf);
+
 /* Size of dimension symbol s: d dim, h ffn, g ffn/2, N tokens, t token-MLP
- * width, C channels, p/q patch height/width, k classes. */
+ * width, C channels, p/q patch height/width, k classes, V vocabulary, H
+ * heads, a attention width, A 3 x attention width. */
 long long gmlp_spec_dim(const gmlp_config *cfg, char s);
 
 #endif

@@ -67,10 +67,52 @@ gmlp_status gmlp_op_bias_act_rows(gmlp_context *ctx, cl_mem x, cl_mem bias, int 
     return bias_act(ctx, x, bias, rows, cols, period, 1, 0, act);
 }
 
+gmlp_status gmlp_op_sgu_gate_ex(gmlp_context *ctx, cl_mem z, int rows, int half, const gmlp_gate *g)
+{
+    cl_mem cb = g->cb ? g->cb : g->bias; /* any valid buffer: unread without has_cb */
+    GMLP_TRY(set_args(ctx, GMLP_K_SGU_GATE, A_MEM, z, A_INT, half, A_MEM, g->bias, A_INT, g->bstride, A_INT, g->dh,
+                      A_INT, g->p0, A_INT, g->m, A_MEM, cb, A_INT, g->cb != NULL, A_INT, g->act, A_END));
+    return launch(ctx, GMLP_K_SGU_GATE, (size_t)half, (size_t)rows, NULL);
+}
+
 gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, cl_mem z, int rows, int half, cl_mem bias, int ntok)
 {
-    GMLP_TRY(set_args(ctx, GMLP_K_SGU_GATE, A_MEM, z, A_INT, half, A_MEM, bias, A_INT, ntok, A_END));
-    return launch(ctx, GMLP_K_SGU_GATE, (size_t)half, (size_t)rows, NULL);
+    gmlp_gate g = {.bias = bias, .bstride = 0, .dh = half, .p0 = 0, .m = ntok, .act = GMLP_GATE_IDENTITY};
+    return gmlp_op_sgu_gate_ex(ctx, z, rows, half, &g);
+}
+
+gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim)
+{
+    GMLP_TRY(set_args(ctx, GMLP_K_EMBED, A_MEM, tokens, A_MEM, table, A_MEM, x, A_INT, dim, A_END));
+    return launch(ctx, GMLP_K_EMBED, (size_t)dim, (size_t)rows, NULL);
+}
+
+gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, int p0, int m, cl_mem out,
+                                 int rows, int dim, int segments, int first)
+{
+    GMLP_TRY(set_args(ctx, GMLP_K_SHIFT_TOKENS, A_MEM, hist, A_INT, hist_rows, A_INT, p0, A_INT, m, A_MEM, out,
+                      A_INT, dim, A_INT, segments, A_INT, dim / segments, A_INT, first, A_END));
+    return launch(ctx, GMLP_K_SHIFT_TOKENS, (size_t)dim, (size_t)rows, NULL);
+}
+
+gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, int ld, int len, int p0, int m,
+                                 int causal, float scale)
+{
+    GMLP_TRY(set_args(ctx, GMLP_K_SOFTMAX_ROWS, A_MEM, sim, A_INT, ld, A_INT, len, A_INT, p0, A_INT, m, A_INT,
+                      causal, A_FLOAT, (double)scale, A_END));
+    return launch(ctx, GMLP_K_SOFTMAX_ROWS, (size_t)rows, 1, NULL);
+}
+
+gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_rows src, gmlp_rows dst, size_t width, size_t rows,
+                              size_t seqs)
+{
+    if (!width || !rows || !seqs)
+        return GMLP_OK;
+    const size_t f = sizeof(float);
+    size_t so[3] = {src.off * f, 0, 0}, dof[3] = {dst.off * f, 0, 0}, region[3] = {width * f, rows, seqs};
+    cl_int e = clEnqueueCopyBufferRect(ctx->queue, src.buf, dst.buf, so, dof, region, src.ld * f, src.seq * f,
+                                       dst.ld * f, dst.seq * f, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueCopyBufferRect", e);
 }
 
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, cl_mem patches, int batch, int chans, int height,

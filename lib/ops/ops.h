@@ -22,6 +22,39 @@ gmlp_status gmlp_op_bias_act_rows(gmlp_context *ctx, cl_mem x, cl_mem bias, int 
 /* On rows of z = [u | g], each 2 * half wide: g = u * (g + bias[r % ntok]). */
 gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, cl_mem z, int rows, int half, cl_mem bias, int ntok);
 
+/* The general SGU epilogue (g-mlp-pytorch): rows are m positions p0.. of each
+ * sequence; g = act(g + bias[h * bstride + position] + cb) * u, where head h
+ * owns channels [h * dh, (h+1) * dh); cb (per channel) may be NULL. */
+typedef struct gmlp_gate {
+    cl_mem bias, cb;
+    int bstride, dh, p0, m, act; /* act: GMLP_GATE_* */
+} gmlp_gate;
+gmlp_status gmlp_op_sgu_gate_ex(gmlp_context *ctx, cl_mem z, int rows, int half, const gmlp_gate *g);
+
+/* x[r, :] = table[tokens[r], :] for rows token ids (already range-checked). */
+gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim);
+
+/* Token shift (g-mlp-pytorch PreShiftTokens) of rows = seqs * m positions p0..
+ * into out, reading hist (hist_rows positions per sequence): channel segment
+ * s < segments takes position i - (first + s), zero outside 0 .. p0+m-1. */
+gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, int p0, int m, cl_mem out,
+                                 int rows, int dim, int segments, int first);
+
+/* In place: rows of ld floats become softmax(scale * row[0 .. len)); with
+ * causal, row r (position p0 + r % m) keeps only columns up to its position. */
+gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, int ld, int len, int p0, int m,
+                                 int causal, float scale);
+
+/* Copies, for each of seqs sequences, rows rows of width floats: from src
+ * (row pitch src_ld, sequence pitch src_seq, first float src_off) to dst
+ * (likewise).  Moves activations into per-sequence caches. */
+typedef struct gmlp_rows {
+    cl_mem buf;
+    size_t off, ld, seq;
+} gmlp_rows;
+gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_rows src, gmlp_rows dst, size_t width, size_t rows,
+                              size_t seqs);
+
 /* images (batch, chans, height, width) -> patches (batch * ntok, chans*ph*pw). */
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, cl_mem patches, int batch, int chans, int height,
                              int width, int ph, int pw);

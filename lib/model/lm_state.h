@@ -1,0 +1,23 @@
+/* The decoding state behind gmlp_lm_state (lock held by the caller). */
+#ifndef GMLP_LM_STATE_H
+#define GMLP_LM_STATE_H
+
+#include "model/model.h"
+
+struct gmlp_lm_state {
+    gmlp_model *model;
+    size_t batch;
+    size_t pos;        /* positions held in the caches (<= seq_len) */
+    size_t fed;        /* tokens fed in all */
+    int stale;         /* the caches disagree with window: recompute before extending */
+    int32_t *window;   /* batch x seq_len: the tokens at cached positions */
+    int32_t *scratch;  /* batch x seq_len: a recompute's input */
+    gmlp_lm_cache cache;
+};
+
+gmlp_status gmlp_lm_state_make(gmlp_model *m, size_t batch, gmlp_lm_state **out);
+void gmlp_lm_state_destroy(gmlp_lm_state *s);
+/* tokens: batch x n; logits: batch x vocab for the last, or NULL. */
+gmlp_status gmlp_lm_state_feed(gmlp_lm_state *s, const int32_t *tokens, size_t n, float *logits);
+
+#endif
