@@ -32,12 +32,51 @@ void ref_bias_act(float *x, const float *bias, int rows, int cols, int rperiod, 
         }
 }
 
-void ref_sgu_gate(float *z, int rows, int half, const float *bias, int ntok)
+void ref_sgu_gate(float *z, int rows, int half, const float *bias, int bstride, int dh, int p0, int m,
+                  const float *cb, int act)
 {
     for (int r = 0; r < rows; r++) {
         float *row = z + (size_t)r * 2 * half;
-        for (int c = 0; c < half; c++)
-            row[half + c] = (float)((double)row[c] * ((double)row[half + c] + bias[r % ntok]));
+        for (int c = 0; c < half; c++) {
+            double v = (double)row[half + c] + bias[(c / dh) * bstride + p0 + r % m] + (cb ? cb[c] : 0.0);
+            v = act == 1 ? tanh(v) : act == 2 ? 1.0 / (1.0 + exp(-v)) : act == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0))) : v;
+            row[half + c] = (float)((double)row[c] * v);
+        }
+    }
+}
+
+void ref_embed(const int *tokens, const float *table, float *x, int rows, int dim)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < dim; c++)
+            x[(size_t)r * dim + c] = table[(size_t)tokens[r] * dim + c];
+}
+
+void ref_shift_tokens(const float *hist, int hist_rows, int p0, int m, float *out, int rows, int dim, int segments,
+                      int first)
+{
+    int seg_w = dim / segments;
+    for (int r = 0; r < rows; r++) {
+        int b = r / m, i = p0 + r % m;
+        for (int c = 0; c < dim; c++) {
+            int src = c / seg_w < segments ? i - (first + c / seg_w) : i;
+            out[(size_t)r * dim + c] = src >= 0 && src < p0 + m ? hist[((size_t)b * hist_rows + src) * dim + c] : 0.0f;
+        }
+    }
+}
+
+void ref_softmax_rows(float *sim, int rows, int ld, int len, int p0, int m, int causal, float scale)
+{
+    for (int r = 0; r < rows; r++) {
+        float *row = sim + (size_t)r * ld;
+        int last = causal ? p0 + r % m : len - 1;
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j <= last; j++)
+            mx = fmax(mx, (double)row[j] * scale);
+        for (int j = 0; j <= last; j++)
+            sum += exp((double)row[j] * scale - mx);
+        for (int j = 0; j < len; j++)
+            row[j] = j <= last ? (float)(exp((double)row[j] * scale - mx) / sum) : 0.0f;
     }
 }
 

@@ -7,7 +7,15 @@
 void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off, int y_stride, const float *gamma,
                    const float *beta, int rows, int cols, float eps);
 void ref_bias_act(float *x, const float *bias, int rows, int cols, int rperiod, int rstride, int cstride, int gelu);
-void ref_sgu_gate(float *z, int rows, int half, const float *bias, int ntok);
+/* z rows = m positions p0.. of each sequence: g = act(g + bias[(c / dh) * bstride + pos] + cb[c]) * u;
+ * cb may be NULL; act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf). */
+void ref_sgu_gate(float *z, int rows, int half, const float *bias, int bstride, int dh, int p0, int m,
+                  const float *cb, int act);
+void ref_embed(const int *tokens, const float *table, float *x, int rows, int dim);
+/* out rows = m positions p0.. of each sequence, hist: hist_rows per sequence. */
+void ref_shift_tokens(const float *hist, int hist_rows, int p0, int m, float *out, int rows, int dim, int segments,
+                      int first);
+void ref_softmax_rows(float *sim, int rows, int ld, int len, int p0, int m, int causal, float scale);
 void ref_patchify(const float *img, float *out, int batch, int chans, int height, int width, int ph, int pw);
 void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim);
 /* Row-major C[i] = op(A[i]) . op(B[i]) + beta C[i]. */
