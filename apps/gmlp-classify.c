@@ -14,15 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "imagenet_labels.h"
 
-#ifndef GMLP_DATADIR
-#define GMLP_DATADIR "/usr/local/share/gmlp-cl"
-#endif
-#ifndef GMLP_SOURCE_ROOT
-#define GMLP_SOURCE_ROOT "."
-#endif
-#define DEFAULT_MODEL "/models/fashion-mnist-gmlp.safetensors"
+#define DEFAULT_MODEL "fashion-mnist-gmlp.safetensors"
 #define MAX_PIXELS (1 << 26) /* refuse larger images before decoding them: 4 bytes each */
 #define BAR_WIDTH 20
 #define REASON_SIZE 256 /* bytes of one image's error message */
@@ -100,25 +95,10 @@ static int list_devices(void)
 }
 
 /* A comma-separated list of 1..max numbers; returns the count, 0 if malformed. */
-static int parse_numbers(const char *s, double *v, int max)
-{
-    for (int n = 0; n < max;) {
-        char *end;
-        errno = 0;
-        v[n++] = strtod(s, &end);
-        if (end == s || errno || !isfinite(v[n - 1]))
-            return 0;
-        if (*end != ',')
-            return *end ? 0 : n;
-        s = end + 1;
-    }
-    return 0;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-    double v;
-    if (parse_numbers(s, &v, 1) != 1 || v != floor(v) || v < lo || v > hi)
+    long long v;
+    if (!app_parse_int(s, lo, hi, &v))
         return 0;
     *out = (int)v;
     return 1;
@@ -128,7 +108,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int parse_img_size(const char *s, options *o)
 {
     double v[2];
-    int n = parse_numbers(s, v, 2);
+    int n = app_parse_numbers(s, v, 2);
     for (int i = 0; i < n; i++)
         if (v[i] != floor(v[i]) || v[i] < 1 || v[i] > 65536)
             return 0;
@@ -142,7 +122,7 @@ static int parse_img_size(const char *s, options *o)
 static int parse_norm(const char *s, float *dst, int *count)
 {
     double v[3];
-    *count = parse_numbers(s, v, 3);
+    *count = app_parse_numbers(s, v, 3);
     for (int i = 0; i < *count; i++)
         dst[i] = (float)v[i];
     return *count != 0;
@@ -251,44 +231,9 @@ static const char *label(const app *a, int i, char *buf, size_t size)
     return buf;
 }
 
-static const char *default_model(void)
-{
-    const char *env = getenv("GMLP_MODEL");
-    if (env && *env)
-        return env;
-    static char path[4096];
-    const char *roots[] = {GMLP_DATADIR, GMLP_SOURCE_ROOT};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s%s", roots[i], DEFAULT_MODEL);
-        if (access(path, R_OK) == 0)
-            return path;
-    }
-    snprintf(path, sizeof path, "%s%s", GMLP_DATADIR, DEFAULT_MODEL);
-    return path;
-}
-
-/* A JSON string.  jansson takes UTF-8 only, and file names (or a labels
- * file) need not be: those are read as Latin-1 so the document stays valid. */
 static json_t *jstr(const char *s)
 {
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *u = malloc(2 * strlen(s) + 1), *p = u;
-    for (; u && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x80) {
-            *p++ = (char)c;
-        } else {
-            *p++ = (char)(0xC0 | c >> 6);
-            *p++ = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    if (p)
-        *p = 0;
-    j = u ? json_string(u) : NULL;
-    free(u);
-    return j;
+    return app_json_bytes(s, strlen(s));
 }
 
 static void report_error(app *a, const char *file, const char *reason)
@@ -514,7 +459,7 @@ static int parse_value(int c, const char *arg, options *o)
         break;
     case OPT_CROP:
         /* > 1 is allowed: the centre crop then pads, as torchvision's does */
-        ok = parse_numbers(arg, &v, 1) == 1 && v > 0;
+        ok = app_parse_numbers(arg, &v, 1) == 1 && v > 0;
         o->crop_pct = (float)v;
         break;
     case OPT_INTERP: ok = parse_interpolation(arg, &o->interpolation); break;
@@ -550,7 +495,7 @@ static int parse_args(int argc, char **argv, options *o)
 
 static int run(app *a, char **files, int n)
 {
-    const char *path = a->opt.model ? a->opt.model : default_model();
+    const char *path = a->opt.model ? a->opt.model : app_default_model("GMLP_MODEL", DEFAULT_MODEL);
     if (gmlp_context_create(a->opt.device, &a->ctx) != GMLP_OK) {
         fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(NULL));
         return 0;

@@ -1,0 +1,75 @@
+#include "common.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifndef GMLP_DATADIR
+#define GMLP_DATADIR "/usr/local/share/gmlp-cl"
+#endif
+#ifndef GMLP_SOURCE_ROOT
+#define GMLP_SOURCE_ROOT "."
+#endif
+
+const char *app_default_model(const char *env, const char *file)
+{
+    const char *e = getenv(env);
+    if (e && *e)
+        return e;
+    static char path[4096];
+    const char *roots[] = {GMLP_DATADIR, GMLP_SOURCE_ROOT};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/models/%s", roots[i], file);
+        if (access(path, R_OK) == 0)
+            return path;
+    }
+    snprintf(path, sizeof path, "%s/models/%s", GMLP_DATADIR, file);
+    return path;
+}
+
+int app_parse_numbers(const char *s, double *v, int max)
+{
+    for (int n = 0; n < max;) {
+        char *end;
+        errno = 0;
+        v[n++] = strtod(s, &end);
+        if (end == s || errno || !isfinite(v[n - 1]))
+            return 0;
+        if (*end != ',')
+            return *end ? 0 : n;
+        s = end + 1;
+    }
+    return 0;
+}
+
+int app_parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    double v;
+    if (app_parse_numbers(s, &v, 1) != 1 || v != floor(v) || v < (double)lo || v > (double)hi)
+        return 0;
+    *out = (long long)v;
+    return 1;
+}
+
+json_t *app_json_bytes(const char *s, size_t n)
+{
+    json_t *j = json_stringn(s, n);
+    if (j)
+        return j;
+    char *u = malloc(2 * n + 1), *p = u;
+    for (size_t i = 0; u && i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            *p++ = (char)c;
+        } else {
+            *p++ = (char)(0xC0 | c >> 6);
+            *p++ = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    j = u ? json_stringn(u, (size_t)(p - u)) : NULL;
+    free(u);
+    return j;
+}
