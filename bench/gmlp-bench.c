@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "cl/context.h"
 #include "model/model.h"
 #include "model/tensors.h"
@@ -33,7 +34,7 @@ static const bench_cfg tiny[] = {
     {"mixer_tiny", GMLP_ARCH_MIXER, 32, 4, 32, 2, 128, 16, 10},
 };
 
-static double now(void)
+double bench_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -79,8 +80,7 @@ static void add_tensor(json_t *hdr, const char *name, const gmlp_config *c, cons
     *off += numel * 4;
 }
 
-/* A safetensors file in memory with random weights for config c. */
-static unsigned char *random_model(const gmlp_config *c, size_t *size)
+unsigned char *bench_random_model(const gmlp_config *c, size_t *size)
 {
     json_t *hdr = json_object();
     size_t off = 0;
@@ -98,8 +98,10 @@ static unsigned char *random_model(const gmlp_config *c, size_t *size)
     char img[32];
     snprintf(img, sizeof img, "%d", c->img_h);
     json_object_set_new(hdr, "__metadata__",
-                        json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
-                                  "gmlp.img_size", img));
+                        c->arch == GMLP_ARCH_LM
+                            ? json_pack("{s:s, s:s}", "gmlp.arch", "gmlp_lm", "gmlp.causal", c->causal ? "true" : "false")
+                            : json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
+                                        "gmlp.img_size", img));
     char *text = json_dumps(hdr, JSON_COMPACT);
     json_decref(hdr);
     size_t hlen = strlen(text);
@@ -136,11 +138,11 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n)
     gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
     clFinish(ctx->queue);
     int reps = 3;
-    double t = now();
+    double t = bench_now();
     for (int i = 0; i < reps; i++)
         gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
     clFinish(ctx->queue);
-    t = now() - t;
+    t = bench_now() - t;
     gmlp_buffer_release(ctx, &a);
     gmlp_buffer_release(ctx, &b);
     gmlp_buffer_release(ctx, &c);
@@ -157,7 +159,7 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name,
                       const unsigned char *file, size_t size, double peak, json_t *rows, FILE *csv)
 {
     /* time to first result in a fresh context: kernels from the disk cache */
-    double t0 = now();
+    double t0 = bench_now();
     gmlp_context *fresh;
     gmlp_model *m;
     if (gmlp_context_create(dev_spec, &fresh) != GMLP_OK || gmlp_model_load_memory(fresh, file, size, &m) != GMLP_OK) {
@@ -170,7 +172,7 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name,
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     float *one = calloc(per, sizeof *one), *out = calloc((size_t)cfg.num_classes, sizeof *out);
     gmlp_classify(m, one, 1, out);
-    double first = now() - t0;
+    double first = bench_now() - t0;
     free(one), free(out);
     double fl = flops_per_image(&cfg);
     for (int bi = 0; bi < o->n_batches; bi++) {
@@ -186,9 +188,9 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name,
         for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
             st = gmlp_classify(m, img, batch, logits);
         for (int r = 0; r < o->runs && st == GMLP_OK; r++) {
-            double t = now();
+            double t = bench_now();
             st = gmlp_classify(m, img, batch, logits);
-            times[r] = now() - t;
+            times[r] = bench_now() - t;
         }
         if (st != GMLP_OK) {
             fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, batch, gmlp_last_error(fresh));
@@ -345,10 +347,11 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < n; i++) {
                 gmlp_config c = to_config(&set[i]);
                 size_t size;
-                unsigned char *file = random_model(&c, &size);
+                unsigned char *file = bench_random_model(&c, &size);
                 bench_one(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
                 free(file);
             }
+            bench_lm(dev_spec, o.tiny, o.runs, rows, csv);
         }
         gmlp_context_destroy(ctx);
     }

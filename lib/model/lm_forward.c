@@ -44,26 +44,14 @@ void gmlp_lm_workspace_free(gmlp_model *m)
     cl_mem *bufs[] = {&w->tokens, &w->x, &w->y, &w->ys, &w->z, &w->gn, &w->qkv, &w->sim, &w->ao, &w->logits};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         gmlp_buffer_release(m->ctx, bufs[i]);
-    w->rows = w->kv_len = w->bytes = 0;
+    w->rows = w->kv_len = w->out_rows = w->bytes = 0;
 }
 
-/* Capacity for rows rows seeing kv_len keys, logits for out_rows of them. */
-static gmlp_status ensure_workspace(gmlp_model *m, size_t rows, size_t kv_len, size_t out_rows)
+static gmlp_status allocate(gmlp_model *m, size_t rows, size_t kv_len, size_t out_rows)
 {
     gmlp_lm_workspace *w = &m->lm;
     const gmlp_config *c = &m->cfg;
-    size_t V = (size_t)c->vocab_size;
-    if (w->rows >= rows && w->kv_len >= kv_len && w->logits) {
-        size_t have = 0;
-        clGetMemObjectInfo(w->logits, CL_MEM_SIZE, sizeof have, &have, NULL);
-        if (have >= out_rows * V * sizeof(float))
-            return GMLP_OK;
-        out_rows = out_rows > have / (V * sizeof(float)) ? out_rows : have / (V * sizeof(float));
-    }
-    rows = rows > w->rows ? rows : w->rows; /* grow, never shrink: no thrashing between call shapes */
-    kv_len = kv_len > w->kv_len ? kv_len : w->kv_len;
-    gmlp_lm_workspace_free(m);
-    size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, a = (size_t)c->attn_dim;
+    size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, a = (size_t)c->attn_dim, V = (size_t)c->vocab_size;
     struct {
         cl_mem *buf;
         size_t bytes;
@@ -92,7 +80,27 @@ static gmlp_status ensure_workspace(gmlp_model *m, size_t rows, size_t kv_len, s
     }
     w->rows = rows;
     w->kv_len = kv_len;
+    w->out_rows = out_rows;
     return GMLP_OK;
+}
+
+/* Capacity for rows rows seeing kv_len keys, logits for out_rows of them. */
+static gmlp_status ensure_workspace(gmlp_model *m, size_t rows, size_t kv_len, size_t out_rows)
+{
+    gmlp_lm_workspace *w = &m->lm;
+    if (w->rows >= rows && w->kv_len >= kv_len && w->out_rows >= out_rows)
+        return GMLP_OK;
+    /* grow at least twofold, never shrink: sequences that lengthen by one
+     * token per call reallocate O(log n) times, not n */
+    size_t S = (size_t)m->cfg.seq_len;
+    size_t r2 = rows > 2 * w->rows ? rows : 2 * w->rows, k2 = kv_len > 2 * w->kv_len ? kv_len : 2 * w->kv_len;
+    size_t o2 = out_rows > 2 * w->out_rows ? out_rows : 2 * w->out_rows;
+    size_t exact[3] = {rows > w->rows ? rows : w->rows, kv_len > w->kv_len ? kv_len : w->kv_len,
+                       out_rows > w->out_rows ? out_rows : w->out_rows};
+    gmlp_lm_workspace_free(m);
+    if (allocate(m, r2, k2 < S ? k2 : S, o2) == GMLP_OK)
+        return GMLP_OK;
+    return allocate(m, exact[0], exact[1], exact[2]); /* the doubled size did not fit */
 }
 
 size_t gmlp_lm_max_batch(const gmlp_model *m, size_t n)

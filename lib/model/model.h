@@ -25,7 +25,7 @@ typedef struct gmlp_workspace {
 
 /* Language-model activations for rows = sequences x positions of one pass. */
 typedef struct gmlp_lm_workspace {
-    size_t rows, kv_len; /* capacity: rows, and attention keys per query */
+    size_t rows, kv_len, out_rows; /* capacity: rows, attention keys per query, rows of logits */
     size_t bytes;
     cl_mem tokens, x, y, ys, z, gn, qkv, sim, ao, logits;
 } gmlp_lm_workspace;
