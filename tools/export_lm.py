@@ -177,6 +177,9 @@ def export_lm(model, path, dtype=torch.float32, extra_metadata=None):
     save_file(sd, tmp, metadata=meta)
     sort_metadata(tmp)
     os.replace(tmp, path)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)  # safetensors creates files 0600
     return meta
 
 
