@@ -198,7 +198,7 @@ def main():
     ap.add_argument("--shift-tokens", type=int, default=1)
     ap.add_argument("--act", default="identity", choices=["identity", "tanh"])
     ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--steps", type=int, default=2200)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=0.05)
