@@ -5,21 +5,13 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "check.h"
-#include "format/safetensors.h"
+#include "fixture.h"
 
 #define TOL 1e-4
 
-static double *as_f64(const gmlp_st_tensor *t)
-{
-    double *d = malloc(t->numel * sizeof *d);
-    memcpy(d, t->data, t->numel * sizeof *d);
-    return d;
-}
-
 static void compare(const char *name, const char *what, const float *got, const gmlp_st_tensor *want)
 {
-    double *w = as_f64(want);
+    double *w = fixture_f64(want);
     double e = rel_error(got, w, want->numel, 1e-6);
     printf("%-24s %-8s max rel error %.2e\n", name, what, e);
     CHECK(e <= TOL, "%s %s: relative error %.3g > %g", name, what, e, TOL);
@@ -28,17 +20,11 @@ static void compare(const char *name, const char *what, const float *got, const 
 
 static void run_case(gmlp_context *ctx, const char *dir, const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.ref.safetensors", dir, name);
-    size_t size;
-    unsigned char *buf = check_read_file(path, &size);
     gmlp_st_file ref;
-    char err[512];
-    if (!buf || gmlp_st_parse(buf, size, &ref, err, sizeof err) != GMLP_OK) {
-        CHECK(0, "%s: cannot read reference: %s", path, buf ? err : "unreadable");
-        free(buf);
+    unsigned char *buf = fixture_ref(dir, name, &ref);
+    if (!buf)
         return;
-    }
+    char path[1024];
     const gmlp_st_tensor *images = gmlp_st_find(&ref, "images"), *logits = gmlp_st_find(&ref, "logits"),
                          *features = gmlp_st_find(&ref, "features");
     snprintf(path, sizeof path, "%s/%s.safetensors", dir, name);

@@ -7,18 +7,10 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "check.h"
-#include "format/safetensors.h"
+#include "fixture.h"
 
 #define TOL 1e-4      /* vs float64 g-mlp-pytorch, relative to the largest |logit| */
 #define TOL_CACHE 1e-5 /* cached vs full pass: the same fp32 arithmetic, other GEMM shapes */
-
-static double *as_f64(const gmlp_st_tensor *t)
-{
-    double *d = malloc(t->numel * sizeof *d);
-    memcpy(d, t->data, t->numel * sizeof *d);
-    return d;
-}
 
 /* Max |a - b| / max |b| over n floats. */
 static double rel_diff(const float *a, const float *b, size_t n)
@@ -91,17 +83,11 @@ static void check_cached(const char *name, gmlp_model *model, const gmlp_config 
 
 static void run_case(gmlp_context *ctx, const char *dir, const char *name)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.ref.safetensors", dir, name);
-    size_t size;
-    unsigned char *buf = check_read_file(path, &size);
     gmlp_st_file ref;
-    char err[512];
-    if (!buf || gmlp_st_parse(buf, size, &ref, err, sizeof err) != GMLP_OK) {
-        CHECK(0, "%s: cannot read reference: %s", path, buf ? err : "unreadable");
-        free(buf);
+    unsigned char *buf = fixture_ref(dir, name, &ref);
+    if (!buf)
         return;
-    }
+    char path[1024];
     const gmlp_st_tensor *tok = gmlp_st_find(&ref, "tokens"), *want = gmlp_st_find(&ref, "logits");
     CHECK(tok && want && tok->dtype == GMLP_DT_I32 && want->dtype == GMLP_DT_F64 && tok->ndim == 2,
           "%s: reference needs tokens I32 (B, n) and logits F64", name);
@@ -121,7 +107,7 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name)
         st = gmlp_lm_logits(model, tokens, batch, n, out);
         CHECK(st == GMLP_OK, "%s: logits: %s", name, gmlp_last_error(ctx));
         if (st == GMLP_OK && want->numel == batch * n * V) {
-            double *w = as_f64(want);
+            double *w = fixture_f64(want);
             double e = rel_error(out, w, want->numel, 1e-6);
             printf("%-24s logits   max rel error %.2e (batch %zu, n %zu of %d)\n", name, e, batch, n, c.seq_len);
             CHECK(e <= TOL, "%s: logits relative error %.3g > %g", name, e, TOL);

@@ -115,16 +115,22 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char 
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 4]",
                          s);
     if ((s = gmlp_st_meta(f, "gmlp.interpolation"))) {
-        static const char *const names[] = {"bicubic", "bilinear", "nearest"};
-        int k = 0;
-        while (k < 3 && strcmp(s, names[k]))
-            k++;
-        if (k == 3)
+        static const char *const names[] = {"bicubic", "bilinear", "nearest", NULL};
+        int k = gmlp_cfg_choice(s, names);
+        if (k < 0)
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
                              "metadata gmlp.interpolation '%s' is not bicubic, bilinear or nearest", s);
         cfg->interpolation = k;
     }
     return gmlp_cfg_parse_eps(f, cfg, err, errsize);
+}
+
+int gmlp_cfg_choice(const char *s, const char *const *names)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(s, names[k]))
+            return k;
+    return -1;
 }
 
 gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)

@@ -29,11 +29,9 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, char 
     GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err, errsize));
     const char *s = gmlp_st_meta(f, "gmlp.act");
     if (s) {
-        static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu"};
-        int k = 0;
-        while (k < 4 && strcmp(s, names[k]))
-            k++;
-        if (k == 4)
+        static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu", NULL};
+        int k = gmlp_cfg_choice(s, names);
+        if (k < 0)
             return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
                              "metadata gmlp.act '%s' is not identity, tanh, sigmoid or gelu", s);
         cfg->gate_act = k; /* the order of GMLP_GATE_* */

@@ -57,6 +57,8 @@ const gmlp_st_tensor *gmlp_cfg_need(const gmlp_st_file *f, const gmlp_config *cf
 gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize);
 int gmlp_cfg_count_blocks(const gmlp_st_file *f, const char *prefix);
 int gmlp_parse_float(const char *s, float *out);
+/* Index of s in the NULL-terminated names, or -1. */
+int gmlp_cfg_choice(const char *s, const char *const *names);
 /* gmlp.norm_eps / gmlp.sgu_eps over the defaults already in cfg. */
 gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize);
 /* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
