@@ -114,6 +114,11 @@ static int parse_args(int argc, char **argv, options *o)
               stderr);
         return 0;
     }
+    /* a usage error, caught before the model is loaded */
+    if (!*(o->prompt ? o->prompt : o->ids)) {
+        fputs("gmlp-generate: the prompt is empty; a language model needs at least one token to continue\n", stderr);
+        return 0;
+    }
     if (o->stop && !*o->stop)
         return bad(o->stop, "stop");
     return 1;
@@ -154,12 +159,7 @@ static int32_t *prompt_tokens(const run *r, size_t *n)
             s += len + (s[len] == ',');
         }
     }
-    if (*n == 0) {
-        fputs("gmlp-generate: the prompt is empty; a language model needs at least one token to continue\n", stderr);
-        free(t);
-        return NULL;
-    }
-    return t;
+    return t; /* not empty: parse_args refused "", and --tokens "," fails to parse */
 }
 
 static int on_token(void *user, int32_t t)

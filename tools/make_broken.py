@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes a corpus of broken model files to tests/data/broken/.
 
-Every file is derived from one of two tiny valid models (a timm gMLP and a timm
-MLP-Mixer, 9 tokens each, randomised weights), with the safetensors bytes
+Every file is derived from one of three tiny valid models (a timm gMLP and a timm
+MLP-Mixer, 9 tokens each, and a g-mlp-pytorch gMLP language model written by
+tools/export_lm.py; randomised weights), with the safetensors bytes
 written by hand (8-byte little-endian header length, JSON header padded with
 spaces to a multiple of 8, then the data) so that each defect is exactly the
 one intended.  manifest.txt lists one case per line:
@@ -17,7 +18,7 @@ is_a_directory.safetensors is a directory.
 
 As a check on the corpus itself, each case is also given to the reference
 safetensors parser (files it must reject / accept) and, for tensor-level model
-defects, to timm's strict load_state_dict.
+defects, to timm's (or g-mlp-pytorch's) strict load_state_dict.
 
     /usr/bin/python3 tools/make_broken.py [--out tests/data/broken]
 """
@@ -34,6 +35,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_fixtures as mf  # noqa: E402  (build + randomise, shared with the e2e fixtures)
+from export_lm import export_lm  # noqa: E402
 
 import torch  # noqa: E402
 from safetensors import safe_open  # noqa: E402
@@ -45,6 +47,9 @@ GMLP_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=3,
                num_blocks=2, num_classes=3, arch="gmlp")           # h=24, g=12
 MIXER_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=(0.5, 2.0),
                 num_blocks=2, num_classes=3, arch="mixer")         # t=4, c=16
+# g-mlp-pytorch LM: ffn 32 -> gate width 16, sgu.weight [2, 6, 6], to_qkv [12, 8]
+LM_KW = dict(num_tokens=20, dim=8, depth=2, seq_len=6, causal=True, heads=2, attn_dim=4,
+             shift_tokens=1)
 
 NP_DT = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I32": "<i4"}
 
@@ -58,6 +63,44 @@ def base_tensors(kw, seed):
     for k, v in model.state_dict().items():
         out[k] = ("F32", list(v.shape), v.double().numpy())
     return out
+
+
+def read_st(path):
+    """(tensors in file order, metadata) of an F32 safetensors file."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    n = struct.unpack("<Q", buf[:8])[0]
+    hdr = json.loads(buf[8:8 + n], object_pairs_hook=collections.OrderedDict)
+    meta = hdr.pop("__metadata__", {})
+    out = collections.OrderedDict()
+    for k, e in sorted(hdr.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+        assert e["dtype"] == "F32", (k, e["dtype"])
+        s, t = e["data_offsets"]
+        arr = np.frombuffer(buf[8 + n + s:8 + n + t], "<f4").astype(np.float64).reshape(e["shape"])
+        out[k] = ("F32", list(e["shape"]), arr)
+    return out, meta
+
+
+def lm_model(**kw):
+    from g_mlp_pytorch import gMLP
+    torch.manual_seed(0)  # the init is overwritten; this only keeps construction quiet and repeatable
+    return gMLP(**dict(LM_KW, **kw)).eval()
+
+
+def lm_base(seed, tmpdir):
+    """The LM base exactly as export_lm writes it: (tensors, metadata, file bytes)."""
+    model = lm_model()
+    rng = np.random.default_rng(seed)
+    with torch.no_grad():
+        for _, p in model.state_dict().items():
+            p.copy_(torch.from_numpy(rng.normal(0.0, 0.3, tuple(p.shape))))
+    path = os.path.join(tmpdir, ".lm_base.tmp")
+    export_lm(model, path)
+    with open(path, "rb") as f:
+        blob = f.read()
+    tensors, meta = read_st(path)
+    os.remove(path)
+    return tensors, meta, blob
 
 
 def tensor_bytes(dtype, arr):
@@ -106,21 +149,26 @@ def rnd(shape, rng):
     return rng.normal(0.0, 0.3, shape)
 
 
-def cases():
+def changed(base, **changes):
+    """A copy of tensors `base` with entries replaced (in place) or appended."""
+    t = collections.OrderedDict(base)
+    t.update(changes)
+    return t
+
+
+def cases(tmpdir):
     rng = np.random.default_rng(SEED)
     G = base_tensors(GMLP_KW, [SEED, 1])
     M = base_tensors(MIXER_KW, [SEED, 2])
+    L, LMETA, lm_blob = lm_base([SEED, 3], tmpdir)
     N = 9
-    cs = []  # (file, status, substring, bytes, reference-parser expectation, timm kw or None)
+    cs = []  # (file, status, substring, bytes, reference-parser expectation, timm/LM kw or None)
 
-    def add(fname, status, sub, blob, st="accept", timm=None):
-        cs.append((fname, status, sub, blob, st, timm))
+    def add(fname, status, sub, blob, st="accept", timm=None, lm=None):
+        cs.append((fname, status, sub, blob, st, timm or lm))
 
     def g(**changes):
-        t = collections.OrderedDict(G)
-        for k, v in changes.items():
-            t[k] = v
-        return t
+        return changed(G, **changes)
 
     def without(t, *names):
         t = collections.OrderedDict(t)
@@ -331,10 +379,7 @@ def cases():
 
     # --- MLP-Mixer -------------------------------------------------------------
     def m(**changes):
-        t = collections.OrderedDict(M)
-        for k, v in changes.items():
-            t[k] = v
-        return t
+        return changed(M, **changes)
 
     add("mixer_missing_token_fc2_bias.safetensors", "FORMAT", "blocks.0.mlp_tokens.fc2.bias",
         valid(without(M, "blocks.0.mlp_tokens.fc2.bias"), {"gmlp.arch": "mixer"}), timm=MIXER_KW)
@@ -351,10 +396,89 @@ def cases():
     add("mixer_dtype_i32.safetensors", "UNSUPPORTED", "dtype",
         valid(m(**{"blocks.0.mlp_tokens.fc1.weight": ("I32", [4, N], rng.integers(-3, 4, (4, N)))})))
 
+    # --- g-mlp-pytorch language model ----------------------------------------------
+    lrng = np.random.default_rng([SEED, 4])  # its own stream: the cases above keep their bytes
+    assert valid(L, LMETA) == lm_blob  # the hand writer reproduces export_lm's file exactly
+    LP, LP1 = "layers.0.fn.fn.fn.", "layers.1.fn.fn.fn."
+    CIRC = dict(circulant_matrix=True)
+
+    def lmf(tensors=L, **meta):  # meta: gmlp_causal="yes" -> gmlp.causal; None drops a key
+        md = dict(LMETA)
+        for k, v in meta.items():
+            k = k.replace("_", ".", 1)
+            md.pop(k) if v is None else md.__setitem__(k, v)
+        return valid(tensors, md)
+
+    def lt(**changes):
+        return changed(L, **changes)
+
+    def f32(*shape):
+        return ("F32", list(shape), rnd(shape, lrng))
+
+    def both_layers(leaf, *shape):
+        return {p + leaf: f32(*shape) for p in (LP, LP1)}
+
+    add("lm_causal_yes.safetensors", "FORMAT", "gmlp.causal", lmf(gmlp_causal="yes"))
+    add("lm_act_relu.safetensors", "FORMAT", "gmlp.act", lmf(gmlp_act="relu"))
+    add("lm_shift_negative.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="-1"))
+    add("lm_shift_fraction.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="1.5"))
+    add("lm_shift_abc.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="abc"))
+    # PreShiftTokens splits dim 8 into one segment per shift: shift+1 causal, 2 shift+1 not
+    add("lm_shift_too_many_segments.safetensors", "FORMAT", "more than dim 8",
+        lmf(gmlp_shift_tokens="8"))
+    add("lm_shift_too_many_segments_bidir.safetensors", "FORMAT", "needs 9 channel segments",
+        lmf(gmlp_causal="false", gmlp_shift_tokens="4"))
+    add("lm_arch_on_timm.safetensors", "FORMAT", "gmlp.arch", valid(G, {"gmlp.arch": "gmlp_lm"}))
+    add("lm_arch_gmlp_on_lm.safetensors", "FORMAT", "gmlp.arch", lmf(gmlp_arch="gmlp"))
+    add("lm_missing_embed.safetensors", "FORMAT", "to_embed.weight",
+        lmf(without(L, "to_embed.weight")), lm=LM_KW)
+    # without metadata the LM is still recognised by its head, so the message names the embedding
+    add("lm_missing_embed_no_metadata.safetensors", "FORMAT", "missing tensor 'to_embed.weight'",
+        valid(without(L, "to_embed.weight")), lm=LM_KW)
+    add("lm_missing_logits_weight.safetensors", "FORMAT", "to_logits.1.weight",
+        lmf(without(L, "to_logits.1.weight")), lm=LM_KW)
+    add("lm_missing_sgu_weight.safetensors", "FORMAT", LP1 + "sgu.weight",
+        lmf(without(L, LP1 + "sgu.weight")), lm=LM_KW)
+    add("lm_no_layers.safetensors", "FORMAT", "no layers",
+        lmf(collections.OrderedDict((k, v) for k, v in L.items() if not k.startswith("layers."))),
+        lm=LM_KW)
+    # circulant_pos_x/y make it a circulant model, whose sgu.weight is [heads, seq_len]
+    add("lm_circulant_dense_weight.safetensors", "FORMAT", "expected [2, 6] (circulant",
+        lmf(lt(**both_layers("sgu.circulant_pos_x", 2, 6), **both_layers("sgu.circulant_pos_y", 2, 6))),
+        lm=dict(LM_KW, **CIRC))
+    add("lm_circulant_only_layer1.safetensors", "FORMAT", "unexpected tensor '" + LP1 + "sgu.circulant_pos_x'",
+        lmf(lt(**{LP1 + "sgu.circulant_pos_x": f32(2, 6), LP1 + "sgu.circulant_pos_y": f32(2, 6)})),
+        lm=LM_KW)
+    # 3 heads throughout, but the gate width 16 does not split into 3
+    add("lm_heads_not_dividing_gate.safetensors", "FORMAT", "do not divide the gate width",
+        lmf(lt(**both_layers("sgu.weight", 3, 6, 6), **both_layers("sgu.bias", 3, 6))), lm=LM_KW)
+    add("lm_seq_len_disagree.safetensors", "FORMAT", LP1 + "sgu.weight",
+        lmf(lt(**{LP1 + "sgu.weight": f32(2, 7, 7), LP1 + "sgu.bias": f32(2, 7)})), lm=LM_KW)
+    add("lm_qkv_rows.safetensors", "FORMAT", "3 x attn_dim",
+        lmf(lt(**{LP + "attn.to_qkv.weight": f32(13, 8)})), lm=LM_KW)
+    add("lm_to_out_shape.safetensors", "FORMAT", LP1 + "attn.to_out.weight",
+        lmf(lt(**{LP1 + "attn.to_out.weight": f32(16, 5)})), lm=LM_KW)
+    add("lm_attn_missing_layer1.safetensors", "FORMAT", LP1 + "attn.to_qkv.weight",
+        lmf(without(L, *(LP1 + "attn." + n for n in ("to_qkv.weight", "to_out.weight", "to_out.bias")))),
+        lm=LM_KW)
+    skip = collections.OrderedDict(
+        (k.replace("layers.1.", "layers.2."), v) for k, v in L.items())
+    add("lm_layer_missing_middle.safetensors", "FORMAT", "missing tensor 'layers.1.", lmf(skip), lm=LM_KW)
+    add("lm_unexpected_tensor.safetensors", "FORMAT", "unexpected tensor 'to_logits.2.weight'",
+        lmf(lt(**{"to_logits.2.weight": f32(20, 8)})), lm=LM_KW)
+    add("lm_ffn_odd.safetensors", "FORMAT", "odd",
+        lmf(lt(**both_layers("proj_in.0.weight", 31, 8), **both_layers("proj_in.0.bias", 31))), lm=LM_KW)
+    add("lm_logits_vocab_mismatch.safetensors", "FORMAT", "to_logits.1.weight",
+        lmf(lt(**{"to_logits.1.weight": f32(21, 8)})), lm=LM_KW)
+    add("lm_embed_i32.safetensors", "UNSUPPORTED", "dtype i32",
+        lmf(lt(**{"to_embed.weight": ("I32", [20, 8], lrng.integers(-3, 4, (20, 8)))})))
+    add("lm_embed_3d.safetensors", "FORMAT", "to_embed.weight",
+        lmf(lt(**{"to_embed.weight": ("F32", [20, 8, 1], L["to_embed.weight"][2][..., None])})), lm=LM_KW)
+
     # --- IO ------------------------------------------------------------------------
     add("does_not_exist.safetensors", "IO", "does_not_exist.safetensors", None, st=None)
     add("is_a_directory.safetensors", "IO", "is_a_directory.safetensors", "DIR", st=None)
-    return cs, G, M
+    return cs, G, M, L
 
 
 def reference_parser_accepts(path):
@@ -367,11 +491,13 @@ def reference_parser_accepts(path):
         return False
 
 
-def timm_accepts(path, kw):
+def strict_accepts(path, kw):
+    """Whether timm (kw for make_fixtures.build) or g-mlp-pytorch (kw for gMLP,
+    with num_tokens) loads the tensors with a strict load_state_dict."""
     from safetensors.torch import load_file
     try:
         sd = load_file(path)
-        model, _ = mf.build(kw)
+        model = lm_model(**kw) if "num_tokens" in kw else mf.build(kw)[0]
         model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
         return True
     except Exception:
@@ -384,14 +510,14 @@ def main():
     args = ap.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
-    cs, G, M = cases()
+    cs, G, M, L = cases(out)
 
-    # the bases themselves must be valid, for the parser and for timm
-    for kw, t in ((GMLP_KW, G), (MIXER_KW, M)):
+    # the bases themselves must be valid, for the parser and for timm / g-mlp-pytorch
+    for kw, t in ((GMLP_KW, G), (MIXER_KW, M), (LM_KW, L)):
         p = os.path.join(out, ".base.tmp")
         with open(p, "wb") as f:
             f.write(valid(t))
-        assert reference_parser_accepts(p) and timm_accepts(p, kw), kw
+        assert reference_parser_accepts(p) and strict_accepts(p, kw), kw
         os.remove(p)
 
     wanted = {c[0] for c in cs}
@@ -424,10 +550,10 @@ def main():
                 problems.append(f"{fname}: reference parser {'accepts' if acc else 'rejects'} it")
             if st is None:
                 note = f"  (reference parser {'accepts' if acc else 'rejects'})"
-            if timm is not None and timm_accepts(path, timm):
-                problems.append(f"{fname}: timm's strict load accepts it")
+            if timm is not None and strict_accepts(path, timm):
+                problems.append(f"{fname}: the strict load_state_dict accepts it")
             size = len(blob)
-            print(f"{fname:42s} {status:11s} {sub:40s} {size:6d} B{note}")
+            print(f"{fname:46s} {status:11s} {sub:40s} {size:6d} B{note}")
         lines.append(f"{fname}\t{status}\t{sub}\n")
     with open(os.path.join(out, "manifest.txt"), "w") as f:
         f.writelines(lines)

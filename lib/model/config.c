@@ -145,32 +145,60 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *er
     return GMLP_OK;
 }
 
+/* Indexed by GMLP_ARCH_*: the gmlp.arch value and what it is, for messages. */
+static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm"};
+static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM"};
+
+/* The architecture a tensor name gives away (and that name), or -1.  The LM
+ * head is a second witness so that an LM missing its embedding still reads
+ * as an LM. */
+static int sniff_arch(const gmlp_st_file *f, const char **witness)
+{
+    static const struct {
+        const char *name;
+        int arch;
+    } keys[] = {
+        {"blocks.0.mlp_tokens.fc1.weight", GMLP_ARCH_MIXER},
+        {"blocks.0.mlp_channels.gate.proj.weight", GMLP_ARCH_GMLP},
+        {"to_embed.weight", GMLP_ARCH_LM},
+        {"to_logits.1.weight", GMLP_ARCH_LM},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (gmlp_st_find(f, keys[i].name)) {
+            *witness = keys[i].name;
+            return keys[i].arch;
+        }
+    return -1;
+}
+
 static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
 {
-    const char *arch = gmlp_st_meta(f, "gmlp.arch");
+    const char *arch = gmlp_st_meta(f, "gmlp.arch"), *witness = NULL;
     if (f->n_tensors == 0)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "the file holds no tensors");
-    if (arch && !strcmp(arch, "gmlp"))
-        cfg->arch = GMLP_ARCH_GMLP;
-    else if (arch && !strcmp(arch, "mixer"))
-        cfg->arch = GMLP_ARCH_MIXER;
-    else if (arch && !strcmp(arch, "gmlp_lm"))
-        cfg->arch = GMLP_ARCH_LM;
-    else if (arch)
+    int sniffed = sniff_arch(f, &witness);
+    if (!arch && sniffed < 0)
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM state_dict: none of "
+                         "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight', "
+                         "'to_embed.weight' and 'to_logits.1.weight' is present");
+    if (!arch) {
+        cfg->arch = sniffed;
+        return GMLP_OK;
+    }
+    int k = 0;
+    while (k < 3 && strcmp(arch, arch_names[k]))
+        k++;
+    if (k == 3)
         return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
                          "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer' and 'gmlp_lm')",
                          arch);
-    else if (gmlp_st_find(f, "blocks.0.mlp_tokens.fc1.weight"))
-        cfg->arch = GMLP_ARCH_MIXER;
-    else if (gmlp_st_find(f, "blocks.0.mlp_channels.gate.proj.weight"))
-        cfg->arch = GMLP_ARCH_GMLP;
-    else if (gmlp_st_find(f, "to_embed.weight"))
-        cfg->arch = GMLP_ARCH_LM;
-    else
+    /* otherwise the first tensor of the wrong family would be reported missing */
+    if (sniffed >= 0 && sniffed != k)
         return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM state_dict: none of "
-                         "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight' and "
-                         "'to_embed.weight' is present");
+                         "metadata gmlp.arch '%s' contradicts the tensors, which are a %s state_dict ('%s')", arch,
+                         arch_descs[sniffed], witness);
+    cfg->arch = k;
     return GMLP_OK;
 }
 
@@ -327,7 +355,13 @@ static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int 
         for (int i = 0; i < ndim; i++)
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? ", " : "",
                      gmlp_spec_dim(cfg, spec->dims[i]));
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has shape [%s], expected [%s]", name, got, want);
+        /* the rank of sgu.weight hangs on another tensor: name it */
+        const char *why = t->ndim == ndim                 ? ""
+                          : spec->cond == GMLP_IF_CIRCULANT ? " (circulant: layers.0 has sgu.circulant_pos_x)"
+                          : spec->cond == GMLP_IF_DENSE     ? " (dense: layers.0 has no sgu.circulant_pos_x)"
+                                                            : "";
+        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has shape [%s], expected [%s]%s", name, got, want,
+                         why);
     }
     (*count)++;
     return GMLP_OK;
@@ -358,11 +392,16 @@ gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *
                 for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf && !known && *end == '.'; s++)
                     known = l >= 0 && l < cfg->depth && gmlp_spec_present(cfg, s) && !strcmp(end + 1, s->leaf);
             }
+            /* an LM's per-layer options come from layers.0 alone: say what it chose */
+            if (!known && cfg->arch == GMLP_ARCH_LM)
+                return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                                 "unexpected tensor '%s' for a g-mlp-pytorch LM laid out like layers.0 (%s, %s "
+                                 "sgu.weight)",
+                                 n, cfg->attn_dim ? "tiny attention" : "no tiny attention",
+                                 cfg->circulant ? "circulant" : "dense");
             if (!known)
                 return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,
-                                 cfg->arch == GMLP_ARCH_MIXER ? "Mixer"
-                                 : cfg->arch == GMLP_ARCH_LM  ? "g-mlp-pytorch LM"
-                                                              : "gMLP");
+                                 arch_descs[cfg->arch]);
         }
     }
     return GMLP_OK;
