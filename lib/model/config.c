@@ -146,7 +146,7 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *er
 }
 
 /* Indexed by GMLP_ARCH_*: the gmlp.arch value and what it is, for messages. */
-static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm"};
+static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", NULL};
 static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM"};
 
 /* The architecture a tensor name gives away (and that name), or -1.  The LM
@@ -186,10 +186,8 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err
         cfg->arch = sniffed;
         return GMLP_OK;
     }
-    int k = 0;
-    while (k < 3 && strcmp(arch, arch_names[k]))
-        k++;
-    if (k == 3)
+    int k = gmlp_cfg_choice(arch, arch_names);
+    if (k < 0)
         return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
                          "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer' and 'gmlp_lm')",
                          arch);
