@@ -130,7 +130,7 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n)
     if (gmlp_buffer_create(ctx, n * n * 4, NULL, "bench A", &a) || gmlp_buffer_create(ctx, n * n * 4, NULL, "B", &b) ||
         gmlp_buffer_create(ctx, n * n * 4, NULL, "C", &c))
         return 0;
-    gmlp_mat A = {a, 0, n, 0, 0}, B = {b, 0, n, 0, 0}, C = {c, 0, n, 0, 0};
+    gmlp_mat A = {a, 0, n, 0, 0, 0}, B = {b, 0, n, 0, 0, 0}, C = {c, 0, n, 0, 0, 0};
     gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
     clFinish(ctx->queue);
     int reps = 3;

@@ -20,7 +20,9 @@ typedef struct gmlp_devinfo {
     cl_uint compute_units;
     cl_ulong global_mem;
     cl_ulong max_alloc;
+    cl_ulong local_mem;       /* bytes of local memory per work-group */
     size_t max_wg;
+    size_t max_wi[3];         /* work-items per work-group along each dimension */
 } gmlp_devinfo;
 
 /* All devices of all platforms in selection-index order (*list malloc'd). */

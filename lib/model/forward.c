@@ -101,13 +101,13 @@ static gmlp_status ensure_workspace(gmlp_model *m, size_t batch)
 
 static gmlp_mat mat(cl_mem buf, size_t off, size_t ld, int trans)
 {
-    gmlp_mat r = {buf, off, ld, 0, trans};
+    gmlp_mat r = {buf, off, ld, 0, trans, 0};
     return r;
 }
 
 static gmlp_mat batched(cl_mem buf, size_t off, size_t ld, size_t stride)
 {
-    gmlp_mat r = {buf, off, ld, stride, 0};
+    gmlp_mat r = {buf, off, ld, stride, 0, 0};
     return r;
 }
 
