@@ -76,6 +76,12 @@ enum {
     GMLP_INTERP_NEAREST = 2,
 };
 
+/* How a model keeps its weight matrices on the device (gmlp_load_options). */
+typedef enum gmlp_weight_type {
+    GMLP_WEIGHTS_F32 = 0, /* float */
+    GMLP_WEIGHTS_F16 = 1, /* IEEE half: half the memory; arithmetic stays fp32, no cl_khr_fp16 needed */
+} gmlp_weight_type;
+
 typedef struct gmlp_config {
     int arch;                                /* GMLP_ARCH_* */
     int in_chans, img_h, img_w, num_classes; /* num_classes 0: feature extractor */
@@ -88,6 +94,8 @@ typedef struct gmlp_config {
     float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
     float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */
     size_t num_params;      /* number of weights */
+    gmlp_weight_type weights; /* storage of the weight matrices on the device */
+    size_t weight_bytes;    /* device memory the weights take */
 } gmlp_config;
 
 GMLP_API const char *gmlp_version(void);
@@ -115,6 +123,22 @@ GMLP_API const char *gmlp_context_device_name(const gmlp_context *ctx);
 GMLP_API gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out);
 /* The same from a file already in memory (data is not kept). */
 GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out);
+
+/* Options for loading; fill with gmlp_load_options_default, then change. */
+typedef struct gmlp_load_options {
+    /* GMLP_WEIGHTS_F32 (default) or GMLP_WEIGHTS_F16: the weight matrices
+     * (not biases and LayerNorm parameters) rounded to the nearest half.  A
+     * weight beyond half's range (|w| >= 65520) is GMLP_ERR_UNSUPPORTED. */
+    gmlp_weight_type weights;
+} gmlp_load_options;
+
+GMLP_API void gmlp_load_options_default(gmlp_load_options *opts);
+/* gmlp_model_load / _memory with options; opts NULL means the defaults, an
+ * unknown option value is GMLP_ERR_INVALID_ARGUMENT. */
+GMLP_API gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_load_options *opts,
+                                        gmlp_model **out);
+GMLP_API gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_t size,
+                                               const gmlp_load_options *opts, gmlp_model **out);
 GMLP_API void gmlp_model_free(gmlp_model *model);
 GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out);
 /* A __metadata__ value of the file, NULL if absent.  Valid until gmlp_model_free. */

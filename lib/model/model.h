@@ -6,6 +6,7 @@
 
 #include "cl/context.h"
 #include "format/safetensors.h"
+#include "ops/ops.h"
 
 typedef struct gmlp_block_weights {
     cl_mem norm_w, norm_b;         /* gMLP: norm; Mixer: norm2 (before the channel MLP) */
@@ -43,6 +44,17 @@ gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *
 
 /* Name of tensor `leaf` of block l (or of the model when l < 0). */
 void gmlp_tensor_name(char *buf, size_t size, int l, const char *leaf);
+
+/* A weight as a new device buffer of numel values: a matrix (matrix != 0)
+ * as half when the model stores weights as GMLP_WEIGHTS_F16, anything else
+ * (biases, LayerNorm parameters) as float.  Adds its bytes to
+ * cfg.weight_bytes.  A matrix value beyond half's range is
+ * GMLP_ERR_UNSUPPORTED naming the tensor. */
+gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
+                              cl_mem *dst);
+/* The GEMM operand reading a matrix that gmlp_model_upload made (off, ld and
+ * stride in elements). */
+gmlp_mat gmlp_weight_mat(const gmlp_model *m, cl_mem buf, size_t off, size_t ld, size_t stride, int trans);
 
 /* Runs the network on batch images (host memory), writing pooled features
  * and, when logits != NULL, the head's output. */
