@@ -83,18 +83,15 @@ static int list_devices(void)
     if (!buf)
         return 1;
     gmlp_list_devices(buf, n + 1);
-    /* each device line, then whether the library's kernels build there */
+    /* each device, its limits and whether the library's kernels build there */
     int index = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), index++) {
-        char spec[16];
-        gmlp_context *ctx;
+        char spec[16], report[16384];
         snprintf(spec, sizeof spec, "%d", index);
-        printf("%s\n", line);
-        if (gmlp_context_create(spec, &ctx) == GMLP_OK)
-            printf("   kernels: built\n");
+        if (gmlp_device_report(spec, report, sizeof report))
+            fputs(report, stdout);
         else
-            printf("   kernels: FAILED: %.300s\n", gmlp_last_error(NULL));
-        gmlp_context_destroy(ctx);
+            printf("%s\n   %s\n", line, gmlp_last_error(NULL));
     }
     free(buf);
     return 0;

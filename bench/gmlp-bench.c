@@ -319,6 +319,16 @@ static int compare(json_t *rows, const char *path)
     return 0;
 }
 
+/* The device, its limits and whether each kernel builds there, as comments. */
+static void print_report(const char *dev_spec)
+{
+    char report[16384];
+    if (!gmlp_device_report(dev_spec, report, sizeof report))
+        return; /* gmlp_context_create says why next */
+    for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n"))
+        printf("# %s\n", line);
+}
+
 static int same(json_t *a, json_t *b, const char *key)
 {
     return json_equal(json_object_get(a, key), json_object_get(b, key));
@@ -378,6 +388,7 @@ int main(int argc, char **argv)
         char spec[32];
         snprintf(spec, sizeof spec, "%zu", d);
         const char *dev_spec = all ? spec : o.device;
+        print_report(dev_spec);
         gmlp_context *ctx;
         if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK) {
             fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));

@@ -117,6 +117,15 @@ GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);
  * OpenCL platform. */
 GMLP_API size_t gmlp_list_devices(char *buf, size_t size);
 
+/* What the library makes of one device (device as for gmlp_context_create):
+ * its gmlp_list_devices line, its limits, and whether each of the library's
+ * kernels builds there, with the reason when one does not.  Builds every
+ * kernel: slow the first time on a device and driver, then the kernel cache
+ * serves them.  Written into buf as gmlp_list_devices does; returns the
+ * length the full text needs, or 0 with gmlp_last_error(NULL) set when no
+ * device matches. */
+GMLP_API size_t gmlp_device_report(const char *device, char *buf, size_t size);
+
 /* Name of the device a context runs on. */
 GMLP_API const char *gmlp_context_device_name(const gmlp_context *ctx);
 

@@ -65,6 +65,27 @@ static void test_device_selection(void)
     unsetenv("GMLP_DEVICE");
 }
 
+/* The per-device report: the device line, then every kernel built (or the
+ * reason it failed to build). */
+static void test_device_report(void)
+{
+    char report[16384], tiny[16];
+    size_t n = gmlp_device_report("0", report, sizeof report);
+    CHECK(n > 0 && strlen(report) == n && !strncmp(report, "0: ", 3), "report: %s", n ? report : gmlp_last_error(NULL));
+    CHECK(strstr(report, "gmlp_layernorm") && strstr(report, "gmlp_gemm (A half): built") &&
+              strstr(report, "gmlp_gemm (A and B half): built") && !strstr(report, "FAILED"),
+          "every kernel built: %s", report);
+    CHECK(gmlp_device_report("0", tiny, sizeof tiny) == n && strlen(tiny) == sizeof tiny - 1, "truncated report");
+    CHECK(gmlp_device_report("no-such-device-xyz", report, sizeof report) == 0 && report[0] == 0 &&
+              strstr(gmlp_last_error(NULL), "no-such-device-xyz"),
+          "unknown device: %s", gmlp_last_error(NULL));
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1", 1);
+    n = gmlp_device_report("0", report, sizeof report);
+    CHECK(n > 0 && strstr(report, "gmlp_gemm (B half): FAILED: build log") && strstr(report, "gmlp_layernorm"),
+          "a kernel that does not build: %s", report);
+    unsetenv("GMLP_CL_OPTIONS");
+}
+
 static void test_model_args(gmlp_context *ctx)
 {
     gmlp_model *m = (gmlp_model *)1;
@@ -327,6 +348,7 @@ int main(int argc, char **argv)
     gmlp_context *ctx = check_context();
     test_basics();
     test_device_selection();
+    test_device_report();
     test_model_args(ctx);
     test_chunking(ctx);
     test_f16_weights(ctx);

@@ -68,8 +68,11 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
         }
         *list = grown;
         clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
-        for (cl_uint i = 0; i < nd; i++)
-            fill_info(plats[p], devs[i], &(*list)[(*count)++]);
+        for (cl_uint i = 0; i < nd; i++) {
+            fill_info(plats[p], devs[i], &(*list)[*count]);
+            (*list)[*count].index = *count;
+            ++*count;
+        }
         free(devs);
     }
     free(plats);

@@ -9,6 +9,7 @@
 #include "gmlp.h"
 
 typedef struct gmlp_devinfo {
+    size_t index;             /* in gmlp_devices_enumerate order */
     cl_platform_id platform;
     cl_device_id device;
     cl_device_type type;
