@@ -14,12 +14,14 @@ typedef struct tiles {
     int tm, tn, tk, wm, wn;
 } tiles;
 
-/* In order of preference; tests/test_portability.sh compiles each of them. */
+/* In order of preference; tests/test_portability.sh compiles each of them.
+ * tk keeps the staging loads at 4 per operand and work-item per slice:
+ * deeper slices on fewer work-items unroll into spills (RDNA3, Gen12LP). */
 static const tiles candidates[] = {
     {64, 64, 16, 4, 4}, /* 16 x 16 work-items */
-    {32, 32, 16, 4, 4}, /* 8 x 8 */
-    {16, 16, 16, 4, 4}, /* 4 x 4 */
-    {4, 4, 16, 4, 4},   /* one work-item: for a device that runs nothing larger */
+    {32, 32, 8, 4, 4},  /* 8 x 8 */
+    {16, 16, 4, 4, 4},  /* 4 x 4 */
+    {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
 };
 
 static size_t local_bytes(const tiles *t)
