@@ -24,7 +24,7 @@
 
 typedef struct options {
     const char *model, *labels_file, *device;
-    int top, batch, json, bench, list_devices;
+    int top, batch, json, bench, list_devices, fp16;
     /* preprocessing overrides, parsed up front so that a malformed value is a
      * usage error; 0 / -1 when not given */
     int img_h, img_w, n_mean, n_std, interpolation;
@@ -54,6 +54,7 @@ static void usage(FILE *f)
           "  -d, --device D            OpenCL device: index, gpu, cpu or a name substring (default $GMLP_DEVICE)\n"
           "  -b, --batch N             images per forward pass, 1..4096 (default 32)\n"
           "  -j, --json                one JSON document on stdout\n"
+          "      --fp16                store the weights as half: half the device memory, fp32 arithmetic\n"
           "      --bench               print images/s on stderr (always with 16 or more images)\n"
           "      --list-devices        list OpenCL devices and exit\n"
           "  preprocessing overrides (default: the model's metadata):\n"
@@ -77,18 +78,15 @@ static int list_devices(void)
     if (!buf)
         return 1;
     gmlp_list_devices(buf, n + 1);
-    /* each device line, then whether the library's kernels build there */
+    /* each device, its limits and whether the library's kernels build there */
     int index = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), index++) {
-        char spec[16];
-        gmlp_context *ctx;
+        char spec[16], report[16384];
         snprintf(spec, sizeof spec, "%d", index);
-        printf("%s\n", line);
-        if (gmlp_context_create(spec, &ctx) == GMLP_OK)
-            printf("   kernels: built\n");
+        if (gmlp_device_report(spec, report, sizeof report))
+            fputs(report, stdout);
         else
-            printf("   kernels: FAILED: %.300s\n", gmlp_last_error(NULL));
-        gmlp_context_destroy(ctx);
+            printf("%s\n   %s\n", line, gmlp_last_error(NULL));
     }
     free(buf);
     return 0;
@@ -421,7 +419,7 @@ static int classify_files(app *a, char **files, int n)
     return ok;
 }
 
-enum { OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP };
+enum { OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16 };
 
 static const struct option longopts[] = {
     {"model", required_argument, 0, 'm'},    {"labels", required_argument, 0, 'l'},
@@ -431,7 +429,7 @@ static const struct option longopts[] = {
     {"list-devices", no_argument, 0, OPT_LIST}, {"img-size", required_argument, 0, OPT_IMG},
     {"mean", required_argument, 0, OPT_MEAN}, {"std", required_argument, 0, OPT_STD},
     {"crop-pct", required_argument, 0, OPT_CROP}, {"interpolation", required_argument, 0, OPT_INTERP},
-    {0, 0, 0, 0},
+    {"fp16", no_argument, 0, OPT_FP16},      {0, 0, 0, 0},
 };
 
 static const char *option_name(int c)
@@ -484,6 +482,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'h': usage(stdout); exit(0);
         case OPT_BENCH: o->bench = 1; break;
         case OPT_LIST: o->list_devices = 1; break;
+        case OPT_FP16: o->fp16 = 1; break;
         case '?': return 0; /* getopt said why */
         default:
             if (!parse_value(c, optarg, o))
@@ -500,7 +499,10 @@ static int run(app *a, char **files, int n)
         fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(NULL));
         return 0;
     }
-    if (gmlp_model_load(a->ctx, path, &a->model) != GMLP_OK) {
+    gmlp_load_options lo;
+    gmlp_load_options_default(&lo);
+    lo.weights = a->opt.fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32;
+    if (gmlp_model_load_ex(a->ctx, path, &lo, &a->model) != GMLP_OK) {
         fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(a->ctx));
         return 0;
     }

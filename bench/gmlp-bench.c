@@ -1,9 +1,12 @@
 /* gmlp-bench: inference speed of gMLP / MLP-Mixer configurations with random
- * weights (or a given model file) on one or every OpenCL device.
- * Reports per (device, model, batch): median and spread of the time per
- * batch, images/s, effective TFLOP/s (linear layers, 2 x MACs), that as a
- * fraction of the device's CLBlast SGEMM rate measured in the same run, time
- * to the first result in a new context, and the device memory in use. */
+ * weights (or a given model file) on one or every OpenCL device, with the
+ * weights stored as float and/or half.
+ * Reports per (device, model, weights, batch): median and spread of the time
+ * per batch, images/s, effective TFLOP/s (linear layers, 2 x MACs), that as
+ * a fraction of the device's CLBlast SGEMM rate measured in the same run,
+ * time to the first result in a new context, and the device memory in use
+ * (all, and the weights'); with both storages, the speed of half relative
+ * to float. */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -134,7 +137,7 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n)
     if (gmlp_buffer_create(ctx, n * n * 4, NULL, "bench A", &a) || gmlp_buffer_create(ctx, n * n * 4, NULL, "B", &b) ||
         gmlp_buffer_create(ctx, n * n * 4, NULL, "C", &c))
         return 0;
-    gmlp_mat A = {a, 0, n, 0, 0}, B = {b, 0, n, 0, 0}, C = {c, 0, n, 0, 0};
+    gmlp_mat A = {a, 0, n, 0, 0, 0}, B = {b, 0, n, 0, 0, 0}, C = {c, 0, n, 0, 0, 0};
     gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
     clFinish(ctx->queue);
     int reps = 3;
@@ -149,20 +152,28 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n)
     return 2.0 * n * n * n * reps / t / 1e12;
 }
 
+static const char *const weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16"};
+
 typedef struct opts {
     const char *device, *model, *json, *csv, *compare;
     int batches[16], n_batches, runs, warmup, tiny;
+    gmlp_weight_type weights[2];
+    int n_weights;
     size_t sgemm_n;
 } opts;
 
-static void bench_one(const opts *o, const char *dev_spec, const char *name,
+static void bench_one(const opts *o, const char *dev_spec, const char *name, gmlp_weight_type weights,
                       const unsigned char *file, size_t size, double peak, json_t *rows, FILE *csv)
 {
     /* time to first result in a fresh context: kernels from the disk cache */
     double t0 = bench_now();
     gmlp_context *fresh;
     gmlp_model *m;
-    if (gmlp_context_create(dev_spec, &fresh) != GMLP_OK || gmlp_model_load_memory(fresh, file, size, &m) != GMLP_OK) {
+    gmlp_load_options lo;
+    gmlp_load_options_default(&lo);
+    lo.weights = weights;
+    if (gmlp_context_create(dev_spec, &fresh) != GMLP_OK ||
+        gmlp_model_load_memory_ex(fresh, file, size, &lo, &m) != GMLP_OK) {
         fprintf(stderr, "gmlp-bench: %s: %s\n", name, gmlp_last_error(fresh ? fresh : NULL));
         gmlp_context_destroy(fresh);
         return;
@@ -199,17 +210,19 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name,
             double med = times[o->runs / 2], spread = times[o->runs - 1] - times[0];
             double ips = batch / med, tflops = ips * fl / 1e12;
             size_t mem = fresh->mem_used;
-            printf("%-28.28s %-16s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %8.3f %8.1f\n", fresh->dev.name, name,
-                   batch, med * 1e3, spread * 1e3, ips, tflops, peak > 0 ? 100 * tflops / peak : 0.0, first,
-                   mem / 1048576.0);
-            json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "device",
-                                                  fresh->dev.name, "model", name, "batch", (json_int_t)batch,
-                                                  "median_s", med, "spread_s", spread, "images_per_s", ips,
-                                                  "tflops", tflops, "sgemm_peak_tflops", peak, "first_result_s",
-                                                  first, "device_bytes", (json_int_t)mem));
+            const char *wt = weight_names[weights];
+            printf("%-28.28s %-16s %-3s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %8.3f %8.1f %8.1f\n", fresh->dev.name,
+                   name, wt, batch, med * 1e3, spread * 1e3, ips, tflops, peak > 0 ? 100 * tflops / peak : 0.0,
+                   first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
+                                                  "device", fresh->dev.name, "model", name, "weights", wt, "batch",
+                                                  (json_int_t)batch, "median_s", med, "spread_s", spread,
+                                                  "images_per_s", ips, "tflops", tflops, "sgemm_peak_tflops", peak,
+                                                  "first_result_s", first, "device_bytes", (json_int_t)mem,
+                                                  "weight_bytes", (json_int_t)cfg.weight_bytes));
             if (csv)
-                fprintf(csv, "%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%zu\n", fresh->dev.name, name, batch, med,
-                        spread, ips, tflops, peak, first, mem);
+                fprintf(csv, "%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%zu,%zu\n", fresh->dev.name, name, wt,
+                        batch, med, spread, ips, tflops, peak, first, mem, cfg.weight_bytes);
         }
         free(img), free(logits), free(times);
     }
@@ -224,13 +237,13 @@ static int parse(int argc, char **argv, opts *o)
         {"batch", required_argument, 0, 'b'},  {"runs", required_argument, 0, 'r'},
         {"json", required_argument, 0, 'j'},   {"csv", required_argument, 0, 'c'},
         {"tiny", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
-        {"compare", required_argument, 0, 'C'},
+        {"compare", required_argument, 0, 'C'}, {"weights", required_argument, 0, 'w'},
         {0, 0, 0, 0},
     };
     o->runs = 10;
     o->warmup = 3;
     o->sgemm_n = 1024;
-    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:th", lo, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:w:th", lo, NULL)) != -1;) {
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'm': o->model = optarg; break;
@@ -243,13 +256,25 @@ static int parse(int argc, char **argv, opts *o)
             for (char *s = strtok(optarg, ","); s && o->n_batches < 16; s = strtok(NULL, ","))
                 o->batches[o->n_batches++] = atoi(s);
             break;
+        case 'w':
+            for (char *s = strtok(optarg, ","); s; s = strtok(NULL, ",")) {
+                int f16 = !strcmp(s, "f16");
+                if ((!f16 && strcmp(s, "f32")) || o->n_weights == 2) {
+                    fprintf(stderr, "gmlp-bench: --weights takes f32, f16 or f32,f16, not '%s'\n", s);
+                    return 0;
+                }
+                o->weights[o->n_weights++] = f16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32;
+            }
+            break;
         default:
             fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"
-                  "                  [--json FILE] [--csv FILE] [--compare torch.json]\n",
+                  "                  [--weights f32|f16|f32,f16] [--json FILE] [--csv FILE] [--compare torch.json]\n",
                   c == 'h' ? stdout : stderr);
             return 0;
         }
     }
+    if (!o->n_weights)
+        o->weights[o->n_weights++] = GMLP_WEIGHTS_F32;
     if (o->runs < 1)
         o->runs = 1;
     if (!o->n_batches) {
@@ -276,7 +301,8 @@ static int compare(json_t *rows, const char *path)
         json_decref(doc);
         return 1;
     }
-    printf("\n%-16s %6s %14s %14s %8s  (%s)\n", "model", "batch", "gmlp images/s", "torch images/s", "ratio", path);
+    printf("\n%-16s %-7s %6s %14s %14s %8s  (%s)\n", "model", "weights", "batch", "gmlp images/s", "torch images/s",
+           "ratio", path);
     size_t i, j;
     json_t *ours, *t;
     json_array_foreach(rows, i, ours) {
@@ -286,7 +312,8 @@ static int compare(json_t *rows, const char *path)
                 continue;
             double a = json_real_value(json_object_get(ours, "images_per_s")),
                    b = json_number_value(json_object_get(t, "images_per_s"));
-            printf("%-16s %6lld %14.1f %14.1f %7.2fx\n", json_string_value(json_object_get(ours, "model")),
+            printf("%-16s %-7s %6lld %14.1f %14.1f %7.2fx\n", json_string_value(json_object_get(ours, "model")),
+                   json_string_value(json_object_get(ours, "weights")),
                    (long long)json_integer_value(json_object_get(ours, "batch")), a, b, b > 0 ? a / b : 0.0);
             json_object_set_new(ours, "torch_images_per_s", json_real(b));
             break;
@@ -294,6 +321,49 @@ static int compare(json_t *rows, const char *path)
     }
     json_decref(doc);
     return 0;
+}
+
+/* The device, its limits and whether each kernel builds there, as comments. */
+static void print_report(const char *dev_spec)
+{
+    char report[16384];
+    if (!gmlp_device_report(dev_spec, report, sizeof report))
+        return; /* gmlp_context_create says why next */
+    for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n"))
+        printf("# %s\n", line);
+}
+
+static int same(json_t *a, json_t *b, const char *key)
+{
+    return json_equal(json_object_get(a, key), json_object_get(b, key));
+}
+
+/* With both storages: the speed and weight memory of half relative to float,
+ * per device, model and batch. */
+static void weight_effect(json_t *rows)
+{
+    printf("\n%-28s %-16s %6s %13s %13s %7s %9s\n", "device", "model", "batch", "f32 images/s", "f16 images/s",
+           "speed", "weights");
+    size_t i, j;
+    json_t *h, *f;
+    json_array_foreach(rows, i, h) {
+        if (strcmp(json_string_value(json_object_get(h, "weights")), "f16"))
+            continue;
+        json_array_foreach(rows, j, f) {
+            if (strcmp(json_string_value(json_object_get(f, "weights")), "f32") || !same(h, f, "device") ||
+                !same(h, f, "model") || !same(h, f, "batch"))
+                continue;
+            double ih = json_real_value(json_object_get(h, "images_per_s")),
+                   iff = json_real_value(json_object_get(f, "images_per_s"));
+            double wh = (double)json_integer_value(json_object_get(h, "weight_bytes")),
+                   wf = (double)json_integer_value(json_object_get(f, "weight_bytes"));
+            printf("%-28.28s %-16s %6lld %13.1f %13.1f %6.2fx %8.1f%%\n",
+                   json_string_value(json_object_get(h, "device")), json_string_value(json_object_get(h, "model")),
+                   (long long)json_integer_value(json_object_get(h, "batch")), iff, ih, iff > 0 ? ih / iff : 0.0,
+                   wf > 0 ? 100 * wh / wf : 0.0);
+            break;
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -312,15 +382,17 @@ int main(int argc, char **argv)
     json_t *rows = json_array();
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (csv)
-        fputs("device,model,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,first_result_s,device_bytes\n",
+        fputs("device,model,weights,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,first_result_s,"
+              "device_bytes,weight_bytes\n",
               csv);
-    printf("%-28s %-16s %6s %10s %9s %10s %8s %7s %8s %8s\n", "device", "model", "batch", "median ms", "spread ms",
-           "images/s", "TFLOP/s", "%peak", "first s", "MiB");
+    printf("%-28s %-16s %-3s %6s %10s %9s %10s %8s %7s %8s %8s %8s\n", "device", "model", "wts", "batch", "median ms",
+           "spread ms", "images/s", "TFLOP/s", "%peak", "first s", "MiB", "wMiB");
     int rc = 0;
     for (size_t d = 0; d < ndev; d++) {
         char spec[32];
         snprintf(spec, sizeof spec, "%zu", d);
         const char *dev_spec = all ? spec : o.device;
+        print_report(dev_spec);
         gmlp_context *ctx;
         if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK) {
             fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
@@ -335,7 +407,8 @@ int main(int argc, char **argv)
             unsigned char *buf = NULL;
             if (f && !fseek(f, 0, SEEK_END) && (size = (size_t)ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
                 (buf = malloc(size)) && fread(buf, 1, size, f) == size)
-                bench_one(&o, dev_spec, o.model, buf, size, peak, rows, csv);
+                for (int w = 0; w < o.n_weights; w++)
+                    bench_one(&o, dev_spec, o.model, o.weights[w], buf, size, peak, rows, csv);
             else
                 fprintf(stderr, "gmlp-bench: cannot read %s\n", o.model), rc = 1;
             free(buf);
@@ -348,13 +421,16 @@ int main(int argc, char **argv)
                 gmlp_config c = to_config(&set[i]);
                 size_t size;
                 unsigned char *file = bench_random_model(&c, &size);
-                bench_one(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
+                for (int w = 0; w < o.n_weights; w++)
+                    bench_one(&o, dev_spec, set[i].name, o.weights[w], file, size, peak, rows, csv);
                 free(file);
             }
             bench_lm(dev_spec, o.tiny, o.runs, rows, csv);
         }
         gmlp_context_destroy(ctx);
     }
+    if (o.n_weights == 2)
+        weight_effect(rows);
     if (o.compare)
         rc |= compare(rows, o.compare);
     if (o.json) {

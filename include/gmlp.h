@@ -86,6 +86,12 @@ enum {
     GMLP_INTERP_NEAREST = 2,
 };
 
+/* How a model keeps its weight matrices on the device (gmlp_load_options). */
+typedef enum gmlp_weight_type {
+    GMLP_WEIGHTS_F32 = 0, /* float */
+    GMLP_WEIGHTS_F16 = 1, /* IEEE half: half the memory; arithmetic stays fp32, no cl_khr_fp16 needed */
+} gmlp_weight_type;
+
 typedef struct gmlp_config {
     int arch;                                /* GMLP_ARCH_* */
     int in_chans, img_h, img_w, num_classes; /* num_classes 0: feature extractor */
@@ -98,6 +104,8 @@ typedef struct gmlp_config {
     float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
     float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */
     size_t num_params;      /* number of weights */
+    gmlp_weight_type weights; /* storage of the weight matrices on the device */
+    size_t weight_bytes;    /* device memory the weights take */
     /* Language models (GMLP_ARCH_LM) also use seq_len, dim, depth, ffn_dim,
      * norm_eps (block and final LayerNorm) and sgu_eps; image fields are 0. */
     int vocab_size;   /* LM: number of tokens; vision: 0 */
@@ -128,12 +136,37 @@ GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);
  * OpenCL platform. */
 GMLP_API size_t gmlp_list_devices(char *buf, size_t size);
 
+/* What the library makes of one device (device as for gmlp_context_create):
+ * its gmlp_list_devices line, its limits, and whether each of the library's
+ * kernels builds there, with the reason when one does not.  Builds every
+ * kernel: slow the first time on a device and driver, then the kernel cache
+ * serves them.  Written into buf as gmlp_list_devices does; returns the
+ * length the full text needs, or 0 with gmlp_last_error(NULL) set when no
+ * device matches. */
+GMLP_API size_t gmlp_device_report(const char *device, char *buf, size_t size);
+
 /* Name of the device a context runs on. */
 GMLP_API const char *gmlp_context_device_name(const gmlp_context *ctx);
 
 GMLP_API gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out);
 /* The same from a file already in memory (data is not kept). */
 GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out);
+
+/* Options for loading; fill with gmlp_load_options_default, then change. */
+typedef struct gmlp_load_options {
+    /* GMLP_WEIGHTS_F32 (default) or GMLP_WEIGHTS_F16: the weight matrices
+     * (not biases and LayerNorm parameters) rounded to the nearest half.  A
+     * weight beyond half's range (|w| >= 65520) is GMLP_ERR_UNSUPPORTED. */
+    gmlp_weight_type weights;
+} gmlp_load_options;
+
+GMLP_API void gmlp_load_options_default(gmlp_load_options *opts);
+/* gmlp_model_load / _memory with options; opts NULL means the defaults, an
+ * unknown option value is GMLP_ERR_INVALID_ARGUMENT. */
+GMLP_API gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_load_options *opts,
+                                        gmlp_model **out);
+GMLP_API gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_t size,
+                                               const gmlp_load_options *opts, gmlp_model **out);
 GMLP_API void gmlp_model_free(gmlp_model *model);
 GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out);
 /* A __metadata__ value of the file, NULL if absent.  Valid until gmlp_model_free. */

@@ -1,6 +1,7 @@
 /* The public API's contract: argument checks, device selection, error
  * messages, the kernel cache and its fallbacks, injected failures. */
 #include <dirent.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -62,6 +63,27 @@ static void test_device_selection(void)
     setenv("GMLP_DEVICE", "no-such-device-xyz", 1);
     CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_NO_DEVICE, "GMLP_DEVICE is honoured");
     unsetenv("GMLP_DEVICE");
+}
+
+/* The per-device report: the device line, then every kernel built (or the
+ * reason it failed to build). */
+static void test_device_report(void)
+{
+    char report[16384], tiny[16];
+    size_t n = gmlp_device_report("0", report, sizeof report);
+    CHECK(n > 0 && strlen(report) == n && !strncmp(report, "0: ", 3), "report: %s", n ? report : gmlp_last_error(NULL));
+    CHECK(strstr(report, "gmlp_layernorm") && strstr(report, "gmlp_gemm (A half): built") &&
+              strstr(report, "gmlp_gemm (A and B half): built") && !strstr(report, "FAILED"),
+          "every kernel built: %s", report);
+    CHECK(gmlp_device_report("0", tiny, sizeof tiny) == n && strlen(tiny) == sizeof tiny - 1, "truncated report");
+    CHECK(gmlp_device_report("no-such-device-xyz", report, sizeof report) == 0 && report[0] == 0 &&
+              strstr(gmlp_last_error(NULL), "no-such-device-xyz"),
+          "unknown device: %s", gmlp_last_error(NULL));
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1", 1);
+    n = gmlp_device_report("0", report, sizeof report);
+    CHECK(n > 0 && strstr(report, "gmlp_gemm (B half): FAILED: build log") && strstr(report, "gmlp_layernorm"),
+          "a kernel that does not build: %s", report);
+    unsetenv("GMLP_CL_OPTIONS");
 }
 
 static void test_model_args(gmlp_context *ctx)
@@ -238,6 +260,84 @@ static void test_chunking(gmlp_context *ctx)
     free(img), free(whole), free(chunked);
 }
 
+/* A copy of the file in memory with one value of tensor `name` (F32) set to v. */
+static unsigned char *with_value(const char *path, const char *name, float v, size_t *size)
+{
+    unsigned char *buf = check_read_file(path, size);
+    uint64_t hlen = 0;
+    for (int i = 0; buf && i < 8; i++)
+        hlen |= (uint64_t)buf[i] << (8 * i);
+    json_t *hdr = buf ? json_loadb((const char *)buf + 8, (size_t)hlen, 0, NULL) : NULL;
+    json_t *offs = json_object_get(json_object_get(hdr, name), "data_offsets");
+    if (json_is_array(offs))
+        memcpy(buf + 8 + hlen + json_integer_value(json_array_get(offs, 0)), &v, sizeof v);
+    else
+        CHECK(0, "%s has no tensor %s", path, name);
+    json_decref(hdr);
+    return buf;
+}
+
+/* Weights stored as half: options checked, the storage reported, about half
+ * the device memory (a budget the F32 weights exceed runs the F16 model),
+ * and a weight that half cannot hold refused by name. */
+static void test_f16_weights(gmlp_context *ctx)
+{
+    const char *path = model_path("mixer_rgb");
+    gmlp_load_options o;
+    gmlp_load_options_default(&o);
+    CHECK(o.weights == GMLP_WEIGHTS_F32, "default storage");
+    gmlp_model *m = (gmlp_model *)1;
+    o.weights = (gmlp_weight_type)7;
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_ERR_INVALID_ARGUMENT && m == NULL &&
+              strstr(gmlp_last_error(ctx), "weight type"),
+          "unknown weight type: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_model_load_memory_ex(ctx, "", 0, &o, &m) == GMLP_ERR_INVALID_ARGUMENT, "unknown weight type, memory");
+
+    gmlp_config c32, c16;
+    CHECK(gmlp_model_load_ex(ctx, path, NULL, &m) == GMLP_OK, "NULL options: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &c32);
+    gmlp_model_free(m);
+    o.weights = GMLP_WEIGHTS_F16;
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK, "F16: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &c16);
+    gmlp_model_free(m);
+    CHECK(c32.weights == GMLP_WEIGHTS_F32 && c32.weight_bytes == c32.num_params * 4, "F32: %zu bytes, %zu params",
+          c32.weight_bytes, c32.num_params);
+    double ratio = (double)c16.weight_bytes / (double)c32.weight_bytes;
+    printf("mixer_rgb weights: %zu bytes as F32, %zu as F16 (%.1f%%)\n", c32.weight_bytes, c16.weight_bytes,
+           100 * ratio);
+    CHECK(c16.weights == GMLP_WEIGHTS_F16 && ratio > 0.5 && ratio < 0.55, "F16 weights take %.3f of F32's", ratio);
+
+    /* a budget one byte short of the F32 weights: the F16 ones and an
+     * image's activations fit */
+    char limit[64];
+    snprintf(limit, sizeof limit, "%zu", c32.weight_bytes - 1);
+    setenv("GMLP_DEVICE_MEMORY_LIMIT", limit, 1);
+    gmlp_context *small;
+    CHECK(gmlp_context_create(NULL, &small) == GMLP_OK, "context: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_model_load(small, path, &m) == GMLP_ERR_DEVICE_MEMORY, "F32 weights over a %s-byte budget", limit);
+    CHECK(gmlp_model_load_ex(small, path, &o, &m) == GMLP_OK, "F16 weights within %s bytes: %s", limit,
+          gmlp_last_error(small));
+    size_t n = (size_t)c16.in_chans * c16.img_h * c16.img_w;
+    float *img = calloc(n, sizeof *img), *out = calloc((size_t)c16.num_classes, sizeof *out);
+    CHECK(gmlp_classify(m, img, 1, out) == GMLP_OK, "F16 model runs within %s bytes: %s", limit,
+          gmlp_last_error(small));
+    gmlp_model_free(m);
+    gmlp_context_destroy(small);
+    unsetenv("GMLP_DEVICE_MEMORY_LIMIT");
+    free(img), free(out);
+
+    size_t size = 0;
+    unsigned char *file = with_value(path, "blocks.1.mlp_channels.fc2.weight", 1e6f, &size);
+    gmlp_status st = gmlp_model_load_memory_ex(ctx, file, size, &o, &m);
+    CHECK(st == GMLP_ERR_UNSUPPORTED && strstr(gmlp_last_error(ctx), "blocks.1.mlp_channels.fc2.weight") &&
+              strstr(gmlp_last_error(ctx), "GMLP_WEIGHTS_F32"),
+          "a weight beyond half's range: %s: %s", gmlp_status_string(st), gmlp_last_error(ctx));
+    CHECK(gmlp_model_load_memory(ctx, file, size, &m) == GMLP_OK, "the same as F32: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    free(file);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -248,8 +348,10 @@ int main(int argc, char **argv)
     gmlp_context *ctx = check_context();
     test_basics();
     test_device_selection();
+    test_device_report();
     test_model_args(ctx);
     test_chunking(ctx);
+    test_f16_weights(ctx);
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

@@ -18,6 +18,12 @@ for f in "$examples"/*.png; do
     [ "$got" = "$want" ]; check $? "$(basename "$f"): $got"
 done
 
+# weights stored as half: the same class for every example
+out16=$("$app" -k 1 --fp16 "$examples"/*.png)
+check $? "classify the examples with --fp16"
+[ "$(echo "$out16" | sed 's/^ *[0-9.]*% *#* *//')" = "$(echo "$out" | sed 's/^ *[0-9.]*% *#* *//')" ]
+check $? "--fp16 gives the same top class for every example"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'not an image' >"$tmp/junk.png"

@@ -128,7 +128,7 @@ static gmlp_status init(gmlp_context *ctx, const char *device)
     ctx->mem_limit = env_size("GMLP_DEVICE_MEMORY_LIMIT");
     char opts[256];
     snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DGMLP_WG=%d", ctx->wg);
-    st = gmlp_program_build(ctx->cl, &ctx->dev, opts, &ctx->program, ctx->err, sizeof ctx->err);
+    st = gmlp_program_build(ctx->cl, &ctx->dev, NULL, opts, &ctx->program, ctx->err, sizeof ctx->err);
     if (st != GMLP_OK)
         return st;
     for (int k = 0; k < GMLP_K_COUNT; k++) {
@@ -149,6 +149,12 @@ static void teardown(gmlp_context *ctx)
             clReleaseKernel(ctx->kernels[k]);
     if (ctx->program)
         clReleaseProgram(ctx->program);
+    for (int v = 0; v < 4; v++) {
+        if (ctx->gemm[v].kernel)
+            clReleaseKernel(ctx->gemm[v].kernel);
+        if (ctx->gemm[v].program)
+            clReleaseProgram(ctx->gemm[v].program);
+    }
     if (ctx->queue) {
         clFinish(ctx->queue);
         clReleaseCommandQueue(ctx->queue);

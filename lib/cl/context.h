@@ -21,12 +21,20 @@ typedef enum gmlp_kernel_id {
     GMLP_K_COUNT
 } gmlp_kernel_id;
 
+/* A built variant of cl_kernels/gemm.cl and its tile sizes (ops/gemm_kernel.c). */
+typedef struct gmlp_gemm_kernel {
+    cl_program program;
+    cl_kernel kernel;
+    int tm, tn, tk, wm, wn;
+} gmlp_gemm_kernel;
+
 struct gmlp_context {
     gmlp_devinfo dev;
     cl_context cl;
     cl_command_queue queue;
     cl_program program;
     cl_kernel kernels[GMLP_K_COUNT];
+    gmlp_gemm_kernel gemm[4]; /* by a_half | b_half << 1; built on first use */
     int wg;                 /* work-group size of the reduction kernels */
     size_t mem_limit;       /* injectable device-memory budget, 0 = none */
     size_t mem_used;

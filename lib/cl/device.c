@@ -35,6 +35,8 @@ static void fill_info(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
     clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof info->global_mem, &info->global_mem, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc, &info->max_alloc, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg, &info->max_wg, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof info->local_mem, &info->local_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_wi, info->max_wi, NULL);
 }
 
 gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize)
@@ -66,8 +68,11 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
         }
         *list = grown;
         clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
-        for (cl_uint i = 0; i < nd; i++)
-            fill_info(plats[p], devs[i], &(*list)[(*count)++]);
+        for (cl_uint i = 0; i < nd; i++) {
+            fill_info(plats[p], devs[i], &(*list)[*count]);
+            (*list)[*count].index = *count;
+            ++*count;
+        }
         free(devs);
     }
     free(plats);

@@ -9,6 +9,7 @@
 #include "gmlp.h"
 
 typedef struct gmlp_devinfo {
+    size_t index;             /* in gmlp_devices_enumerate order */
     cl_platform_id platform;
     cl_device_id device;
     cl_device_type type;
@@ -20,7 +21,9 @@ typedef struct gmlp_devinfo {
     cl_uint compute_units;
     cl_ulong global_mem;
     cl_ulong max_alloc;
+    cl_ulong local_mem;       /* bytes of local memory per work-group */
     size_t max_wg;
+    size_t max_wi[3];         /* work-items per work-group along each dimension */
 } gmlp_devinfo;
 
 /* All devices of all platforms in selection-index order (*list malloc'd). */

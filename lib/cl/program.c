@@ -24,15 +24,24 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-static char *concat_sources(void)
+/* solo == NULL: the shared program's sources, else the one named. */
+static int selected(const gmlp_cl_source *s, const char *solo)
+{
+    return solo ? s->solo && !strcmp(s->name, solo) : !s->solo;
+}
+
+static char *concat_sources(const char *solo)
 {
     size_t total = 1;
     for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++)
-        total += (size_t)s->length + 1;
+        if (selected(s, solo))
+            total += (size_t)s->length + 1;
     char *src = malloc(total), *p = src;
     if (!src)
         return NULL;
     for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++) {
+        if (!selected(s, solo))
+            continue;
         memcpy(p, s->text, (size_t)s->length);
         p += s->length;
         *p++ = '\n';
@@ -167,16 +176,20 @@ static gmlp_status build_error(cl_program prog, const gmlp_devinfo *dev, const c
     return GMLP_ERR_BUILD;
 }
 
-gmlp_status gmlp_program_build(cl_context ctx, const gmlp_devinfo *dev, const char *options, cl_program *out,
-                               char *err, size_t errsize)
+gmlp_status gmlp_program_build(cl_context ctx, const gmlp_devinfo *dev, const char *solo, const char *options,
+                               cl_program *out, char *err, size_t errsize)
 {
     *out = NULL;
     char opts[2048];
     const char *extra = getenv("GMLP_CL_OPTIONS");
     snprintf(opts, sizeof opts, "%s %s", options, extra ? extra : "");
-    char *src = concat_sources();
+    char *src = concat_sources(solo);
     if (!src)
         return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory building kernels");
+    if (!*src) {
+        free(src);
+        return gmlp_errf(err, errsize, GMLP_ERR_BUILD, "no embedded kernel source '%s'", solo ? solo : "");
+    }
     char path[1100];
     int cacheable = cache_path(src, opts, dev, path, sizeof path);
     cl_program prog = cacheable ? load_cached(ctx, dev, path, opts) : NULL;

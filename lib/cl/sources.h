@@ -8,6 +8,7 @@ typedef struct gmlp_cl_source {
     const char *name; /* file name, e.g. "layernorm.cl" */
     const char *text; /* NUL-terminated */
     int length;
+    int solo; /* built alone in variants (gmlp_program_build), not into the shared program */
 } gmlp_cl_source;
 
 /* Terminated by an entry with name == NULL. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/half.h"
 
 #define MAX_HEADER ((uint64_t)100 << 20) /* the reference implementation's limit */
 #define MAX_DEPTH 64                     /* a valid header nests 3 levels deep */
@@ -364,29 +365,6 @@ const char *gmlp_st_meta(const gmlp_st_file *f, const char *key)
     return NULL;
 }
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | man << 13; /* inf, nan (payload kept) */
-    } else if (exp) {
-        bits = sign | (exp + 112) << 23 | man << 13;
-    } else if (man) {
-        /* subnormal half: every one is a normal float once the mantissa is normalised */
-        int e = -1;
-        do {
-            e++;
-            man <<= 1;
-        } while (!(man & 0x400));
-        bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ff) << 13;
-    } else {
-        bits = sign;
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 int gmlp_st_to_f32(const gmlp_st_tensor *t, float *dst)
 {
     const uint8_t *p = t->data;
@@ -409,7 +387,7 @@ int gmlp_st_to_f32(const gmlp_st_tensor *t, float *dst)
     for (size_t i = 0; i < t->numel; i++) {
         uint16_t v = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
         if (t->dtype == GMLP_DT_F16) {
-            dst[i] = half_to_float(v);
+            dst[i] = gmlp_half_to_float(v);
         } else {
             uint32_t bits = (uint32_t)v << 16;
             memcpy(&dst[i], &bits, sizeof bits);

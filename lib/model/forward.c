@@ -101,13 +101,13 @@ static gmlp_status ensure_workspace(gmlp_model *m, size_t batch)
 
 static gmlp_mat mat(cl_mem buf, size_t off, size_t ld, int trans)
 {
-    gmlp_mat r = {buf, off, ld, 0, trans};
+    gmlp_mat r = {buf, off, ld, 0, trans, 0};
     return r;
 }
 
 static gmlp_mat batched(cl_mem buf, size_t off, size_t ld, size_t stride)
 {
-    gmlp_mat r = {buf, off, ld, stride, 0};
+    gmlp_mat r = {buf, off, ld, stride, 0, 0};
     return r;
 }
 
@@ -119,16 +119,18 @@ static gmlp_status gmlp_block(gmlp_model *m, const gmlp_block_weights *w, int b)
     const int n = c->seq_len, d = c->dim, h = c->ffn_dim, g = h / 2, rows = b * n;
     cl_mem x = m->ws.x, y = m->ws.y, z = m->ws.z;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
-    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), mat(w->fc1_w, 0, d, 1), 0.0f, mat(z, 0, h, 0), 1));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), gmlp_weight_mat(m, w->fc1_w, 0, d, 0, 1), 0.0f,
+                          mat(z, 0, h, 0), 1));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
     /* v = LN(z[:, g:]) into y; then W . v per image over the second half of z */
     GMLP_TRY(gmlp_op_layernorm(ctx, z, g, h, y, 0, g, w->sgu_norm_w, w->sgu_norm_b, rows, g, c->sgu_eps));
-    GMLP_TRY(gmlp_op_gemm(ctx, n, g, n, batched(w->sgu_w, 0, n, 0), batched(y, 0, g, (size_t)n * g), 0.0f,
-                          batched(z, g, h, (size_t)n * h), b));
+    GMLP_TRY(gmlp_op_gemm(ctx, n, g, n, gmlp_weight_mat(m, w->sgu_w, 0, n, 0, 0), batched(y, 0, g, (size_t)n * g),
+                          0.0f, batched(z, g, h, (size_t)n * h), b));
     GMLP_TRY(gmlp_op_sgu_gate(ctx, z, rows, g, w->sgu_b, n));
     /* residual folded into the GEMM: x += b2, then x += s . W2^T */
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
-    return gmlp_op_gemm(ctx, rows, d, g, mat(z, g, h, 0), mat(w->fc2_w, 0, g, 1), 1.0f, mat(x, 0, d, 0), 1);
+    return gmlp_op_gemm(ctx, rows, d, g, mat(z, g, h, 0), gmlp_weight_mat(m, w->fc2_w, 0, g, 0, 1), 1.0f,
+                        mat(x, 0, d, 0), 1);
 }
 
 /* timm MixerBlock: token MLP across the token axis, then a channel MLP. */
@@ -141,17 +143,19 @@ static gmlp_status mixer_block(gmlp_model *m, const gmlp_block_weights *w, int b
     const size_t nd = (size_t)n * d, td = (size_t)t * d;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm1_w, w->norm1_b, rows, d, c->norm_eps));
     /* per image: z (t x d) = Wt1 (t x N) . y (N x d); no transposes copied */
-    GMLP_TRY(gmlp_op_gemm(ctx, t, d, n, batched(w->tok1_w, 0, n, 0), batched(y, 0, d, nd), 0.0f,
+    GMLP_TRY(gmlp_op_gemm(ctx, t, d, n, gmlp_weight_mat(m, w->tok1_w, 0, n, 0, 0), batched(y, 0, d, nd), 0.0f,
                           batched(z, 0, d, td), b));
     GMLP_TRY(gmlp_op_bias_act_rows(ctx, z, w->tok1_b, b * t, d, t, GMLP_ACT_GELU));
     GMLP_TRY(gmlp_op_bias_act_rows(ctx, x, w->tok2_b, rows, d, n, GMLP_ACT_NONE));
-    GMLP_TRY(gmlp_op_gemm(ctx, n, d, t, batched(w->tok2_w, 0, t, 0), batched(z, 0, d, td), 1.0f,
+    GMLP_TRY(gmlp_op_gemm(ctx, n, d, t, gmlp_weight_mat(m, w->tok2_w, 0, t, 0, 0), batched(z, 0, d, td), 1.0f,
                           batched(x, 0, d, nd), b));
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
-    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), mat(w->fc1_w, 0, d, 1), 0.0f, mat(z, 0, h, 0), 1));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), gmlp_weight_mat(m, w->fc1_w, 0, d, 0, 1), 0.0f,
+                          mat(z, 0, h, 0), 1));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
-    return gmlp_op_gemm(ctx, rows, d, h, mat(z, 0, h, 0), mat(w->fc2_w, 0, h, 1), 1.0f, mat(x, 0, d, 0), 1);
+    return gmlp_op_gemm(ctx, rows, d, h, mat(z, 0, h, 0), gmlp_weight_mat(m, w->fc2_w, 0, h, 0, 1), 1.0f,
+                        mat(x, 0, d, 0), 1);
 }
 
 static gmlp_status run_chunk(gmlp_model *m, const float *images, int b, float *features, float *logits)
@@ -166,7 +170,8 @@ static gmlp_status run_chunk(gmlp_model *m, const float *images, int b, float *f
         return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer(images)", e);
     /* stem: Conv2d with kernel = stride = patch, as patches . W^T + b */
     GMLP_TRY(gmlp_op_patchify(ctx, w->images, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
-    GMLP_TRY(gmlp_op_gemm(ctx, rows, d, k, mat(w->z, 0, k, 0), mat(m->stem_w, 0, k, 1), 0.0f, mat(w->x, 0, d, 0), 1));
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, d, k, mat(w->z, 0, k, 0), gmlp_weight_mat(m, m->stem_w, 0, k, 0, 1), 0.0f,
+                          mat(w->x, 0, d, 0), 1));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->x, m->stem_b, rows, d, GMLP_ACT_NONE));
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(c->arch == GMLP_ARCH_MIXER ? mixer_block(m, &m->blocks[l], b) : gmlp_block(m, &m->blocks[l], b));
@@ -177,7 +182,7 @@ static gmlp_status run_chunk(gmlp_model *m, const float *images, int b, float *f
     float *dst = features;
     if (logits) {
         const int nc = c->num_classes;
-        GMLP_TRY(gmlp_op_gemm(ctx, b, nc, d, mat(w->pooled, 0, d, 0), mat(m->head_w, 0, d, 1), 0.0f,
+        GMLP_TRY(gmlp_op_gemm(ctx, b, nc, d, mat(w->pooled, 0, d, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
                               mat(w->logits, 0, nc, 0), 1));
         GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->logits, m->head_b, b, nc, GMLP_ACT_NONE));
         out = w->logits;

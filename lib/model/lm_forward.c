@@ -26,7 +26,7 @@ typedef struct lm_pass {
 
 static gmlp_mat mat(cl_mem buf, size_t off, size_t ld, size_t stride, int trans)
 {
-    gmlp_mat r = {buf, off, ld, stride, trans};
+    gmlp_mat r = {buf, off, ld, stride, trans, 0};
     return r;
 }
 
@@ -131,7 +131,7 @@ static gmlp_status attention(const lm_pass *p, int l, cl_mem in)
     const gmlp_lm_workspace *w = &m->lm;
     const size_t a = (size_t)m->cfg.attn_dim, d = (size_t)m->cfg.dim, n = (size_t)p->n, L = (size_t)p->len;
     const size_t S = (size_t)m->cfg.seq_len, B = (size_t)p->batch;
-    GMLP_TRY(gmlp_op_gemm(ctx, (size_t)p->rows, 3 * a, d, mat(in, 0, d, 0, 0), mat(m->blocks[l].qkv_w, 0, d, 0, 1),
+    GMLP_TRY(gmlp_op_gemm(ctx, (size_t)p->rows, 3 * a, d, mat(in, 0, d, 0, 0), gmlp_weight_mat(m, m->blocks[l].qkv_w, 0, d, 0, 1),
                           0.0f, mat(w->qkv, 0, 3 * a, 0, 0), 1));
     gmlp_mat k = mat(w->qkv, a, 3 * a, n * 3 * a, 1), v = mat(w->qkv, 2 * a, 3 * a, n * 3 * a, 0);
     if (p->cache) {
@@ -173,7 +173,7 @@ static gmlp_status lm_layer(const lm_pass *p, int l)
     }
     if (a)
         GMLP_TRY(attention(p, l, in));
-    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(in, 0, d, 0, 0), mat(wt->fc1_w, 0, d, 0, 1), 0.0f,
+    GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(in, 0, d, 0, 0), gmlp_weight_mat(m, wt->fc1_w, 0, d, 0, 1), 0.0f,
                           mat(w->z, 0, h, 0, 0), 1));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->z, wt->fc1_b, p->rows, (int)h, GMLP_ACT_GELU));
     GMLP_TRY(gmlp_op_layernorm(ctx, w->z, (int)g, (int)h, w->gn, 0, (int)g, wt->sgu_norm_w, wt->sgu_norm_b, p->rows,
@@ -185,19 +185,19 @@ static gmlp_status lm_layer(const lm_pass *p, int l)
     }
     /* per head, per sequence: v[p0 .. p0+n) = W_h[p0 .. p0+n, 0 .. len) . LN(v)[0 .. len) */
     for (size_t hd = 0; hd < (size_t)c->heads; hd++) {
-        gmlp_mat wh = mat(wt->sgu_w, (hd * S + (size_t)p->p0) * S, S, 0, 0), gh = gate;
+        gmlp_mat wh = gmlp_weight_mat(m, wt->sgu_w, (hd * S + (size_t)p->p0) * S, S, 0, 0), gh = gate;
         gh.off += hd * dh;
         GMLP_TRY(gmlp_op_gemm(ctx, n, dh, L, wh, gh, 0.0f, mat(w->z, g + hd * dh, h, n * h, 0), B));
     }
     if (a)
-        GMLP_TRY(gmlp_op_gemm(ctx, rows, g, a, mat(w->ao, 0, a, 0, 0), mat(wt->attn_out_w, 0, a, 0, 1), 1.0f,
+        GMLP_TRY(gmlp_op_gemm(ctx, rows, g, a, mat(w->ao, 0, a, 0, 0), gmlp_weight_mat(m, wt->attn_out_w, 0, a, 0, 1), 1.0f,
                               mat(w->z, g, h, 0, 0), 1));
     gmlp_gate gt = {.bias = wt->sgu_b, .cb = a ? wt->attn_out_b : NULL, .bstride = c->seq_len, .dh = (int)dh,
                     .p0 = p->p0, .m = p->n, .act = c->gate_act};
     GMLP_TRY(gmlp_op_sgu_gate_ex(ctx, w->z, p->rows, (int)g, &gt));
     /* residual folded into the GEMM: x += b_out, then x += s . W_out^T */
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->x, wt->fc2_b, p->rows, (int)d, GMLP_ACT_NONE));
-    return gmlp_op_gemm(ctx, rows, d, g, mat(w->z, g, h, 0, 0), mat(wt->fc2_w, 0, g, 0, 1), 1.0f,
+    return gmlp_op_gemm(ctx, rows, d, g, mat(w->z, g, h, 0, 0), gmlp_weight_mat(m, wt->fc2_w, 0, g, 0, 1), 1.0f,
                         mat(w->x, 0, d, 0, 0), 1);
 }
 
@@ -226,7 +226,7 @@ gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, 
     size_t first = last_only ? (n - 1) * d : 0, stride = last_only ? n * d : d;
     GMLP_TRY(gmlp_op_layernorm(ctx, w->x, (int)first, (int)stride, w->y, 0, (int)d, m->norm_w, m->norm_b,
                                (int)out_rows, (int)d, c->norm_eps));
-    GMLP_TRY(gmlp_op_gemm(ctx, out_rows, V, d, mat(w->y, 0, d, 0, 0), mat(m->head_w, 0, d, 0, 1), 0.0f,
+    GMLP_TRY(gmlp_op_gemm(ctx, out_rows, V, d, mat(w->y, 0, d, 0, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
                           mat(w->logits, 0, V, 0, 0), 1));
     GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->logits, m->head_b, (int)out_rows, (int)V, GMLP_ACT_NONE));
     if (!logits)

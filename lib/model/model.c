@@ -13,13 +13,6 @@ static cl_mem *field(void *base, size_t off)
     return (cl_mem *)((char *)base + off);
 }
 
-gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
-                              cl_mem *dst)
-{
-    (void)matrix; /* every weight is stored as fp32 for now */
-    return gmlp_buffer_create(m->ctx, numel * sizeof(float), host, name, dst);
-}
-
 static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gmlp_tensor_spec *spec, cl_mem *dst)
 {
     char name[256];
@@ -29,9 +22,7 @@ static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gml
     if (!host)
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s'", name);
     gmlp_st_to_f32(t, host);
-    /* GEMM operands: the multi-dimensional weights except the embedding table, which is gathered */
-    int matrix = strlen(spec->dims) >= 2 && dst != &m->embed_w;
-    gmlp_status st = gmlp_model_upload(m, host, t->numel, matrix, name, dst);
+    gmlp_status st = gmlp_model_upload(m, host, t->numel, spec->gemm, name, dst);
     free(host);
     return st;
 }
@@ -97,12 +88,13 @@ static gmlp_status copy_metadata(gmlp_model *m, const gmlp_st_file *f)
     return GMLP_OK;
 }
 
-static gmlp_status load(gmlp_model *m, const void *data, size_t size)
+static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_load_options *opts)
 {
     gmlp_st_file f;
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_st_parse(data, size, &f, ctx->err, sizeof ctx->err));
     gmlp_status st = gmlp_config_infer(&f, &m->cfg, ctx->err, sizeof ctx->err);
+    m->cfg.weights = opts->weights;
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &m->cfg, ctx->err, sizeof ctx->err);
     if (st == GMLP_OK) {
@@ -118,13 +110,14 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size)
 
 static void destroy(gmlp_model *m);
 
-static gmlp_status load_common(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out)
+static gmlp_status load_common(gmlp_context *ctx, const void *data, size_t size, const gmlp_load_options *opts,
+                               gmlp_model **out)
 {
     gmlp_model *m = calloc(1, sizeof *m);
     if (!m)
         return gmlp_ctx_fail(ctx, GMLP_ERR_HOST_MEMORY, "out of host memory");
     m->ctx = ctx;
-    gmlp_status st = load(m, data, size);
+    gmlp_status st = load(m, data, size, opts);
     if (st != GMLP_OK) {
         destroy(m);
         return st;
@@ -133,7 +126,30 @@ static gmlp_status load_common(gmlp_context *ctx, const void *data, size_t size,
     return GMLP_OK;
 }
 
-gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out)
+void gmlp_load_options_default(gmlp_load_options *opts)
+{
+    if (opts)
+        opts->weights = GMLP_WEIGHTS_F32;
+}
+
+/* NULL opts: the defaults, into *buf. */
+static const gmlp_load_options *check_options(gmlp_context *ctx, const char *fn, const gmlp_load_options *opts,
+                                              gmlp_load_options *buf)
+{
+    if (!opts) {
+        gmlp_load_options_default(buf);
+        return buf;
+    }
+    if (opts->weights != GMLP_WEIGHTS_F32 && opts->weights != GMLP_WEIGHTS_F16) {
+        gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: unknown weight type %d (GMLP_WEIGHTS_F32 or _F16)", fn,
+                      (int)opts->weights);
+        return NULL;
+    }
+    return opts;
+}
+
+gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_t size, const gmlp_load_options *opts,
+                                      gmlp_model **out)
 {
     if (out)
         *out = NULL;
@@ -143,10 +159,18 @@ gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t s
     if (!out || (!data && size))
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load_memory: %s is NULL",
                              out ? "data" : "out");
+    gmlp_load_options defaults;
+    if (!(opts = check_options(ctx, "gmlp_model_load_memory", opts, &defaults)))
+        return GMLP_ERR_INVALID_ARGUMENT;
     pthread_mutex_lock(&ctx->lock);
-    gmlp_status st = load_common(ctx, data ? data : "", size, out);
+    gmlp_status st = load_common(ctx, data ? data : "", size, opts, out);
     pthread_mutex_unlock(&ctx->lock);
     return st;
+}
+
+gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out)
+{
+    return gmlp_model_load_memory_ex(ctx, data, size, NULL, out);
 }
 
 /* Whole file into memory; a read error, not a crash, if it changes under us. */
@@ -177,7 +201,7 @@ static gmlp_status read_file(gmlp_context *ctx, const char *path, unsigned char 
     return st;
 }
 
-gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out)
+gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_load_options *opts, gmlp_model **out)
 {
     if (out)
         *out = NULL;
@@ -186,12 +210,15 @@ gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **ou
                          "gmlp_model_load: ctx is NULL");
     if (!path || !out)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: %s is NULL", path ? "out" : "path");
+    gmlp_load_options defaults;
+    if (!(opts = check_options(ctx, "gmlp_model_load", opts, &defaults)))
+        return GMLP_ERR_INVALID_ARGUMENT;
     pthread_mutex_lock(&ctx->lock);
     unsigned char *data = NULL;
     size_t size = 0;
     gmlp_status st = read_file(ctx, path, &data, &size);
     if (st == GMLP_OK) {
-        st = load_common(ctx, data, size, out);
+        st = load_common(ctx, data, size, opts, out);
         if (st != GMLP_OK) {
             /* name the file in front of the detail */
             char detail[GMLP_ERRMSG_SIZE];
@@ -203,6 +230,11 @@ gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **ou
     free(data);
     pthread_mutex_unlock(&ctx->lock);
     return st;
+}
+
+gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out)
+{
+    return gmlp_model_load_ex(ctx, path, NULL, out);
 }
 
 static void release_fields(gmlp_model *m, void *base, const gmlp_tensor_spec *specs)

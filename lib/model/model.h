@@ -6,6 +6,7 @@
 
 #include "cl/context.h"
 #include "format/safetensors.h"
+#include "ops/ops.h"
 
 typedef struct gmlp_block_weights {
     cl_mem norm_w, norm_b;         /* gMLP: norm; Mixer: norm2 (before the channel MLP) */
@@ -64,13 +65,20 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *er
 /* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
 gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize);
 
-/* Uploads host weights (numel floats) into a new device buffer; matrix:
- * a GEMM operand (as opposed to a bias or norm parameter). */
-gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
-                              cl_mem *dst);
 /* The LM's spatial matrices (heads x N x N) from the file: circulant
  * construction and causal mask applied. */
 gmlp_status gmlp_lm_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
+
+/* A weight as a new device buffer of numel values: a matrix (matrix != 0)
+ * as half when the model stores weights as GMLP_WEIGHTS_F16, anything else
+ * (biases, LayerNorm parameters) as float.  Adds its bytes to
+ * cfg.weight_bytes.  A matrix value beyond half's range is
+ * GMLP_ERR_UNSUPPORTED naming the tensor. */
+gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
+                              cl_mem *dst);
+/* The GEMM operand reading a matrix that gmlp_model_upload made (off, ld and
+ * stride in elements). */
+gmlp_mat gmlp_weight_mat(const gmlp_model *m, cl_mem buf, size_t off, size_t ld, size_t stride, int trans);
 
 /* Runs the network on batch images (host memory), writing pooled features
  * and, when logits != NULL, the head's output. */

@@ -24,6 +24,7 @@ typedef struct gmlp_tensor_spec {
     const char *dims; /* one symbol per dim, see gmlp_spec_dim */
     size_t field;     /* offsetof the cl_mem in gmlp_block_weights / gmlp_model, or GMLP_NO_FIELD */
     gmlp_spec_cond cond;
+    int gemm;         /* a GEMM operand (stored as half on request), not a bias, norm or gathered table */
 } gmlp_tensor_spec;
 
 /* Specs for the model-level and per-block tensors of cfg->arch, terminated by

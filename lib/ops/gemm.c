@@ -1,4 +1,4 @@
-/* GEMMs through CLBlast (row-major). */
+/* GEMMs: CLBlast for float operands, the library's kernel for half ones. */
 #include <clblast_c.h>
 
 #include "cl/clerr.h"
@@ -7,6 +7,8 @@
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
                          gmlp_mat c, size_t batch)
 {
+    if (a.half || b.half || c.half)
+        return gmlp_op_gemm_kernel(ctx, m, n, k, a, b, beta, c, batch);
     if (m == 0 || n == 0 || batch == 0)
         return GMLP_OK;
     CLBlastTranspose ta = a.trans ? CLBlastTransposeYes : CLBlastTransposeNo;

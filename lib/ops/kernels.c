@@ -1,33 +1,8 @@
 /* Argument binding and launch of the library's own kernels (cl_kernels/). */
-#include <stdarg.h>
-
+#include "ops/args.h"
 #include "ops/ops.h"
 
-/* Argument kinds for set_args: each vararg is preceded by its kind. */
-enum { A_MEM, A_INT, A_FLOAT, A_END };
-
-static gmlp_status set_args(gmlp_context *ctx, gmlp_kernel_id id, ...)
-{
-    cl_kernel k = ctx->kernels[id];
-    va_list ap;
-    va_start(ap, id);
-    cl_uint i = 0;
-    cl_int e = CL_SUCCESS;
-    for (int kind; e == CL_SUCCESS && (kind = va_arg(ap, int)) != A_END; i++) {
-        if (kind == A_MEM) {
-            cl_mem m = va_arg(ap, cl_mem);
-            e = clSetKernelArg(k, i, sizeof m, &m);
-        } else if (kind == A_INT) {
-            cl_int v = va_arg(ap, int);
-            e = clSetKernelArg(k, i, sizeof v, &v);
-        } else {
-            cl_float v = (cl_float)va_arg(ap, double);
-            e = clSetKernelArg(k, i, sizeof v, &v);
-        }
-    }
-    va_end(ap);
-    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clSetKernelArg", e);
-}
+#define set_args(ctx, id, ...) gmlp_set_args(ctx, (ctx)->kernels[id], __VA_ARGS__)
 
 static gmlp_status launch(gmlp_context *ctx, gmlp_kernel_id id, size_t gx, size_t gy, const size_t *local)
 {
@@ -37,7 +12,6 @@ static gmlp_status launch(gmlp_context *ctx, gmlp_kernel_id id, size_t gx, size_
     cl_int e = clEnqueueNDRangeKernel(ctx->queue, ctx->kernels[id], 2, NULL, global, local, 0, NULL, NULL);
     return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel", e);
 }
-
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, cl_mem x, int x_off, int x_stride, cl_mem y, int y_off,
                               int y_stride, cl_mem gamma, cl_mem beta, int rows, int cols, float eps)

@@ -1,6 +1,6 @@
 /* Host wrappers that enqueue one op each on the context's queue.  Matrices
- * are row-major fp32 in cl_mem buffers; offsets and strides count floats.
- * Nothing here waits for the device. */
+ * are row-major fp32 in cl_mem buffers (GEMM operands A and B may be half);
+ * offsets and strides count elements.  Nothing here waits for the device. */
 #ifndef GMLP_OPS_H
 #define GMLP_OPS_H
 
@@ -63,16 +63,29 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, cl_mem patches, i
 gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, int batch, int ntok, int dim);
 
 /* One GEMM operand: buffer, offset, leading dimension, batch stride
- * (floats) and whether it is used transposed. */
+ * (elements), whether it is used transposed and whether the buffer holds
+ * IEEE half rather than float (A and B only). */
 typedef struct gmlp_mat {
     cl_mem buf;
     size_t off, ld, stride;
     int trans;
+    int half;
 } gmlp_mat;
 
 /* C[i] = A[i] . B[i] + beta * C[i] for i < batch; C is m x n, the product's
- * inner size k.  batch 1 ignores the strides. */
+ * inner size k.  batch 1 ignores the strides.  All-float operands go to
+ * CLBlast, a half one to gmlp_op_gemm_kernel. */
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
                          gmlp_mat c, size_t batch);
+
+/* The same contract on the library's own kernel (cl_kernels/gemm.cl), for any
+ * operand types; fp32 arithmetic. */
+gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
+                                gmlp_mat c, size_t batch);
+
+/* The kernel variant for these operand types, built (once per context) with
+ * the largest tiles the device takes; a failure to build is GMLP_ERR_BUILD
+ * with the build log. */
+gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, const gmlp_gemm_kernel **out);
 
 #endif

@@ -1,0 +1,145 @@
+/* The library's own GEMM (cl_kernels/gemm.cl), for operands stored as half,
+ * which CLBlast cannot read on devices without cl_khr_fp16.  Each operand-type
+ * variant is built on first use with the largest tiles the device's
+ * work-group and local-memory limits allow. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cl/program.h"
+#include "ops/args.h"
+#include "ops/ops.h"
+
+typedef struct tiles {
+    int tm, tn, tk, wm, wn;
+} tiles;
+
+/* In order of preference; tests/test_portability.sh compiles each of them.
+ * tk keeps the staging loads at 4 per operand and work-item per slice:
+ * deeper slices on fewer work-items unroll into spills (RDNA3, Gen12LP). */
+static const tiles candidates[] = {
+    {64, 64, 16, 4, 4}, /* 16 x 16 work-items */
+    {32, 32, 8, 4, 4},  /* 8 x 8 */
+    {16, 16, 4, 4, 4},  /* 4 x 4 */
+    {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
+};
+
+static size_t local_bytes(const tiles *t)
+{
+    return sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 1 + t->tn + 1); /* gemm.cl pads each row by 1 */
+}
+
+static int fits_device(const gmlp_devinfo *d, const tiles *t)
+{
+    size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
+    return rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
+}
+
+static void release(gmlp_gemm_kernel *g)
+{
+    if (g->kernel)
+        clReleaseKernel(g->kernel);
+    if (g->program)
+        clReleaseProgram(g->program);
+    g->kernel = NULL;
+    g->program = NULL;
+}
+
+/* Builds one candidate into g; *fits = 0 when the compiled kernel cannot run
+ * a whole tile (too many registers for that many work-items, say). */
+static gmlp_status build(gmlp_context *ctx, int a_half, int b_half, const tiles *t, gmlp_gemm_kernel *g, int *fits)
+{
+    char opts[256];
+    snprintf(opts, sizeof opts,
+             "-cl-std=CL1.2 -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d "
+             "-DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
+             a_half, b_half, t->tm, t->tn, t->tk, t->wm, t->wn);
+    GMLP_TRY(gmlp_program_build(ctx->cl, &ctx->dev, "gemm.cl", opts, &g->program, ctx->err, sizeof ctx->err));
+    cl_int e;
+    g->kernel = clCreateKernel(g->program, "gmlp_gemm", &e);
+    if (e != CL_SUCCESS) {
+        g->kernel = NULL;
+        release(g);
+        return gmlp_ctx_cl_fail(ctx, "clCreateKernel(gmlp_gemm)", e);
+    }
+    size_t wg;
+    cl_ulong local;
+    /* an unanswered query is no reason to refuse: the launch would tell */
+    if (clGetKernelWorkGroupInfo(g->kernel, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL))
+        wg = SIZE_MAX;
+    if (clGetKernelWorkGroupInfo(g->kernel, ctx->dev.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL))
+        local = 0;
+    *fits = wg >= (size_t)(t->tn / t->wn * (t->tm / t->wm)) && local <= ctx->dev.local_mem;
+    g->tm = t->tm, g->tn = t->tn, g->tk = t->tk, g->wm = t->wm, g->wn = t->wn;
+    gmlp_log("gemm kernel (A %s, B %s) on '%s': %dx%dx%d tiles, %dx%d per work-item, %zu work-items allowed%s",
+             a_half ? "half" : "float", b_half ? "half" : "float", ctx->dev.name, t->tm, t->tn, t->tk, t->wm, t->wn,
+             wg, *fits ? "" : ": too few, trying smaller tiles");
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, const gmlp_gemm_kernel **out)
+{
+    gmlp_gemm_kernel *g = &ctx->gemm[(a_half != 0) | (b_half != 0) << 1];
+    int fits = g->kernel != NULL;
+    for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !fits; i++) {
+        if (!fits_device(&ctx->dev, &candidates[i]))
+            continue;
+        release(g);
+        GMLP_TRY(build(ctx, a_half != 0, b_half != 0, &candidates[i], g, &fits));
+    }
+    if (!fits) {
+        release(g);
+        return gmlp_ctx_fail(ctx, GMLP_ERR_UNSUPPORTED,
+                             "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
+                             ctx->dev.max_wg, (unsigned long long)ctx->dev.local_mem);
+    }
+    *out = g;
+    return GMLP_OK;
+}
+
+/* The elements an operand stored as rows x cols (ld apart) spans over batch
+ * matrices fit its buffer, and ld is no narrower than a row. */
+static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_mat x, size_t rows, size_t cols,
+                                 size_t batch)
+{
+    if (rows == 0 || cols == 0)
+        return GMLP_OK;
+    size_t bytes = 0, elem = x.half ? 2 : 4;
+    if (clGetMemObjectInfo(x.buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s is not a valid buffer", name);
+    size_t last = x.off + (batch - 1) * x.stride + (rows - 1) * x.ld + cols - 1;
+    if (x.ld < cols || last >= bytes / elem)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "gemm: %s (%zu x %zu, ld %zu, offset %zu, stride %zu, batch %zu) does not fit its "
+                             "%zu-byte buffer of %s",
+                             name, rows, cols, x.ld, x.off, x.stride, batch, bytes, x.half ? "half" : "float");
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
+                                gmlp_mat c, size_t batch)
+{
+    if (m == 0 || n == 0 || batch == 0)
+        return GMLP_OK;
+    if (c.half)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gemm: C must be float, not half");
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gemm: m=%zu n=%zu k=%zu exceeds the kernel's int range",
+                             m, n, k);
+    GMLP_TRY(check_operand(ctx, "A", a, a.trans ? k : m, a.trans ? m : k, batch));
+    GMLP_TRY(check_operand(ctx, "B", b, b.trans ? n : k, b.trans ? k : n, batch));
+    GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
+    const gmlp_gemm_kernel *g;
+    GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, &g));
+    GMLP_TRY(gmlp_set_args(ctx, g->kernel, A_INT, (int)m, A_INT, (int)n, A_INT, (int)k, A_MEM, a.buf, A_ULONG,
+                           (cl_ulong)a.off, A_ULONG, (cl_ulong)a.ld, A_ULONG, (cl_ulong)a.stride, A_INT, a.trans != 0,
+                           A_MEM, b.buf, A_ULONG, (cl_ulong)b.off, A_ULONG, (cl_ulong)b.ld, A_ULONG,
+                           (cl_ulong)b.stride, A_INT, b.trans != 0, A_FLOAT, (double)beta, A_MEM, c.buf, A_ULONG,
+                           (cl_ulong)c.off, A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_END));
+    size_t rx = (size_t)(g->tn / g->wn), ry = (size_t)(g->tm / g->wm);
+    size_t global[3] = {(n + (size_t)g->tn - 1) / (size_t)g->tn * rx, (m + (size_t)g->tm - 1) / (size_t)g->tm * ry,
+                        batch};
+    size_t local[3] = {rx, ry, 1};
+    cl_int e = clEnqueueNDRangeKernel(ctx->queue, g->kernel, 3, NULL, global, local, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_gemm)", e);
+}

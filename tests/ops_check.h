@@ -1,0 +1,67 @@
+/* Device-buffer helpers of the op tests: one context per test program,
+ * random data, upload, download and comparison with a reference. */
+#ifndef GMLP_OPS_CHECK_H
+#define GMLP_OPS_CHECK_H
+
+#include "check.h"
+#include "ops/ops.h"
+
+static gmlp_context *ctx;
+static unsigned seed = 12345;
+
+static inline float *rnd(size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = 2.0f * check_rand(&seed);
+    return p;
+}
+
+static inline cl_mem up_bytes(const void *host, size_t bytes)
+{
+    cl_mem m;
+    gmlp_status st = gmlp_buffer_create(ctx, bytes, host, "test buffer", &m);
+    if (st != GMLP_OK) {
+        printf("FAIL: upload: %s\n", gmlp_last_error(ctx));
+        exit(1);
+    }
+    return m;
+}
+
+static inline cl_mem up(const float *host, size_t n)
+{
+    return up_bytes(host, n * sizeof(float));
+}
+
+static inline void down(cl_mem m, float *host, size_t n)
+{
+    cl_int e = clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, n * sizeof(float), host, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        printf("FAIL: clEnqueueReadBuffer %d\n", e);
+        exit(1);
+    }
+}
+
+static inline double max_rel(const float *got, const float *want, size_t n)
+{
+    double maxw = 1e-3, maxd = 0;
+    for (size_t i = 0; i < n; i++) {
+        maxw = fmax(maxw, fabs(want[i]));
+        double d = fabs((double)got[i] - want[i]);
+        maxd = isnan(d) ? INFINITY : fmax(maxd, d);
+    }
+    return maxd / maxw;
+}
+
+/* Compares device buffer m (n floats) with want and releases m. */
+static inline void expect(const char *what, cl_mem m, const float *want, size_t n, double tol)
+{
+    float *got = malloc(n * sizeof *got);
+    down(m, got, n);
+    double e = max_rel(got, want, n);
+    CHECK(e <= tol, "%s: max relative error %.3g > %.3g", what, e, tol);
+    free(got);
+    gmlp_buffer_release(ctx, &m);
+}
+
+#endif

@@ -1,0 +1,171 @@
+/* GEMMs against the plain-C reference (ref_gemm, double accumulation):
+ * CLBlast for float operands, and the library's kernel (cl_kernels/gemm.cl)
+ * for float, half A, half B and both, on awkward sizes (1, 7, 33, 97, 130,
+ * k = 0), every transpose, batched with strides (A shared or not), offsets
+ * and padded leading dimensions, beta 1 and beta 0 (with NaN in C, which must
+ * not be read); again with the smaller tiles the host picks for devices with
+ * smaller work-groups; and the wrapper's refusals. */
+#include <string.h>
+
+#include "core/half.h"
+#include "ops_check.h"
+#include "ref/ref.h"
+
+enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16 };
+
+/* A stored rows x cols operand (batch of them), its host copy holding the
+ * values the device sees (half-rounded when stored as half). */
+typedef struct operand {
+    float *host;
+    size_t n; /* elements in the buffer */
+    gmlp_mat mat;
+} operand;
+
+static operand make(size_t rows, size_t cols, size_t batch, int flags, int shared, int half, int trans, int nan)
+{
+    operand o;
+    size_t ld = cols + (flags & PADDED ? 3 : 0), off = flags & PADDED ? 5 : 0;
+    size_t stride = shared ? 0 : rows * ld + (flags & PADDED ? 2 : 0);
+    o.n = off + (batch - 1) * stride + rows * ld;
+    o.host = rnd(o.n);
+    for (size_t p = 0; nan && p < batch; p++) /* beta 0: C's old values must not matter */
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++)
+                o.host[off + p * stride + i * ld + j] = NAN;
+    cl_mem buf;
+    if (half) {
+        uint16_t *h = malloc((o.n ? o.n : 1) * sizeof *h);
+        for (size_t i = 0; i < o.n; i++) {
+            h[i] = gmlp_float_to_half(o.host[i]);
+            o.host[i] = gmlp_half_to_float(h[i]);
+        }
+        buf = up_bytes(h, o.n * sizeof *h);
+        free(h);
+    } else {
+        buf = up(o.host, o.n);
+    }
+    gmlp_mat m = {buf, off, ld, stride, trans, half};
+    o.mat = m;
+    return o;
+}
+
+static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, size_t batch, int flags)
+{
+    int own_kernel = flags & (KERNEL | A_HALF | B_HALF);
+    operand a = make(ta ? k : m, ta ? m : k, batch, flags, flags & SHARED_A, flags & A_HALF, ta, 0);
+    operand b = make(tb ? n : k, tb ? k : n, batch, flags, 0, (flags & B_HALF) != 0, tb, 0);
+    operand c = make(m, n, batch, flags, 0, 0, 0, beta == 0.0f && own_kernel);
+    float *want = malloc(c.n * sizeof *want);
+    memcpy(want, c.host, c.n * sizeof *want);
+    const gmlp_mat *A = &a.mat, *B = &b.mat, *C = &c.mat;
+    ref_gemm(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
+             want + C->off, C->ld, C->stride, batch);
+    gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, m, n, k, *A, *B, beta, *C, batch)
+                                    : gmlp_op_gemm(ctx, m, n, k, *A, *B, beta, *C, batch);
+    char what[160];
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu %s%s%s%s%s", m, n, k, ta, tb,
+             (double)beta, batch, flags & KERNEL ? "kernel " : "", flags & A_HALF ? "halfA " : "",
+             flags & B_HALF ? "halfB " : "", flags & PADDED ? "padded " : "", flags & SHARED_A ? "sharedA" : "");
+    CHECK(st == GMLP_OK, "%s: %s", what, gmlp_last_error(ctx));
+    expect(what, c.mat.buf, want, c.n, 1e-5); /* the whole buffer: padding untouched */
+    gmlp_buffer_release(ctx, &a.mat.buf);
+    gmlp_buffer_release(ctx, &b.mat.buf);
+    free(a.host), free(b.host), free(c.host), free(want);
+}
+
+static const size_t sizes[][3] = {{1, 1, 1}, {7, 33, 97}, {130, 7, 33}, {33, 130, 130}, {97, 1, 7}, {64, 64, 16},
+                                  {5, 9, 0}};
+#define N_SIZES (sizeof sizes / sizeof *sizes)
+
+/* Every transpose and size for each operand-type mode, varying beta, batch,
+ * padding and sharing from case to case. */
+static void sweep(const int *modes, int n_modes, size_t n_sizes)
+{
+    int i = 0;
+    for (int md = 0; md < n_modes; md++)
+        for (int t = 0; t < 4; t++)
+            for (size_t s = 0; s < n_sizes; s++, i++) {
+                size_t batch = i % 3 == 0 ? 3 : 1;
+                int flags = modes[md] | ((i / 2) % 2 ? PADDED : 0) | (batch > 1 && i % 2 ? SHARED_A : 0);
+                test_gemm(sizes[s][0], sizes[s][1], sizes[s][2], t & 1, t >> 1, (float)(i % 2), batch, flags);
+            }
+}
+
+static void test_refusals(void)
+{
+    float x[64] = {0};
+    cl_mem buf = up(x, 64);
+    gmlp_mat ok = {buf, 0, 8, 0, 0, 0}, half = ok, far = ok, narrow = ok, strided = ok;
+    half.half = 1;
+    far.off = 60;
+    narrow.ld = 4;
+    strided.half = 1;
+    strided.stride = 8;
+    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, half, ok, 0.0f, half, 1) == GMLP_ERR_INVALID_ARGUMENT, "half C refused");
+    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, far, half, 0.0f, ok, 1) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "does not fit"),
+          "operand past its buffer: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, narrow, half, 0.0f, ok, 1) == GMLP_ERR_INVALID_ARGUMENT,
+          "leading dimension below the row length");
+    CHECK(gmlp_op_gemm(ctx, 2, 2, 2, ok, strided, 0.0f, ok, 40) == GMLP_ERR_INVALID_ARGUMENT,
+          "a batch of B beyond its buffer");
+    gmlp_buffer_release(ctx, &buf);
+}
+
+/* A fresh context whose device claims at most max_wg work-items per group:
+ * the host must pick smaller tiles (expect_tm), and they must compute alike. */
+static void test_small_groups(size_t max_wg, int expect_tm)
+{
+    gmlp_context *big = ctx;
+    ctx = check_context();
+    ctx->dev.max_wg = max_wg;
+    const gmlp_gemm_kernel *g = NULL;
+    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, &g) == GMLP_OK && g->tm == expect_tm, "max_wg %zu: tiles %d, want %d: %s",
+          max_wg, g ? g->tm : 0, expect_tm, gmlp_last_error(ctx));
+    static const int modes[] = {A_HALF, B_HALF};
+    sweep(modes, 2, 4);
+    gmlp_context_destroy(ctx);
+    ctx = big;
+}
+
+static void test_build_failure(void)
+{
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1", 1);
+    gmlp_context *big = ctx;
+    ctx = check_context();
+    float x[4] = {0};
+    cl_mem buf = up(x, 4);
+    gmlp_mat m = {buf, 0, 1, 0, 0, 1}, c = {buf, 0, 1, 0, 0, 0};
+    gmlp_status st = gmlp_op_gemm(ctx, 1, 1, 1, m, m, 0.0f, c, 1);
+    CHECK(st == GMLP_ERR_BUILD && strstr(gmlp_last_error(ctx), "build log"), "forced build failure: %s: %.200s",
+          gmlp_status_string(st), gmlp_last_error(ctx));
+    gmlp_buffer_release(ctx, &buf);
+    gmlp_context_destroy(ctx);
+    ctx = big;
+    unsetenv("GMLP_CL_OPTIONS");
+}
+
+int main(void)
+{
+    ctx = check_context();
+    /* CLBlast, as the model calls it */
+    test_gemm(1, 1, 1, 0, 0, 0.0f, 1, 0);
+    test_gemm(17, 33, 65, 0, 1, 0.0f, 1, 0);
+    test_gemm(37, 5, 130, 0, 1, 1.0f, 1, PADDED);
+    test_gemm(25, 36, 25, 0, 0, 0.0f, 3, SHARED_A);
+    test_gemm(49, 65, 49, 0, 0, 1.0f, 2, SHARED_A | PADDED);
+    test_gemm(9, 7, 11, 1, 0, 0.0f, 2, 0);
+    /* the kernel */
+    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
+    sweep(modes, 4, N_SIZES);
+    const gmlp_gemm_kernel *g;
+    if (gmlp_gemm_kernel_get(ctx, 1, 1, &g) == GMLP_OK)
+        printf("tiles on '%s': %dx%dx%d, %dx%d per work-item\n", ctx->dev.name, g->tm, g->tn, g->tk, g->wm, g->wn);
+    test_refusals();
+    test_small_groups(64, 32);
+    test_small_groups(16, 16);
+    test_small_groups(1, 4);
+    test_build_failure();
+    gmlp_context_destroy(ctx);
+    return check_summary("test_gemm");
+}
