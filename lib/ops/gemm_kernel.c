@@ -22,8 +22,8 @@ static const tiles large = {128, 128, 4, 8, 8}; /* 16 x 16 work-items */
 /* For products too small to keep the device busy with large tiles, and for
  * devices that do not take them: in order of preference.  tk keeps the
  * staging loads at 4 per operand and work-item per slice: deeper slices on
- * fewer work-items unroll into spills (RDNA3, Gen12LP).  tests/
- * test_portability.sh compiles each tiling here. */
+ * fewer work-items unroll into spills (RDNA3, Gen12LP).  The portability
+ * test compiles every {tm, tn, tk, wm, wn} in this file. */
 static const tiles candidates[] = {
     {64, 64, 16, 4, 4}, /* 16 x 16 work-items */
     {32, 32, 8, 4, 4},  /* 8 x 8 */
