@@ -3,8 +3,9 @@
  * for float, half A, half B and both, on awkward sizes (1, 7, 33, 97, 130,
  * k = 0), every transpose, batched with strides (A shared or not), offsets
  * and padded leading dimensions, beta 1 and beta 0 (with NaN in C, which must
- * not be read); again with the smaller tiles the host picks for devices with
- * smaller work-groups; and the wrapper's refusals. */
+ * not be read), with the large and the small tiles; again with the smaller
+ * tiles the host picks for devices with smaller work-groups; and the
+ * wrapper's refusals. */
 #include <string.h>
 
 #include "core/half.h"
@@ -119,9 +120,11 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     gmlp_context *big = ctx;
     ctx = check_context();
     ctx->dev.max_wg = max_wg;
-    const gmlp_gemm_kernel *g = NULL;
-    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, &g) == GMLP_OK && g->tm == expect_tm, "max_wg %zu: tiles %d, want %d: %s",
+    const gmlp_gemm_kernel *g = NULL, *g_large = NULL;
+    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, 0, &g) == GMLP_OK && g->tm == expect_tm, "max_wg %zu: tiles %d, want %d: %s",
           max_wg, g ? g->tm : 0, expect_tm, gmlp_last_error(ctx));
+    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, 1, &g_large) == GMLP_OK && g_large == g, "max_wg %zu: no large tiles",
+          max_wg);
     static const int modes[] = {A_HALF, B_HALF};
     sweep(modes, 2, 4);
     gmlp_context_destroy(ctx);
@@ -155,12 +158,19 @@ int main(void)
     test_gemm(25, 36, 25, 0, 0, 0.0f, 3, SHARED_A);
     test_gemm(49, 65, 49, 0, 0, 1.0f, 2, SHARED_A | PADDED);
     test_gemm(9, 7, 11, 1, 0, 0.0f, 2, 0);
-    /* the kernel */
+    /* the kernel, first with large tiles whatever the size (no compute unit
+     * to keep busy), then with the small ones (too many) */
     static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
-    sweep(modes, 4, N_SIZES);
-    const gmlp_gemm_kernel *g;
-    if (gmlp_gemm_kernel_get(ctx, 1, 1, &g) == GMLP_OK)
-        printf("tiles on '%s': %dx%dx%d, %dx%d per work-item\n", ctx->dev.name, g->tm, g->tn, g->tk, g->wm, g->wn);
+    cl_uint cus = ctx->dev.compute_units;
+    for (int large = 1; large >= 0; large--) {
+        const gmlp_gemm_kernel *g;
+        ctx->dev.compute_units = large ? 0 : UINT32_MAX;
+        if (gmlp_gemm_kernel_get(ctx, 1, 1, large, &g) == GMLP_OK)
+            printf("%s tiles on '%s': %dx%dx%d, %dx%d per work-item\n", large ? "large" : "small", ctx->dev.name, g->tm,
+                   g->tn, g->tk, g->wm, g->wn);
+        sweep(modes, 4, N_SIZES);
+    }
+    ctx->dev.compute_units = cus;
     test_refusals();
     test_small_groups(64, 32);
     test_small_groups(16, 16);

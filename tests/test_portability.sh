@@ -26,9 +26,9 @@ define_sets() {
     echo none
     case $1 in
     gemm)
-        # every tiling lib/ops/gemm_kernel.c may pick, with neither, A, B or
-        # both operands stored as half
-        sed -n '/candidates\[\] = {/,/^};/s/^ *{\([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\)},.*/\1 \2 \3 \4 \5/p' \
+        # every tiling in lib/ops/gemm_kernel.c ({tm, tn, tk, wm, wn}), with
+        # neither, A, B or both operands stored as half
+        sed -n 's/.*{\([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\)}.*/\1 \2 \3 \4 \5/p' \
             "$lib/ops/gemm_kernel.c" |
             while read -r tm tn tk wm wn; do
                 for h in 00 10 01 11; do

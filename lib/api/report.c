@@ -68,12 +68,17 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "   %s: built\n", names);
     static const char *const variants[] = {"", "A half", "B half", "A and B half"};
     for (int v = 1; v < 4; v++) {
-        const gmlp_gemm_kernel *g;
+        const gmlp_gemm_kernel *big, *small;
         add(r, "   gmlp_gemm (%s): ", variants[v]);
-        if (gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, &g) == GMLP_OK)
-            add(r, "built, %dx%dx%d tiles, %dx%d per work-item\n", g->tm, g->tn, g->tk, g->wm, g->wn);
-        else
+        if (gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, 1, &big) != GMLP_OK ||
+            gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, 0, &small) != GMLP_OK) {
             add_failure(r, ctx->err);
+            continue;
+        }
+        add(r, "built, %dx%dx%d tiles (%dx%d per work-item)", small->tm, small->tn, small->tk, small->wm, small->wn);
+        if (big != small)
+            add(r, ", %dx%dx%d (%dx%d) for large products", big->tm, big->tn, big->tk, big->wm, big->wn);
+        add(r, "\n");
     }
 }
 

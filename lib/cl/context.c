@@ -149,11 +149,12 @@ static void teardown(gmlp_context *ctx)
             clReleaseKernel(ctx->kernels[k]);
     if (ctx->program)
         clReleaseProgram(ctx->program);
-    for (int v = 0; v < 4; v++) {
-        if (ctx->gemm[v].kernel)
-            clReleaseKernel(ctx->gemm[v].kernel);
-        if (ctx->gemm[v].program)
-            clReleaseProgram(ctx->gemm[v].program);
+    for (int v = 0; v < 8; v++) {
+        gmlp_gemm_kernel *g = &ctx->gemm[v / 2][v % 2];
+        if (g->kernel)
+            clReleaseKernel(g->kernel);
+        if (g->program)
+            clReleaseProgram(g->program);
     }
     if (ctx->queue) {
         clFinish(ctx->queue);

@@ -26,6 +26,7 @@ typedef struct gmlp_gemm_kernel {
     cl_program program;
     cl_kernel kernel;
     int tm, tn, tk, wm, wn;
+    int tried; /* a build was attempted (the large tiling may not fit) */
 } gmlp_gemm_kernel;
 
 struct gmlp_context {
@@ -34,7 +35,7 @@ struct gmlp_context {
     cl_command_queue queue;
     cl_program program;
     cl_kernel kernels[GMLP_K_COUNT];
-    gmlp_gemm_kernel gemm[4]; /* by a_half | b_half << 1; built on first use */
+    gmlp_gemm_kernel gemm[4][2]; /* by a_half | b_half << 1, then small / large tiles; built on first use */
     int wg;                 /* work-group size of the reduction kernels */
     size_t mem_limit;       /* injectable device-memory budget, 0 = none */
     size_t mem_used;

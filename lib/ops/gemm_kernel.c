@@ -1,7 +1,8 @@
 /* The library's own GEMM (cl_kernels/gemm.cl), for operands stored as half,
  * which CLBlast cannot read on devices without cl_khr_fp16.  Each operand-type
- * variant is built on first use with the largest tiles the device's
- * work-group and local-memory limits allow. */
+ * variant is built on first use, in up to two tilings that the device's
+ * work-group and local-memory limits allow, and each call picks one by the
+ * size of its product. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,15 +15,24 @@ typedef struct tiles {
     int tm, tn, tk, wm, wn;
 } tiles;
 
-/* In order of preference; tests/test_portability.sh compiles each of them.
- * tk keeps the staging loads at 4 per operand and work-item per slice:
- * deeper slices on fewer work-items unroll into spills (RDNA3, Gen12LP). */
+/* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
+ * speed of 4 x 4); tk 4 because deeper slices spill on RDNA3. */
+static const tiles large = {128, 128, 4, 8, 8}; /* 16 x 16 work-items */
+
+/* For products too small to keep the device busy with large tiles, and for
+ * devices that do not take them: in order of preference.  tk keeps the
+ * staging loads at 4 per operand and work-item per slice: deeper slices on
+ * fewer work-items unroll into spills (RDNA3, Gen12LP).  The portability
+ * test compiles every {tm, tn, tk, wm, wn} in this file. */
 static const tiles candidates[] = {
     {64, 64, 16, 4, 4}, /* 16 x 16 work-items */
     {32, 32, 8, 4, 4},  /* 8 x 8 */
     {16, 16, 4, 4, 4},  /* 4 x 4 */
     {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
 };
+
+/* Large tiles once they give each compute unit this many work-groups. */
+#define LARGE_GROUPS_PER_CU 4
 
 static size_t local_bytes(const tiles *t)
 {
@@ -77,22 +87,44 @@ static gmlp_status build(gmlp_context *ctx, int a_half, int b_half, const tiles 
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, const gmlp_gemm_kernel **out)
+/* Builds into g the first of list[0..n) that the device and the compiled
+ * kernel take; g->kernel stays NULL if none does. */
+static gmlp_status build_first(gmlp_context *ctx, int a_half, int b_half, const tiles *list, size_t n,
+                               gmlp_gemm_kernel *g)
 {
-    gmlp_gemm_kernel *g = &ctx->gemm[(a_half != 0) | (b_half != 0) << 1];
-    int fits = g->kernel != NULL;
-    for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !fits; i++) {
-        if (!fits_device(&ctx->dev, &candidates[i]))
+    int fits = 0;
+    for (size_t i = 0; i < n && !fits; i++) {
+        if (!fits_device(&ctx->dev, &list[i]))
             continue;
         release(g);
-        GMLP_TRY(build(ctx, a_half != 0, b_half != 0, &candidates[i], g, &fits));
+        GMLP_TRY(build(ctx, a_half, b_half, &list[i], g, &fits));
     }
-    if (!fits) {
+    if (!fits)
         release(g);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, int large_tiles,
+                                 const gmlp_gemm_kernel **out)
+{
+    a_half = a_half != 0;
+    b_half = b_half != 0;
+    gmlp_gemm_kernel *g = &ctx->gemm[a_half | b_half << 1][1];
+    if (large_tiles && !g->tried) {
+        g->tried = 1;
+        GMLP_TRY(build_first(ctx, a_half, b_half, &large, 1, g));
+    }
+    if (large_tiles && g->kernel) {
+        *out = g;
+        return GMLP_OK;
+    }
+    g = &ctx->gemm[a_half | b_half << 1][0];
+    if (!g->kernel)
+        GMLP_TRY(build_first(ctx, a_half, b_half, candidates, sizeof candidates / sizeof *candidates, g));
+    if (!g->kernel)
         return gmlp_ctx_fail(ctx, GMLP_ERR_UNSUPPORTED,
                              "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
                              ctx->dev.max_wg, (unsigned long long)ctx->dev.local_mem);
-    }
     *out = g;
     return GMLP_OK;
 }
@@ -129,8 +161,10 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k,
     GMLP_TRY(check_operand(ctx, "A", a, a.trans ? k : m, a.trans ? m : k, batch));
     GMLP_TRY(check_operand(ctx, "B", b, b.trans ? n : k, b.trans ? k : n, batch));
     GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
+    size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
+    int use_large = groups * batch >= LARGE_GROUPS_PER_CU * (size_t)ctx->dev.compute_units;
     const gmlp_gemm_kernel *g;
-    GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, &g));
+    GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, use_large, &g));
     GMLP_TRY(gmlp_set_args(ctx, g->kernel, A_INT, (int)m, A_INT, (int)n, A_INT, (int)k, A_MEM, a.buf, A_ULONG,
                            (cl_ulong)a.off, A_ULONG, (cl_ulong)a.ld, A_ULONG, (cl_ulong)a.stride, A_INT, a.trans != 0,
                            A_MEM, b.buf, A_ULONG, (cl_ulong)b.off, A_ULONG, (cl_ulong)b.ld, A_ULONG,

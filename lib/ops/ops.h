@@ -83,9 +83,11 @@ gmlp_status gmlp_op_gemm(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_m
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
                                 gmlp_mat c, size_t batch);
 
-/* The kernel variant for these operand types, built (once per context) with
- * the largest tiles the device takes; a failure to build is GMLP_ERR_BUILD
- * with the build log. */
-gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, const gmlp_gemm_kernel **out);
+/* The kernel variant for these operand types, built once per context: with
+ * large tiles when asked and the device takes them, else with the largest
+ * small tiles it takes.  A failure to build is GMLP_ERR_BUILD with the build
+ * log. */
+gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, int large_tiles,
+                                 const gmlp_gemm_kernel **out);
 
 #endif
