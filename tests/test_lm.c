@@ -284,6 +284,8 @@ static void check_errors(gmlp_context *ctx, const char *lm_causal, const char *l
     CHECK(gmlp_lm_state_create(lm, 0, &s) == GMLP_ERR_INVALID_ARGUMENT, "state with batch 0");
     CHECK(gmlp_lm_logits(img, tok, 1, 1, out) == GMLP_ERR_WRONG_MODEL, "lm_logits on a vision model");
     CHECK(gmlp_classify(lm, out, 1, out) == GMLP_ERR_WRONG_MODEL, "classify on a language model");
+    CHECK(strstr(gmlp_last_error(ctx), "language model") != NULL, "classify on an LM: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_features(lm, out, 1, out) == GMLP_ERR_WRONG_MODEL, "features of a language model");
     CHECK(gmlp_lm_state_create(lm, 2, &s) == GMLP_OK, "state: %s", gmlp_last_error(ctx));
     int32_t bad[2] = {0, (int32_t)V + 5};
     CHECK(gmlp_lm_step(s, bad, out) == GMLP_ERR_INVALID_ARGUMENT, "step with a bad token accepted");

@@ -9,6 +9,9 @@ static gmlp_status check_args(gmlp_model *m, const float *images, size_t batch, 
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, images ? "output" : "images");
     if (batch == 0)
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: batch is 0", fn);
+    if (m->cfg.arch == GMLP_ARCH_LM)
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL, "%s: the model is a language model (use gmlp_lm_logits)",
+                             fn);
     return GMLP_OK;
 }
 
