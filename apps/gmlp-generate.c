@@ -255,8 +255,10 @@ static int generate(run *r, gmlp_context *ctx, gmlp_model *model, const int32_t 
     double t0 = now();
     gmlp_status st = gmlp_lm_generate(model, tok, n, &g, out, &produced);
     double secs = now() - t0;
-    if (!o->json)
+    if (!o->json) {
         putchar('\n');
+        fflush(stdout); /* before the statistics on stderr */
+    }
     if (st != GMLP_OK) {
         fprintf(stderr, "gmlp-generate: %s\n", gmlp_last_error(ctx));
     } else if (doc) {
