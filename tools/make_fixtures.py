@@ -21,10 +21,7 @@ gives the same weights and images; float64 results may differ in the last bits
 between torch builds.
 """
 import argparse
-import collections
-import json
 import os
-import struct
 import sys
 
 import numpy as np
@@ -32,6 +29,9 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_lm import sort_metadata  # noqa: E402  (stable metadata order, shared with the LM export)
 
 try:
     from timm.layers import GatedMlp, Mlp
@@ -81,32 +81,6 @@ CONFIGS = [
           num_classes=4, arch="gmlp"),
      "F32", 2, None),
 ]
-
-
-def sort_metadata(path):
-    """save_file writes __metadata__ in hash order; rewrite the header with the
-    keys sorted so that re-running the script gives byte-identical files.  The
-    rest of the header (tensor order, offsets, padding rule) is kept as is."""
-    with open(path, "rb") as f:
-        buf = f.read()
-    n = struct.unpack("<Q", buf[:8])[0]
-    raw = buf[8:8 + n]
-    hdr = json.loads(raw, object_pairs_hook=collections.OrderedDict)
-
-    def dump(h):
-        s = json.dumps(h, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        return s + b" " * (-(8 + len(s)) % 8)
-
-    os.chmod(path, 0o644)
-    if dump(hdr) != raw:  # another safetensors version: leave its bytes alone
-        print(f"note: {path}: unfamiliar header layout, metadata order not normalised")
-        return
-    if "__metadata__" in hdr:
-        hdr["__metadata__"] = collections.OrderedDict(sorted(hdr["__metadata__"].items()))
-    new = dump(hdr)
-    assert len(new) == n
-    with open(path, "wb") as f:
-        f.write(buf[:8] + new + buf[8 + n:])
 
 
 def build(kw):
@@ -221,6 +195,7 @@ def make(name, kw, storage, batch, meta, outdir, rng):
         sd = {k: v.detach().to(STORAGE[storage]).contiguous() for k, v in model.state_dict().items()}
         save_file(sd, model_path, metadata=meta)
     sort_metadata(model_path)
+    os.chmod(model_path, 0o644)
 
     # reference from exactly the stored values
     stored = load_file(model_path)
@@ -275,6 +250,7 @@ def make(name, kw, storage, batch, meta, outdir, rng):
               metadata={"model": name + ".safetensors", "arch": arch, "storage": storage,
                         "generator": "tools/make_fixtures.py"})
     sort_metadata(os.path.join(outdir, name + ".ref.safetensors"))
+    os.chmod(os.path.join(outdir, name + ".ref.safetensors"), 0o644)
     print(f"{name:22s} {arch:5s} {storage:4s} B={batch} N={model.stem.num_patches:3d} "
           f"max|{'logit' if not headless else 'feat'}|={scale:7.3f}  "
           f"zero-spatial max|d|={delta:7.3f}  f32-vs-f64 max err={err32:.2e}")
