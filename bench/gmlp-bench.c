@@ -338,6 +338,13 @@ static int same(json_t *a, json_t *b, const char *key)
     return json_equal(json_object_get(a, key), json_object_get(b, key));
 }
 
+/* Whether row r was timed with this weight storage (language-model rows have none). */
+static int stored_as(json_t *r, const char *weights)
+{
+    const char *s = json_string_value(json_object_get(r, "weights"));
+    return s && !strcmp(s, weights);
+}
+
 /* With both storages: the speed and weight memory of half relative to float,
  * per device, model and batch. */
 static void weight_effect(json_t *rows)
@@ -347,10 +354,10 @@ static void weight_effect(json_t *rows)
     size_t i, j;
     json_t *h, *f;
     json_array_foreach(rows, i, h) {
-        if (strcmp(json_string_value(json_object_get(h, "weights")), "f16"))
+        if (!stored_as(h, "f16"))
             continue;
         json_array_foreach(rows, j, f) {
-            if (strcmp(json_string_value(json_object_get(f, "weights")), "f32") || !same(h, f, "device") ||
+            if (!stored_as(f, "f32") || !same(h, f, "device") ||
                 !same(h, f, "model") || !same(h, f, "batch"))
                 continue;
             double ih = json_real_value(json_object_get(h, "images_per_s")),

@@ -37,6 +37,7 @@ gmlp_status gmlp_ctx_cl_fail(gmlp_context *ctx, const char *call, cl_int e)
 gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host_ptr, const char *what, cl_mem *out)
 {
     *out = NULL;
+    const size_t given = host_ptr ? bytes : 0;
     if (bytes == 0)
         bytes = 4; /* zero-size buffers are invalid in OpenCL */
     if (bytes > ctx->dev.max_alloc)
@@ -48,14 +49,20 @@ gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host
                              "%s needs %zu bytes of device memory; %zu of the %zu-byte limit are in use", what,
                              bytes, ctx->mem_used, ctx->mem_limit);
     cl_int e;
-    cl_mem_flags flags = CL_MEM_READ_WRITE | (host_ptr ? CL_MEM_COPY_HOST_PTR : 0);
-    *out = clCreateBuffer(ctx->cl, flags, bytes, (void *)host_ptr, &e);
+    /* no CL_MEM_COPY_HOST_PTR: PoCL copies a rounded-up size with it, reading
+     * past the end of a host array of, say, one half (2 bytes) */
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         *out = NULL;
         gmlp_status st = gmlp_ctx_cl_fail(ctx, "clCreateBuffer", e);
         size_t n = strlen(ctx->err);
         snprintf(ctx->err + n, sizeof ctx->err - n, " allocating %zu bytes for %s", bytes, what);
         return e == CL_INVALID_BUFFER_SIZE ? GMLP_ERR_DEVICE_MEMORY : st;
+    }
+    if (given && (e = clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, given, host_ptr, 0, NULL, NULL)) != CL_SUCCESS) {
+        clReleaseMemObject(*out);
+        *out = NULL;
+        return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer (initial contents)", e);
     }
     ctx->mem_used += bytes;
     return GMLP_OK;
