@@ -1,6 +1,8 @@
 /* C[p] = op(A[p]) . op(B[p]) + beta * C[p] for batch index p, row-major, with
  * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half
- * converts to float without cl_khr_fp16, and all arithmetic is fp32.
+ * converts to float without cl_khr_fp16, and all arithmetic is fp32 (scalar
+ * loads: vloada_half would need alignment that arbitrary offsets and leading
+ * dimensions do not give).
  *
  * Work-group: (TN / WN) x (TM / WM) work-items compute a TM x TN tile of C,
  * each a WM x WN block in registers.  Per TK-deep slice of the product the
@@ -15,7 +17,8 @@
 #ifndef GMLP_GEMM_B_HALF
 #define GMLP_GEMM_B_HALF 0
 #endif
-/* tile sizes: the host picks them from the device's limits */
+/* tile sizes: the host (lib/ops/gemm_kernel.c) picks them from the device's
+ * limits and the product's size; these defaults are its small tiling */
 #ifndef GMLP_GEMM_TM
 #define GMLP_GEMM_TM 64
 #endif

@@ -4,7 +4,8 @@
  * agree with PyTorch's (models/fashion-mnist-gmlp.predictions.txt) on at
  * least 99.9% of the images.
  * usage: test_fashion_mnist MODEL PREDICTIONS [DATASET_DIR [LIMIT]]
- * LIMIT (first N images, for slow sanitizer runs) checks agreement only. */
+ * LIMIT (first N images, for slow sanitizer runs) checks agreement only.
+ * GMLP_TEST_WEIGHTS=f16 loads the model with its weights stored as half. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -77,7 +78,12 @@ int main(int argc, char **argv)
 
     gmlp_context *ctx = check_context();
     gmlp_model *model;
-    if (gmlp_model_load(ctx, argv[1], &model) != GMLP_OK) {
+    gmlp_load_options opts;
+    gmlp_load_options_default(&opts);
+    const char *weights = getenv("GMLP_TEST_WEIGHTS");
+    if (weights && !strcmp(weights, "f16"))
+        opts.weights = GMLP_WEIGHTS_F16;
+    if (gmlp_model_load_ex(ctx, argv[1], &opts, &model) != GMLP_OK) {
         printf("FAIL: %s\n", gmlp_last_error(ctx));
         return 1;
     }
@@ -112,8 +118,9 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &w1);
     double secs = (double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) * 1e-9;
     double acc = (double)correct / n, agreement = (double)agree / n, torch_acc = acc_s ? atof(acc_s) : -1;
-    printf("%zu images on %s: top-1 %.4f (PyTorch %.4f), agreement with PyTorch %.4f, %.0f images/s\n", n,
-           gmlp_context_device_name(ctx), acc, torch_acc, agreement, n / secs);
+    printf("%zu images on %s, %s weights: top-1 %.4f (PyTorch %.4f), agreement with PyTorch %.4f, %.0f images/s\n",
+           n, gmlp_context_device_name(ctx), opts.weights == GMLP_WEIGHTS_F16 ? "f16" : "f32", acc, torch_acc,
+           agreement, n / secs);
     CHECK(agreement >= 0.999, "agreement %.4f < 0.999", agreement);
     if (n == n_img)
         CHECK(fabs(acc - torch_acc) <= 0.001, "accuracy %.4f differs from PyTorch's %.4f by more than 0.1 pp", acc,

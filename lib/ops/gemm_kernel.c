@@ -31,8 +31,12 @@ static const tiles candidates[] = {
     {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
 };
 
-/* Large tiles once they give each compute unit this many work-groups. */
-#define LARGE_GROUPS_PER_CU 4
+/* Large tiles once they give each compute unit this many work-groups: on
+ * a GPU a few, to switch between while others wait on memory (a guess, not
+ * measured); a CPU core runs one at a time, and on PoCL large tiles beat
+ * small ones even at one per core. */
+#define LARGE_GROUPS_PER_GPU_CU 4
+#define LARGE_GROUPS_PER_CPU_CU 1
 
 static size_t local_bytes(const tiles *t)
 {
@@ -162,7 +166,8 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k,
     GMLP_TRY(check_operand(ctx, "B", b, b.trans ? n : k, b.trans ? k : n, batch));
     GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
     size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
-    int use_large = groups * batch >= LARGE_GROUPS_PER_CU * (size_t)ctx->dev.compute_units;
+    size_t per_cu = ctx->dev.type & CL_DEVICE_TYPE_CPU ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;
+    int use_large = groups * batch >= per_cu * (size_t)ctx->dev.compute_units;
     const gmlp_gemm_kernel *g;
     GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, use_large, &g));
     GMLP_TRY(gmlp_set_args(ctx, g->kernel, A_INT, (int)m, A_INT, (int)n, A_INT, (int)k, A_MEM, a.buf, A_ULONG,

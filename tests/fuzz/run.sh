@@ -13,7 +13,9 @@ mkdir -p "$work/corpus"
 cp "$root"/tests/data/e2e/*.safetensors "$root"/tests/data/lm/*.safetensors "$root"/tests/data/broken/*.safetensors \
     "$work/corpus/" 2>/dev/null || true
 cp "$root"/tests/data/fuzz-regressions/* "$work/corpus/" 2>/dev/null || true
-python3 "$root/cl_kernels/embed.py" "$work/cl_sources.c" "$root"/cl_kernels/*.cl
+# the shared program's sources, then the one built alone (as cl_kernels/meson.build lists them)
+python3 "$root/cl_kernels/embed.py" "$work/cl_sources.c" $(ls "$root"/cl_kernels/*.cl | grep -v '/gemm\.cl$') \
+    --solo "$root/cl_kernels/gemm.cl"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DGMLP_BUILDING_LIBRARY -DGMLP_VERSION_STRING=\"fuzz\"
         -I$root/include -I$root/lib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 parser="$root/lib/format/safetensors.c $root/lib/model/config.c $root/lib/model/lm_config.c $root/lib/model/tensors.c
