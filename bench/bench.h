@@ -16,4 +16,7 @@ unsigned char *bench_random_model(const gmlp_config *c, size_t *size);
  * (uncached, what g-mlp-pytorch's AutoregressiveWrapper does). */
 void bench_lm(const char *dev_spec, int tiny, int runs, json_t *rows, FILE *csv);
 
+/* images/s against batch per device, model, weights and GEMM backend, as an SVG file; nonzero on failure. */
+int bench_svg(json_t *rows, const char *path);
+
 #endif

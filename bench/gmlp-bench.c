@@ -1,12 +1,16 @@
 /* gmlp-bench: inference speed of gMLP / MLP-Mixer configurations with random
  * weights (or a given model file) on one or every OpenCL device, with the
- * weights stored as float and/or half.
- * Reports per (device, model, weights, batch): median and spread of the time
- * per batch, images/s, effective TFLOP/s (linear layers, 2 x MACs), that as
- * a fraction of the device's CLBlast SGEMM rate measured in the same run,
- * time to the first result in a new context, and the device memory in use
- * (all, and the weights'); with both storages, the speed of half relative
- * to float. */
+ * weights stored as float and/or half, GEMMs on the library's kernel and/or
+ * CLBlast.
+ * Reports per (device, model, weights, GEMM backend, batch): median and
+ * spread of the time per batch, images/s, effective TFLOP/s (linear layers,
+ * 2 x MACs), that as a fraction of the device's SGEMM rate (CLBlast's or the
+ * library kernel's, the higher) measured in the same run, the time to the
+ * first result in a new context with a cold and with a warm kernel cache,
+ * and the peak device memory (all, and the weights'); with two storages or
+ * backends, their relative speed; optionally an SVG chart. */
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp, setenv */
+#include <ftw.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -130,61 +134,128 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* CLBlast SGEMM rate on a square problem: the reference for "fraction of peak". */
-static double sgemm_tflops(gmlp_context *ctx, size_t n)
+/* SGEMM rate on a square problem through one backend: the larger of CLBlast's
+ * and the library kernel's is the reference for "fraction of peak". */
+static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backend)
 {
     cl_mem a, b, c;
     if (gmlp_buffer_create(ctx, n * n * 4, NULL, "bench A", &a) || gmlp_buffer_create(ctx, n * n * 4, NULL, "B", &b) ||
         gmlp_buffer_create(ctx, n * n * 4, NULL, "C", &c))
         return 0;
+    gmlp_gemm_backend was = ctx->gemm_backend;
+    ctx->gemm_backend = backend;
     gmlp_mat A = {a, 0, n, 0, 0, 0}, B = {b, 0, n, 0, 0, 0}, C = {c, 0, n, 0, 0, 0};
-    gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
-    clFinish(ctx->queue);
-    int reps = 3;
+    int reps = 3, ok = gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1, NULL) == GMLP_OK && clFinish(ctx->queue) == 0;
     double t = bench_now();
-    for (int i = 0; i < reps; i++)
-        gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1);
-    clFinish(ctx->queue);
+    for (int i = 0; i < reps && ok; i++)
+        ok = gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1, NULL) == GMLP_OK;
+    ok = ok && clFinish(ctx->queue) == 0;
     t = bench_now() - t;
+    ctx->gemm_backend = was;
     gmlp_buffer_release(ctx, &a);
     gmlp_buffer_release(ctx, &b);
     gmlp_buffer_release(ctx, &c);
-    return 2.0 * n * n * n * reps / t / 1e12;
+    return ok ? 2.0 * n * n * n * reps / t / 1e12 : 0;
 }
 
 static const char *const weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16"};
+static const char *const gemm_names[] = {[GMLP_GEMM_KERNEL] = "kernel", [GMLP_GEMM_CLBLAST] = "clblast"};
 
 typedef struct opts {
-    const char *device, *model, *json, *csv, *compare;
+    const char *device, *model, *json, *csv, *compare, *svg;
     int batches[16], n_batches, runs, warmup, tiny;
     gmlp_weight_type weights[2];
     int n_weights;
+    gmlp_gemm_backend gemms[2];
+    int n_gemms;
     size_t sgemm_n;
 } opts;
 
-static void bench_one(const opts *o, const char *dev_spec, const char *name, gmlp_weight_type weights,
-                      const unsigned char *file, size_t size, double peak, json_t *rows, FILE *csv)
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-    /* time to first result in a fresh context: kernels from the disk cache */
-    double t0 = bench_now();
-    gmlp_context *fresh;
-    gmlp_model *m;
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* A new context and model (the time to the first result counts from here):
+ * with the kernel cache in cache_dir. */
+static gmlp_status open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
+                              const unsigned char *file, size_t size, gmlp_context **ctx, gmlp_model **m)
+{
+    gmlp_context_options co;
+    gmlp_context_options_default(&co);
+    co.device = dev_spec;
+    co.gemm = gemm;
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
     lo.weights = weights;
-    if (gmlp_context_create(dev_spec, &fresh) != GMLP_OK ||
-        gmlp_model_load_memory_ex(fresh, file, size, &lo, &m) != GMLP_OK) {
-        fprintf(stderr, "gmlp-bench: %s: %s\n", name, gmlp_last_error(fresh ? fresh : NULL));
-        gmlp_context_destroy(fresh);
+    *m = NULL;
+    gmlp_status st = gmlp_context_create_ex(&co, ctx);
+    if (st == GMLP_OK)
+        st = gmlp_model_load_memory_ex(*ctx, file, size, &lo, m);
+    return st;
+}
+
+/* Seconds from a new context to the first batch-1 result, with the kernel
+ * cache in dir (empty: cold; filled by a previous call: warm).  On success the
+ * context and model stay open in *ctx, *m. */
+static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
+                           const unsigned char *file, size_t size, const char *dir, gmlp_context **ctx,
+                           gmlp_model **m)
+{
+    const char *was = getenv("GMLP_CACHE_DIR");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("GMLP_CACHE_DIR", dir, 1);
+    double t0 = bench_now(), secs = -1;
+    gmlp_status st = open_model(dev_spec, gemm, weights, file, size, ctx, m);
+    if (st == GMLP_OK) {
+        gmlp_config cfg;
+        gmlp_model_config(*m, &cfg);
+        float *one = calloc((size_t)cfg.in_chans * cfg.img_h * cfg.img_w, sizeof *one);
+        float *out = calloc((size_t)cfg.num_classes, sizeof *out);
+        st = one && out ? gmlp_classify(*m, one, 1, out) : GMLP_ERR_HOST_MEMORY;
+        secs = bench_now() - t0;
+        free(one), free(out);
+    }
+    if (saved)
+        setenv("GMLP_CACHE_DIR", saved, 1);
+    else
+        unsetenv("GMLP_CACHE_DIR");
+    free(saved);
+    if (st != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(*ctx));
+        gmlp_model_free(*m);
+        gmlp_context_destroy(*ctx);
+        *ctx = NULL, *m = NULL;
+        return -1;
+    }
+    return secs;
+}
+
+static void bench_one(const opts *o, const char *dev_spec, const char *name, gmlp_weight_type weights,
+                      gmlp_gemm_backend gemm, const unsigned char *file, size_t size, double peak, json_t *rows,
+                      FILE *csv)
+{
+    /* time to first result in new contexts: a fresh kernel cache, then the one it filled */
+    char dir[] = "/tmp/gmlp-bench-cache-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("gmlp-bench: mkdtemp");
         return;
     }
+    gmlp_context *fresh;
+    gmlp_model *m;
+    double cold = first_result(dev_spec, gemm, weights, file, size, dir, &fresh, &m), first = -1;
+    if (cold >= 0) {
+        gmlp_model_free(m);
+        gmlp_context_destroy(fresh);
+        first = first_result(dev_spec, gemm, weights, file, size, dir, &fresh, &m);
+    }
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    if (first < 0)
+        return;
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
-    float *one = calloc(per, sizeof *one), *out = calloc((size_t)cfg.num_classes, sizeof *out);
-    gmlp_classify(m, one, 1, out);
-    double first = bench_now() - t0;
-    free(one), free(out);
     double fl = flops_per_image(&cfg);
     for (int bi = 0; bi < o->n_batches; bi++) {
         size_t batch = (size_t)o->batches[bi];
@@ -209,20 +280,20 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
             qsort(times, (size_t)o->runs, sizeof *times, cmp_double);
             double med = times[o->runs / 2], spread = times[o->runs - 1] - times[0];
             double ips = batch / med, tflops = ips * fl / 1e12;
-            size_t mem = fresh->mem_used;
-            const char *wt = weight_names[weights];
-            printf("%-28.28s %-16s %-3s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %8.3f %8.1f %8.1f\n", fresh->dev.name,
-                   name, wt, batch, med * 1e3, spread * 1e3, ips, tflops, peak > 0 ? 100 * tflops / peak : 0.0,
-                   first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
-            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
-                                                  "device", fresh->dev.name, "model", name, "weights", wt, "batch",
-                                                  (json_int_t)batch, "median_s", med, "spread_s", spread,
-                                                  "images_per_s", ips, "tflops", tflops, "sgemm_peak_tflops", peak,
-                                                  "first_result_s", first, "device_bytes", (json_int_t)mem,
-                                                  "weight_bytes", (json_int_t)cfg.weight_bytes));
+            size_t mem = fresh->mem_peak;
+            const char *wt = weight_names[weights], *gm = gemm_names[gemm];
+            printf("%-28.28s %-16s %-3s %-7s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
+                   fresh->dev.name, name, wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
+                   peak > 0 ? 100 * tflops / peak : 0.0, cold, first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
+            json_array_append_new(
+                rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
+                                fresh->dev.name, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
+                                "median_s", med, "spread_s", spread, "images_per_s", ips, "tflops", tflops,
+                                "sgemm_peak_tflops", peak, "first_result_cold_s", cold, "first_result_s", first,
+                                "peak_device_bytes", (json_int_t)mem, "weight_bytes", (json_int_t)cfg.weight_bytes));
             if (csv)
-                fprintf(csv, "%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%zu,%zu\n", fresh->dev.name, name, wt,
-                        batch, med, spread, ips, tflops, peak, first, mem, cfg.weight_bytes);
+                fprintf(csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", fresh->dev.name, name,
+                        wt, gm, batch, med, spread, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
         }
         free(img), free(logits), free(times);
     }
@@ -238,12 +309,13 @@ static int parse(int argc, char **argv, opts *o)
         {"json", required_argument, 0, 'j'},   {"csv", required_argument, 0, 'c'},
         {"tiny", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
         {"compare", required_argument, 0, 'C'}, {"weights", required_argument, 0, 'w'},
+        {"gemm", required_argument, 0, 'g'},   {"svg", required_argument, 0, 's'},
         {0, 0, 0, 0},
     };
     o->runs = 10;
     o->warmup = 3;
     o->sgemm_n = 1024;
-    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:w:th", lo, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:w:g:s:th", lo, NULL)) != -1;) {
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'm': o->model = optarg; break;
@@ -251,6 +323,7 @@ static int parse(int argc, char **argv, opts *o)
         case 'c': o->csv = optarg; break;
         case 't': o->tiny = 1; break;
         case 'C': o->compare = optarg; break;
+        case 's': o->svg = optarg; break;
         case 'r': o->runs = atoi(optarg); break;
         case 'b':
             for (char *s = strtok(optarg, ","); s && o->n_batches < 16; s = strtok(NULL, ","))
@@ -266,15 +339,28 @@ static int parse(int argc, char **argv, opts *o)
                 o->weights[o->n_weights++] = f16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32;
             }
             break;
+        case 'g':
+            for (char *s = strtok(optarg, ","); s; s = strtok(NULL, ",")) {
+                int clblast = !strcmp(s, "clblast");
+                if ((!clblast && strcmp(s, "kernel")) || o->n_gemms == 2) {
+                    fprintf(stderr, "gmlp-bench: --gemm takes kernel, clblast or kernel,clblast, not '%s'\n", s);
+                    return 0;
+                }
+                o->gemms[o->n_gemms++] = clblast ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
+            }
+            break;
         default:
             fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"
-                  "                  [--weights f32|f16|f32,f16] [--json FILE] [--csv FILE] [--compare torch.json]\n",
+                  "                  [--weights f32|f16|f32,f16] [--gemm kernel|clblast|kernel,clblast]\n"
+                  "                  [--json FILE] [--csv FILE] [--svg FILE] [--compare torch.json]\n",
                   c == 'h' ? stdout : stderr);
             return 0;
         }
     }
     if (!o->n_weights)
         o->weights[o->n_weights++] = GMLP_WEIGHTS_F32;
+    if (!o->n_gemms)
+        o->gemms[o->n_gemms++] = GMLP_GEMM_KERNEL;
     if (o->runs < 1)
         o->runs = 1;
     if (!o->n_batches) {
@@ -338,39 +424,52 @@ static int same(json_t *a, json_t *b, const char *key)
     return json_equal(json_object_get(a, key), json_object_get(b, key));
 }
 
-/* Whether row r was timed with this weight storage (language-model rows have none). */
-static int stored_as(json_t *r, const char *weights)
+/* Whether row r has value v under key (language-model rows have no weights or gemm). */
+static int has(json_t *r, const char *key, const char *v)
 {
-    const char *s = json_string_value(json_object_get(r, "weights"));
-    return s && !strcmp(s, weights);
+    const char *s = json_string_value(json_object_get(r, key));
+    return s && !strcmp(s, v);
 }
 
-/* With both storages: the speed and weight memory of half relative to float,
- * per device, model and batch. */
-static void weight_effect(json_t *rows)
+/* With two values of key (weights f32/f16, gemm kernel/clblast): the speed of
+ * b relative to a per device, model, batch and the other setting, and the
+ * weight memory. */
+static void effect(json_t *rows, const char *key, const char *a, const char *b)
 {
-    printf("\n%-28s %-16s %6s %13s %13s %7s %9s\n", "device", "model", "batch", "f32 images/s", "f16 images/s",
-           "speed", "weights");
+    const char *other = strcmp(key, "weights") ? "weights" : "gemm";
+    printf("\n%-28s %-16s %-7s %6s %9s %9s %7s %9s\n", "device", "model", other, "batch", a, b, "speed", "weights");
     size_t i, j;
-    json_t *h, *f;
-    json_array_foreach(rows, i, h) {
-        if (!stored_as(h, "f16"))
+    json_t *rb, *ra;
+    json_array_foreach(rows, i, rb) {
+        if (!has(rb, key, b))
             continue;
-        json_array_foreach(rows, j, f) {
-            if (!stored_as(f, "f32") || !same(h, f, "device") ||
-                !same(h, f, "model") || !same(h, f, "batch"))
+        json_array_foreach(rows, j, ra) {
+            if (!has(ra, key, a) || !same(ra, rb, "device") || !same(ra, rb, "model") || !same(ra, rb, "batch") ||
+                !same(ra, rb, other))
                 continue;
-            double ih = json_real_value(json_object_get(h, "images_per_s")),
-                   iff = json_real_value(json_object_get(f, "images_per_s"));
-            double wh = (double)json_integer_value(json_object_get(h, "weight_bytes")),
-                   wf = (double)json_integer_value(json_object_get(f, "weight_bytes"));
-            printf("%-28.28s %-16s %6lld %13.1f %13.1f %6.2fx %8.1f%%\n",
-                   json_string_value(json_object_get(h, "device")), json_string_value(json_object_get(h, "model")),
-                   (long long)json_integer_value(json_object_get(h, "batch")), iff, ih, iff > 0 ? ih / iff : 0.0,
-                   wf > 0 ? 100 * wh / wf : 0.0);
+            double ib = json_real_value(json_object_get(rb, "images_per_s")),
+                   ia = json_real_value(json_object_get(ra, "images_per_s"));
+            double wb = (double)json_integer_value(json_object_get(rb, "weight_bytes")),
+                   wa = (double)json_integer_value(json_object_get(ra, "weight_bytes"));
+            printf("%-28.28s %-16s %-7s %6lld %9.1f %9.1f %6.2fx %8.1f%%\n",
+                   json_string_value(json_object_get(rb, "device")), json_string_value(json_object_get(rb, "model")),
+                   json_string_value(json_object_get(rb, other)),
+                   (long long)json_integer_value(json_object_get(rb, "batch")), ia, ib, ia > 0 ? ib / ia : 0.0,
+                   wa > 0 ? 100 * wb / wa : 0.0);
             break;
         }
     }
+}
+
+/* Every weight storage with every backend, except CLBlast with half weights:
+ * half GEMMs always run on the kernel. */
+static void bench_variants(const opts *o, const char *dev_spec, const char *name, const unsigned char *file,
+                           size_t size, double peak, json_t *rows, FILE *csv)
+{
+    for (int w = 0; w < o->n_weights; w++)
+        for (int g = 0; g < o->n_gemms; g++)
+            if (o->weights[w] == GMLP_WEIGHTS_F32 || o->gemms[g] == GMLP_GEMM_KERNEL)
+                bench_one(o, dev_spec, name, o->weights[w], o->gemms[g], file, size, peak, rows, csv);
 }
 
 int main(int argc, char **argv)
@@ -389,11 +488,11 @@ int main(int argc, char **argv)
     json_t *rows = json_array();
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (csv)
-        fputs("device,model,weights,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,first_result_s,"
-              "device_bytes,weight_bytes\n",
+        fputs("device,model,weights,gemm,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,"
+              "first_result_cold_s,first_result_s,peak_device_bytes,weight_bytes,tokens_per_s\n",
               csv);
-    printf("%-28s %-16s %-3s %6s %10s %9s %10s %8s %7s %8s %8s %8s\n", "device", "model", "wts", "batch", "median ms",
-           "spread ms", "images/s", "TFLOP/s", "%peak", "first s", "MiB", "wMiB");
+    printf("%-28s %-16s %-3s %-7s %6s %10s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", "model", "wts", "gemm",
+           "batch", "median ms", "spread ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s", "peakMiB", "wMiB");
     int rc = 0;
     for (size_t d = 0; d < ndev; d++) {
         char spec[32];
@@ -406,16 +505,17 @@ int main(int argc, char **argv)
             rc = 1;
             continue;
         }
-        double peak = sgemm_tflops(ctx, o.sgemm_n);
-        printf("# %s: CLBlast SGEMM %zu^3 %.3f TFLOP/s\n", ctx->dev.name, o.sgemm_n, peak);
+        double clblast = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_CLBLAST);
+        double kernel = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_KERNEL), peak = clblast > kernel ? clblast : kernel;
+        printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", ctx->dev.name, o.sgemm_n,
+               clblast, kernel);
         if (o.model) {
             size_t size;
             FILE *f = fopen(o.model, "rb");
             unsigned char *buf = NULL;
             if (f && !fseek(f, 0, SEEK_END) && (size = (size_t)ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
                 (buf = malloc(size)) && fread(buf, 1, size, f) == size)
-                for (int w = 0; w < o.n_weights; w++)
-                    bench_one(&o, dev_spec, o.model, o.weights[w], buf, size, peak, rows, csv);
+                bench_variants(&o, dev_spec, o.model, buf, size, peak, rows, csv);
             else
                 fprintf(stderr, "gmlp-bench: cannot read %s\n", o.model), rc = 1;
             free(buf);
@@ -428,8 +528,7 @@ int main(int argc, char **argv)
                 gmlp_config c = to_config(&set[i]);
                 size_t size;
                 unsigned char *file = bench_random_model(&c, &size);
-                for (int w = 0; w < o.n_weights; w++)
-                    bench_one(&o, dev_spec, set[i].name, o.weights[w], file, size, peak, rows, csv);
+                bench_variants(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
                 free(file);
             }
             bench_lm(dev_spec, o.tiny, o.runs, rows, csv);
@@ -437,7 +536,11 @@ int main(int argc, char **argv)
         gmlp_context_destroy(ctx);
     }
     if (o.n_weights == 2)
-        weight_effect(rows);
+        effect(rows, "weights", "f32", "f16");
+    if (o.n_gemms == 2)
+        effect(rows, "gemm", "clblast", "kernel");
+    if (o.svg)
+        rc |= bench_svg(rows, o.svg);
     if (o.compare)
         rc |= compare(rows, o.compare);
     if (o.json) {

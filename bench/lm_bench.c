@@ -26,7 +26,7 @@ static void row(json_t *rows, FILE *csv, const char *dev, const char *name, size
                                           (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs, "seconds",
                                           secs));
     if (csv)
-        fprintf(csv, "%s,%s,%zu,%s,,,%.2f,,,,\n", dev, name, batch, mode, tokens / secs);
+        fprintf(csv, "%s,%s %s,,,%zu,%.6f,,,,,,,,,%.2f\n", dev, name, mode, batch, secs, tokens / secs);
 }
 
 static int cmp(const void *a, const void *b)

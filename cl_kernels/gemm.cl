@@ -62,13 +62,44 @@
 #define LOAD_B(p, i) (p)[i]
 #endif
 
+#define GMLP_BIAS_NONE 0
+#define GMLP_BIAS_COLS 1 /* bias[j] */
+#define GMLP_BIAS_ROWS 2 /* bias[i], i the row within one matrix of the batch */
+
+/* Element (i, j) of C, whose pre-epilogue value is v; cm points at C's
+ * element in the matrix mul (same ld and batch stride as C). */
+static float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu,
+                           __global const float *cm)
+{
+    if (bias_mode == GMLP_BIAS_COLS)
+        v += bias[j];
+    else if (bias_mode == GMLP_BIAS_ROWS)
+        v += bias[i];
+    if (gelu)
+        v = 0.5f * v * (1.0f + erf(v * 0.70710678118654752f)); /* exact, as nn.GELU() */
+    return cm ? v * *cm : v;
+}
+
+/* The epilogue alone, in place on C = m x n (batch in dimension 2), for
+ * products computed elsewhere (CLBlast). */
+__kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
+                                 __global const float *bias, int bias_mode, int gelu, __global const float *mul,
+                                 ulong mul_off)
+{
+    const int j = get_global_id(0), i = get_global_id(1);
+    const size_t at = get_global_id(2) * c_stride + (size_t)i * ldc + j;
+    if (i < m && j < n)
+        c[c_off + at] = gmlp_epilogue(c[c_off + at], i, j, bias, bias_mode, gelu, mul ? mul + mul_off + at : 0);
+}
+
 /* Offsets, leading dimensions and batch strides count elements of the
- * operand's own type.  beta == 0 never reads C. */
+ * operand's own type.  beta == 0 never reads C.  bias may be NULL. */
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gmlp_gemm(int m, int n, int k,
                __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride, int ta,
                __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, int tb,
-               float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride)
+               float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
+               __global const float *bias, int bias_mode, int gelu)
 {
     /* +1 column: a column-wise fill of a non-transposed operand would
      * otherwise hit one local memory bank TK times */
@@ -132,6 +163,21 @@ void gmlp_gemm(int m, int n, int k,
             if (gi < m && gj < n) {
                 __global float *cv = c + (size_t)gi * ldc + gj;
                 *cv = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
+            }
+        }
+    }
+    /* the epilogue as a second sweep over this work-item's own outputs, once
+     * the accumulators are dead: in the loop above, the large tiles spilled
+     * on Intel Gen12LP */
+    if (bias_mode == GMLP_BIAS_NONE && !gelu)
+        return;
+    for (int r = 0; r < WM; r++) {
+        const int gi = i0 + y + r * RY;
+        for (int s = 0; s < WN; s++) {
+            const int gj = j0 + x + s * RX;
+            if (gi < m && gj < n) {
+                __global float *cv = c + (size_t)gi * ldc + gj;
+                *cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu, 0);
             }
         }
     }

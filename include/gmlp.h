@@ -126,6 +126,26 @@ GMLP_API const char *gmlp_status_string(gmlp_status status);
 GMLP_API gmlp_status gmlp_context_create(const char *device, gmlp_context **out);
 GMLP_API void gmlp_context_destroy(gmlp_context *ctx);
 
+/* Where float GEMMs run (GEMMs with half weights always use the library's kernel). */
+typedef enum gmlp_gemm_backend {
+    GMLP_GEMM_AUTO = 0,    /* $GMLP_GEMM ("kernel" or "clblast") if set, else GMLP_GEMM_KERNEL */
+    GMLP_GEMM_KERNEL = 1,  /* the library's kernel, bias/GELU/gating fused into it; no CLBlast compile */
+    GMLP_GEMM_CLBLAST = 2, /* CLBlast, then the fused steps as a kernel of their own (the reference path) */
+} gmlp_gemm_backend;
+
+/* Options for creating a context; fill with gmlp_context_options_default, then change. */
+typedef struct gmlp_context_options {
+    const char *device;        /* as gmlp_context_create's argument; NULL: the default */
+    gmlp_gemm_backend gemm;
+} gmlp_context_options;
+
+GMLP_API void gmlp_context_options_default(gmlp_context_options *opts);
+/* gmlp_context_create with options; opts NULL means the defaults, an unknown
+ * value (or $GMLP_GEMM) is GMLP_ERR_INVALID_ARGUMENT. */
+GMLP_API gmlp_status gmlp_context_create_ex(const gmlp_context_options *opts, gmlp_context **out);
+/* The backend a context chose (never GMLP_GEMM_AUTO). */
+GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
+
 /* Detail of the last failure on ctx, never NULL; with ctx == NULL, the calling
  * thread's last failure that had no context (e.g. gmlp_context_create). */
 GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);

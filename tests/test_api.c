@@ -63,6 +63,29 @@ static void test_device_selection(void)
     setenv("GMLP_DEVICE", "no-such-device-xyz", 1);
     CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_NO_DEVICE, "GMLP_DEVICE is honoured");
     unsetenv("GMLP_DEVICE");
+
+    /* the GEMM backend: option, environment, refusals */
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    CHECK(o.device == NULL && o.gemm == GMLP_GEMM_AUTO, "option defaults");
+    o.gemm = GMLP_GEMM_CLBLAST;
+    CHECK(gmlp_context_create_ex(&o, &ctx) == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_CLBLAST, "CLBlast: %s",
+          gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+    o.gemm = (gmlp_gemm_backend)7;
+    CHECK(gmlp_context_create_ex(&o, &ctx) == GMLP_ERR_INVALID_ARGUMENT && !ctx &&
+              strstr(gmlp_last_error(NULL), "unknown backend 7"),
+          "unknown backend: %s", gmlp_last_error(NULL));
+    setenv("GMLP_GEMM", "clblast", 1);
+    CHECK(gmlp_context_create_ex(NULL, &ctx) == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_CLBLAST, "GMLP_GEMM=clblast");
+    gmlp_context_destroy(ctx);
+    setenv("GMLP_GEMM", "cublas", 1);
+    CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "GMLP_GEMM=cublas"),
+          "GMLP_GEMM=cublas refused: %s", gmlp_last_error(NULL));
+    unsetenv("GMLP_GEMM");
+    CHECK(gmlp_context_create_ex(NULL, &ctx) == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_KERNEL, "default: kernel");
+    gmlp_context_destroy(ctx);
 }
 
 /* The per-device report: the device line, then every kernel built (or the

@@ -16,9 +16,15 @@ echo "pkg-config: $flags"
 cc -std=c11 -Wall -Wextra -Werror "$src/install_smoke.c" -o "$dest/smoke" $flags
 libdir=$(dirname "$(dirname "$pc")")
 LD_LIBRARY_PATH=$libdir "$dest/smoke" "$src/data/e2e/gmlp_rgb.safetensors"
-# only the API declared in gmlp.h is exported
+# only the API declared in the public headers is exported
 for sym in $(nm -D --defined-only "$libdir/libgmlp.so" | awk '$2 == "T" {print $3}'); do
-    grep -q "[ *]$sym(" "$src/../include/gmlp.h" || { echo "FAIL: $sym is exported but not in gmlp.h"; exit 1; }
+    cat "$src/../include/gmlp.h" "$src/../include/gmlp_cl.h" | grep -q "[ *]$sym(" ||
+        { echo "FAIL: $sym is exported but not in gmlp.h or gmlp_cl.h"; exit 1; }
 done
+# both headers installed, gmlp_cl.h usable with the same flags
+echo '#include <gmlp_cl.h>
+int main(void) { return gmlp_context_create_cl(0, 0, 0, 0, 0) == GMLP_ERR_INVALID_ARGUMENT ? 0 : 1; }' >"$dest/cl.c"
+cc -std=c11 -Wall -Wextra -Werror "$dest/cl.c" -o "$dest/cl" $flags
+LD_LIBRARY_PATH=$libdir "$dest/cl"
 ls "$libdir"/libgmlp.so.0 >/dev/null
 echo "install test passed"

@@ -28,31 +28,8 @@ static void test_layernorm(int rows, int cols, int split, float eps)
     free(x), free(g), free(b), free(want);
 }
 
-static void test_bias_act(int rows, int cols, int period, int gelu)
-{
-    /* period 0: per-column bias; else per-row bias repeating every period rows */
-    size_t n = (size_t)rows * cols;
-    int nb = period ? period : cols;
-    float *x = rnd(n), *bias = rnd(nb), *want = malloc(n * sizeof *want);
-    memcpy(want, x, n * sizeof *x);
-    if (period)
-        ref_bias_act(want, bias, rows, cols, period, 1, 0, gelu);
-    else
-        ref_bias_act(want, bias, rows, cols, 1, 0, 1, gelu);
-    cl_mem dx = up(x, n), db = up(bias, nb);
-    gmlp_act act = gelu ? GMLP_ACT_GELU : GMLP_ACT_NONE;
-    gmlp_status st = period ? gmlp_op_bias_act_rows(ctx, dx, db, rows, cols, period, act)
-                            : gmlp_op_bias_act_cols(ctx, dx, db, rows, cols, act);
-    CHECK(st == GMLP_OK, "bias_act: %s", gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "bias_act %dx%d period=%d gelu=%d", rows, cols, period, gelu);
-    expect(what, dx, want, n, 1e-6);
-    gmlp_buffer_release(ctx, &db);
-    free(x), free(bias), free(want);
-}
-
-/* The vision call (one head, no extras) and the LM's: heads, positions p0..,
- * an attention bias, each gate activation. */
+/* The language models' gate: heads, positions p0.., an attention bias, each
+ * gate activation (the vision models' is a GEMM epilogue: test_gemm.c). */
 static void test_sgu_gate(int batch, int ntok, int half, int heads, int p0, int with_cb, int act)
 {
     int rows = batch * ntok, bstride = p0 + ntok;
@@ -60,16 +37,10 @@ static void test_sgu_gate(int batch, int ntok, int half, int heads, int p0, int 
     float *z = rnd(n), *bias = rnd((size_t)heads * bstride), *cb = rnd(half), *want = malloc(n * sizeof *want);
     memcpy(want, z, n * sizeof *z);
     cl_mem dz = up(z, n), db = up(bias, (size_t)heads * bstride), dcb = up(cb, half);
-    gmlp_status st;
-    if (heads == 1 && !p0 && !with_cb && !act) {
-        ref_sgu_gate(want, rows, half, bias, 0, half, 0, ntok, NULL, 0);
-        st = gmlp_op_sgu_gate(ctx, dz, rows, half, db, ntok);
-    } else {
-        ref_sgu_gate(want, rows, half, bias, bstride, half / heads, p0, ntok, with_cb ? cb : NULL, act);
-        gmlp_gate g = {.bias = db, .cb = with_cb ? dcb : NULL, .bstride = bstride, .dh = half / heads, .p0 = p0,
-                       .m = ntok, .act = act};
-        st = gmlp_op_sgu_gate_ex(ctx, dz, rows, half, &g);
-    }
+    ref_sgu_gate(want, rows, half, bias, bstride, half / heads, p0, ntok, with_cb ? cb : NULL, act);
+    gmlp_gate g = {.bias = db, .cb = with_cb ? dcb : NULL, .bstride = bstride, .dh = half / heads, .p0 = p0,
+                   .m = ntok, .act = act};
+    gmlp_status st = gmlp_op_sgu_gate(ctx, dz, rows, half, &g);
     CHECK(st == GMLP_OK, "sgu_gate: %s", gmlp_last_error(ctx));
     char what[128];
     snprintf(what, sizeof what, "sgu_gate b=%d n=%d half=%d heads=%d p0=%d cb=%d act=%d", batch, ntok, half, heads, p0,
@@ -157,33 +128,37 @@ static void test_copy_rows(int batch, int m, int width, int src_ld, int hist_row
     free(src), free(dst), free(want);
 }
 
-static void test_patchify(int batch, int chans, int h, int w, int ph, int pw)
+/* The images start at float off of their buffer (a caller's cl_mem chunk). */
+static void test_patchify(int batch, int chans, int h, int w, int ph, int pw, size_t off)
 {
     size_t ni = (size_t)batch * chans * h * w, np = (size_t)batch * (h / ph) * (w / pw) * chans * ph * pw;
-    float *img = rnd(ni), *want = malloc(np * sizeof *want);
-    ref_patchify(img, want, batch, chans, h, w, ph, pw);
-    cl_mem di = up(img, ni), dp = up(NULL, np);
-    CHECK(gmlp_op_patchify(ctx, di, dp, batch, chans, h, w, ph, pw) == GMLP_OK, "patchify: %s",
+    float *img = rnd(ni + off), *want = malloc(np * sizeof *want);
+    ref_patchify(img + off, want, batch, chans, h, w, ph, pw);
+    cl_mem di = up(img, ni + off), dp = up(NULL, np);
+    CHECK(gmlp_op_patchify(ctx, di, off, dp, batch, chans, h, w, ph, pw) == GMLP_OK, "patchify: %s",
           gmlp_last_error(ctx));
     char what[96];
-    snprintf(what, sizeof what, "patchify b=%d c=%d %dx%d patch %dx%d", batch, chans, h, w, ph, pw);
+    snprintf(what, sizeof what, "patchify b=%d c=%d %dx%d patch %dx%d offset %zu", batch, chans, h, w, ph, pw, off);
     expect(what, dp, want, np, 0);
     gmlp_buffer_release(ctx, &di);
     free(img), free(want);
 }
 
-static void test_mean_tokens(int batch, int ntok, int dim)
+/* Written from float off of the output, the rest left alone. */
+static void test_mean_tokens(int batch, int ntok, int dim, size_t off)
 {
-    size_t n = (size_t)batch * ntok * dim, no = (size_t)batch * dim;
-    float *x = rnd(n), *want = malloc(no * sizeof *want);
-    ref_mean_tokens(x, want, batch, ntok, dim);
-    cl_mem dx = up(x, n), dout = up(NULL, no);
-    CHECK(gmlp_op_mean_tokens(ctx, dx, dout, batch, ntok, dim) == GMLP_OK, "mean_tokens: %s", gmlp_last_error(ctx));
+    size_t n = (size_t)batch * ntok * dim, no = (size_t)batch * dim + off;
+    float *x = rnd(n), *out = rnd(no), *want = malloc(no * sizeof *want);
+    memcpy(want, out, no * sizeof *want);
+    ref_mean_tokens(x, want + off, batch, ntok, dim);
+    cl_mem dx = up(x, n), dout = up(out, no);
+    CHECK(gmlp_op_mean_tokens(ctx, dx, dout, off, batch, ntok, dim) == GMLP_OK, "mean_tokens: %s",
+          gmlp_last_error(ctx));
     char what[96];
-    snprintf(what, sizeof what, "mean_tokens b=%d n=%d d=%d", batch, ntok, dim);
+    snprintf(what, sizeof what, "mean_tokens b=%d n=%d d=%d offset %zu", batch, ntok, dim, off);
     expect(what, dout, want, no, 2e-6);
     gmlp_buffer_release(ctx, &dx);
-    free(x), free(want);
+    free(x), free(out), free(want);
 }
 
 int main(void)
@@ -194,10 +169,6 @@ int main(void)
         test_layernorm(ln[i][0], ln[i][1], 0, 1e-6f);
         test_layernorm(ln[i][0], ln[i][1], 1, 1e-5f);
     }
-    static const int ba[][3] = {{1, 1, 0}, {13, 37, 0}, {49, 130, 0}, {50, 37, 25}, {12, 9, 4}};
-    for (size_t i = 0; i < sizeof ba / sizeof *ba; i++)
-        for (int gelu = 0; gelu < 2; gelu++)
-            test_bias_act(ba[i][0], ba[i][1], ba[i][2], gelu);
     test_sgu_gate(1, 1, 1, 1, 0, 0, 0);
     test_sgu_gate(3, 25, 36, 1, 0, 0, 0);
     test_sgu_gate(2, 49, 65, 1, 0, 0, 0);
@@ -221,13 +192,13 @@ int main(void)
     test_copy_rows(1, 1, 1, 1, 1, 0);
     test_copy_rows(3, 5, 16, 48, 12, 4);
     test_copy_rows(2, 1, 33, 33, 9, 8);
-    test_patchify(1, 1, 28, 28, 7, 7);
-    test_patchify(2, 3, 20, 20, 4, 4);
-    test_patchify(3, 3, 24, 40, 8, 8);
-    test_patchify(1, 2, 9, 10, 3, 5);
-    test_mean_tokens(1, 1, 1);
-    test_mean_tokens(3, 25, 37);
-    test_mean_tokens(2, 196, 65);
+    test_patchify(1, 1, 28, 28, 7, 7, 0);
+    test_patchify(2, 3, 20, 20, 4, 4, 3 * 20 * 20);
+    test_patchify(3, 3, 24, 40, 8, 8, 5);
+    test_patchify(1, 2, 9, 10, 3, 5, 0);
+    test_mean_tokens(1, 1, 1, 0);
+    test_mean_tokens(3, 25, 37, 74);
+    test_mean_tokens(2, 196, 65, 3);
     gmlp_context_destroy(ctx);
     return check_summary("test_ops");
 }

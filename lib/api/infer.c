@@ -1,4 +1,6 @@
 /* Public inference entry points: argument checks, locking, then the forward. */
+#include "cl/clerr.h"
+#include "gmlp_cl.h"
 #include "model/model.h"
 
 static gmlp_status check_args(gmlp_model *m, const float *images, size_t batch, const float *out, const char *fn)
@@ -36,4 +38,53 @@ gmlp_status gmlp_features(gmlp_model *m, const float *images, size_t batch, floa
 {
     GMLP_TRY(check_args(m, images, batch, features, "gmlp_features"));
     return run(m, images, batch, features, NULL);
+}
+
+/* A caller's buffer of the context's cl_context, holding at least floats floats. */
+static gmlp_status check_buffer(gmlp_context *ctx, cl_mem buf, size_t floats, const char *what)
+{
+    cl_context owner;
+    size_t bytes;
+    if (clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS ||
+        clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %s is not a valid cl_mem", what);
+    if (owner != ctx->cl)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "gmlp_classify_cl: %s belongs to another cl_context than the gmlp context's", what);
+    if (bytes / sizeof(float) < floats)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "gmlp_classify_cl: %s holds %zu bytes, the batch needs %zu", what, bytes,
+                             floats * sizeof(float));
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_classify_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits, cl_uint n_wait,
+                             const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    GMLP_TRY(check_args(m, (const float *)images, batch, (const float *)logits, "gmlp_classify_cl"));
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    if (c->num_classes == 0)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_WRONG_MODEL, "gmlp_classify_cl: the model has no head (a feature extractor)");
+    if (n_wait && !wait)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %u events to wait for, but wait is NULL",
+                             n_wait);
+    size_t per_image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
+    GMLP_TRY(check_buffer(ctx, images, batch * per_image, "images"));
+    GMLP_TRY(check_buffer(ctx, logits, batch * (size_t)c->num_classes, "logits"));
+    pthread_mutex_lock(&ctx->lock);
+    gmlp_status st = GMLP_OK;
+    cl_int e = n_wait ? clEnqueueBarrierWithWaitList(ctx->queue, n_wait, wait, NULL) : CL_SUCCESS;
+    if (e != CL_SUCCESS)
+        st = gmlp_ctx_cl_fail(ctx, "clEnqueueBarrierWithWaitList", e);
+    if (st == GMLP_OK)
+        st = gmlp_forward_cl(m, images, batch, logits);
+    if (st == GMLP_OK && done && (e = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done)) != CL_SUCCESS) {
+        *done = NULL;
+        st = gmlp_ctx_cl_fail(ctx, "clEnqueueMarkerWithWaitList", e);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return st;
 }

@@ -66,18 +66,23 @@ static void add_kernels(report *r, gmlp_context *ctx)
         if (*p == ';')
             *p = ' ';
     add(r, "   %s: built\n", names);
-    static const char *const variants[] = {"", "A half", "B half", "A and B half"};
-    for (int v = 1; v < 4; v++) {
-        const gmlp_gemm_kernel *big, *small;
+    static const char *const variants[] = {"float", "A half", "B half", "A and B half"};
+    for (int v = 0; v < 4; v++) {
+        const gmlp_gemm_kernel *t[3];
         add(r, "   gmlp_gemm (%s): ", variants[v]);
-        if (gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, 1, &big) != GMLP_OK ||
-            gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, 0, &small) != GMLP_OK) {
+        int ok = 1;
+        for (int size = 0; size < 3 && ok; size++)
+            ok = gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, (gmlp_tiles)size, &t[size]) == GMLP_OK;
+        if (!ok) {
             add_failure(r, ctx->err);
             continue;
         }
-        add(r, "built, %dx%dx%d tiles (%dx%d per work-item)", small->tm, small->tn, small->tk, small->wm, small->wn);
-        if (big != small)
-            add(r, ", %dx%dx%d (%dx%d) for large products", big->tm, big->tn, big->tk, big->wm, big->wn);
+        add(r, "built, %dx%dx%d tiles (%dx%d per work-item)", t[0]->tm, t[0]->tn, t[0]->tk, t[0]->wm, t[0]->wn);
+        static const char *const uses[] = {"", "large products", "narrow ones"};
+        for (int size = 1; size < 3; size++)
+            if (t[size] != t[0])
+                add(r, ", %dx%dx%d (%dx%d) for %s", t[size]->tm, t[size]->tn, t[size]->tk, t[size]->wm, t[size]->wn,
+                    uses[size]);
         add(r, "\n");
     }
 }

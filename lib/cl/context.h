@@ -11,7 +11,6 @@
 
 typedef enum gmlp_kernel_id {
     GMLP_K_LAYERNORM,
-    GMLP_K_BIAS_ACT,
     GMLP_K_SGU_GATE,
     GMLP_K_PATCHIFY,
     GMLP_K_MEAN_TOKENS,
@@ -33,12 +32,16 @@ struct gmlp_context {
     gmlp_devinfo dev;
     cl_context cl;
     cl_command_queue queue;
+    int borrowed;           /* cl and queue are the caller's (gmlp_context_create_cl): never released */
     cl_program program;
     cl_kernel kernels[GMLP_K_COUNT];
-    gmlp_gemm_kernel gemm[4][2]; /* by a_half | b_half << 1, then small / large tiles; built on first use */
+    gmlp_gemm_kernel gemm[4][3]; /* by a_half | b_half << 1, then gmlp_tiles (ops/ops.h); built on first use */
+    cl_kernel epilogue;          /* gemm.cl's epilogue alone, after CLBlast GEMMs; built on first use */
+    gmlp_gemm_backend gemm_backend; /* GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST, never AUTO */
     int wg;                 /* work-group size of the reduction kernels */
     size_t mem_limit;       /* injectable device-memory budget, 0 = none */
-    size_t mem_used;
+    size_t mem_used;        /* by the library's buffers (not CLBlast's temporaries) */
+    size_t mem_peak;
     pthread_mutex_t lock;   /* serialises calls on this context */
     char err[GMLP_ERRMSG_SIZE];
 };

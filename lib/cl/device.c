@@ -18,7 +18,7 @@ static void query_str(cl_device_id d, cl_device_info what, char *buf, size_t siz
     buf[size - 1] = 0;
 }
 
-static void fill_info(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
+void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
 {
     memset(info, 0, sizeof *info);
     info->platform = p;
@@ -69,7 +69,7 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
         *list = grown;
         clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
         for (cl_uint i = 0; i < nd; i++) {
-            fill_info(plats[p], devs[i], &(*list)[*count]);
+            gmlp_devinfo_query(plats[p], devs[i], &(*list)[*count]);
             (*list)[*count].index = *count;
             ++*count;
         }

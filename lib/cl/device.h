@@ -26,6 +26,9 @@ typedef struct gmlp_devinfo {
     size_t max_wi[3];         /* work-items per work-group along each dimension */
 } gmlp_devinfo;
 
+/* What the library needs to know of device d of platform p (index 0). */
+void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info);
+
 /* All devices of all platforms in selection-index order (*list malloc'd). */
 gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize);
 

@@ -119,18 +119,18 @@ static gmlp_status gmlp_block(gmlp_model *m, const gmlp_block_weights *w, int b)
     const int n = c->seq_len, d = c->dim, h = c->ffn_dim, g = h / 2, rows = b * n;
     cl_mem x = m->ws.x, y = m->ws.y, z = m->ws.z;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
+    const gmlp_epilogue fc1 = {.bias = w->fc1_b, .gelu = 1};
     GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), gmlp_weight_mat(m, w->fc1_w, 0, d, 0, 1), 0.0f,
-                          mat(z, 0, h, 0), 1));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
-    /* v = LN(z[:, g:]) into y; then W . v per image over the second half of z */
+                          mat(z, 0, h, 0), 1, &fc1));
+    /* v = LN(z[:, g:]) into y; then per image z[:, g:] = (W . v + b) * z[:, :g] */
     GMLP_TRY(gmlp_op_layernorm(ctx, z, g, h, y, 0, g, w->sgu_norm_w, w->sgu_norm_b, rows, g, c->sgu_eps));
+    const gmlp_epilogue gate = {.bias = w->sgu_b, .bias_rows = 1, .mul = z, .mul_off = 0};
     GMLP_TRY(gmlp_op_gemm(ctx, n, g, n, gmlp_weight_mat(m, w->sgu_w, 0, n, 0, 0), batched(y, 0, g, (size_t)n * g),
-                          0.0f, batched(z, g, h, (size_t)n * h), b));
-    GMLP_TRY(gmlp_op_sgu_gate(ctx, z, rows, g, w->sgu_b, n));
-    /* residual folded into the GEMM: x += b2, then x += s . W2^T */
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
+                          0.0f, batched(z, g, h, (size_t)n * h), b, &gate));
+    /* the residual as C with beta 1 */
+    const gmlp_epilogue fc2 = {.bias = w->fc2_b};
     return gmlp_op_gemm(ctx, rows, d, g, mat(z, g, h, 0), gmlp_weight_mat(m, w->fc2_w, 0, g, 0, 1), 1.0f,
-                        mat(x, 0, d, 0), 1);
+                        mat(x, 0, d, 0), 1, &fc2);
 }
 
 /* timm MixerBlock: token MLP across the token axis, then a channel MLP. */
@@ -142,72 +142,87 @@ static gmlp_status mixer_block(gmlp_model *m, const gmlp_block_weights *w, int b
     cl_mem x = m->ws.x, y = m->ws.y, z = m->ws.z;
     const size_t nd = (size_t)n * d, td = (size_t)t * d;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm1_w, w->norm1_b, rows, d, c->norm_eps));
-    /* per image: z (t x d) = Wt1 (t x N) . y (N x d); no transposes copied */
+    /* per image: z (t x d) = GELU(Wt1 (t x N) . y (N x d) + b per row); no transposes copied */
+    const gmlp_epilogue tok1 = {.bias = w->tok1_b, .bias_rows = 1, .gelu = 1}, tok2 = {.bias = w->tok2_b, .bias_rows = 1};
     GMLP_TRY(gmlp_op_gemm(ctx, t, d, n, gmlp_weight_mat(m, w->tok1_w, 0, n, 0, 0), batched(y, 0, d, nd), 0.0f,
-                          batched(z, 0, d, td), b));
-    GMLP_TRY(gmlp_op_bias_act_rows(ctx, z, w->tok1_b, b * t, d, t, GMLP_ACT_GELU));
-    GMLP_TRY(gmlp_op_bias_act_rows(ctx, x, w->tok2_b, rows, d, n, GMLP_ACT_NONE));
+                          batched(z, 0, d, td), b, &tok1));
     GMLP_TRY(gmlp_op_gemm(ctx, n, d, t, gmlp_weight_mat(m, w->tok2_w, 0, t, 0, 0), batched(z, 0, d, td), 1.0f,
-                          batched(x, 0, d, nd), b));
+                          batched(x, 0, d, nd), b, &tok2));
     GMLP_TRY(gmlp_op_layernorm(ctx, x, 0, d, y, 0, d, w->norm_w, w->norm_b, rows, d, c->norm_eps));
+    const gmlp_epilogue fc1 = {.bias = w->fc1_b, .gelu = 1}, fc2 = {.bias = w->fc2_b};
     GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(y, 0, d, 0), gmlp_weight_mat(m, w->fc1_w, 0, d, 0, 1), 0.0f,
-                          mat(z, 0, h, 0), 1));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, z, w->fc1_b, rows, h, GMLP_ACT_GELU));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, x, w->fc2_b, rows, d, GMLP_ACT_NONE));
+                          mat(z, 0, h, 0), 1, &fc1));
     return gmlp_op_gemm(ctx, rows, d, h, mat(z, 0, h, 0), gmlp_weight_mat(m, w->fc2_w, 0, h, 0, 1), 1.0f,
-                        mat(x, 0, d, 0), 1);
+                        mat(x, 0, d, 0), 1, &fc2);
 }
 
-static gmlp_status run_chunk(gmlp_model *m, const float *images, int b, float *features, float *logits)
+/* One chunk of b images from src (floats from src_off) to b rows of logits
+ * (or pooled features without a head) in dst from dst_off; enqueued only. */
+static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, int want_logits, cl_mem dst,
+                             size_t dst_off)
 {
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     const gmlp_workspace *w = &m->ws;
     const int n = c->seq_len, d = c->dim, rows = b * n, k = c->in_chans * c->patch_h * c->patch_w;
-    const size_t img_bytes = sizes_per_image(c).images * sizeof(float) * (size_t)b;
-    cl_int e = clEnqueueWriteBuffer(ctx->queue, w->images, CL_FALSE, 0, img_bytes, images, 0, NULL, NULL);
-    if (e != CL_SUCCESS)
-        return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer(images)", e);
     /* stem: Conv2d with kernel = stride = patch, as patches . W^T + b */
-    GMLP_TRY(gmlp_op_patchify(ctx, w->images, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
+    GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
+    const gmlp_epilogue stem = {.bias = m->stem_b}, head = {.bias = m->head_b};
     GMLP_TRY(gmlp_op_gemm(ctx, rows, d, k, mat(w->z, 0, k, 0), gmlp_weight_mat(m, m->stem_w, 0, k, 0, 1), 0.0f,
-                          mat(w->x, 0, d, 0), 1));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->x, m->stem_b, rows, d, GMLP_ACT_NONE));
+                          mat(w->x, 0, d, 0), 1, &stem));
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(c->arch == GMLP_ARCH_MIXER ? mixer_block(m, &m->blocks[l], b) : gmlp_block(m, &m->blocks[l], b));
     GMLP_TRY(gmlp_op_layernorm(ctx, w->x, 0, d, w->y, 0, d, m->norm_w, m->norm_b, rows, d, c->norm_eps));
-    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, w->pooled, b, n, d));
-    cl_mem out = w->pooled;
-    size_t out_floats = (size_t)d;
-    float *dst = features;
-    if (logits) {
-        const int nc = c->num_classes;
-        GMLP_TRY(gmlp_op_gemm(ctx, b, nc, d, mat(w->pooled, 0, d, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
-                              mat(w->logits, 0, nc, 0), 1));
-        GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->logits, m->head_b, b, nc, GMLP_ACT_NONE));
-        out = w->logits;
-        out_floats = (size_t)nc;
-        dst = logits;
-    }
-    /* the one host synchronisation of the chunk */
-    e = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0, out_floats * (size_t)b * sizeof(float), dst, 0, NULL, NULL);
-    if (e != CL_SUCCESS)
-        return gmlp_ctx_cl_fail(ctx, "clEnqueueReadBuffer(result)", e);
-    return GMLP_OK;
+    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, n, d));
+    if (!want_logits)
+        return GMLP_OK;
+    const int nc = c->num_classes;
+    return gmlp_op_gemm(ctx, b, nc, d, mat(w->pooled, 0, d, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
+                        mat(dst, dst_off, nc, 0), 1, &head);
+}
+
+/* The chunk size for batch: at most what the workspace budget allows. */
+static gmlp_status prepare(gmlp_model *m, size_t batch, size_t *chunk)
+{
+    *chunk = max_chunk(m);
+    if (*chunk > batch)
+        *chunk = batch;
+    return ensure_workspace(m, *chunk);
 }
 
 gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
 {
-    size_t chunk = max_chunk(m);
-    if (chunk > batch)
-        chunk = batch;
-    GMLP_TRY(ensure_workspace(m, chunk));
+    gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
-    const size_t img = sizes_per_image(c).images;
+    const size_t img = sizes_per_image(c).images, out = logits ? (size_t)c->num_classes : (size_t)c->dim;
+    size_t chunk;
+    GMLP_TRY(prepare(m, batch, &chunk));
+    const gmlp_workspace *w = &m->ws;
     for (size_t i = 0; i < batch; i += chunk) {
         size_t b = batch - i < chunk ? batch - i : chunk;
-        GMLP_TRY(run_chunk(m, images + i * img, (int)b, features ? features + i * (size_t)c->dim : NULL,
-                           logits ? logits + i * (size_t)c->num_classes : NULL));
+        cl_int e = clEnqueueWriteBuffer(ctx->queue, w->images, CL_FALSE, 0, img * b * sizeof(float), images + i * img,
+                                        0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer(images)", e);
+        cl_mem dst = logits ? w->logits : w->pooled;
+        GMLP_TRY(run_chunk(m, w->images, 0, (int)b, logits != NULL, dst, 0));
+        /* the one host synchronisation of the chunk */
+        e = clEnqueueReadBuffer(ctx->queue, dst, CL_TRUE, 0, out * b * sizeof(float), (logits ? logits : features) +
+                                i * out, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return gmlp_ctx_cl_fail(ctx, "clEnqueueReadBuffer(result)", e);
+    }
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits)
+{
+    const size_t img = sizes_per_image(&m->cfg).images, nc = (size_t)m->cfg.num_classes;
+    size_t chunk;
+    GMLP_TRY(prepare(m, batch, &chunk));
+    for (size_t i = 0; i < batch; i += chunk) {
+        size_t b = batch - i < chunk ? batch - i : chunk;
+        GMLP_TRY(run_chunk(m, images, i * img, (int)b, 1, logits, i * nc));
     }
     return GMLP_OK;
 }

@@ -132,17 +132,17 @@ static gmlp_status attention(const lm_pass *p, int l, cl_mem in)
     const size_t a = (size_t)m->cfg.attn_dim, d = (size_t)m->cfg.dim, n = (size_t)p->n, L = (size_t)p->len;
     const size_t S = (size_t)m->cfg.seq_len, B = (size_t)p->batch;
     GMLP_TRY(gmlp_op_gemm(ctx, (size_t)p->rows, 3 * a, d, mat(in, 0, d, 0, 0), gmlp_weight_mat(m, m->blocks[l].qkv_w, 0, d, 0, 1),
-                          0.0f, mat(w->qkv, 0, 3 * a, 0, 0), 1));
+                          0.0f, mat(w->qkv, 0, 3 * a, 0, 0), 1, NULL));
     gmlp_mat k = mat(w->qkv, a, 3 * a, n * 3 * a, 1), v = mat(w->qkv, 2 * a, 3 * a, n * 3 * a, 0);
     if (p->cache) {
         GMLP_TRY(to_cache(p, w->qkv, a, 3 * a, 2 * a, p->cache->kv[l]));
         k = mat(p->cache->kv[l], 0, 2 * a, S * 2 * a, 1);
         v = mat(p->cache->kv[l], a, 2 * a, S * 2 * a, 0);
     }
-    GMLP_TRY(gmlp_op_gemm(ctx, n, L, a, mat(w->qkv, 0, 3 * a, n * 3 * a, 0), k, 0.0f, mat(w->sim, 0, L, n * L, 0), B));
+    GMLP_TRY(gmlp_op_gemm(ctx, n, L, a, mat(w->qkv, 0, 3 * a, n * 3 * a, 0), k, 0.0f, mat(w->sim, 0, L, n * L, 0), B, NULL));
     GMLP_TRY(gmlp_op_softmax_rows(ctx, w->sim, p->rows, (int)L, (int)L, p->p0, p->n, m->cfg.causal,
                                   (float)(1.0 / sqrt((double)a))));
-    return gmlp_op_gemm(ctx, n, a, L, mat(w->sim, 0, L, n * L, 0), v, 0.0f, mat(w->ao, 0, a, n * a, 0), B);
+    return gmlp_op_gemm(ctx, n, a, L, mat(w->sim, 0, L, n * L, 0), v, 0.0f, mat(w->ao, 0, a, n * a, 0), B, NULL);
 }
 
 static gmlp_status lm_layer(const lm_pass *p, int l)
@@ -173,9 +173,9 @@ static gmlp_status lm_layer(const lm_pass *p, int l)
     }
     if (a)
         GMLP_TRY(attention(p, l, in));
+    const gmlp_epilogue fc1 = {.bias = wt->fc1_b, .gelu = 1}, fc2 = {.bias = wt->fc2_b};
     GMLP_TRY(gmlp_op_gemm(ctx, rows, h, d, mat(in, 0, d, 0, 0), gmlp_weight_mat(m, wt->fc1_w, 0, d, 0, 1), 0.0f,
-                          mat(w->z, 0, h, 0, 0), 1));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->z, wt->fc1_b, p->rows, (int)h, GMLP_ACT_GELU));
+                          mat(w->z, 0, h, 0, 0), 1, &fc1));
     GMLP_TRY(gmlp_op_layernorm(ctx, w->z, (int)g, (int)h, w->gn, 0, (int)g, wt->sgu_norm_w, wt->sgu_norm_b, p->rows,
                                (int)g, c->sgu_eps));
     gmlp_mat gate = mat(w->gn, 0, g, n * g, 0);
@@ -187,18 +187,17 @@ static gmlp_status lm_layer(const lm_pass *p, int l)
     for (size_t hd = 0; hd < (size_t)c->heads; hd++) {
         gmlp_mat wh = gmlp_weight_mat(m, wt->sgu_w, (hd * S + (size_t)p->p0) * S, S, 0, 0), gh = gate;
         gh.off += hd * dh;
-        GMLP_TRY(gmlp_op_gemm(ctx, n, dh, L, wh, gh, 0.0f, mat(w->z, g + hd * dh, h, n * h, 0), B));
+        GMLP_TRY(gmlp_op_gemm(ctx, n, dh, L, wh, gh, 0.0f, mat(w->z, g + hd * dh, h, n * h, 0), B, NULL));
     }
     if (a)
         GMLP_TRY(gmlp_op_gemm(ctx, rows, g, a, mat(w->ao, 0, a, 0, 0), gmlp_weight_mat(m, wt->attn_out_w, 0, a, 0, 1), 1.0f,
-                              mat(w->z, g, h, 0, 0), 1));
+                              mat(w->z, g, h, 0, 0), 1, NULL));
     gmlp_gate gt = {.bias = wt->sgu_b, .cb = a ? wt->attn_out_b : NULL, .bstride = c->seq_len, .dh = (int)dh,
                     .p0 = p->p0, .m = p->n, .act = c->gate_act};
-    GMLP_TRY(gmlp_op_sgu_gate_ex(ctx, w->z, p->rows, (int)g, &gt));
-    /* residual folded into the GEMM: x += b_out, then x += s . W_out^T */
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->x, wt->fc2_b, p->rows, (int)d, GMLP_ACT_NONE));
+    GMLP_TRY(gmlp_op_sgu_gate(ctx, w->z, p->rows, (int)g, &gt));
+    /* the residual as C with beta 1 */
     return gmlp_op_gemm(ctx, rows, d, g, mat(w->z, g, h, 0, 0), gmlp_weight_mat(m, wt->fc2_w, 0, g, 0, 1), 1.0f,
-                        mat(w->x, 0, d, 0, 0), 1);
+                        mat(w->x, 0, d, 0, 0), 1, &fc2);
 }
 
 gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
@@ -224,11 +223,11 @@ gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, 
         GMLP_TRY(lm_layer(&p, l));
     /* to_logits: LN then Linear, on every row or on each sequence's last */
     size_t first = last_only ? (n - 1) * d : 0, stride = last_only ? n * d : d;
+    const gmlp_epilogue head = {.bias = m->head_b};
     GMLP_TRY(gmlp_op_layernorm(ctx, w->x, (int)first, (int)stride, w->y, 0, (int)d, m->norm_w, m->norm_b,
                                (int)out_rows, (int)d, c->norm_eps));
     GMLP_TRY(gmlp_op_gemm(ctx, out_rows, V, d, mat(w->y, 0, d, 0, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
-                          mat(w->logits, 0, V, 0, 0), 1));
-    GMLP_TRY(gmlp_op_bias_act_cols(ctx, w->logits, m->head_b, (int)out_rows, (int)V, GMLP_ACT_NONE));
+                          mat(w->logits, 0, V, 0, 0), 1, &head));
     if (!logits)
         return clFinish(ctx->queue) == CL_SUCCESS ? GMLP_OK : gmlp_ctx_fail(ctx, GMLP_ERR_OPENCL, "clFinish failed");
     e = clEnqueueReadBuffer(ctx->queue, w->logits, CL_TRUE, 0, out_rows * V * sizeof(float), logits, 0, NULL, NULL);

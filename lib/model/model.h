@@ -83,6 +83,8 @@ gmlp_mat gmlp_weight_mat(const gmlp_model *m, cl_mem buf, size_t off, size_t ld,
 /* Runs the network on batch images (host memory), writing pooled features
  * and, when logits != NULL, the head's output. */
 gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits);
+/* The same from and to device buffers of the context (gmlp_classify_cl), enqueued only. */
+gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits);
 void gmlp_workspace_free(gmlp_model *m);
 
 /* Per-sequence caches of a decoding state: per layer, seq_len positions of

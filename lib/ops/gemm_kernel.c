@@ -1,8 +1,8 @@
-/* The library's own GEMM (cl_kernels/gemm.cl), for operands stored as half,
- * which CLBlast cannot read on devices without cl_khr_fp16.  Each operand-type
- * variant is built on first use, in up to two tilings that the device's
- * work-group and local-memory limits allow, and each call picks one by the
- * size of its product. */
+/* The library's own GEMM (cl_kernels/gemm.cl): float or half operands (which
+ * CLBlast cannot read on devices without cl_khr_fp16), with the bias and
+ * GELU epilogues fused (a gate factor follows as a kernel of its own).  Each operand-type variant is built on first
+ * use, in up to two tilings that the device's work-group and local-memory
+ * limits allow, and each call picks one by the size of its product. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,8 +16,9 @@ typedef struct tiles {
 } tiles;
 
 /* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
- * speed of 4 x 4); tk 4 because deeper slices spill on RDNA3. */
-static const tiles large = {128, 128, 4, 8, 8}; /* 16 x 16 work-items */
+ * speed of 4 x 4); tk 2 because with the epilogue sweep tk 4 spilled on Intel
+ * Arc (dg2), and deeper slices on RDNA3 (PoCL: tk 2 as fast as tk 4). */
+static const tiles large = {128, 128, 2, 8, 8}; /* 16 x 16 work-items */
 
 /* For products too small to keep the device busy with large tiles, and for
  * devices that do not take them: in order of preference.  tk keeps the
@@ -30,6 +31,12 @@ static const tiles candidates[] = {
     {16, 16, 4, 4, 4},  /* 4 x 4 */
     {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
 };
+
+/* Products with at most this many rows or columns (a decoding step, a head
+ * of few classes) take the first of these that fits, so that little of each
+ * tile is padding: with 64 x 64 tiles a one-row product wastes 63/64. */
+#define NARROW 16
+static const tiles *const narrow = &candidates[2];
 
 /* Large tiles once they give each compute unit this many work-groups: on
  * a GPU a few, to switch between while others wait on memory (a guess, not
@@ -108,23 +115,25 @@ static gmlp_status build_first(gmlp_context *ctx, int a_half, int b_half, const 
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, int large_tiles,
+gmlp_status gmlp_gemm_kernel_get(gmlp_context *ctx, int a_half, int b_half, gmlp_tiles size,
                                  const gmlp_gemm_kernel **out)
 {
-    a_half = a_half != 0;
-    b_half = b_half != 0;
-    gmlp_gemm_kernel *g = &ctx->gemm[a_half | b_half << 1][1];
-    if (large_tiles && !g->tried) {
+    gmlp_gemm_kernel *slots = ctx->gemm[(a_half != 0) | (b_half != 0) << 1], *g = &slots[size];
+    if (size != GMLP_TILES_SMALL && !g->tried) {
         g->tried = 1;
-        GMLP_TRY(build_first(ctx, a_half, b_half, &large, 1, g));
+        if (size == GMLP_TILES_LARGE)
+            GMLP_TRY(build_first(ctx, a_half != 0, b_half != 0, &large, 1, g));
+        else
+            GMLP_TRY(build_first(ctx, a_half != 0, b_half != 0, narrow,
+                                 (size_t)(candidates + sizeof candidates / sizeof *candidates - narrow), g));
     }
-    if (large_tiles && g->kernel) {
+    if (g->kernel) {
         *out = g;
         return GMLP_OK;
     }
-    g = &ctx->gemm[a_half | b_half << 1][0];
+    g = &slots[GMLP_TILES_SMALL];
     if (!g->kernel)
-        GMLP_TRY(build_first(ctx, a_half, b_half, candidates, sizeof candidates / sizeof *candidates, g));
+        GMLP_TRY(build_first(ctx, a_half != 0, b_half != 0, candidates, sizeof candidates / sizeof *candidates, g));
     if (!g->kernel)
         return gmlp_ctx_fail(ctx, GMLP_ERR_UNSUPPORTED,
                              "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
@@ -152,8 +161,32 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_mat x
     return GMLP_OK;
 }
 
+static int bias_mode(const gmlp_epilogue *epi)
+{
+    return !epi || !epi->bias ? 0 : epi->bias_rows ? 2 : 1; /* GMLP_BIAS_* in gemm.cl */
+}
+
+/* Checks what the epilogue reads against C's extent (m x n over batch). */
+static gmlp_status check_epilogue(gmlp_context *ctx, const gmlp_epilogue *epi, gmlp_mat c, size_t m, size_t n,
+                                  size_t batch)
+{
+    if (!epi)
+        return GMLP_OK;
+    if (epi->bias) {
+        gmlp_mat bias = {epi->bias, 0, 1, 0, 0, 0};
+        GMLP_TRY(check_operand(ctx, "the bias", bias, epi->bias_rows ? m : n, 1, 1));
+    }
+    if (epi->mul) {
+        gmlp_mat mul = c;
+        mul.buf = epi->mul;
+        mul.off = epi->mul_off;
+        GMLP_TRY(check_operand(ctx, "the gate factor", mul, m, n, batch));
+    }
+    return GMLP_OK;
+}
+
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
-                                gmlp_mat c, size_t batch)
+                                gmlp_mat c, size_t batch, const gmlp_epilogue *epi)
 {
     if (m == 0 || n == 0 || batch == 0)
         return GMLP_OK;
@@ -165,20 +198,57 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k,
     GMLP_TRY(check_operand(ctx, "A", a, a.trans ? k : m, a.trans ? m : k, batch));
     GMLP_TRY(check_operand(ctx, "B", b, b.trans ? n : k, b.trans ? k : n, batch));
     GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
+    GMLP_TRY(check_epilogue(ctx, epi, c, m, n, batch));
     size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
     size_t per_cu = ctx->dev.type & CL_DEVICE_TYPE_CPU ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;
-    int use_large = groups * batch >= per_cu * (size_t)ctx->dev.compute_units;
+    gmlp_tiles size = m <= NARROW || n <= NARROW ? GMLP_TILES_NARROW
+                      : groups * batch >= per_cu * (size_t)ctx->dev.compute_units ? GMLP_TILES_LARGE
+                                                                                  : GMLP_TILES_SMALL;
     const gmlp_gemm_kernel *g;
-    GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, use_large, &g));
+    GMLP_TRY(gmlp_gemm_kernel_get(ctx, a.half, b.half, size, &g));
     GMLP_TRY(gmlp_set_args(ctx, g->kernel, A_INT, (int)m, A_INT, (int)n, A_INT, (int)k, A_MEM, a.buf, A_ULONG,
                            (cl_ulong)a.off, A_ULONG, (cl_ulong)a.ld, A_ULONG, (cl_ulong)a.stride, A_INT, a.trans != 0,
                            A_MEM, b.buf, A_ULONG, (cl_ulong)b.off, A_ULONG, (cl_ulong)b.ld, A_ULONG,
                            (cl_ulong)b.stride, A_INT, b.trans != 0, A_FLOAT, (double)beta, A_MEM, c.buf, A_ULONG,
-                           (cl_ulong)c.off, A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_END));
+                           (cl_ulong)c.off, A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_MEM,
+                           epi ? epi->bias : NULL, A_INT, bias_mode(epi), A_INT, epi && epi->gelu, A_END));
     size_t rx = (size_t)(g->tn / g->wn), ry = (size_t)(g->tm / g->wm);
     size_t global[3] = {(n + (size_t)g->tn - 1) / (size_t)g->tn * rx, (m + (size_t)g->tm - 1) / (size_t)g->tm * ry,
                         batch};
     size_t local[3] = {rx, ry, 1};
     cl_int e = clEnqueueNDRangeKernel(ctx->queue, g->kernel, 3, NULL, global, local, 0, NULL, NULL);
-    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_gemm)", e);
+    if (e != CL_SUCCESS)
+        return gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_gemm)", e);
+    if (!epi || !epi->mul)
+        return GMLP_OK;
+    const gmlp_epilogue gate = {.mul = epi->mul, .mul_off = epi->mul_off};
+    return gmlp_op_epilogue(ctx, m, n, c, batch, &gate);
+}
+
+gmlp_status gmlp_op_epilogue(gmlp_context *ctx, size_t m, size_t n, gmlp_mat c, size_t batch,
+                             const gmlp_epilogue *epi)
+{
+    if (m == 0 || n == 0 || batch == 0)
+        return GMLP_OK;
+    if (c.half || m > INT_MAX || n > INT_MAX)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "epilogue: C must be float and at most INT_MAX square");
+    GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
+    GMLP_TRY(check_epilogue(ctx, epi, c, m, n, batch));
+    if (!ctx->epilogue) { /* gemm.cl holds it: take it from the float variant's program */
+        const gmlp_gemm_kernel *g = NULL;
+        GMLP_TRY(gmlp_gemm_kernel_get(ctx, 0, 0, GMLP_TILES_SMALL, &g));
+        cl_int e;
+        ctx->epilogue = clCreateKernel(g->program, "gmlp_epilogue_only", &e);
+        if (e != CL_SUCCESS) {
+            ctx->epilogue = NULL;
+            return gmlp_ctx_cl_fail(ctx, "clCreateKernel(gmlp_epilogue_only)", e);
+        }
+    }
+    GMLP_TRY(gmlp_set_args(ctx, ctx->epilogue, A_INT, (int)m, A_INT, (int)n, A_MEM, c.buf, A_ULONG, (cl_ulong)c.off,
+                           A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_MEM, epi ? epi->bias : NULL, A_INT,
+                           bias_mode(epi), A_INT, epi && epi->gelu, A_MEM, epi ? epi->mul : NULL, A_ULONG,
+                           (cl_ulong)(epi ? epi->mul_off : 0), A_END));
+    size_t global[3] = {n, m, batch};
+    cl_int e = clEnqueueNDRangeKernel(ctx->queue, ctx->epilogue, 3, NULL, global, NULL, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_epilogue_only)", e);
 }

@@ -22,37 +22,12 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, cl_mem x, int x_off, int x_stri
     return launch(ctx, GMLP_K_LAYERNORM, (size_t)rows * (size_t)ctx->wg, 1, local);
 }
 
-static gmlp_status bias_act(gmlp_context *ctx, cl_mem x, cl_mem bias, int rows, int cols, int rperiod,
-                            int rstride, int cstride, gmlp_act act)
-{
-    GMLP_TRY(set_args(ctx, GMLP_K_BIAS_ACT, A_MEM, x, A_MEM, bias, A_INT, cols, A_INT, rperiod, A_INT, rstride, A_INT,
-                 cstride, A_INT, (int)act, A_END));
-    return launch(ctx, GMLP_K_BIAS_ACT, (size_t)cols, (size_t)rows, NULL);
-}
-
-gmlp_status gmlp_op_bias_act_cols(gmlp_context *ctx, cl_mem x, cl_mem bias, int rows, int cols, gmlp_act act)
-{
-    return bias_act(ctx, x, bias, rows, cols, 1, 0, 1, act);
-}
-
-gmlp_status gmlp_op_bias_act_rows(gmlp_context *ctx, cl_mem x, cl_mem bias, int rows, int cols, int period,
-                                  gmlp_act act)
-{
-    return bias_act(ctx, x, bias, rows, cols, period, 1, 0, act);
-}
-
-gmlp_status gmlp_op_sgu_gate_ex(gmlp_context *ctx, cl_mem z, int rows, int half, const gmlp_gate *g)
+gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, cl_mem z, int rows, int half, const gmlp_gate *g)
 {
     cl_mem cb = g->cb ? g->cb : g->bias; /* any valid buffer: unread without has_cb */
     GMLP_TRY(set_args(ctx, GMLP_K_SGU_GATE, A_MEM, z, A_INT, half, A_MEM, g->bias, A_INT, g->bstride, A_INT, g->dh,
                       A_INT, g->p0, A_INT, g->m, A_MEM, cb, A_INT, g->cb != NULL, A_INT, g->act, A_END));
     return launch(ctx, GMLP_K_SGU_GATE, (size_t)half, (size_t)rows, NULL);
-}
-
-gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, cl_mem z, int rows, int half, cl_mem bias, int ntok)
-{
-    gmlp_gate g = {.bias = bias, .bstride = 0, .dh = half, .p0 = 0, .m = ntok, .act = GMLP_GATE_IDENTITY};
-    return gmlp_op_sgu_gate_ex(ctx, z, rows, half, &g);
 }
 
 gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim)
@@ -89,17 +64,19 @@ gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_rows src, gmlp_rows dst, s
     return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueCopyBufferRect", e);
 }
 
-gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, cl_mem patches, int batch, int chans, int height,
-                             int width, int ph, int pw)
+gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
+                             int height, int width, int ph, int pw)
 {
     int grid_w = width / pw, ntok = (height / ph) * grid_w;
-    GMLP_TRY(set_args(ctx, GMLP_K_PATCHIFY, A_MEM, images, A_MEM, patches, A_INT, chans, A_INT, height, A_INT, width,
-                 A_INT, ph, A_INT, pw, A_INT, grid_w, A_INT, ntok, A_END));
+    GMLP_TRY(set_args(ctx, GMLP_K_PATCHIFY, A_MEM, images, A_ULONG, (cl_ulong)img_off, A_MEM, patches, A_INT, chans,
+                      A_INT, height, A_INT, width, A_INT, ph, A_INT, pw, A_INT, grid_w, A_INT, ntok, A_END));
     return launch(ctx, GMLP_K_PATCHIFY, (size_t)chans * ph * pw, (size_t)batch * ntok, NULL);
 }
 
-gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, int batch, int ntok, int dim)
+gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok,
+                                int dim)
 {
-    GMLP_TRY(set_args(ctx, GMLP_K_MEAN_TOKENS, A_MEM, x, A_MEM, out, A_INT, ntok, A_INT, dim, A_END));
+    GMLP_TRY(set_args(ctx, GMLP_K_MEAN_TOKENS, A_MEM, x, A_MEM, out, A_ULONG, (cl_ulong)out_off, A_INT, ntok, A_INT,
+                      dim, A_END));
     return launch(ctx, GMLP_K_MEAN_TOKENS, (size_t)dim, (size_t)batch, NULL);
 }

@@ -21,15 +21,18 @@ void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off,
     }
 }
 
-void ref_bias_act(float *x, const float *bias, int rows, int cols, int rperiod, int rstride, int cstride, int gelu)
+void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const float *bias, int bias_rows,
+                  int gelu, const float *mul)
 {
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            double v = (double)x[(size_t)r * cols + c] + bias[(r % rperiod) * rstride + c * cstride];
-            if (gelu)
-                v = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
-            x[(size_t)r * cols + c] = (float)v;
-        }
+    for (size_t p = 0; p < batch; p++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = p * sc + i * ldc + j;
+                double v = c[at] + (bias ? bias[bias_rows ? i : j] : 0.0);
+                if (gelu)
+                    v = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+                c[at] = (float)(mul ? v * mul[at] : v);
+            }
 }
 
 void ref_sgu_gate(float *z, int rows, int half, const float *bias, int bstride, int dh, int p0, int m,
