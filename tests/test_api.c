@@ -361,6 +361,29 @@ static void test_f16_weights(gmlp_context *ctx)
     free(file);
 }
 
+/* After the load nothing compiles: with every kernel made unbuildable,
+ * classification at any batch size (each GEMM tiling) still runs. */
+static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weights)
+{
+    gmlp_load_options o;
+    gmlp_load_options_default(&o);
+    o.weights = weights;
+    gmlp_model *m;
+    CHECK(gmlp_model_load_ex(ctx, model_path("mixer_rgb"), &o, &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    gmlp_config cfg;
+    gmlp_model_config(m, &cfg);
+    size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+    float *x = calloc(300 * per, sizeof *x), *y = malloc(300 * (size_t)cfg.num_classes * sizeof *y);
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1 -Dgmlp_layernorm=1", 1);
+    static const size_t batches[] = {1, 5, 300};
+    for (size_t i = 0; i < 3; i++)
+        CHECK(gmlp_classify(m, x, batches[i], y) == GMLP_OK, "weights %d, batch %zu after the load: %s", (int)weights,
+              batches[i], gmlp_last_error(ctx));
+    unsetenv("GMLP_CL_OPTIONS");
+    free(x), free(y);
+    gmlp_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -375,6 +398,10 @@ int main(int argc, char **argv)
     test_model_args(ctx);
     test_chunking(ctx);
     test_f16_weights(ctx);
+    gmlp_context_destroy(ctx);
+    ctx = check_context(); /* no kernel built yet */
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16);
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "model/model.h"
+#include "ops/ops.h"
 #include "model/tensors.h"
 
 static cl_mem *field(void *base, size_t off)
@@ -88,6 +89,24 @@ static gmlp_status copy_metadata(gmlp_model *m, const gmlp_st_file *f)
     return GMLP_OK;
 }
 
+/* Builds (or takes from the kernel cache) every GEMM-kernel variant the
+ * forward passes may pick, so that no later call compiles anything: the
+ * weights as A or B operand (half or float) and activations on both sides,
+ * each tiling.  With CLBlast for float GEMMs, only the program that holds
+ * the stand-alone epilogue. */
+static gmlp_status prepare_gemms(gmlp_model *m)
+{
+    int half = m->cfg.weights == GMLP_WEIGHTS_F16;
+    const gmlp_gemm_kernel *g;
+    if (!half && m->ctx->gemm_backend == GMLP_GEMM_CLBLAST)
+        return gmlp_gemm_kernel_get(m->ctx, 0, 0, GMLP_TILES_SMALL, &g);
+    const int types[][2] = {{0, 0}, {1, 0}, {0, 1}}; /* {a_half, b_half} */
+    for (int t = 0; t < (half ? 3 : 1); t++)
+        for (int size = 0; size < 3; size++)
+            GMLP_TRY(gmlp_gemm_kernel_get(m->ctx, types[t][0], types[t][1], (gmlp_tiles)size, &g));
+    return GMLP_OK;
+}
+
 static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_load_options *opts)
 {
     gmlp_st_file f;
@@ -105,6 +124,8 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     if (st == GMLP_OK)
         st = upload_all(m, &f);
     gmlp_st_free(&f);
+    if (st == GMLP_OK)
+        st = prepare_gemms(m);
     return st;
 }
 
