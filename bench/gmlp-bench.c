@@ -164,10 +164,8 @@ static const char *const gemm_names[] = {[GMLP_GEMM_KERNEL] = "kernel", [GMLP_GE
 typedef struct opts {
     const char *device, *model, *json, *csv, *compare, *svg;
     int batches[16], n_batches, runs, warmup, tiny;
-    gmlp_weight_type weights[2];
-    int n_weights;
-    gmlp_gemm_backend gemms[2];
-    int n_gemms;
+    int weights[2], n_weights; /* gmlp_weight_type */
+    int gemms[2], n_gemms;     /* gmlp_gemm_backend */
     size_t sgemm_n;
 } opts;
 
@@ -301,6 +299,19 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
     gmlp_context_destroy(fresh);
 }
 
+/* "a", "b", "a,b" or "b,a" into up to two values; 0 (after saying why) on anything else. */
+static int parse_two(char *arg, const char *option, const char *a, const char *b, int va, int vb, int *out, int *n)
+{
+    for (char *s = strtok(arg, ","); s; s = strtok(NULL, ",")) {
+        if ((strcmp(s, a) && strcmp(s, b)) || *n == 2) {
+            fprintf(stderr, "gmlp-bench: %s takes %s, %s or %s,%s, not '%s'\n", option, a, b, a, b, s);
+            return 0;
+        }
+        out[(*n)++] = strcmp(s, a) ? vb : va;
+    }
+    return 1;
+}
+
 static int parse(int argc, char **argv, opts *o)
 {
     static const struct option lo[] = {
@@ -330,24 +341,14 @@ static int parse(int argc, char **argv, opts *o)
                 o->batches[o->n_batches++] = atoi(s);
             break;
         case 'w':
-            for (char *s = strtok(optarg, ","); s; s = strtok(NULL, ",")) {
-                int f16 = !strcmp(s, "f16");
-                if ((!f16 && strcmp(s, "f32")) || o->n_weights == 2) {
-                    fprintf(stderr, "gmlp-bench: --weights takes f32, f16 or f32,f16, not '%s'\n", s);
-                    return 0;
-                }
-                o->weights[o->n_weights++] = f16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32;
-            }
+            if (!parse_two(optarg, "--weights", "f32", "f16", GMLP_WEIGHTS_F32, GMLP_WEIGHTS_F16, o->weights,
+                           &o->n_weights))
+                return 0;
             break;
         case 'g':
-            for (char *s = strtok(optarg, ","); s; s = strtok(NULL, ",")) {
-                int clblast = !strcmp(s, "clblast");
-                if ((!clblast && strcmp(s, "kernel")) || o->n_gemms == 2) {
-                    fprintf(stderr, "gmlp-bench: --gemm takes kernel, clblast or kernel,clblast, not '%s'\n", s);
-                    return 0;
-                }
-                o->gemms[o->n_gemms++] = clblast ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
-            }
+            if (!parse_two(optarg, "--gemm", "kernel", "clblast", GMLP_GEMM_KERNEL, GMLP_GEMM_CLBLAST, o->gemms,
+                           &o->n_gemms))
+                return 0;
             break;
         default:
             fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"

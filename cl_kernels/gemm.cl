@@ -156,29 +156,24 @@ void gmlp_gemm(int m, int n, int k,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    for (int r = 0; r < WM; r++) {
-        const int gi = i0 + y + r * RY;
-        for (int s = 0; s < WN; s++) {
-            const int gj = j0 + x + s * RX;
-            if (gi < m && gj < n) {
-                __global float *cv = c + (size_t)gi * ldc + gj;
-                *cv = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
-            }
-        }
+    /* stmt for each of this work-item's outputs inside C, with gi, gj and
+     * cv (its address) in scope */
+#define FOR_OWN_OUTPUTS(stmt)                                                                                 \
+    for (int r = 0; r < WM; r++) {                                                                            \
+        const int gi = i0 + y + r * RY;                                                                       \
+        for (int s = 0; s < WN; s++) {                                                                        \
+            const int gj = j0 + x + s * RX;                                                                   \
+            if (gi < m && gj < n) {                                                                           \
+                __global float *cv = c + (size_t)gi * ldc + gj;                                               \
+                stmt;                                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
     }
+    FOR_OWN_OUTPUTS(*cv = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv)
     /* the epilogue as a second sweep over this work-item's own outputs, once
      * the accumulators are dead: in the loop above, the large tiles spilled
      * on Intel Gen12LP */
     if (bias_mode == GMLP_BIAS_NONE && !gelu)
         return;
-    for (int r = 0; r < WM; r++) {
-        const int gi = i0 + y + r * RY;
-        for (int s = 0; s < WN; s++) {
-            const int gj = j0 + x + s * RX;
-            if (gi < m && gj < n) {
-                __global float *cv = c + (size_t)gi * ldc + gj;
-                *cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu, 0);
-            }
-        }
-    }
+    FOR_OWN_OUTPUTS(*cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu, 0))
 }
