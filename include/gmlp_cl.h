@@ -36,7 +36,7 @@ GMLP_API gmlp_status gmlp_context_create_cl(cl_context cl, cl_device_id device, 
 
 /* gmlp_classify from device memory to device memory: images (batch x in_chans
  * x img_h x img_w floats, normalised) and logits (batch x num_classes floats)
- * are buffers of the context's cl_context, of at least that size.  The work
+ * are two buffers of the context's cl_context, of at least that size.  The work
  * waits for the n_wait events of wait (may be 0 and NULL) and is only
  * enqueued: nothing waits for the device.  done (may be NULL) receives an
  * event that completes with the logits; the caller releases it.  On failure

@@ -2,8 +2,8 @@
  * cl_context, device and queue; classification from a cl_mem of images into
  * a cl_mem of logits that waits for a user event and signals its own; equal
  * to gmlp_classify on host memory, also for a batch over the chunk size;
- * refusals (objects that do not belong together, buffers too small or of
- * another context); and the caller's objects neither released nor retained.
+ * refusals (objects that do not belong together, buffers too small, of
+ * another context or one buffer for both); and the caller's objects neither released nor retained.
  * usage: test_cl_interop MODEL */
 #include <string.h>
 
@@ -124,7 +124,10 @@ static void refusals(gmlp_context *ctx, gmlp_model *m, cl_context cl, cl_device_
     CHECK(gmlp_classify_cl(m, img, 2, foreign, 0, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "another cl_context"),
           "a buffer of another context: %s", gmlp_last_error(ctx));
-    CHECK(gmlp_classify_cl(m, img, 2, img, 2, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "events to wait for, NULL");
+    CHECK(gmlp_classify_cl(m, img, 2, img, 0, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "same buffer"),
+          "images and logits in one buffer: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_classify_cl(m, img, 2, small, 2, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "events to wait for, NULL");
     CHECK(gmlp_classify_cl(m, img, 0, img, 0, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "batch 0");
     clReleaseMemObject(img);
     clReleaseMemObject(small);

@@ -71,6 +71,10 @@ gmlp_status gmlp_classify_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem 
     if (n_wait && !wait)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %u events to wait for, but wait is NULL",
                              n_wait);
+    if (images == logits)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "gmlp_classify_cl: images and logits are the same buffer (a chunk's logits would "
+                             "overwrite later images)");
     size_t per_image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
     GMLP_TRY(check_buffer(ctx, images, batch * per_image, "images"));
     GMLP_TRY(check_buffer(ctx, logits, batch * (size_t)c->num_classes, "logits"));
