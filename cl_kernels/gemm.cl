@@ -1,4 +1,4 @@
-/* C[p] = op(A[p]) . op(B[p]) + beta * C[p] for batch index p, row-major, with
+/* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for batch index p, row-major, with
  * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half
  * converts to float without cl_khr_fp16, and all arithmetic is fp32 (scalar
  * loads: vloada_half would need alignment that arbitrary offsets and leading
@@ -10,7 +10,15 @@
  * walk memory contiguously whichever way an operand is transposed.  Work-item
  * (x, y) owns rows y + r * (TM / WM) and columns x + c * (TN / WN), so that
  * neighbours read neighbouring local words and write neighbouring C words.
- * Edges are zero-padded on load and masked on store: any m, n, k. */
+ * Edges are zero-padded on load and masked on store: any m, n, k.
+ *
+ * Epilogue (gmlp_epilogue): a bias per column (fc layers, stem, head) or per
+ * row (the token-axis matmuls) and the exact GELU (fc1), applied in a second
+ * sweep over each work-item's outputs so that neither needs a pass of its
+ * own over memory; the residual comes in as C with beta 1.
+ * gmlp_epilogue_only runs the same after a CLBlast GEMM, and also multiplies
+ * by a matrix laid out like C (the SGU's gate), which fused into gmlp_gemm
+ * made the large tiles spill on Intel Gen12LP. */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
