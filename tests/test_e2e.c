@@ -4,25 +4,9 @@
  * NAME.safetensors.  Tolerance relative to the largest |value|: 1e-4 with
  * float weights, 2e-3 with weights stored as half (their rounding, 2^-11
  * relative, is the error that dominates). */
-#include <dirent.h>
 #include <string.h>
 
 #include "fixture.h"
-
-static const struct {
-    gmlp_weight_type weights;
-    const char *name;
-    double tol;
-} storages[] = {{GMLP_WEIGHTS_F32, "f32", 1e-4}, {GMLP_WEIGHTS_F16, "f16", 2e-3}};
-
-static void compare(const char *name, int storage, const char *what, const float *got, const gmlp_st_tensor *want)
-{
-    double *w = fixture_f64(want);
-    double e = rel_error(got, w, want->numel, 1e-6), tol = storages[storage].tol;
-    printf("%-24s %s %-8s max rel error %.2e\n", name, storages[storage].name, what, e);
-    CHECK(e <= tol, "%s %s %s: relative error %.3g > %g", name, storages[storage].name, what, e, tol);
-    free(w);
-}
 
 static void run_case(gmlp_context *ctx, const char *dir, const char *name, int storage)
 {
@@ -30,17 +14,10 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
     unsigned char *buf = fixture_ref(dir, name, &ref);
     if (!buf)
         return;
-    char path[1024];
     const gmlp_st_tensor *images = gmlp_st_find(&ref, "images"), *logits = gmlp_st_find(&ref, "logits"),
                          *features = gmlp_st_find(&ref, "features");
-    snprintf(path, sizeof path, "%s/%s.safetensors", dir, name);
-    gmlp_model *model;
-    gmlp_load_options opts;
-    gmlp_load_options_default(&opts);
-    opts.weights = storages[storage].weights;
-    gmlp_status st = gmlp_model_load_ex(ctx, path, &opts, &model);
-    CHECK(st == GMLP_OK, "%s: load: %s", name, gmlp_last_error(ctx));
-    if (st == GMLP_OK && images && features) {
+    gmlp_model *model = fixture_load(ctx, dir, name, storage);
+    if (model && images && features) {
         gmlp_config cfg;
         gmlp_model_config(model, &cfg);
         size_t batch = (size_t)images->shape[0];
@@ -50,11 +27,11 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
         float *out = malloc(batch * (size_t)(cfg.dim > cfg.num_classes ? cfg.dim : cfg.num_classes) * sizeof *out);
         const float *img = (const float *)images->data;
         CHECK(gmlp_features(model, img, batch, out) == GMLP_OK, "%s: features: %s", name, gmlp_last_error(ctx));
-        CHECK(cfg.weights == opts.weights, "%s: cfg.weights %d", name, (int)cfg.weights);
-        compare(name, storage, "features", out, features);
+        CHECK(cfg.weights == fixture_storages[storage].weights, "%s: cfg.weights %d", name, (int)cfg.weights);
+        fixture_compare(name, storage, "features", out, features, "");
         if (logits) {
             CHECK(gmlp_classify(model, img, batch, out) == GMLP_OK, "%s: classify: %s", name, gmlp_last_error(ctx));
-            compare(name, storage, "logits", out, logits);
+            fixture_compare(name, storage, "logits", out, logits, "");
             /* one image at a time must give the same as the whole batch */
             size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
             float *one = malloc((size_t)cfg.num_classes * sizeof *one);
@@ -68,8 +45,8 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
             free(one);
         }
         free(out);
-        gmlp_model_free(model);
     }
+    gmlp_model_free(model);
     gmlp_st_free(&ref);
     free(buf);
 }
@@ -80,24 +57,12 @@ int main(int argc, char **argv)
         printf("usage: test_e2e DIR\n");
         return 2;
     }
-    DIR *d = opendir(argv[1]);
-    if (!d) {
+    gmlp_context *ctx = check_context();
+    int cases = fixture_each(ctx, argv[1], run_case);
+    if (cases < 0) {
         printf("FAIL: cannot open %s\n", argv[1]);
         return 1;
     }
-    gmlp_context *ctx = check_context();
-    int cases = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        const char *suffix = strstr(e->d_name, ".ref.safetensors");
-        if (!suffix || suffix[16])
-            continue;
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(suffix - e->d_name), e->d_name);
-        for (int storage = 0; storage < 2; storage++)
-            run_case(ctx, argv[1], name, storage);
-        cases++;
-    }
-    closedir(d);
     CHECK(cases >= 6, "only %d reference cases found in %s", cases, argv[1]);
     gmlp_context_destroy(ctx);
     return check_summary("test_e2e");

@@ -4,18 +4,10 @@
  * expected config of NAME.safetensors.  Also: cached decoding equals the full
  * pass at every position (and past seq_len, the window recompute), greedy
  * and seeded generation, and the LM errors. */
-#include <dirent.h>
 #include <string.h>
 
 #include "fixture.h"
 
-/* vs float64 g-mlp-pytorch, relative to the largest |logit|: weights as
- * stored, and as half on the device (GMLP_WEIGHTS_F16) */
-static const struct {
-    gmlp_weight_type weights;
-    const char *name;
-    double tol;
-} storages[] = {{GMLP_WEIGHTS_F32, "f32", 1e-4}, {GMLP_WEIGHTS_F16, "f16", 2e-3}};
 #define TOL_CACHE 1e-5 /* cached vs full pass: the same fp32 arithmetic, other GEMM shapes */
 
 /* Max |a - b| / max |b| over n floats. */
@@ -93,18 +85,11 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
     unsigned char *buf = fixture_ref(dir, name, &ref);
     if (!buf)
         return;
-    char path[1024];
     const gmlp_st_tensor *tok = gmlp_st_find(&ref, "tokens"), *want = gmlp_st_find(&ref, "logits");
     CHECK(tok && want && tok->dtype == GMLP_DT_I32 && want->dtype == GMLP_DT_F64 && tok->ndim == 2,
           "%s: reference needs tokens I32 (B, n) and logits F64", name);
-    snprintf(path, sizeof path, "%s/%s.safetensors", dir, name);
-    gmlp_model *model = NULL;
-    gmlp_load_options lo;
-    gmlp_load_options_default(&lo);
-    lo.weights = storages[storage].weights;
-    gmlp_status st = gmlp_model_load_ex(ctx, path, &lo, &model);
-    CHECK(st == GMLP_OK, "%s: load: %s", name, gmlp_last_error(ctx));
-    if (st == GMLP_OK && tok && want && tok->ndim == 2) {
+    gmlp_model *model = fixture_load(ctx, dir, name, storage);
+    if (model && tok && want && tok->ndim == 2) {
         gmlp_config c;
         gmlp_model_config(model, &c);
         check_config(name, &c, &ref);
@@ -113,16 +98,12 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
         int32_t *tokens = malloc(batch * n * sizeof *tokens);
         memcpy(tokens, tok->data, batch * n * sizeof *tokens);
         float *out = malloc(batch * n * V * sizeof *out);
-        st = gmlp_lm_logits(model, tokens, batch, n, out);
+        gmlp_status st = gmlp_lm_logits(model, tokens, batch, n, out);
         CHECK(st == GMLP_OK, "%s: logits: %s", name, gmlp_last_error(ctx));
         if (st == GMLP_OK && want->numel == batch * n * V) {
-            double *w = fixture_f64(want);
-            double e = rel_error(out, w, want->numel, 1e-6);
-            double tol = storages[storage].tol;
-            printf("%-24s %s logits   max rel error %.2e (batch %zu, n %zu of %d)\n", name, storages[storage].name, e,
-                   batch, n, c.seq_len);
-            CHECK(e <= tol, "%s %s: logits relative error %.3g > %g", name, storages[storage].name, e, tol);
-            free(w);
+            char detail[64];
+            snprintf(detail, sizeof detail, " (batch %zu, n %zu of %d)", batch, n, c.seq_len);
+            fixture_compare(name, storage, "logits", out, want, detail);
             if (c.causal)
                 check_cached(name, model, &c, tokens, batch, n, out);
         }
@@ -134,17 +115,27 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
     free(buf);
 }
 
+/* The model at path and its config; NULL, with a failure recorded for what,
+ * when it does not load. */
+static gmlp_model *load_lm(gmlp_context *ctx, const char *path, const char *what, gmlp_config *c)
+{
+    gmlp_model *model;
+    if (gmlp_model_load(ctx, path, &model) != GMLP_OK) {
+        CHECK(0, "%s: load %s: %s", what, path, gmlp_last_error(ctx));
+        return NULL;
+    }
+    gmlp_model_config(model, c);
+    return model;
+}
+
 /* Past seq_len the state slides a window over the last seq_len tokens: each
  * step's logits equal a full pass over that window. */
 static void check_window(gmlp_context *ctx, const char *path)
 {
-    gmlp_model *model;
-    if (gmlp_model_load(ctx, path, &model) != GMLP_OK) {
-        CHECK(0, "window: load %s: %s", path, gmlp_last_error(ctx));
-        return;
-    }
     gmlp_config c;
-    gmlp_model_config(model, &c);
+    gmlp_model *model = load_lm(ctx, path, "window", &c);
+    if (!model)
+        return;
     size_t S = (size_t)c.seq_len, V = (size_t)c.vocab_size, total = S + 4;
     int32_t *tokens = malloc(total * sizeof *tokens);
     for (size_t i = 0; i < total; i++)
@@ -194,13 +185,10 @@ static int on_token(void *user, int32_t t)
  * repeats; the callback streams every token and can stop; stop tokens end it. */
 static void check_generate(gmlp_context *ctx, const char *path)
 {
-    gmlp_model *model;
-    if (gmlp_model_load(ctx, path, &model) != GMLP_OK) {
-        CHECK(0, "generate: load %s: %s", path, gmlp_last_error(ctx));
-        return;
-    }
     gmlp_config c;
-    gmlp_model_config(model, &c);
+    gmlp_model *model = load_lm(ctx, path, "generate", &c);
+    if (!model)
+        return;
     size_t V = (size_t)c.vocab_size, want = (size_t)c.seq_len + 3; /* crosses the window too */
     int32_t seq[128] = {1, 2}, out[64], out2[64];
     gmlp_generate_options o;
@@ -317,22 +305,8 @@ int main(int argc, char **argv)
         return 2;
     }
     gmlp_context *ctx = check_context();
-    DIR *d = opendir(argv[1]);
-    CHECK(d != NULL, "cannot open %s", argv[1]);
-    int cases = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        const char *suffix = ".ref.safetensors";
-        if (len > strlen(suffix) && !strcmp(e->d_name + len - strlen(suffix), suffix)) {
-            char name[256];
-            snprintf(name, sizeof name, "%.*s", (int)(len - strlen(suffix)), e->d_name);
-            for (int storage = 0; storage < 2; storage++)
-                run_case(ctx, argv[1], name, storage);
-            cases++;
-        }
-    }
-    if (d)
-        closedir(d);
+    int cases = fixture_each(ctx, argv[1], run_case);
+    CHECK(cases >= 0, "cannot open %s", argv[1]);
     CHECK(cases > 0, "no fixtures in %s", argv[1]);
     char causal[1024], bidir[1024];
     snprintf(causal, sizeof causal, "%s/kitchen_sink.safetensors", argv[1]);
