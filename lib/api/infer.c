@@ -3,7 +3,8 @@
 #include "gmlp_cl.h"
 #include "model/model.h"
 
-static gmlp_status check_args(gmlp_model *m, const float *images, size_t batch, const float *out, const char *fn)
+/* images and out: host arrays or cl_mem handles (gmlp_classify_cl). */
+static gmlp_status check_args(gmlp_model *m, const void *images, size_t batch, const void *out, const char *fn)
 {
     if (!m)
         return gmlp_errf(gmlp_thread_error(), GMLP_ERRMSG_SIZE, GMLP_ERR_INVALID_ARGUMENT, "%s: model is NULL", fn);
@@ -63,7 +64,7 @@ gmlp_status gmlp_classify_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem 
 {
     if (done)
         *done = NULL;
-    GMLP_TRY(check_args(m, (const float *)images, batch, (const float *)logits, "gmlp_classify_cl"));
+    GMLP_TRY(check_args(m, images, batch, logits, "gmlp_classify_cl"));
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     if (c->num_classes == 0)

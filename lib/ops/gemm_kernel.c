@@ -185,6 +185,28 @@ static gmlp_status check_epilogue(gmlp_context *ctx, const gmlp_epilogue *epi, g
     return GMLP_OK;
 }
 
+/* The stand-alone epilogue kernel on C, arguments already checked. */
+static gmlp_status enqueue_epilogue(gmlp_context *ctx, size_t m, size_t n, gmlp_mat c, size_t batch,
+                                    const gmlp_epilogue *epi)
+{
+    if (!ctx->epilogue) { /* gemm.cl holds it: take it from the float variant's program */
+        const gmlp_gemm_kernel *g = NULL;
+        GMLP_TRY(gmlp_gemm_kernel_get(ctx, 0, 0, GMLP_TILES_SMALL, &g));
+        cl_int e;
+        ctx->epilogue = clCreateKernel(g->program, "gmlp_epilogue_only", &e);
+        if (e != CL_SUCCESS) {
+            ctx->epilogue = NULL;
+            return gmlp_ctx_cl_fail(ctx, "clCreateKernel(gmlp_epilogue_only)", e);
+        }
+    }
+    GMLP_TRY(gmlp_set_args(ctx, ctx->epilogue, A_INT, (int)m, A_INT, (int)n, A_MEM, c.buf, A_ULONG, (cl_ulong)c.off,
+                           A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_MEM, epi->bias, A_INT,
+                           bias_mode(epi), A_INT, epi->gelu, A_MEM, epi->mul, A_ULONG, (cl_ulong)epi->mul_off, A_END));
+    size_t global[3] = {n, m, batch};
+    cl_int e = clEnqueueNDRangeKernel(ctx->queue, ctx->epilogue, 3, NULL, global, NULL, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_epilogue_only)", e);
+}
+
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
                                 gmlp_mat c, size_t batch, const gmlp_epilogue *epi)
 {
@@ -222,33 +244,17 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, size_t m, size_t n, size_t k,
     if (!epi || !epi->mul)
         return GMLP_OK;
     const gmlp_epilogue gate = {.mul = epi->mul, .mul_off = epi->mul_off};
-    return gmlp_op_epilogue(ctx, m, n, c, batch, &gate);
+    return enqueue_epilogue(ctx, m, n, c, batch, &gate);
 }
 
 gmlp_status gmlp_op_epilogue(gmlp_context *ctx, size_t m, size_t n, gmlp_mat c, size_t batch,
                              const gmlp_epilogue *epi)
 {
-    if (m == 0 || n == 0 || batch == 0)
+    if (m == 0 || n == 0 || batch == 0 || !epi)
         return GMLP_OK;
     if (c.half || m > INT_MAX || n > INT_MAX)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "epilogue: C must be float and at most INT_MAX square");
     GMLP_TRY(check_operand(ctx, "C", c, m, n, batch));
     GMLP_TRY(check_epilogue(ctx, epi, c, m, n, batch));
-    if (!ctx->epilogue) { /* gemm.cl holds it: take it from the float variant's program */
-        const gmlp_gemm_kernel *g = NULL;
-        GMLP_TRY(gmlp_gemm_kernel_get(ctx, 0, 0, GMLP_TILES_SMALL, &g));
-        cl_int e;
-        ctx->epilogue = clCreateKernel(g->program, "gmlp_epilogue_only", &e);
-        if (e != CL_SUCCESS) {
-            ctx->epilogue = NULL;
-            return gmlp_ctx_cl_fail(ctx, "clCreateKernel(gmlp_epilogue_only)", e);
-        }
-    }
-    GMLP_TRY(gmlp_set_args(ctx, ctx->epilogue, A_INT, (int)m, A_INT, (int)n, A_MEM, c.buf, A_ULONG, (cl_ulong)c.off,
-                           A_ULONG, (cl_ulong)c.ld, A_ULONG, (cl_ulong)c.stride, A_MEM, epi ? epi->bias : NULL, A_INT,
-                           bias_mode(epi), A_INT, epi && epi->gelu, A_MEM, epi ? epi->mul : NULL, A_ULONG,
-                           (cl_ulong)(epi ? epi->mul_off : 0), A_END));
-    size_t global[3] = {n, m, batch};
-    cl_int e = clEnqueueNDRangeKernel(ctx->queue, ctx->epilogue, 3, NULL, global, NULL, 0, NULL, NULL);
-    return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueNDRangeKernel(gmlp_epilogue_only)", e);
+    return enqueue_epilogue(ctx, m, n, c, batch, epi);
 }
