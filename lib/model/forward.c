@@ -190,7 +190,7 @@ static gmlp_status prepare(gmlp_model *m, size_t batch, size_t *chunk)
     return ensure_workspace(m, *chunk);
 }
 
-gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
 {
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
@@ -213,6 +213,14 @@ gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float
             return gmlp_ctx_cl_fail(ctx, "clEnqueueReadBuffer(result)", e);
     }
     return GMLP_OK;
+}
+
+gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+{
+    gmlp_status st = forward_host(m, images, batch, features, logits);
+    if (st != GMLP_OK) /* a chunk's write of the caller's images may still be pending */
+        clFinish(m->ctx->queue);
+    return st;
 }
 
 gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits)

@@ -200,8 +200,8 @@ static gmlp_status lm_layer(const lm_pass *p, int l)
                         mat(w->x, 0, d, 0, 0), 1, &fc2);
 }
 
-gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
-                            const gmlp_lm_cache *cache, int last_only, float *logits)
+static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
+                           const gmlp_lm_cache *cache, int last_only, float *logits)
 {
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
@@ -214,8 +214,8 @@ gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, 
     GMLP_TRY(ensure_workspace(m, rows, p0 + n, out_rows));
     const gmlp_lm_workspace *w = &m->lm;
     lm_pass p = {m, (int)batch, (int)p0, (int)n, (int)rows, (int)(p0 + n), cache};
-    /* blocking: tokens may be the caller's memory, and an error below returns early */
-    cl_int e = clEnqueueWriteBuffer(ctx->queue, w->tokens, CL_TRUE, 0, rows * sizeof(cl_int), tokens, 0, NULL, NULL);
+    /* not blocking: the read of the logits, or gmlp_lm_forward's clFinish, waits for it */
+    cl_int e = clEnqueueWriteBuffer(ctx->queue, w->tokens, CL_FALSE, 0, rows * sizeof(cl_int), tokens, 0, NULL, NULL);
     if (e != CL_SUCCESS)
         return gmlp_ctx_cl_fail(ctx, "clEnqueueWriteBuffer(tokens)", e);
     GMLP_TRY(gmlp_op_embed(ctx, w->tokens, m->embed_w, w->x, p.rows, (int)d));
@@ -229,7 +229,18 @@ gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, 
     GMLP_TRY(gmlp_op_gemm(ctx, out_rows, V, d, mat(w->y, 0, d, 0, 0), gmlp_weight_mat(m, m->head_w, 0, d, 0, 1), 0.0f,
                           mat(w->logits, 0, V, 0, 0), 1, &head));
     if (!logits)
-        return clFinish(ctx->queue) == CL_SUCCESS ? GMLP_OK : gmlp_ctx_fail(ctx, GMLP_ERR_OPENCL, "clFinish failed");
+        return GMLP_OK;
     e = clEnqueueReadBuffer(ctx->queue, w->logits, CL_TRUE, 0, out_rows * V * sizeof(float), logits, 0, NULL, NULL);
     return e == CL_SUCCESS ? GMLP_OK : gmlp_ctx_cl_fail(ctx, "clEnqueueReadBuffer(logits)", e);
+}
+
+gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
+                            const gmlp_lm_cache *cache, int last_only, float *logits)
+{
+    gmlp_status st = forward(m, tokens, batch, p0, n, cache, last_only, logits);
+    /* without the blocking read of the logits (none wanted, or a failure on
+     * the way), the write of the caller's tokens may still be pending */
+    if ((st != GMLP_OK || !logits) && clFinish(m->ctx->queue) != CL_SUCCESS && st == GMLP_OK)
+        st = gmlp_ctx_fail(m->ctx, GMLP_ERR_OPENCL, "clFinish failed");
+    return st;
 }
