@@ -8,6 +8,8 @@
 #include "gmlp.h"
 
 double bench_now(void);
+/* The median of n timings (sorted in place); *spread (may be NULL): max - min. */
+double bench_median(double *times, int n, double *spread);
 /* A safetensors file in memory with random weights for config c. */
 unsigned char *bench_random_model(const gmlp_config *c, size_t *size);
 

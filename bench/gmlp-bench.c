@@ -134,6 +134,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double bench_median(double *times, int n, double *spread)
+{
+    qsort(times, (size_t)n, sizeof *times, cmp_double);
+    if (spread)
+        *spread = times[n - 1] - times[0];
+    return times[n / 2];
+}
+
 /* SGEMM rate on a square problem through one backend: the larger of CLBlast's
  * and the library kernel's is the reference for "fraction of peak". */
 static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backend)
@@ -275,8 +283,7 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
         if (st != GMLP_OK) {
             fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, batch, gmlp_last_error(fresh));
         } else {
-            qsort(times, (size_t)o->runs, sizeof *times, cmp_double);
-            double med = times[o->runs / 2], spread = times[o->runs - 1] - times[0];
+            double spread, med = bench_median(times, o->runs, &spread);
             double ips = batch / med, tflops = ips * fl / 1e12;
             size_t mem = fresh->mem_peak;
             const char *wt = weight_names[weights], *gm = gemm_names[gemm];

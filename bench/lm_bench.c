@@ -29,12 +29,6 @@ static void row(json_t *rows, FILE *csv, const char *dev, const char *name, size
         fprintf(csv, "%s,%s %s,,,%zu,%.6f,,,,,,,,,%.2f\n", dev, name, mode, batch, secs, tokens / secs);
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Generates len tokens from token 0: with a state (cached) or by a full pass
  * over the prefix for each one (uncached).  Returns the seconds taken. */
 static double generate(gmlp_model *m, const gmlp_config *c, int cached, size_t len, gmlp_status *st)
@@ -95,8 +89,7 @@ void bench_lm(const char *dev_spec, int tiny_set, int runs, json_t *rows, FILE *
                 times[r] = bench_now() - t;
             }
             if (st == GMLP_OK) {
-                qsort(times, (size_t)runs, sizeof *times, cmp);
-                row(rows, csv, dev, set[i].name, B, "full", times[runs / 2], (double)(B * S));
+                row(rows, csv, dev, set[i].name, B, "full", bench_median(times, runs, NULL), (double)(B * S));
             } else {
                 fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", set[i].name, B, gmlp_last_error(ctx));
             }
