@@ -5,13 +5,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifndef GMLP_DATADIR
 #define GMLP_DATADIR "/usr/local/share/gmlp-cl"
-#endif
-#ifndef GMLP_SOURCE_ROOT
-#define GMLP_SOURCE_ROOT "."
 #endif
 
 const char *app_default_model(const char *env, const char *file)
@@ -19,12 +17,22 @@ const char *app_default_model(const char *env, const char *file)
     const char *e = getenv(env);
     if (e && *e)
         return e;
+    /* beside the program: an installed tree (bin/../share/gmlp-cl/models, even
+     * when moved elsewhere) or the build tree (apps/../models); no source path
+     * is compiled in */
     static char path[4096];
-    const char *roots[] = {GMLP_DATADIR, GMLP_SOURCE_ROOT};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/models/%s", roots[i], file);
-        if (access(path, R_OK) == 0)
-            return path;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        const char *rel[] = {"../share/gmlp-cl/models", "../models"};
+        for (int i = 0; i < 2; i++)
+            if (snprintf(path, sizeof path, "%s/%s/%s", exe, rel[i], file) < (int)sizeof path &&
+                access(path, R_OK) == 0)
+                return path;
     }
     snprintf(path, sizeof path, "%s/models/%s", GMLP_DATADIR, file);
     return path;

@@ -9,7 +9,7 @@
  * first result in a new context with a cold and with a warm kernel cache,
  * and the peak device memory (all, and the weights'); with two storages or
  * backends, their relative speed; optionally an SVG chart. */
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp, setenv */
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <ftw.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -20,10 +20,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "cl/context.h"
-#include "model/model.h"
-#include "model/tensors.h"
-#include "ops/ops.h"
+#include "gmlp_diag.h"
 
 typedef struct bench_cfg {
     const char *name;
@@ -73,59 +70,14 @@ static double flops_per_image(const gmlp_config *c)
     return 2 * (n * k * d + c->depth * block + d * c->num_classes);
 }
 
-static void add_tensor(json_t *hdr, const char *name, const gmlp_config *c, const char *dims, size_t *off)
-{
-    json_t *shape = json_array();
-    size_t numel = 1;
-    for (const char *s = dims; *s; s++) {
-        long long v = gmlp_spec_dim(c, *s);
-        json_array_append_new(shape, json_integer(v));
-        numel *= (size_t)v;
-    }
-    json_object_set_new(hdr, name, json_pack("{s:s, s:o, s:[I,I]}", "dtype", "F32", "shape", shape, "data_offsets",
-                                             (json_int_t)*off, (json_int_t)(*off + numel * 4)));
-    *off += numel * 4;
-}
-
 unsigned char *bench_random_model(const gmlp_config *c, size_t *size)
 {
-    json_t *hdr = json_object();
-    size_t off = 0;
-    char name[256];
-    for (const gmlp_tensor_spec *s = gmlp_model_specs(c); s->leaf; s++)
-        if (gmlp_spec_present(c, s))
-            add_tensor(hdr, s->leaf, c, s->dims, &off);
-    for (int l = 0; l < c->depth; l++)
-        for (const gmlp_tensor_spec *s = gmlp_block_specs(c); s->leaf; s++) {
-            if (!gmlp_spec_present(c, s))
-                continue;
-            gmlp_tensor_name(c, name, sizeof name, l, s->leaf);
-            add_tensor(hdr, name, c, s->dims, &off);
-        }
-    char img[32];
-    snprintf(img, sizeof img, "%d", c->img_h);
-    json_object_set_new(hdr, "__metadata__",
-                        c->arch == GMLP_ARCH_LM
-                            ? json_pack("{s:s, s:s}", "gmlp.arch", "gmlp_lm", "gmlp.causal", c->causal ? "true" : "false")
-                            : json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
-                                        "gmlp.img_size", img));
-    char *text = json_dumps(hdr, JSON_COMPACT);
-    json_decref(hdr);
-    size_t hlen = strlen(text);
-    *size = 8 + hlen + off;
-    unsigned char *buf = malloc(*size);
-    for (int i = 0; i < 8; i++)
-        buf[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
-    memcpy(buf + 8, text, hlen);
-    free(text);
-    float *w = (float *)(buf + 8 + hlen); /* may be unaligned: fill bytewise */
-    unsigned state = 1;
-    for (size_t i = 0; i < off / 4; i++) {
-        state = state * 1664525u + 1013904223u;
-        float v = ((float)(state >> 8) / 16777216.0f - 0.5f) * 0.1f;
-        memcpy((unsigned char *)w + 4 * i, &v, 4);
+    void *data;
+    if (gmlp_diag_random_model(c, 1, &data, size) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
+        return NULL;
     }
-    return buf;
+    return data;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -146,24 +98,12 @@ double bench_median(double *times, int n, double *spread)
  * and the library kernel's is the reference for "fraction of peak". */
 static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backend)
 {
-    cl_mem a, b, c;
-    if (gmlp_buffer_create(ctx, n * n * 4, NULL, "bench A", &a) || gmlp_buffer_create(ctx, n * n * 4, NULL, "B", &b) ||
-        gmlp_buffer_create(ctx, n * n * 4, NULL, "C", &c))
+    double secs;
+    if (gmlp_diag_gemm_seconds(ctx, backend, n, n, n, 3, &secs) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: SGEMM: %s\n", gmlp_last_error(ctx));
         return 0;
-    gmlp_gemm_backend was = ctx->gemm_backend;
-    ctx->gemm_backend = backend;
-    gmlp_mat A = {a, 0, n, 0, 0, 0}, B = {b, 0, n, 0, 0, 0}, C = {c, 0, n, 0, 0, 0};
-    int reps = 3, ok = gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1, NULL) == GMLP_OK && clFinish(ctx->queue) == 0;
-    double t = bench_now();
-    for (int i = 0; i < reps && ok; i++)
-        ok = gmlp_op_gemm(ctx, n, n, n, A, B, 0.0f, C, 1, NULL) == GMLP_OK;
-    ok = ok && clFinish(ctx->queue) == 0;
-    t = bench_now() - t;
-    ctx->gemm_backend = was;
-    gmlp_buffer_release(ctx, &a);
-    gmlp_buffer_release(ctx, &b);
-    gmlp_buffer_release(ctx, &c);
-    return ok ? 2.0 * n * n * n * reps / t / 1e12 : 0;
+    }
+    return 2.0 * n * n * n / secs / 1e12;
 }
 
 static const char *const weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16"};
@@ -186,12 +126,14 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 /* A new context and model (the time to the first result counts from here):
  * with the kernel cache in cache_dir. */
 static gmlp_status open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
-                              const unsigned char *file, size_t size, gmlp_context **ctx, gmlp_model **m)
+                              const unsigned char *file, size_t size, const char *cache_dir, gmlp_context **ctx,
+                              gmlp_model **m)
 {
     gmlp_context_options co;
     gmlp_context_options_default(&co);
     co.device = dev_spec;
     co.gemm = gemm;
+    co.cache_dir = cache_dir;
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
     lo.weights = weights;
@@ -209,11 +151,8 @@ static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_we
                            const unsigned char *file, size_t size, const char *dir, gmlp_context **ctx,
                            gmlp_model **m)
 {
-    const char *was = getenv("GMLP_CACHE_DIR");
-    char *saved = was ? strdup(was) : NULL;
-    setenv("GMLP_CACHE_DIR", dir, 1);
     double t0 = bench_now(), secs = -1;
-    gmlp_status st = open_model(dev_spec, gemm, weights, file, size, ctx, m);
+    gmlp_status st = open_model(dev_spec, gemm, weights, file, size, dir, ctx, m);
     if (st == GMLP_OK) {
         gmlp_config cfg;
         gmlp_model_config(*m, &cfg);
@@ -223,11 +162,6 @@ static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_we
         secs = bench_now() - t0;
         free(one), free(out);
     }
-    if (saved)
-        setenv("GMLP_CACHE_DIR", saved, 1);
-    else
-        unsetenv("GMLP_CACHE_DIR");
-    free(saved);
     if (st != GMLP_OK) {
         fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(*ctx));
         gmlp_model_free(*m);
@@ -285,19 +219,21 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
         } else {
             double spread, med = bench_median(times, o->runs, &spread);
             double ips = batch / med, tflops = ips * fl / 1e12;
-            size_t mem = fresh->mem_peak;
+            size_t mem = 0, used;
+            gmlp_diag_memory(fresh, &used, &mem);
+            const char *dev = gmlp_context_device_name(fresh);
             const char *wt = weight_names[weights], *gm = gemm_names[gemm];
             printf("%-28.28s %-16s %-3s %-7s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
-                   fresh->dev.name, name, wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
+                   dev, name, wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
                    peak > 0 ? 100 * tflops / peak : 0.0, cold, first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
             json_array_append_new(
                 rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
-                                fresh->dev.name, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
+                                dev, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
                                 "median_s", med, "spread_s", spread, "images_per_s", ips, "tflops", tflops,
                                 "sgemm_peak_tflops", peak, "first_result_cold_s", cold, "first_result_s", first,
                                 "peak_device_bytes", (json_int_t)mem, "weight_bytes", (json_int_t)cfg.weight_bytes));
             if (csv)
-                fprintf(csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", fresh->dev.name, name,
+                fprintf(csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
                         wt, gm, batch, med, spread, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
         }
         free(img), free(logits), free(times);
@@ -486,12 +422,16 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, &o))
         return 2;
     size_t ndev = 1;
-    gmlp_devinfo *devs = NULL;
-    char err[GMLP_ERRMSG_SIZE];
     int all = o.device && !strcmp(o.device, "all");
-    if (all && gmlp_devices_enumerate(&devs, &ndev, err, sizeof err) != GMLP_OK) {
-        fprintf(stderr, "gmlp-bench: %s\n", err);
-        return 1;
+    if (all) {
+        char list[16384];
+        if (!gmlp_list_devices(list, sizeof list)) {
+            fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
+            return 1;
+        }
+        ndev = 0;
+        for (const char *p = list; *p; p++)
+            ndev += *p == '\n';
     }
     json_t *rows = json_array();
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
@@ -515,7 +455,7 @@ int main(int argc, char **argv)
         }
         double clblast = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_CLBLAST);
         double kernel = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_KERNEL), peak = clblast > kernel ? clblast : kernel;
-        printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", ctx->dev.name, o.sgemm_n,
+        printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", gmlp_context_device_name(ctx), o.sgemm_n,
                clblast, kernel);
         if (o.model) {
             size_t size;
@@ -536,7 +476,8 @@ int main(int argc, char **argv)
                 gmlp_config c = to_config(&set[i]);
                 size_t size;
                 unsigned char *file = bench_random_model(&c, &size);
-                bench_variants(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
+                if (file)
+                    bench_variants(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
                 free(file);
             }
             bench_lm(dev_spec, o.tiny, o.runs, rows, csv);
@@ -560,6 +501,5 @@ int main(int argc, char **argv)
     }
     if (csv)
         fclose(csv);
-    free(devs);
     return rc;
 }

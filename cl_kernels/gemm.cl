@@ -16,9 +16,7 @@
  * row (the token-axis matmuls) and the exact GELU (fc1), applied in a second
  * sweep over each work-item's outputs so that neither needs a pass of its
  * own over memory; the residual comes in as C with beta 1.
- * gmlp_epilogue_only runs the same after a CLBlast GEMM, and also multiplies
- * by a matrix laid out like C (the SGU's gate), which fused into gmlp_gemm
- * made the large tiles spill on Intel Gen12LP. */
+ * gmlp_epilogue_only runs the same after a CLBlast GEMM. */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
@@ -70,34 +68,25 @@
 #define LOAD_B(p, i) (p)[i]
 #endif
 
-#define GMLP_BIAS_NONE 0
-#define GMLP_BIAS_COLS 1 /* bias[j] */
-#define GMLP_BIAS_ROWS 2 /* bias[i], i the row within one matrix of the batch */
-
-/* Element (i, j) of C, whose pre-epilogue value is v; cm points at C's
- * element in the matrix mul (same ld and batch stride as C). */
-static float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu,
-                           __global const float *cm)
+/* Element (i, j) of C, whose pre-epilogue value is v (bias_mode: GMLP_BIAS_*). */
+static float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
 {
     if (bias_mode == GMLP_BIAS_COLS)
         v += bias[j];
     else if (bias_mode == GMLP_BIAS_ROWS)
         v += bias[i];
-    if (gelu)
-        v = 0.5f * v * (1.0f + erf(v * 0.70710678118654752f)); /* exact, as nn.GELU() */
-    return cm ? v * *cm : v;
+    return gelu ? gmlp_gelu(v) : v;
 }
 
 /* The epilogue alone, in place on C = m x n (batch in dimension 2), for
  * products computed elsewhere (CLBlast). */
 __kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
-                                 __global const float *bias, int bias_mode, int gelu, __global const float *mul,
-                                 ulong mul_off)
+                                 __global const float *bias, int bias_mode, int gelu)
 {
     const int j = get_global_id(0), i = get_global_id(1);
-    const size_t at = get_global_id(2) * c_stride + (size_t)i * ldc + j;
+    const size_t at = c_off + get_global_id(2) * c_stride + (size_t)i * ldc + j;
     if (i < m && j < n)
-        c[c_off + at] = gmlp_epilogue(c[c_off + at], i, j, bias, bias_mode, gelu, mul ? mul + mul_off + at : 0);
+        c[at] = gmlp_epilogue(c[at], i, j, bias, bias_mode, gelu);
 }
 
 /* Offsets, leading dimensions and batch strides count elements of the
@@ -183,5 +172,5 @@ void gmlp_gemm(int m, int n, int k,
      * on Intel Gen12LP */
     if (bias_mode == GMLP_BIAS_NONE && !gelu)
         return;
-    FOR_OWN_OUTPUTS(*cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu, 0))
+    FOR_OWN_OUTPUTS(*cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu))
 }

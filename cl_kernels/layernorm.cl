@@ -21,19 +21,19 @@ static float wg_sum(float v, __local float *red)
 }
 
 /* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
- * x rows start at x_off + row * x_stride (lets the SGU normalise one half of
- * a wider row in place of a copy). */
+ * x rows start at x_off + row * ldx (lets the SGU normalise one half of a
+ * wider row in place of a copy). */
 __kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1)))
-void gmlp_layernorm(__global const float *x, int x_off, int x_stride,
-                    __global float *y, int y_off, int y_stride,
+void gmlp_layernorm(__global const float *x, ulong x_off, ulong ldx,
+                    __global float *y, ulong y_off, ulong ldy,
                     __global const float *gamma, __global const float *beta,
                     int cols, float eps)
 {
     __local float red[GMLP_WG];
     const size_t row = get_group_id(0);
     const int lid = get_local_id(0);
-    __global const float *xr = x + x_off + row * (size_t)x_stride;
-    __global float *yr = y + y_off + row * (size_t)y_stride;
+    __global const float *xr = x + x_off + row * ldx;
+    __global float *yr = y + y_off + row * ldy;
 
     float s = 0.0f;
     for (int c = lid; c < cols; c += GMLP_WG)

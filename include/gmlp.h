@@ -24,6 +24,19 @@
  * Threads: a gmlp_context and the models loaded into it may be used from any
  * thread; calls on one context are serialised by an internal lock.  Use one
  * context per thread for parallel work on one device.
+ *
+ * Errors: every fallible call returns a gmlp_status.  The message goes to
+ * gmlp_last_error(ctx) for calls on a context, model or state (their
+ * context), and to gmlp_last_error(NULL), which is per thread, for the calls
+ * without one (context creation, device listing, preprocessing, sampling,
+ * gmlp_softmax_topk).  The library never prints unless asked to log
+ * (gmlp_context_options.log_level, gmlp_set_log, $GMLP_LOG), never exits.
+ *
+ * ABI: every options struct starts with `size_t size`, which its _default()
+ * sets to sizeof the struct.  The library reads only the fields that fit in
+ * `size` and takes the defaults for the others, so options grow at the end
+ * without breaking programs built against an older gmlp.h.  Fill options
+ * with their _default() function, then change fields.
  */
 #ifndef GMLP_H
 #define GMLP_H
@@ -41,9 +54,7 @@ extern "C" {
 #define GMLP_API
 #endif
 
-#define GMLP_VERSION_MAJOR 0
-#define GMLP_VERSION_MINOR 1
-#define GMLP_VERSION_PATCH 0
+#include "gmlp_version.h" /* GMLP_VERSION_MAJOR / _MINOR / _PATCH, GMLP_VERSION_STRING */
 
 typedef struct gmlp_context gmlp_context;
 typedef struct gmlp_model gmlp_model;
@@ -86,6 +97,14 @@ enum {
     GMLP_INTERP_NEAREST = 2,
 };
 
+/* How the eval transform fits an image to img_h x img_w (gmlp_config.crop_mode,
+ * timm's pretrained_cfg crop_mode). */
+enum {
+    GMLP_CROP_CENTER = 0, /* shorter side to size / crop_pct, keeping the aspect ratio, then a centre crop */
+    GMLP_CROP_SQUASH = 1, /* both sides to size / crop_pct (aspect ratio not kept), then a centre crop */
+    GMLP_CROP_BORDER = 2, /* longer side to size / crop_pct, then crop or pad with the mean colour */
+};
+
 /* How a model keeps its weight matrices on the device (gmlp_load_options). */
 typedef enum gmlp_weight_type {
     GMLP_WEIGHTS_F32 = 0, /* float */
@@ -115,6 +134,7 @@ typedef struct gmlp_config {
     int gate_act;     /* GMLP_GATE_* */
     int shift_tokens; /* g-mlp-pytorch shift_tokens */
     int circulant;    /* spatial weights from the Toeplitz ("circulant") parameterisation */
+    int crop_mode;    /* GMLP_CROP_*; vision models */
 } gmlp_config;
 
 GMLP_API const char *gmlp_version(void);
@@ -133,15 +153,40 @@ typedef enum gmlp_gemm_backend {
     GMLP_GEMM_CLBLAST = 2, /* CLBlast, then the fused steps as a kernel of their own (the reference path) */
 } gmlp_gemm_backend;
 
-/* Options for creating a context; fill with gmlp_context_options_default, then change. */
+/* Diagnostics the library may write (gmlp_context_options.log_level, gmlp_set_log). */
+typedef enum gmlp_log_level {
+    GMLP_LOG_AUTO = -1, /* $GMLP_LOG: "0" or unset none, "error", "info", "debug" or 1..3; other values debug */
+    GMLP_LOG_NONE = 0,
+    GMLP_LOG_ERROR = 1, /* every failure's message, as gmlp_last_error gives it */
+    GMLP_LOG_INFO = 2,  /* also what the library chose: kernel variants, cache hits and misses */
+    GMLP_LOG_DEBUG = 3,
+} gmlp_log_level;
+
+/* Receives each message of at most the configured level (one line, no
+ * newline); called on the thread that made the call, never concurrently for
+ * one context.  NULL: messages go to stderr as "gmlp: MESSAGE". */
+typedef void (*gmlp_log_callback)(void *user, gmlp_log_level level, const char *message);
+
+/* Options for creating a context.  Fields left at their default take the
+ * environment's value where one is named, else the built-in default. */
 typedef struct gmlp_context_options {
-    const char *device;        /* as gmlp_context_create's argument; NULL: the default */
-    gmlp_gemm_backend gemm;
+    size_t size;                /* sizeof(gmlp_context_options), set by _default() */
+    const char *device;         /* as gmlp_context_create's argument; NULL: $GMLP_DEVICE, else the first GPU */
+    gmlp_gemm_backend gemm;     /* GMLP_GEMM_AUTO: $GMLP_GEMM, else the kernel */
+    const char *cache_dir;      /* compiled kernels; NULL: $GMLP_CACHE_DIR, else $XDG_CACHE_HOME/gmlp, else
+                                 * ~/.cache/gmlp; "": no disk cache */
+    gmlp_log_level log_level;   /* GMLP_LOG_AUTO: $GMLP_LOG */
+    gmlp_log_callback log;      /* NULL: stderr */
+    void *log_user;             /* passed to log */
+    size_t device_memory_limit; /* bytes the library's buffers may take; 0: $GMLP_DEVICE_MEMORY_LIMIT
+                                 * (k/M/G suffixes), else none; SIZE_MAX: none, whatever the environment */
+    const char *cl_options;     /* appended to every kernel build; NULL: $GMLP_CL_OPTIONS */
+    int profiling;              /* nonzero: time every kernel with queue profiling (gmlp_diag.h) */
 } gmlp_context_options;
 
 GMLP_API void gmlp_context_options_default(gmlp_context_options *opts);
 /* gmlp_context_create with options; opts NULL means the defaults, an unknown
- * value (or $GMLP_GEMM) is GMLP_ERR_INVALID_ARGUMENT. */
+ * value (in opts or in the environment) is GMLP_ERR_INVALID_ARGUMENT. */
 GMLP_API gmlp_status gmlp_context_create_ex(const gmlp_context_options *opts, gmlp_context **out);
 /* The backend a context chose (never GMLP_GEMM_AUTO). */
 GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
@@ -149,6 +194,11 @@ GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
 /* Detail of the last failure on ctx, never NULL; with ctx == NULL, the calling
  * thread's last failure that had no context (e.g. gmlp_context_create). */
 GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);
+
+/* Where the calls without a context (context creation, device listing and
+ * report, preprocessing, sampling) log, process-wide; a context logs as its
+ * options say.  Default: GMLP_LOG_AUTO to stderr. */
+GMLP_API void gmlp_set_log(gmlp_log_level level, gmlp_log_callback log, void *user);
 
 /* One line per device, in selection-index order, written into buf (always
  * NUL-terminated when size > 0).  Returns the length the full text needs
@@ -174,6 +224,7 @@ GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data,
 
 /* Options for loading; fill with gmlp_load_options_default, then change. */
 typedef struct gmlp_load_options {
+    size_t size; /* sizeof(gmlp_load_options), set by _default() */
     /* GMLP_WEIGHTS_F32 (default) or GMLP_WEIGHTS_F16: the weight matrices
      * (not biases and LayerNorm parameters) rounded to the nearest half.  A
      * weight beyond half's range (|w| >= 65520) is GMLP_ERR_UNSUPPORTED. */
@@ -196,6 +247,27 @@ GMLP_API const char *gmlp_model_metadata_key(const gmlp_model *model, size_t i);
 /* Class names: i-th label from gmlp.labels, NULL if absent or out of range. */
 GMLP_API const char *gmlp_model_label(const gmlp_model *model, int i);
 
+/* Where a preprocessing value of a model came from. */
+typedef enum gmlp_source {
+    GMLP_SOURCE_UNKNOWN = -1,    /* not a key below, or model NULL */
+    GMLP_SOURCE_DEFAULT = 0,     /* the architecture's default (timm's: mean = std = 0.5, bicubic, 0.875) */
+    GMLP_SOURCE_METADATA = 1,    /* the file's gmlp.* metadata */
+    GMLP_SOURCE_CONFIG_JSON = 2, /* config.json of a model folder (pretrained_cfg, label_names) */
+    GMLP_SOURCE_USER = 3,        /* gmlp_model_override */
+} gmlp_source;
+
+/* The source of "img_size", "mean", "std", "crop_pct", "crop_mode",
+ * "interpolation" or "labels". */
+GMLP_API gmlp_source gmlp_model_config_source(const gmlp_model *model, const char *key);
+
+/* Replaces a preprocessing value, written as the gmlp.KEY metadata would be
+ * (keys as for gmlp_model_config_source; "labels": newline-separated, one per
+ * class; "crop_mode": "center", "squash" or "border"); later
+ * gmlp_model_config calls return it and its source becomes GMLP_SOURCE_USER.
+ * A malformed value, or one the weights contradict (label count, image size
+ * of a fixed-size model), is GMLP_ERR_INVALID_ARGUMENT naming the key. */
+GMLP_API gmlp_status gmlp_model_override(gmlp_model *model, const char *key, const char *value);
+
 /* images: batch x in_chans x img_h x img_w floats, NCHW, already normalised.
  * logits: batch x num_classes.  features: batch x dim, pooled (after the final
  * LayerNorm, before the head).  Any batch size: large ones run in chunks. */
@@ -211,6 +283,17 @@ GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_
  * crop to img_h x img_w.  cfg: usually from gmlp_model_config. */
 GMLP_API gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height,
                                           int channels, float *out);
+/* The same for n images, one after the other into out (n x in_chans x img_h x
+ * img_w): the input of gmlp_classify.  Stops at the first image that fails,
+ * naming its index. */
+GMLP_API gmlp_status gmlp_preprocess_rgb8_batch(const gmlp_config *cfg, const uint8_t *const *pixels, const int *width,
+                                                const int *height, const int *channels, size_t n, float *out);
+
+/* The k most probable classes of one row of n logits: index[0..k) in
+ * descending order of probability (ties: the lower index first) and their
+ * softmax probabilities prob[0..k) (prob may be NULL).  1 <= k <= n; a NaN
+ * logit is GMLP_ERR_INVALID_ARGUMENT. */
+GMLP_API gmlp_status gmlp_softmax_topk(const float *logits, int n, int k, int32_t *index, float *prob);
 
 /* ---- Language models (g-mlp-pytorch gMLP with num_tokens) ----
  * Loaded with gmlp_model_load like the vision models.  Token ids are
@@ -244,6 +327,7 @@ GMLP_API void gmlp_lm_state_free(gmlp_lm_state *state);
 typedef int (*gmlp_token_callback)(void *user, int32_t token);
 
 typedef struct gmlp_generate_options {
+    size_t size;                 /* sizeof(gmlp_generate_options), set by _default() */
     float temperature;           /* <= 0: greedy (the most likely token) */
     int top_k;                   /* sample among the k most likely; 0: all */
     float top_p;                 /* nucleus: smallest set with probability >= top_p; 1: all */

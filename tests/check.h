@@ -1,4 +1,5 @@
-/* Minimal test helpers shared by the test programs. */
+/* The test helpers every test program shares: one CHECK, one relative
+ * error, a context that skips without a device, file reading, random numbers. */
 #ifndef GMLP_CHECK_H
 #define GMLP_CHECK_H
 
@@ -29,12 +30,12 @@ static inline int check_summary(const char *name)
     return check_failures ? 1 : 0;
 }
 
-/* A context on $GMLP_DEVICE or the default; exit 77 (meson: skipped) when
- * the machine has no OpenCL device at all. */
-static inline gmlp_context *check_context(void)
+/* A context with options o (NULL: the defaults: $GMLP_DEVICE or the first
+ * GPU); exit 77 (meson: skipped) when the machine has no OpenCL device at all. */
+static inline gmlp_context *check_context_ex(const gmlp_context_options *o)
 {
     gmlp_context *ctx;
-    gmlp_status st = gmlp_context_create(NULL, &ctx);
+    gmlp_status st = gmlp_context_create_ex(o, &ctx);
     if (st == GMLP_ERR_NO_DEVICE) {
         printf("SKIP: %s\n", gmlp_last_error(NULL));
         exit(77);
@@ -46,7 +47,13 @@ static inline gmlp_context *check_context(void)
     return ctx;
 }
 
-/* Max |a - b| / max(max |b|, floor). */
+static inline gmlp_context *check_context(void)
+{
+    return check_context_ex(NULL);
+}
+
+/* The one relative error of the tests: max |a - b| / max(max |b|, floor);
+ * NaN in a counts as infinite. */
 static inline double rel_error(const float *a, const double *b, size_t n, double floor_)
 {
     double maxb = floor_, maxd = 0;

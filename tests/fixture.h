@@ -14,12 +14,13 @@
  * when it cannot be read. */
 static inline unsigned char *fixture_ref(const char *dir, const char *name, gmlp_st_file *ref)
 {
-    char path[1024], err[512];
+    char path[1024];
+    gmlp_error err = {.msg = ""};
     snprintf(path, sizeof path, "%s/%s.ref.safetensors", dir, name);
     size_t size;
     unsigned char *buf = check_read_file(path, &size);
-    if (!buf || gmlp_st_parse(buf, size, ref, err, sizeof err) != GMLP_OK) {
-        CHECK(0, "%s: cannot read reference: %s", path, buf ? err : "unreadable");
+    if (!buf || gmlp_st_parse(buf, size, ref, &err) != GMLP_OK) {
+        CHECK(0, "%s: cannot read reference: %s", path, buf ? err.msg : "unreadable");
         free(buf);
         return NULL;
     }

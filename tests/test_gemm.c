@@ -4,7 +4,7 @@
  * both, on awkward sizes (1, 7, 33, 97, 130, k = 0), every transpose, batched
  * with strides (A shared or not), offsets and padded leading dimensions, beta
  * 1 and beta 0 (with NaN in C, which must not be read), each epilogue (bias
- * per column or per row, GELU, a gate factor), with the large and the small
+ * per column or per row, GELU), with the large and the small
  * tiles; again with the smaller tiles the host picks for devices with smaller
  * work-groups; and the wrapper's refusals. */
 #include <string.h>
@@ -16,15 +16,15 @@
 enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 32 };
 
 /* Epilogues: none; fc1 (bias per column + GELU); fc2 / stem (bias per column,
- * usually beta 1); the token-axis matmuls (bias per row, GELU or a gate factor). */
-enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_ROWS_MUL, EPI_MUL, EPI_COUNT };
+ * usually beta 1); the Mixer's token MLP (bias per row, with or without GELU). */
+enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_ROWS, EPI_COUNT };
 
 /* A stored rows x cols operand (batch of them), its host copy holding the
  * values the device sees (half-rounded when stored as half). */
 typedef struct operand {
     float *host;
     size_t n; /* elements in the buffer */
-    gmlp_mat mat;
+    gmlp_view mat;
 } operand;
 
 static operand make(size_t rows, size_t cols, size_t batch, int flags, int shared, int half, int trans, int nan)
@@ -50,8 +50,7 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
     } else {
         buf = up(o.host, o.n);
     }
-    gmlp_mat m = {buf, off, ld, stride, trans, half};
-    o.mat = m;
+    o.mat = (gmlp_view){.buf = buf, .off = off, .ld = ld, .stride = stride, .trans = trans, .half = half};
     return o;
 }
 
@@ -61,24 +60,22 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     operand a = make(ta ? k : m, ta ? m : k, batch, flags, flags & SHARED_A, flags & A_HALF, ta, 0);
     operand b = make(tb ? n : k, tb ? k : n, batch, flags, 0, (flags & B_HALF) != 0, tb, 0);
     operand c = make(m, n, batch, flags, 0, 0, 0, beta == 0.0f && own_kernel);
-    int rows = epi == EPI_ROWS_GELU || epi == EPI_ROWS_MUL, gelu = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU;
-    int use_mul = epi == EPI_ROWS_MUL || epi == EPI_MUL, use_bias = epi != EPI_NONE && epi != EPI_MUL;
+    int rows = epi == EPI_ROWS_GELU || epi == EPI_ROWS, gelu = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU;
+    int use_bias = epi != EPI_NONE;
     size_t nb = rows ? m : n;
     float *bias = rnd(nb ? nb : 1);
-    operand mul = make(m, n, batch, flags, 0, 0, 0, 0); /* laid out as C */
     cl_mem dbias = up(bias, nb ? nb : 1);
-    gmlp_epilogue e = {use_bias ? dbias : NULL, rows, gelu, use_mul ? mul.mat.buf : NULL, mul.mat.off};
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
-    const gmlp_mat *A = &a.mat, *B = &b.mat, *C = &c.mat;
+    const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat;
     ref_gemm(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
              want + C->off, C->ld, C->stride, batch);
-    ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, use_bias ? bias : NULL, rows, gelu,
-                 use_mul ? mul.host + C->off : NULL);
-    ctx->gemm_backend = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
-    gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, m, n, k, *A, *B, beta, *C, batch, &e)
-                                    : gmlp_op_gemm(ctx, m, n, k, *A, *B, beta, *C, batch, &e);
-    ctx->gemm_backend = GMLP_GEMM_KERNEL;
+    ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, use_bias ? bias : NULL, rows, gelu);
+    const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = *A, .b = *B, .c = *C, .beta = beta,
+                         .bias = use_bias ? dbias : NULL, .bias_rows = rows, .gelu = gelu};
+    ctx->set.gemm = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
+    gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g) : gmlp_op_gemm(ctx, &g);
+    ctx->set.gemm = GMLP_GEMM_KERNEL;
     char what[200];
     snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s", m, n, k,
              ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
@@ -89,9 +86,8 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     expect(what, c.mat.buf, want, c.n, gelu ? 3e-5 : 1e-5);
     gmlp_buffer_release(ctx, &a.mat.buf);
     gmlp_buffer_release(ctx, &b.mat.buf);
-    gmlp_buffer_release(ctx, &mul.mat.buf);
     gmlp_buffer_release(ctx, &dbias);
-    free(a.host), free(b.host), free(c.host), free(mul.host), free(bias), free(want);
+    free(a.host), free(b.host), free(c.host), free(bias), free(want);
 }
 
 static const size_t sizes[][3] = {{1, 1, 1}, {7, 33, 97}, {130, 7, 33}, {33, 130, 130}, {97, 1, 7}, {64, 64, 16},
@@ -113,32 +109,40 @@ static void sweep(const int *modes, int n_modes, size_t n_sizes)
             }
 }
 
+/* A GEMM of 8 x 8 float matrices in one buffer, changed by tweak. */
+static gmlp_status refused_gemm(cl_mem buf, gmlp_gemm g)
+{
+    const gmlp_view ok = {.buf = buf, .ld = 8};
+    if (!g.a.buf)
+        g.a = ok;
+    if (!g.b.buf)
+        g.b = ok;
+    if (!g.c.buf)
+        g.c = ok;
+    if (!g.m)
+        g.m = g.n = g.k = 8;
+    return gmlp_op_gemm(ctx, &g);
+}
+
 static void test_refusals(void)
 {
     float x[64] = {0};
-    cl_mem buf = up(x, 64);
-    gmlp_mat ok = {buf, 0, 8, 0, 0, 0}, half = ok, far = ok, narrow = ok, strided = ok;
-    half.half = 1;
-    far.off = 60;
-    narrow.ld = 4;
-    strided.half = 1;
-    strided.stride = 8;
-    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, half, ok, 0.0f, half, 1, NULL) == GMLP_ERR_INVALID_ARGUMENT, "half C refused");
-    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, far, half, 0.0f, ok, 1, NULL) == GMLP_ERR_INVALID_ARGUMENT &&
+    cl_mem buf = up(x, 64), four = up(x, 4);
+    const gmlp_view half = {.buf = buf, .ld = 8, .half = 1};
+    CHECK(refused_gemm(buf, (gmlp_gemm){.a = half, .c = half}) == GMLP_ERR_INVALID_ARGUMENT, "half C refused");
+    CHECK(refused_gemm(buf, (gmlp_gemm){.a = {.buf = buf, .off = 60, .ld = 8}, .b = half}) ==
+                  GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "does not fit"),
           "operand past its buffer: %s", gmlp_last_error(ctx));
-    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, narrow, half, 0.0f, ok, 1, NULL) == GMLP_ERR_INVALID_ARGUMENT,
+    CHECK(refused_gemm(buf, (gmlp_gemm){.a = {.buf = buf, .ld = 4}, .b = half}) == GMLP_ERR_INVALID_ARGUMENT,
           "leading dimension below the row length");
-    CHECK(gmlp_op_gemm(ctx, 2, 2, 2, ok, strided, 0.0f, ok, 40, NULL) == GMLP_ERR_INVALID_ARGUMENT,
+    CHECK(refused_gemm(buf, (gmlp_gemm){.m = 2, .n = 2, .k = 2, .batch = 40,
+                                        .b = {.buf = buf, .ld = 8, .stride = 8, .half = 1}}) ==
+              GMLP_ERR_INVALID_ARGUMENT,
           "a batch of B beyond its buffer");
-    cl_mem four = up(x, 4);
-    gmlp_epilogue short_bias = {.bias = four, .bias_rows = 1}, far_mul = {.mul = buf, .mul_off = 60};
-    CHECK(gmlp_op_gemm(ctx, 8, 8, 8, ok, ok, 0.0f, ok, 1, &short_bias) == GMLP_ERR_INVALID_ARGUMENT &&
+    CHECK(refused_gemm(buf, (gmlp_gemm){.bias = four, .bias_rows = 1}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "the bias"),
           "a bias shorter than C's rows: %s", gmlp_last_error(ctx));
-    CHECK(gmlp_op_epilogue(ctx, 8, 8, ok, 1, &far_mul) == GMLP_ERR_INVALID_ARGUMENT &&
-              strstr(gmlp_last_error(ctx), "gate factor"),
-          "a gate factor past its buffer: %s", gmlp_last_error(ctx));
     gmlp_buffer_release(ctx, &four);
     gmlp_buffer_release(ctx, &buf);
 }
@@ -150,14 +154,15 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     gmlp_context *big = ctx;
     ctx = check_context();
     ctx->dev.max_wg = max_wg;
-    const gmlp_gemm_kernel *g = NULL, *g_large = NULL, *g_narrow = NULL;
-    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, GMLP_TILES_SMALL, &g) == GMLP_OK && g->tm == expect_tm,
-          "max_wg %zu: tiles %d, want %d: %s", max_wg, g ? g->tm : 0, expect_tm, gmlp_last_error(ctx));
-    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, GMLP_TILES_LARGE, &g_large) == GMLP_OK && g_large == g,
-          "max_wg %zu: no large tiles", max_wg);
+    char tiles[512] = "", want[32];
+    snprintf(want, sizeof want, "%dx%dx", expect_tm, expect_tm);
+    gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, tiles, sizeof tiles);
+    CHECK(st == GMLP_OK && !strncmp(tiles, want, strlen(want)) && !strstr(tiles, "large"),
+          "max_wg %zu: tiles '%s', want %s..., no large ones: %s", max_wg, tiles, want, gmlp_last_error(ctx));
     int narrow_tm = expect_tm < 16 ? expect_tm : 16;
-    CHECK(gmlp_gemm_kernel_get(ctx, 1, 0, GMLP_TILES_NARROW, &g_narrow) == GMLP_OK && g_narrow->tm == narrow_tm,
-          "max_wg %zu: narrow tiles %d, want %d", max_wg, g_narrow ? g_narrow->tm : 0, narrow_tm);
+    snprintf(want, sizeof want, "%dx%dx", narrow_tm, narrow_tm);
+    CHECK(narrow_tm == expect_tm || strstr(tiles, want), "max_wg %zu: narrow tiles not %s: '%s'", max_wg, want,
+          tiles);
     static const int modes[] = {A_HALF, B_HALF};
     sweep(modes, 2, 4);
     gmlp_context_destroy(ctx);
@@ -166,19 +171,21 @@ static void test_small_groups(size_t max_wg, int expect_tm)
 
 static void test_build_failure(void)
 {
-    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1", 1);
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.cl_options = "-Dgmlp_gemm=1";
     gmlp_context *big = ctx;
-    ctx = check_context();
+    ctx = check_context_ex(&o);
     float x[4] = {0};
     cl_mem buf = up(x, 4);
-    gmlp_mat m = {buf, 0, 1, 0, 0, 1}, c = {buf, 0, 1, 0, 0, 0};
-    gmlp_status st = gmlp_op_gemm(ctx, 1, 1, 1, m, m, 0.0f, c, 1, NULL);
+    const gmlp_gemm g = {.m = 1, .n = 1, .k = 1, .a = {.buf = buf, .ld = 1, .half = 1},
+                         .b = {.buf = buf, .ld = 1, .half = 1}, .c = {.buf = buf, .ld = 1}};
+    gmlp_status st = gmlp_op_gemm(ctx, &g);
     CHECK(st == GMLP_ERR_BUILD && strstr(gmlp_last_error(ctx), "build log"), "forced build failure: %s: %.200s",
           gmlp_status_string(st), gmlp_last_error(ctx));
     gmlp_buffer_release(ctx, &buf);
     gmlp_context_destroy(ctx);
     ctx = big;
-    unsetenv("GMLP_CL_OPTIONS");
 }
 
 int main(void)
@@ -188,24 +195,20 @@ int main(void)
     test_gemm(1, 1, 1, 0, 0, 0.0f, 1, CLBLAST, EPI_NONE);
     test_gemm(17, 33, 65, 0, 1, 0.0f, 1, CLBLAST, EPI_COLS_GELU);
     test_gemm(37, 5, 130, 0, 1, 1.0f, 1, CLBLAST | PADDED, EPI_COLS);
-    test_gemm(25, 36, 25, 0, 0, 0.0f, 3, CLBLAST | SHARED_A, EPI_ROWS_MUL);
+    test_gemm(25, 36, 25, 0, 0, 0.0f, 3, CLBLAST | SHARED_A, EPI_ROWS);
     test_gemm(49, 65, 49, 0, 0, 1.0f, 2, CLBLAST | SHARED_A | PADDED, EPI_ROWS_GELU);
-    test_gemm(9, 7, 11, 1, 0, 0.0f, 2, CLBLAST, EPI_MUL);
+    test_gemm(9, 7, 11, 1, 0, 0.0f, 2, CLBLAST, EPI_NONE);
     /* the model's calls through gmlp_op_gemm on the default backend */
-    test_gemm(49, 65, 49, 0, 0, 0.0f, 3, SHARED_A | PADDED, EPI_ROWS_MUL);
+    test_gemm(49, 65, 49, 0, 0, 0.0f, 3, SHARED_A | PADDED, EPI_NONE);
     test_gemm(98, 130, 37, 0, 1, 1.0f, 1, 0, EPI_COLS);
     /* the kernel, first with large tiles whatever the size (no compute unit
      * to keep busy), then with the small ones (too many); products of at
      * most 16 rows or columns take the narrow tiles either way */
     static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
     cl_uint cus = ctx->dev.compute_units;
-    static const char *const tilings[] = {"small", "large", "narrow"};
-    for (int t = 0; t < 3; t++) {
-        const gmlp_gemm_kernel *g;
-        if (gmlp_gemm_kernel_get(ctx, 1, 1, (gmlp_tiles)t, &g) == GMLP_OK)
-            printf("%s tiles on '%s': %dx%dx%d, %dx%d per work-item\n", tilings[t], ctx->dev.name, g->tm, g->tn,
-                   g->tk, g->wm, g->wn);
-    }
+    char tiles[512];
+    if (gmlp_gemm_describe(ctx, 1, 1, tiles, sizeof tiles) == GMLP_OK)
+        printf("tiles on '%s': %s\n", ctx->dev.name, tiles);
     for (int large = 1; large >= 0; large--) {
         ctx->dev.compute_units = large ? 0 : UINT32_MAX;
         sweep(modes, 4, N_SIZES);

@@ -1,204 +1,322 @@
-/* Every element-wise and reduction kernel against its plain-C reference on
+/* Every op of lib/ops declared once as a test case with named parameters.
+ * By default each case runs against its plain-C reference (tests/ref/) on
  * random inputs of awkward sizes: odd token counts, widths that are no
- * multiple of the work-group size, batch 1 and batch > 1 (GEMMs:
- * test_gemm.c). */
+ * multiple of the work-group size, batch 1 and batch > 1 (the GEMM's every
+ * transpose, storage and tiling: test_gemm.c).  With --bench, each case is
+ * timed instead, from queue profiling: microseconds per call on the device
+ * ($GMLP_DEVICE or --device D).
+ *   test_ops [--bench [--reps N]] [--device D] [--only OP] */
+#include <getopt.h>
 #include <string.h>
 
+#include "gmlp_diag.h"
+#include "kernel_abi.h"
 #include "ops_check.h"
 #include "ref/ref.h"
 
-static void test_layernorm(int rows, int cols, int split, float eps)
+/* The parameters an op case may name; unnamed ones are 0. */
+#define PARAMS(X)                                                                                                 \
+    X(batch) X(rows) X(cols) X(n) X(m) X(k) X(p0) X(dim) X(heads) X(act) X(split) X(causal) X(ld) X(width)      \
+    X(hist) X(chans) X(h) X(w) X(ph) X(pw) X(vocab) X(segments) X(first) X(cb) X(off) X(trans_b) X(gelu)
+#define FIELD(name) int name;
+typedef struct params {
+    PARAMS(FIELD)
+} params;
+
+typedef struct op_case {
+    const char *op;
+    /* Runs the op on p's inputs reps times (0: once) and checks it against
+     * the reference. */
+    void (*run)(const params *p, int reps);
+    params p;
+} op_case;
+
+/* "name=value" for each parameter the case names. */
+static void describe(const op_case *c, char *buf, size_t size)
+{
+    int len = snprintf(buf, size, "%s", c->op);
+#define PRINT(name)                                                                                               \
+    if (c->p.name && len > 0 && (size_t)len < size)                                                               \
+        len += snprintf(buf + len, size - (size_t)len, " " #name "=%d", c->p.name);
+    PARAMS(PRINT)
+#undef PRINT
+}
+
+/* call once, then with reps > 0 reps times more, timed by the profile.
+ * Ops in place then no longer hold what their reference computed: they
+ * compare only without reps (IN_PLACE). */
+#define RUN(reps, call)                                                                                           \
+    do {                                                                                                          \
+        gmlp_status st_ = (call);                                                                                 \
+        if ((reps) > 0)                                                                                           \
+            gmlp_diag_profile_reset(ctx);                                                                         \
+        for (int r_ = 0; r_ < (reps) && st_ == GMLP_OK; r_++)                                                     \
+            st_ = (call);                                                                                         \
+        CHECK(st_ == GMLP_OK, "%s: %s", #call, gmlp_last_error(ctx));                                             \
+    } while (0)
+#define IN_PLACE(reps, buf) ((reps) > 0 ? (gmlp_buffer_release(ctx, &(buf)), 0) : 1)
+
+static void run_layernorm(const params *p, int reps)
 {
     /* split: normalise the second half of rows 2*cols wide, as the SGU does */
-    int stride = split ? 2 * cols : cols, off = split ? cols : 0;
-    size_t nx = (size_t)rows * stride, ny = (size_t)rows * cols;
-    float *x = rnd(nx), *g = rnd(cols), *b = rnd(cols), *want = calloc(ny, sizeof *want);
+    int ld = p->split ? 2 * p->cols : p->cols, off = p->split ? p->cols : 0;
+    float eps = p->split ? 1e-5f : 1e-6f;
+    size_t nx = (size_t)p->rows * ld, ny = (size_t)p->rows * p->cols;
+    float *x = rnd(nx), *g = rnd(p->cols), *b = rnd(p->cols), *want = calloc(ny, sizeof *want);
     for (size_t i = 0; i < nx; i++)
         x[i] = x[i] * 3.0f + 5.0f; /* a large mean tests the two-pass variance */
-    ref_layernorm(x, off, stride, want, 0, cols, g, b, rows, cols, eps);
-    cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, cols), db = up(b, cols);
-    gmlp_status st = gmlp_op_layernorm(ctx, dx, off, stride, dy, 0, cols, dg, db, rows, cols, eps);
-    CHECK(st == GMLP_OK, "layernorm: %s", gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "layernorm %dx%d split=%d", rows, cols, split);
-    expect(what, dy, want, ny, 2e-6);
+    ref_layernorm(x, off, ld, want, 0, p->cols, g, b, p->rows, p->cols, eps);
+    cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, p->cols), db = up(b, p->cols);
+    gmlp_rows from = {dx, (size_t)off, (size_t)ld}, to = {dy, 0, (size_t)p->cols};
+    RUN(reps, gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps));
+    expect("layernorm", dy, want, ny, 2e-6);
     gmlp_buffer_release(ctx, &dx);
     gmlp_buffer_release(ctx, &dg);
     gmlp_buffer_release(ctx, &db);
     free(x), free(g), free(b), free(want);
 }
 
-/* The language models' gate: heads, positions p0.., an attention bias, each
- * gate activation (the vision models' is a GEMM epilogue: test_gemm.c). */
-static void test_sgu_gate(int batch, int ntok, int half, int heads, int p0, int with_cb, int act)
+/* The SGU gate: vision (one head, positions 0..n-1) and the language models
+ * (heads, positions p0.., an attention bias, each gate activation); rows
+ * padded to ld > 2 * cols when ld is named. */
+static void run_sgu_gate(const params *p, int reps)
 {
-    int rows = batch * ntok, bstride = p0 + ntok;
-    size_t n = (size_t)rows * 2 * half;
-    float *z = rnd(n), *bias = rnd((size_t)heads * bstride), *cb = rnd(half), *want = malloc(n * sizeof *want);
-    memcpy(want, z, n * sizeof *z);
-    cl_mem dz = up(z, n), db = up(bias, (size_t)heads * bstride), dcb = up(cb, half);
-    ref_sgu_gate(want, rows, half, bias, bstride, half / heads, p0, ntok, with_cb ? cb : NULL, act);
-    gmlp_gate g = {.bias = db, .cb = with_cb ? dcb : NULL, .bstride = bstride, .dh = half / heads, .p0 = p0,
-                   .m = ntok, .act = act};
-    gmlp_status st = gmlp_op_sgu_gate(ctx, dz, rows, half, &g);
-    CHECK(st == GMLP_OK, "sgu_gate: %s", gmlp_last_error(ctx));
-    char what[128];
-    snprintf(what, sizeof what, "sgu_gate b=%d n=%d half=%d heads=%d p0=%d cb=%d act=%d", batch, ntok, half, heads, p0,
-             with_cb, act);
-    expect(what, dz, want, n, 1e-6);
+    int half = p->cols, heads = p->heads ? p->heads : 1, rows = p->batch * p->n, bstride = p->p0 + p->n;
+    size_t ld = p->ld ? (size_t)p->ld : 2 * (size_t)half, nz = (size_t)rows * ld;
+    float *z = rnd(nz), *bias = rnd((size_t)heads * bstride), *cb = rnd(half), *want = malloc(nz * sizeof *want);
+    memcpy(want, z, nz * sizeof *z);
+    ref_sgu_gate(want, rows, (int)ld, half, bias, bstride, half / heads, p->p0, p->n, p->cb ? cb : NULL, p->act);
+    cl_mem dz = up(z, nz), db = up(bias, (size_t)heads * bstride), dcb = up(cb, half);
+    gmlp_gate g = {.bias = db, .cb = p->cb ? dcb : NULL, .bstride = bstride, .dh = half / heads, .p0 = p->p0,
+                   .m = p->n, .act = p->act};
+    RUN(reps, gmlp_op_sgu_gate(ctx, (gmlp_rows){dz, 0, ld}, rows, half, &g));
+    if (IN_PLACE(reps, dz))
+        expect("sgu_gate", dz, want, nz, 1e-6);
     gmlp_buffer_release(ctx, &db);
     gmlp_buffer_release(ctx, &dcb);
     free(z), free(bias), free(cb), free(want);
 }
 
-static void test_embed(int rows, int vocab, int dim)
+static void run_embed(const params *p, int reps)
 {
-    int *tok = malloc((size_t)rows * sizeof *tok);
-    for (int r = 0; r < rows; r++)
-        tok[r] = (int)((check_rand(&seed) + 1.0f) * 0.5f * (float)vocab) % vocab; /* check_rand: [-1, 1) */
-    tok[0] = vocab - 1;
-    float *table = rnd((size_t)vocab * dim), *want = malloc((size_t)rows * dim * sizeof *want);
-    ref_embed(tok, table, want, rows, dim);
-    cl_mem dt, dtab = up(table, (size_t)vocab * dim), dx = up(want, (size_t)rows * dim);
-    gmlp_buffer_create(ctx, (size_t)rows * sizeof(cl_int), tok, "test tokens", &dt);
-    CHECK(gmlp_op_embed(ctx, dt, dtab, dx, rows, dim) == GMLP_OK, "embed: %s", gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "embed rows=%d vocab=%d dim=%d", rows, vocab, dim);
-    expect(what, dx, want, (size_t)rows * dim, 0);
+    int *tok = malloc((size_t)p->rows * sizeof *tok);
+    for (int r = 0; r < p->rows; r++)
+        tok[r] = (int)((check_rand(&seed) + 1.0f) * 0.5f * (float)p->vocab) % p->vocab; /* check_rand: [-1, 1) */
+    tok[0] = p->vocab - 1;
+    size_t nt = (size_t)p->vocab * p->dim, nx = (size_t)p->rows * p->dim;
+    float *table = rnd(nt), *want = malloc(nx * sizeof *want);
+    ref_embed(tok, table, want, p->rows, p->dim);
+    cl_mem dt = up_bytes(tok, (size_t)p->rows * sizeof(cl_int)), dtab = up(table, nt), dx = up(NULL, nx);
+    RUN(reps, gmlp_op_embed(ctx, dt, dtab, dx, p->rows, p->dim));
+    expect("embed", dx, want, nx, 0);
     gmlp_buffer_release(ctx, &dt);
     gmlp_buffer_release(ctx, &dtab);
     free(tok), free(table), free(want);
 }
 
 /* causal shifts 0..s (first 0), bidirectional -s..s; p0 > 0 reads a cache */
-static void test_shift(int batch, int hist_rows, int p0, int m, int dim, int segments, int first)
+static void run_shift_tokens(const params *p, int reps)
 {
-    int rows = batch * m;
-    size_t nh = (size_t)batch * hist_rows * dim, no = (size_t)rows * dim;
+    int rows = p->batch * p->n;
+    size_t nh = (size_t)p->batch * p->hist * p->dim, no = (size_t)rows * p->dim;
     float *hist = rnd(nh), *want = malloc(no * sizeof *want);
-    ref_shift_tokens(hist, hist_rows, p0, m, want, rows, dim, segments, first);
-    cl_mem dh = up(hist, nh), dout = up(want, no);
-    CHECK(gmlp_op_shift_tokens(ctx, dh, hist_rows, p0, m, dout, rows, dim, segments, first) == GMLP_OK, "shift: %s",
-          gmlp_last_error(ctx));
-    char what[128];
-    snprintf(what, sizeof what, "shift b=%d hist=%d p0=%d m=%d dim=%d segments=%d first=%d", batch, hist_rows, p0, m,
-             dim, segments, first);
-    expect(what, dout, want, no, 0);
+    ref_shift_tokens(hist, p->hist, p->p0, p->n, want, rows, p->dim, p->segments, p->first);
+    cl_mem dh = up(hist, nh), dout = up(NULL, no);
+    RUN(reps, gmlp_op_shift_tokens(ctx, dh, p->hist, p->p0, p->n, dout, rows, p->dim, p->segments, p->first));
+    expect("shift_tokens", dout, want, no, 0);
     gmlp_buffer_release(ctx, &dh);
     free(hist), free(want);
 }
 
-static void test_softmax(int batch, int p0, int m, int ld, int causal)
+static void run_softmax_rows(const params *p, int reps)
 {
-    int rows = batch * m, len = p0 + m;
-    size_t n = (size_t)rows * ld;
-    float *sim = rnd(n), *want = malloc(n * sizeof *want);
-    for (size_t i = 0; i < n; i++)
+    int rows = p->batch * p->n, len = p->p0 + p->n;
+    size_t nsim = (size_t)rows * p->ld;
+    float *sim = rnd(nsim), *want = malloc(nsim * sizeof *want);
+    for (size_t i = 0; i < nsim; i++)
         sim[i] *= 20.0f; /* large logits: the max subtraction matters */
-    memcpy(want, sim, n * sizeof *sim);
-    ref_softmax_rows(want, rows, ld, len, p0, m, causal, 0.35f);
-    cl_mem ds = up(sim, n);
-    CHECK(gmlp_op_softmax_rows(ctx, ds, rows, ld, len, p0, m, causal, 0.35f) == GMLP_OK, "softmax: %s",
-          gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "softmax b=%d p0=%d m=%d ld=%d causal=%d", batch, p0, m, ld, causal);
-    expect(what, ds, want, n, 1e-5);
+    memcpy(want, sim, nsim * sizeof *sim);
+    ref_softmax_rows(want, rows, p->ld, len, p->p0, p->n, p->causal, 0.35f);
+    cl_mem ds = up(sim, nsim);
+    RUN(reps, gmlp_op_softmax_rows(ctx, ds, rows, (size_t)p->ld, len, p->p0, p->n, p->causal, 0.35f));
+    if (IN_PLACE(reps, ds))
+        expect("softmax_rows", ds, want, nsim, 1e-5);
     free(sim), free(want);
 }
 
-static void test_copy_rows(int batch, int m, int width, int src_ld, int hist_rows, int p0)
+/* the last width columns of each source row (ld wide) into a history of
+ * hist rows per sequence, from position p0 */
+static void run_copy_rows(const params *p, int reps)
 {
-    size_t ns = (size_t)batch * m * src_ld, nd = (size_t)batch * hist_rows * width;
+    size_t ns = (size_t)p->batch * p->n * p->ld, nd = (size_t)p->batch * p->hist * p->width;
     float *src = rnd(ns), *dst = rnd(nd), *want = malloc(nd * sizeof *want);
     memcpy(want, dst, nd * sizeof *dst);
-    int col = src_ld - width; /* the last width columns of each source row */
-    for (int b = 0; b < batch; b++)
-        for (int i = 0; i < m; i++)
-            memcpy(want + ((size_t)b * hist_rows + p0 + i) * width, src + ((size_t)b * m + i) * src_ld + col,
-                   (size_t)width * sizeof *src);
+    int col = p->ld - p->width;
+    for (int b = 0; b < p->batch; b++)
+        for (int i = 0; i < p->n; i++)
+            memcpy(want + ((size_t)b * p->hist + p->p0 + i) * p->width, src + ((size_t)b * p->n + i) * p->ld + col,
+                   (size_t)p->width * sizeof *src);
     cl_mem ds = up(src, ns), dd = up(dst, nd);
-    gmlp_rows from = {ds, (size_t)col, (size_t)src_ld, (size_t)m * src_ld};
-    gmlp_rows to = {dd, (size_t)p0 * width, (size_t)width, (size_t)hist_rows * width};
-    CHECK(gmlp_op_copy_rows(ctx, from, to, (size_t)width, (size_t)m, (size_t)batch) == GMLP_OK, "copy_rows: %s",
-          gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "copy_rows b=%d m=%d width=%d ld=%d p0=%d", batch, m, width, src_ld, p0);
-    expect(what, dd, want, nd, 0);
+    gmlp_seq_rows from = {ds, (size_t)col, (size_t)p->ld, (size_t)p->n * p->ld};
+    gmlp_seq_rows to = {dd, (size_t)p->p0 * p->width, (size_t)p->width, (size_t)p->hist * p->width};
+    RUN(reps, gmlp_op_copy_rows(ctx, from, to, (size_t)p->width, (size_t)p->n, (size_t)p->batch));
+    expect("copy_rows", dd, want, nd, 0);
     gmlp_buffer_release(ctx, &ds);
     free(src), free(dst), free(want);
 }
 
 /* The images start at float off of their buffer (a caller's cl_mem chunk). */
-static void test_patchify(int batch, int chans, int h, int w, int ph, int pw, size_t off)
+static void run_patchify(const params *p, int reps)
 {
-    size_t ni = (size_t)batch * chans * h * w, np = (size_t)batch * (h / ph) * (w / pw) * chans * ph * pw;
+    size_t off = (size_t)p->off, ni = (size_t)p->batch * p->chans * p->h * p->w;
+    size_t np = (size_t)p->batch * (p->h / p->ph) * (p->w / p->pw) * p->chans * p->ph * p->pw;
     float *img = rnd(ni + off), *want = malloc(np * sizeof *want);
-    ref_patchify(img + off, want, batch, chans, h, w, ph, pw);
+    ref_patchify(img + off, want, p->batch, p->chans, p->h, p->w, p->ph, p->pw);
     cl_mem di = up(img, ni + off), dp = up(NULL, np);
-    CHECK(gmlp_op_patchify(ctx, di, off, dp, batch, chans, h, w, ph, pw) == GMLP_OK, "patchify: %s",
-          gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "patchify b=%d c=%d %dx%d patch %dx%d offset %zu", batch, chans, h, w, ph, pw, off);
-    expect(what, dp, want, np, 0);
+    RUN(reps, gmlp_op_patchify(ctx, di, off, dp, p->batch, p->chans, p->h, p->w, p->ph, p->pw));
+    expect("patchify", dp, want, np, 0);
     gmlp_buffer_release(ctx, &di);
     free(img), free(want);
 }
 
 /* Written from float off of the output, the rest left alone. */
-static void test_mean_tokens(int batch, int ntok, int dim, size_t off)
+static void run_mean_tokens(const params *p, int reps)
 {
-    size_t n = (size_t)batch * ntok * dim, no = (size_t)batch * dim + off;
-    float *x = rnd(n), *out = rnd(no), *want = malloc(no * sizeof *want);
+    size_t off = (size_t)p->off, nx = (size_t)p->batch * p->n * p->dim, no = (size_t)p->batch * p->dim + off;
+    float *x = rnd(nx), *out = rnd(no), *want = malloc(no * sizeof *want);
     memcpy(want, out, no * sizeof *want);
-    ref_mean_tokens(x, want + off, batch, ntok, dim);
-    cl_mem dx = up(x, n), dout = up(out, no);
-    CHECK(gmlp_op_mean_tokens(ctx, dx, dout, off, batch, ntok, dim) == GMLP_OK, "mean_tokens: %s",
-          gmlp_last_error(ctx));
-    char what[96];
-    snprintf(what, sizeof what, "mean_tokens b=%d n=%d d=%d offset %zu", batch, ntok, dim, off);
-    expect(what, dout, want, no, 2e-6);
+    ref_mean_tokens(x, want + off, p->batch, p->n, p->dim);
+    cl_mem dx = up(x, nx), dout = up(out, no);
+    RUN(reps, gmlp_op_mean_tokens(ctx, dx, dout, off, p->batch, p->n, p->dim));
+    expect("mean_tokens", dout, want, no, 2e-6);
     gmlp_buffer_release(ctx, &dx);
     free(x), free(out), free(want);
 }
 
-int main(void)
+/* C (m x n) = A (m x k) . B (k x n, or n x k used transposed) [+ bias per
+ * column, GELU] on the context's backend: the shapes a model runs (every
+ * transpose, storage and tiling: test_gemm.c). */
+static void run_gemm(const params *p, int reps)
 {
-    ctx = check_context();
-    static const int ln[][2] = {{1, 1}, {3, 7}, {5, 64}, {7, 65}, {2, 300}, {4, 1000}};
-    for (size_t i = 0; i < sizeof ln / sizeof *ln; i++) {
-        test_layernorm(ln[i][0], ln[i][1], 0, 1e-6f);
-        test_layernorm(ln[i][0], ln[i][1], 1, 1e-5f);
+    size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k, batch = p->batch ? (size_t)p->batch : 1;
+    size_t na = batch * m * k, nb = batch * k * n, nc = batch * m * n;
+    float *a = rnd(na), *b = rnd(nb), *bias = rnd(n), *want = calloc(nc, sizeof *want);
+    ref_gemm(m, n, k, a, k, m * k, 0, b, p->trans_b ? k : n, k * n, p->trans_b, 0.0f, want, n, m * n, batch);
+    ref_epilogue(want, m, n, n, m * n, batch, p->gelu ? bias : NULL, 0, p->gelu);
+    cl_mem da = up(a, na), db = up(b, nb), dbias = up(bias, n), dc = up(NULL, nc);
+    const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = {.buf = da, .ld = k, .stride = m * k},
+                         .b = {.buf = db, .ld = p->trans_b ? k : n, .stride = k * n, .trans = p->trans_b},
+                         .c = {.buf = dc, .ld = n, .stride = m * n}, .bias = p->gelu ? dbias : NULL,
+                         .gelu = p->gelu};
+    RUN(reps, gmlp_op_gemm(ctx, &g));
+    expect("gemm", dc, want, nc, p->gelu ? 3e-5 : 1e-5);
+    gmlp_buffer_release(ctx, &da);
+    gmlp_buffer_release(ctx, &db);
+    gmlp_buffer_release(ctx, &dbias);
+    free(a), free(b), free(bias), free(want);
+}
+
+#define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}}
+static const op_case cases[] = {
+    CASE(layernorm, .rows = 1, .cols = 1),
+    CASE(layernorm, .rows = 3, .cols = 7),
+    CASE(layernorm, .rows = 5, .cols = 64),
+    CASE(layernorm, .rows = 7, .cols = 65, .split = 1),
+    CASE(layernorm, .rows = 2, .cols = 300),
+    CASE(layernorm, .rows = 4, .cols = 1000, .split = 1),
+    CASE(layernorm, .rows = 196, .cols = 256),            /* gmlp_s16: one image's block input */
+    CASE(layernorm, .rows = 196, .cols = 768, .split = 1), /* its SGU norm */
+    CASE(sgu_gate, .batch = 1, .n = 1, .cols = 1),
+    CASE(sgu_gate, .batch = 3, .n = 25, .cols = 36),
+    CASE(sgu_gate, .batch = 2, .n = 49, .cols = 65, .ld = 140),
+    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_IDENTITY),
+    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_TANH, .cb = 1),
+    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_SIGMOID),
+    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_GELU, .cb = 1),
+    CASE(sgu_gate, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .cb = 1, .act = GMLP_ACT_TANH),
+    CASE(sgu_gate, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
+    CASE(sgu_gate, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
+    CASE(embed, .rows = 1, .vocab = 1, .dim = 1),
+    CASE(embed, .rows = 37, .vocab = 256, .dim = 65),
+    CASE(embed, .rows = 130, .vocab = 50, .dim = 3),
+    CASE(shift_tokens, .batch = 2, .hist = 11, .n = 11, .dim = 16, .segments = 2),           /* causal shift 1 */
+    CASE(shift_tokens, .batch = 3, .hist = 9, .n = 9, .dim = 30, .segments = 4),            /* 4 segments of 7 */
+    CASE(shift_tokens, .batch = 2, .hist = 12, .n = 12, .dim = 17, .segments = 3, .first = -1), /* bidirectional */
+    CASE(shift_tokens, .batch = 2, .hist = 16, .p0 = 5, .n = 1, .dim = 33, .segments = 3),  /* one new position */
+    CASE(shift_tokens, .batch = 1, .hist = 16, .p0 = 3, .n = 4, .dim = 9, .segments = 9),   /* a segment a channel */
+    CASE(softmax_rows, .batch = 1, .n = 1, .ld = 1, .causal = 1),
+    CASE(softmax_rows, .batch = 2, .n = 13, .ld = 13, .causal = 1),
+    CASE(softmax_rows, .batch = 3, .n = 9, .ld = 9),
+    CASE(softmax_rows, .batch = 2, .p0 = 7, .n = 1, .ld = 8, .causal = 1),
+    CASE(softmax_rows, .batch = 2, .p0 = 5, .n = 3, .ld = 11, .causal = 1), /* ld > len: columns past len untouched */
+    CASE(copy_rows, .batch = 1, .n = 1, .width = 1, .ld = 1, .hist = 1),
+    CASE(copy_rows, .batch = 3, .n = 5, .width = 16, .ld = 48, .hist = 12, .p0 = 4),
+    CASE(copy_rows, .batch = 2, .n = 1, .width = 33, .ld = 33, .hist = 9, .p0 = 8),
+    CASE(patchify, .batch = 1, .chans = 1, .h = 28, .w = 28, .ph = 7, .pw = 7),
+    CASE(patchify, .batch = 2, .chans = 3, .h = 20, .w = 20, .ph = 4, .pw = 4, .off = 3 * 20 * 20),
+    CASE(patchify, .batch = 3, .chans = 3, .h = 24, .w = 40, .ph = 8, .pw = 8, .off = 5),
+    CASE(patchify, .batch = 1, .chans = 2, .h = 9, .w = 10, .ph = 3, .pw = 5),
+    CASE(patchify, .batch = 8, .chans = 3, .h = 224, .w = 224, .ph = 16, .pw = 16), /* the 224-px stem */
+    CASE(mean_tokens, .batch = 1, .n = 1, .dim = 1),
+    CASE(mean_tokens, .batch = 3, .n = 25, .dim = 37, .off = 74),
+    CASE(mean_tokens, .batch = 2, .n = 196, .dim = 65, .off = 3),
+    CASE(gemm, .m = 7, .n = 33, .k = 97, .gelu = 1),
+    CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
+    CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .gelu = 1), /* gmlp_ti16 fc1, 2 images */
+    CASE(gemm, .m = 392, .n = 128, .k = 384, .trans_b = 1),            /* its fc2 */
+    CASE(gemm, .m = 196, .n = 384, .k = 196, .batch = 2),              /* its spatial matmul */
+};
+#define N_CASES (sizeof cases / sizeof *cases)
+
+int main(int argc, char **argv)
+{
+    static const struct option lo[] = {{"bench", no_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
+                                       {"device", required_argument, 0, 'd'}, {"only", required_argument, 0, 'o'},
+                                       {0, 0, 0, 0}};
+    int bench = 0, reps = 20;
+    const char *device = NULL, *only = NULL;
+    for (int c; (c = getopt_long(argc, argv, "", lo, NULL)) != -1;) {
+        if (c == 'b')
+            bench = 1;
+        else if (c == 'r')
+            reps = atoi(optarg);
+        else if (c == 'd')
+            device = optarg;
+        else if (c == 'o')
+            only = optarg;
+        else
+            return 2;
     }
-    test_sgu_gate(1, 1, 1, 1, 0, 0, 0);
-    test_sgu_gate(3, 25, 36, 1, 0, 0, 0);
-    test_sgu_gate(2, 49, 65, 1, 0, 0, 0);
-    for (int act = 0; act < 4; act++)
-        test_sgu_gate(2, 9, 36, 4, 0, act & 1, act);
-    test_sgu_gate(3, 1, 30, 3, 7, 1, 1); /* one new position of a cached sequence */
-    test_sgu_gate(1, 13, 7, 7, 2, 0, 3);
-    test_embed(1, 1, 1);
-    test_embed(37, 256, 65);
-    test_embed(130, 50, 3);
-    test_shift(2, 11, 0, 11, 16, 2, 0);   /* causal shift 1 */
-    test_shift(3, 9, 0, 9, 30, 4, 0);     /* uneven: 4 segments of 7, 2 channels pass */
-    test_shift(2, 12, 0, 12, 17, 3, -1);  /* bidirectional shift 1 */
-    test_shift(2, 16, 5, 1, 33, 3, 0);    /* one new position reading the cache */
-    test_shift(1, 16, 3, 4, 9, 9, 0);     /* every channel its own segment */
-    test_softmax(1, 0, 1, 1, 1);
-    test_softmax(2, 0, 13, 13, 1);
-    test_softmax(3, 0, 9, 9, 0);
-    test_softmax(2, 7, 1, 8, 1);
-    test_softmax(2, 5, 3, 11, 1);          /* ld > len: columns past len untouched */
-    test_copy_rows(1, 1, 1, 1, 1, 0);
-    test_copy_rows(3, 5, 16, 48, 12, 4);
-    test_copy_rows(2, 1, 33, 33, 9, 8);
-    test_patchify(1, 1, 28, 28, 7, 7, 0);
-    test_patchify(2, 3, 20, 20, 4, 4, 3 * 20 * 20);
-    test_patchify(3, 3, 24, 40, 8, 8, 5);
-    test_patchify(1, 2, 9, 10, 3, 5, 0);
-    test_mean_tokens(1, 1, 1, 0);
-    test_mean_tokens(3, 25, 37, 74);
-    test_mean_tokens(2, 196, 65, 3);
+    if (reps < 1) {
+        fprintf(stderr, "test_ops: --reps takes a positive count\n");
+        return 2;
+    }
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.device = device;
+    o.profiling = bench;
+    ctx = check_context_ex(&o);
+    if (bench)
+        printf("%-64s %10s  (%s, %d calls each)\n", "op and shape", "us/call", gmlp_context_device_name(ctx), reps);
+    for (size_t i = 0; i < N_CASES; i++) {
+        if (only && strcmp(only, cases[i].op))
+            continue;
+        char what[256];
+        describe(&cases[i], what, sizeof what);
+        int failed = check_failures;
+        cases[i].run(&cases[i].p, bench ? reps : 0);
+        if (check_failures > failed)
+            printf("  in case: %s\n", what);
+        if (!bench)
+            continue;
+        gmlp_diag_kernel_time rows[8];
+        size_t n = 0;
+        CHECK(gmlp_diag_profile(ctx, rows, 8, &n) == GMLP_OK, "profile: %s", gmlp_last_error(ctx));
+        double us = 0;
+        for (size_t r = 0; r < n && r < 8; r++)
+            us += rows[r].total_us;
+        printf("%-64s %10.2f\n", what, us / reps);
+    }
     gmlp_context_destroy(ctx);
     return check_summary("test_ops");
 }

@@ -1,15 +1,16 @@
 #!/bin/sh
-# Every kernel file compiles standalone, as shipped and with each set of
-# host defines the library uses, for GPUs we have no hardware for:
-# Intel Gen12LP (tgllp) and Arc (dg2) with ocloc, AMD GCN5 (gfx906), CDNA2
-# (gfx90a), RDNA2 (gfx1030) and RDNA3 (gfx1100) with clang-15 + libclc.
-# Prints the register and scratch use the compilers report (AMD: VGPRs and
-# scratch bytes per lane; Intel: scratch bytes per thread, from the patch
-# tokens ocloc disasm dumps) and fails on any scratch, i.e. on spilling.
-# Exits 77 (skip) when neither compiler is installed.
+# Every OpenCL program the library may build, with each set of options it
+# may build it with (listed by the library itself: tests/kernel_programs),
+# compiles for GPUs we have no hardware for: Intel Gen12LP (tgllp) and Arc
+# (dg2) with ocloc, AMD GCN5 (gfx906), CDNA2 (gfx90a), RDNA2 (gfx1030) and
+# RDNA3 (gfx1100) with clang-15 + libclc.  Prints the register and scratch
+# use the compilers report (AMD: VGPRs and scratch bytes per lane; Intel:
+# scratch bytes per thread, from the patch tokens ocloc disasm dumps) and
+# fails on any scratch, i.e. on spilling.  Exits 77 (skip) when neither
+# compiler is installed.
+#   test_portability.sh KERNEL_PROGRAMS
 set -u
-src=$1
-lib=$src/../lib
+programs=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libclc=/usr/lib/clc/amdgcn--amdhsa.bc
@@ -19,43 +20,20 @@ if [ $have_ocloc = 0 ] && [ $have_amd = 0 ]; then
     echo "SKIP: neither ocloc (intel-opencl-icd) nor clang-15 + libclc-15 is installed"
     exit 77
 fi
+mkdir "$tmp/src"
+"$programs" "$tmp/src" >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
 
-# The define sets of kernel file $1, one per line, options separated by
-# commas; "none" compiles with the file's own defaults.
-define_sets() {
-    echo none
-    case $1 in
-    gemm)
-        # every tiling in lib/ops/gemm_kernel.c ({tm, tn, tk, wm, wn}), with
-        # neither, A, B or both operands stored as half
-        sed -n 's/.*{\([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\), \([0-9]*\)}.*/\1 \2 \3 \4 \5/p' \
-            "$lib/ops/gemm_kernel.c" |
-            while read -r tm tn tk wm wn; do
-                for h in 00 10 01 11; do
-                    a=${h%?}; b=${h#?}
-                    echo "-DGMLP_GEMM_TM=$tm,-DGMLP_GEMM_TN=$tn,-DGMLP_GEMM_TK=$tk,-DGMLP_GEMM_WM=$wm,-DGMLP_GEMM_WN=$wn,-DGMLP_GEMM_A_HALF=$a,-DGMLP_GEMM_B_HALF=$b"
-                done
-            done
-        ;;
-    *)
-        # the work-group sizes the host may choose (lib/cl/context.c: pick_wg)
-        printf '%s\n' -DGMLP_WG=64 -DGMLP_WG=32 -DGMLP_WG=16 -DGMLP_WG=1
-        ;;
-    esac
-}
-
-# Short name of a define set for the report: "64x64x16/4x4 A:half B:float".
+# Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float".
 label() {
-    case $1 in
-    none) echo "defaults" ;;
+    case $2 in
     *GMLP_GEMM*)
-        echo "$1" | tr ',' '\n' | sed 's/^-DGMLP_GEMM_//' | {
+        echo "$2" | tr ' ' '\n' | grep GMLP_GEMM | sed 's/^-DGMLP_GEMM_//' | {
             while IFS== read -r k v; do eval "$k=$v"; done
             ta=float; [ "$A_HALF" = 1 ] && ta=half
             tb=float; [ "$B_HALF" = 1 ] && tb=half
-            echo "${TM}x${TN}x${TK}/${WM}x${WN} A:$ta B:$tb"
+            echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} A:$ta B:$tb"
         } ;;
-    *) echo "$1" | tr ',' ' ' ;;
+    *) echo "${1%.cl} $2" ;;
     esac
 }
 
@@ -77,48 +55,42 @@ intel_scratch() {
 
 pass=0
 fail=0
-for f in "$src"/*.cl; do
-    k=$(basename "$f" .cl)
-    sets=$(define_sets "$k")
-    [ "$k" = gemm ] && [ "$(echo "$sets" | wc -l)" -lt 5 ] && { fail=$((fail + 1)); echo "FAIL: no tilings found in $lib/ops/gemm_kernel.c"; }
-    for set in $sets; do
-        defs=$(echo "$set" | tr ',' ' ')
-        [ "$set" = none ] && defs=""
-        name=$(label "$set")
-        if [ $have_ocloc = 1 ]; then
-            for dev in tgllp dg2; do
-                rm -rf "$tmp/ocl"
-                if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$tmp/ocl" \
-                    >"$tmp/log" 2>&1; then
-                    pass=$((pass + 1))
-                    scratch=$(intel_scratch "$(ls "$tmp"/ocl/*.bin | head -n 1)" $dev)
-                    if [ "$k" = gemm ] || [ "$set" = none ]; then
-                        echo "$k $dev [$name]: scratch $scratch bytes/thread"
-                    fi
-                    [ "$scratch" = 0 ] || [ "$scratch" = "?" ] || { fail=$((fail + 1)); echo "FAIL: $k spills on $dev [$name]"; }
-                else
-                    fail=$((fail + 1)); echo "FAIL: $k $dev [$name]"; cat "$tmp/log"
-                fi
-            done
-        fi
-        if [ $have_amd = 1 ]; then
-            for cpu in gfx906 gfx90a gfx1030 gfx1100; do
-                if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
-                    -mcpu=$cpu -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs \
-                    -Rpass-analysis=kernel-resource-usage -c "$f" -o "$tmp/k.o" >"$tmp/log" 2>&1; then
-                    pass=$((pass + 1))
-                    vgpr=$(grep -o 'VGPRs: [0-9]*' "$tmp/log" | head -n 1)
-                    scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$tmp/log" | head -n 1 | grep -o '[0-9]*$')
-                    if [ "$k" = gemm ] || [ "$set" = none ]; then
-                        echo "$k $cpu [$name]: $vgpr, scratch ${scratch:-?} bytes/lane"
-                    fi
-                    [ "${scratch:-0}" = 0 ] || { fail=$((fail + 1)); echo "FAIL: $k spills on $cpu [$name]"; }
-                else
-                    fail=$((fail + 1)); echo "FAIL: $k $cpu [$name]"; cat "$tmp/log"
-                fi
-            done
-        fi
-    done
-done
-echo "portability: $pass compilations passed, $fail failed"
+variants=0
+while read -r file defs; do
+    variants=$((variants + 1))
+    f=$tmp/src/$file
+    name=$(label "$file" "$defs")
+    if [ $have_ocloc = 1 ]; then
+        for dev in tgllp dg2; do
+            rm -rf "$tmp/ocl"
+            if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$tmp/ocl" \
+                >"$tmp/log" 2>&1; then
+                pass=$((pass + 1))
+                scratch=$(intel_scratch "$(ls "$tmp"/ocl/*.bin | head -n 1)" $dev)
+                echo "$name $dev: scratch $scratch bytes/thread"
+                [ "$scratch" = 0 ] || [ "$scratch" = "?" ] || { fail=$((fail + 1)); echo "FAIL: $name spills on $dev"; }
+            else
+                fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$tmp/log"
+            fi
+        done
+    fi
+    if [ $have_amd = 1 ]; then
+        for cpu in gfx906 gfx90a gfx1030 gfx1100; do
+            # shellcheck disable=SC2086
+            if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
+                -mcpu=$cpu -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs \
+                -Rpass-analysis=kernel-resource-usage -c "$f" -o "$tmp/k.o" >"$tmp/log" 2>&1; then
+                pass=$((pass + 1))
+                vgpr=$(grep -o 'VGPRs: [0-9]*' "$tmp/log" | sort -t' ' -k2 -n | tail -n 1)
+                scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$tmp/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
+                echo "$name $cpu: max $vgpr, scratch ${scratch:-?} bytes/lane"
+                [ "${scratch:-0}" = 0 ] || { fail=$((fail + 1)); echo "FAIL: $name spills on $cpu"; }
+            else
+                fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$tmp/log"
+            fi
+        done
+    fi
+done <"$tmp/list"
+[ "$variants" -ge 10 ] || { fail=$((fail + 1)); echo "FAIL: only $variants program variants listed"; }
+echo "portability: $variants program variants, $pass compilations passed, $fail failed"
 [ $fail = 0 ]

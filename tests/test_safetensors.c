@@ -10,16 +10,16 @@
 #include "model/model.h"
 
 /* Parser, then config inference and tensor checks, as gmlp_model_load does. */
-static gmlp_status validate(const unsigned char *buf, size_t size, char *err, size_t errsize)
+static gmlp_status validate(const unsigned char *buf, size_t size, gmlp_error *err)
 {
     gmlp_st_file f;
-    gmlp_status st = gmlp_st_parse(buf, size, &f, err, errsize);
+    gmlp_status st = gmlp_st_parse(buf, size, &f, err);
     if (st != GMLP_OK)
         return st;
     gmlp_config cfg;
-    st = gmlp_config_infer(&f, &cfg, err, errsize);
+    st = gmlp_config_infer(&f, &cfg, err);
     if (st == GMLP_OK)
-        st = gmlp_config_check_tensors(&f, &cfg, err, errsize);
+        st = gmlp_config_check_tensors(&f, &cfg, err);
     gmlp_st_free(&f);
     return st;
 }
@@ -69,10 +69,10 @@ static void expect_parse(const char *what, const char *header, size_t pad, size_
     size_t size;
     unsigned char *buf = build(header, pad, zeros, dlen, &size);
     gmlp_st_file f;
-    char err[512] = "";
-    gmlp_status st = gmlp_st_parse(buf, size, &f, err, sizeof err);
-    CHECK(st == want, "%s: got %s (%s)", what, gmlp_status_string(st), err);
-    CHECK(!fragment || strcasestr(err, fragment), "%s: message lacks '%s': %s", what, fragment, err);
+    gmlp_error err = {.msg = ""};
+    gmlp_status st = gmlp_st_parse(buf, size, &f, &err);
+    CHECK(st == want, "%s: got %s (%s)", what, gmlp_status_string(st), err.msg);
+    CHECK(!fragment || strcasestr(err.msg, fragment), "%s: message lacks '%s': %s", what, fragment, err.msg);
     if (st == GMLP_OK)
         gmlp_st_free(&f);
     free(buf);
@@ -98,8 +98,8 @@ static void test_edge_cases(void)
     expect_parse("deep nesting", nest, 0, 0, GMLP_ERR_FORMAT, "nest");
     free(nest);
     gmlp_st_file f;
-    char err[256];
-    CHECK(gmlp_st_parse(NULL, 0, &f, err, sizeof err) == GMLP_ERR_FORMAT, "NULL buffer");
+    gmlp_error err = {.msg = ""};
+    CHECK(gmlp_st_parse(NULL, 0, &f, &err) == GMLP_ERR_FORMAT, "NULL buffer");
 }
 
 static void test_fixtures(const char *dir)
@@ -107,15 +107,16 @@ static void test_fixtures(const char *dir)
     static const char *const names[] = {"gmlp_rgb", "gmlp_gray_f16", "gmlp_nonsquare_bf16", "gmlp_headless",
                                         "mixer_rgb", "mixer_gray_batch5", "gmlp_s16_tiny_like"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[1024], err[GMLP_ERRMSG_SIZE] = "";
+        char path[1024];
+        gmlp_error err = {.msg = ""};
         snprintf(path, sizeof path, "%s/e2e/%s.safetensors", dir, names[i]);
         size_t size;
         unsigned char *buf = check_read_file(path, &size);
-        CHECK(buf && validate(buf, size, err, sizeof err) == GMLP_OK, "%s: %s", names[i], err);
+        CHECK(buf && validate(buf, size, &err) == GMLP_OK, "%s: %s", names[i], err.msg);
         /* every strict prefix of a valid file is refused, none crashes */
         int refused = 0, tried = 0;
         for (size_t cut = 0; buf && cut < size; cut += 1 + size / 97, tried++)
-            refused += validate(buf, cut, err, sizeof err) != GMLP_OK;
+            refused += validate(buf, cut, &err) != GMLP_OK;
         CHECK(refused == tried, "%s: %d of %d truncations accepted", names[i], tried - refused, tried);
         free(buf);
     }
@@ -134,11 +135,11 @@ static void test_corpus(const char *dir)
         snprintf(path, sizeof path, "%s/broken/%s", dir, file);
         size_t size;
         unsigned char *buf = check_read_file(path, &size);
-        char err[GMLP_ERRMSG_SIZE] = "";
+        gmlp_error err = {.msg = ""};
         gmlp_status want = !strcmp(status, "FORMAT") ? GMLP_ERR_FORMAT : GMLP_ERR_UNSUPPORTED;
-        gmlp_status st = buf ? validate(buf, size, err, sizeof err) : GMLP_ERR_IO;
-        CHECK(st == want, "%s: expected %s, got %s: %s", file, status, gmlp_status_string(st), err);
-        CHECK(strcasestr(err, fragment) != NULL, "%s: message lacks '%s': %s", file, fragment, err);
+        gmlp_status st = buf ? validate(buf, size, &err) : GMLP_ERR_IO;
+        CHECK(st == want, "%s: expected %s, got %s: %s", file, status, gmlp_status_string(st), err.msg);
+        CHECK(strcasestr(err.msg, fragment) != NULL, "%s: message lacks '%s': %s", file, fragment, err.msg);
         free(buf);
         cases++;
     }
@@ -159,8 +160,8 @@ static void test_fuzz_regressions(const char *dir)
         snprintf(path, sizeof path, "%s/fuzz-regressions/%s", dir, e->d_name);
         size_t size;
         unsigned char *buf = check_read_file(path, &size);
-        char err[GMLP_ERRMSG_SIZE];
-        gmlp_status st = buf ? validate(buf, size, err, sizeof err) : GMLP_ERR_IO;
+        gmlp_error err = {.msg = ""};
+        gmlp_status st = buf ? validate(buf, size, &err) : GMLP_ERR_IO;
         CHECK(st != GMLP_ERR_IO, "%s unreadable", path);
         free(buf);
     }

@@ -104,11 +104,11 @@ static void expect_fail_blob(const char *name, blob b, const char *fragment)
 {
     gmlp_st_file f;
     memset(&f, 0xa5, sizeof f); /* stale garbage the parser must clear */
-    char err[1024] = "";
-    gmlp_status st = gmlp_st_parse(b.buf, b.size, &f, err, sizeof err);
+    gmlp_error err = {.msg = ""};
+    gmlp_status st = gmlp_st_parse(b.buf, b.size, &f, &err);
     char label[2048];
-    snprintf(label, sizeof label, "refuses %s (%s)", name, err);
-    check(st == GMLP_ERR_FORMAT && contains_nocase(err, fragment) && is_zeroed(&f), label,
+    snprintf(label, sizeof label, "refuses %s (%s)", name, err.msg);
+    check(st == GMLP_ERR_FORMAT && contains_nocase(err.msg, fragment) && is_zeroed(&f), label,
           "status %d (want %d), message lacks '%s' or *out not zeroed", (int)st, (int)GMLP_ERR_FORMAT, fragment);
     if (st == GMLP_OK)
         gmlp_st_free(&f);
@@ -125,11 +125,11 @@ static void expect_fail(const char *name, const char *header, size_t dlen, const
 
 static int parse_ok(const char *name, blob b, gmlp_st_file *f)
 {
-    char err[1024] = "";
-    gmlp_status st = gmlp_st_parse(b.buf, b.size, f, err, sizeof err);
+    gmlp_error err = {.msg = ""};
+    gmlp_status st = gmlp_st_parse(b.buf, b.size, f, &err);
     char label[256];
     snprintf(label, sizeof label, "%s parses", name);
-    check(st == GMLP_OK, label, "status %d: %s", (int)st, err);
+    check(st == GMLP_OK, label, "status %d: %s", (int)st, err.msg);
     return st == GMLP_OK;
 }
 
@@ -408,8 +408,8 @@ static void test_prefixes(void)
         uint8_t *p = malloc(cut ? cut : 1);
         memcpy(p, full.buf, cut);
         gmlp_st_file f;
-        char err[256];
-        if (gmlp_st_parse(p, cut, &f, err, sizeof err) == GMLP_OK) {
+        gmlp_error err = {.msg = ""};
+        if (gmlp_st_parse(p, cut, &f, &err) == GMLP_OK) {
             accepted++;
             gmlp_st_free(&f);
         }
@@ -441,8 +441,8 @@ static void test_mutations(void)
             p[at] = (uint8_t)(state >> 24);
         }
         gmlp_st_file f;
-        char err[256];
-        if (gmlp_st_parse(p, base.size, &f, err, sizeof err) == GMLP_OK) {
+        gmlp_error err = {.msg = ""};
+        if (gmlp_st_parse(p, base.size, &f, &err) == GMLP_OK) {
             accepted++;
             const uint8_t *data_end = p + base.size, *pos = NULL;
             for (size_t i = 0; i < f.n_tensors; i++) {
@@ -468,12 +468,21 @@ static void test_err_buffer(void)
 {
     uint8_t tiny[4] = {0};
     gmlp_st_file f;
-    char err[6];
-    memset(err, 'x', sizeof err);
-    gmlp_status st = gmlp_st_parse(tiny, sizeof tiny, &f, err, 5);
-    check(st == GMLP_ERR_FORMAT && err[4] == 0 && err[5] == 'x', "message truncated to errsize", "overflowed");
-    check(gmlp_st_parse(tiny, sizeof tiny, &f, NULL, 0) == GMLP_ERR_FORMAT, "NULL err buffer", "wrong status");
-    check(gmlp_st_parse(NULL, 0, &f, err, sizeof err) == GMLP_ERR_FORMAT && is_zeroed(&f), "NULL buffer",
+    gmlp_error err = {.msg = ""};
+    check(gmlp_st_parse(tiny, sizeof tiny, &f, NULL) == GMLP_ERR_FORMAT, "NULL error", "wrong status");
+    /* a message longer than the error's buffer (a 5000-character tensor name) is cut, still a string */
+    char *name = malloc(5001), *header = malloc(6000);
+    memset(name, 'a', 5000);
+    name[5000] = 0;
+    snprintf(header, 6000, "{\"%s\": {\"dtype\": \"Q7\", \"shape\": [], \"data_offsets\": [0, 0]}}", name);
+    free(name);
+    blob b = build(header, 0, tiny, 0);
+    gmlp_status st = gmlp_st_parse(b.buf, b.size, &f, &err);
+    check(st == GMLP_ERR_FORMAT && strlen(err.msg) == sizeof err.msg - 1, "message truncated to the buffer",
+          "status %d, length %zu", (int)st, strlen(err.msg));
+    free(header);
+    free(b.buf);
+    check(gmlp_st_parse(NULL, 0, &f, &err) == GMLP_ERR_FORMAT && is_zeroed(&f), "NULL buffer",
           "wrong status");
     gmlp_st_free(NULL);
     check(1, "gmlp_st_free(NULL) is a no-op", "-");
@@ -678,12 +687,13 @@ static void test_fixtures(const char *dir)
     static const char *const names[] = {"gmlp_rgb", "gmlp_gray_f16", "gmlp_nonsquare_bf16", "gmlp_headless",
                                         "mixer_rgb", "mixer_gray_batch5", "gmlp_s16_tiny_like"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[1024], err[1024] = "", label[256];
+        char path[1024], label[256];
+        gmlp_error err = {.msg = ""};
         snprintf(path, sizeof path, "%s/e2e/%s.safetensors", dir, names[i]);
         size_t size;
         uint8_t *buf = read_file(path, &size);
         gmlp_st_file f;
-        gmlp_status st = buf ? gmlp_st_parse(buf, size, &f, err, sizeof err) : GMLP_ERR_IO;
+        gmlp_status st = buf ? gmlp_st_parse(buf, size, &f, &err) : GMLP_ERR_IO;
         snprintf(label, sizeof label, "fixture %s parses and converts", names[i]);
         int conv = 1;
         if (st == GMLP_OK) {
@@ -696,13 +706,13 @@ static void test_fixtures(const char *dir)
             }
             gmlp_st_free(&f);
         }
-        check(st == GMLP_OK && conv, label, "%s", buf ? err : "unreadable");
+        check(st == GMLP_OK && conv, label, "%s", buf ? err.msg : "unreadable");
         /* strict prefixes, about 100 of them, copied so reads past the end are caught */
         int refused = 0, tried = 0;
         for (size_t cut = 0; buf && cut < size; cut += 1 + size / 97, tried++) {
             uint8_t *p = malloc(cut ? cut : 1);
             memcpy(p, buf, cut);
-            if (gmlp_st_parse(p, cut, &f, err, sizeof err) == GMLP_OK)
+            if (gmlp_st_parse(p, cut, &f, &err) == GMLP_OK)
                 gmlp_st_free(&f);
             else
                 refused++;
@@ -750,10 +760,10 @@ static void test_corpus(const char *dir)
             expect_fail_blob(file, (blob){buf, size}, fragment);
         } else {
             gmlp_st_file f;
-            char err[1024] = "";
-            gmlp_status st = gmlp_st_parse(buf, size, &f, err, sizeof err);
+            gmlp_error err = {.msg = ""};
+            gmlp_status st = gmlp_st_parse(buf, size, &f, &err);
             snprintf(label, sizeof label, "%s is valid safetensors (a model-level case)", file);
-            check(st == GMLP_OK, label, "%s", err);
+            check(st == GMLP_OK, label, "%s", err.msg);
             if (st == GMLP_OK)
                 gmlp_st_free(&f);
             free(buf);
@@ -779,10 +789,10 @@ static void test_fuzz_regressions(const char *dir)
         size_t size;
         uint8_t *buf = read_file(path, &size);
         gmlp_st_file f;
-        char err[256];
+        gmlp_error err = {.msg = ""};
         if (!buf)
             unreadable++;
-        else if (gmlp_st_parse(buf, size, &f, err, sizeof err) == GMLP_OK)
+        else if (gmlp_st_parse(buf, size, &f, &err) == GMLP_OK)
             gmlp_st_free(&f);
         free(buf);
         n++;

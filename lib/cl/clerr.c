@@ -1,7 +1,5 @@
 #include "clerr.h"
 
-#include <clblast_c.h>
-
 #define NAME(x) case x: return #x
 
 const char *gmlp_cl_error_name(cl_int err)
@@ -33,21 +31,10 @@ const char *gmlp_cl_error_name(cl_int err)
     return "unknown OpenCL error";
 }
 
-const char *gmlp_clblast_error_name(int err)
+gmlp_status gmlp_fail_cl(gmlp_error *e, const char *call, cl_int code)
 {
-    if (err > -1024)
-        return gmlp_cl_error_name(err);
-    switch (err) {
-    NAME(CLBlastNotImplemented); NAME(CLBlastInvalidMatrixA); NAME(CLBlastInvalidMatrixB);
-    NAME(CLBlastInvalidMatrixC); NAME(CLBlastInvalidVectorX); NAME(CLBlastInvalidVectorY);
-    NAME(CLBlastInvalidDimension); NAME(CLBlastInvalidLeadDimA); NAME(CLBlastInvalidLeadDimB);
-    NAME(CLBlastInvalidLeadDimC); NAME(CLBlastInvalidIncrementX); NAME(CLBlastInvalidIncrementY);
-    NAME(CLBlastInsufficientMemoryA); NAME(CLBlastInsufficientMemoryB); NAME(CLBlastInsufficientMemoryC);
-    NAME(CLBlastInsufficientMemoryX); NAME(CLBlastInsufficientMemoryY); NAME(CLBlastInsufficientMemoryTemp);
-    NAME(CLBlastInvalidBatchCount); NAME(CLBlastInvalidOverrideKernel); NAME(CLBlastMissingOverrideParameter);
-    NAME(CLBlastInvalidLocalMemUsage); NAME(CLBlastNoHalfPrecision); NAME(CLBlastNoDoublePrecision);
-    NAME(CLBlastInvalidVectorScalar); NAME(CLBlastInsufficientMemoryScalar); NAME(CLBlastDatabaseError);
-    NAME(CLBlastUnknownError); NAME(CLBlastUnexpectedError);
-    }
-    return "unknown CLBlast error";
+    gmlp_status st = code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ? GMLP_ERR_DEVICE_MEMORY
+                     : code == CL_OUT_OF_HOST_MEMORY                                          ? GMLP_ERR_HOST_MEMORY
+                                                                                              : GMLP_ERR_OPENCL;
+    return gmlp_fail(e, st, "%s failed: %s (%d)", call, gmlp_cl_error_name(code), (int)code);
 }

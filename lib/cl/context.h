@@ -1,5 +1,6 @@
-/* The gmlp_context: a device, its shared cl_context, a queue, the compiled
- * kernels and the last error. */
+/* The gmlp_context: a device, its cl_context and in-order queue, the settings
+ * it was made with, its kernels, the accounting of its buffers and its last
+ * error.  Generic: it knows no op (lib/ops declares those). */
 #ifndef GMLP_CONTEXT_H
 #define GMLP_CONTEXT_H
 
@@ -7,57 +8,67 @@
 #include <pthread.h>
 
 #include "cl/device.h"
+#include "cl/kernels.h"
 #include "core/error.h"
 
-typedef enum gmlp_kernel_id {
-    GMLP_K_LAYERNORM,
-    GMLP_K_SGU_GATE,
-    GMLP_K_PATCHIFY,
-    GMLP_K_MEAN_TOKENS,
-    GMLP_K_EMBED,
-    GMLP_K_SHIFT_TOKENS,
-    GMLP_K_SOFTMAX_ROWS,
-    GMLP_K_COUNT
-} gmlp_kernel_id;
+/* What a context was asked for, resolved against the environment (lib/api/env.c). */
+typedef struct gmlp_settings {
+    gmlp_gemm_backend gemm;  /* GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST */
+    char cache_dir[1024];    /* "": no disk cache */
+    char cl_options[1024];   /* appended to every build */
+    size_t mem_limit;        /* bytes the library's buffers may take; 0: no limit */
+    int profiling;           /* record an event per kernel (gmlp_diag.h) */
+    gmlp_logger log;
+} gmlp_settings;
 
-/* A built variant of cl_kernels/gemm.cl and its tile sizes (ops/gemm_kernel.c). */
-typedef struct gmlp_gemm_kernel {
-    cl_program program;
-    cl_kernel kernel;
-    int tm, tn, tk, wm, wn;
-    int tried; /* a build was attempted (the large tiling may not fit) */
-} gmlp_gemm_kernel;
+/* One profiled launch: what ran, and its event. */
+typedef struct gmlp_profile_entry {
+    const char *label;
+    cl_event ev;
+} gmlp_profile_entry;
+
+/* The reduction kernels' work-group size: this, or the largest power of two
+ * below it that the device takes. */
+#define GMLP_REDUCE_WG_MAX 64
 
 struct gmlp_context {
     gmlp_devinfo dev;
     cl_context cl;
     cl_command_queue queue;
     int borrowed;           /* cl and queue are the caller's (gmlp_context_create_cl): never released */
-    cl_program program;
-    cl_kernel kernels[GMLP_K_COUNT];
-    gmlp_gemm_kernel gemm[4][3]; /* by a_half | b_half << 1, then gmlp_tiles (ops/ops.h); built on first use */
-    cl_kernel epilogue;          /* gemm.cl's epilogue alone, after CLBlast GEMMs; built on first use */
-    gmlp_gemm_backend gemm_backend; /* GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST, never AUTO */
-    int wg;                 /* work-group size of the reduction kernels */
-    size_t mem_limit;       /* injectable device-memory budget, 0 = none */
+    gmlp_settings set;
+    gmlp_kernel_cache kernels;
+    int reduce_wg;          /* work-group size of the reduction kernels (GMLP_WG) */
     size_t mem_used;        /* by the library's buffers (not CLBlast's temporaries) */
     size_t mem_peak;
-    pthread_mutex_t lock;   /* serialises calls on this context */
-    char err[GMLP_ERRMSG_SIZE];
+    gmlp_profile_entry *profile;
+    size_t n_profile;
+    pthread_mutex_t lock;   /* lib/api holds it around every call on the context */
+    gmlp_error err;         /* err.log points at set.log */
 };
 
-/* Records the failure on ctx and returns st. */
-gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
-/* For a failed OpenCL call: message names the call and the error. */
-gmlp_status gmlp_ctx_cl_fail(gmlp_context *ctx, const char *call, cl_int e);
+/* A context on the device spec selects (gmlp_device_select), with
+ * ctx->set already filled. */
+gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device);
+/* A context on the caller's objects, checked to belong together and the
+ * queue to be in order (the ops rely on it); borrowed, never released. */
+gmlp_status gmlp_context_open_borrowed(gmlp_context *ctx, cl_context cl, cl_device_id device, cl_command_queue queue);
+/* Waits for the queue, then releases what the context owns. */
+void gmlp_context_close(gmlp_context *ctx);
 
-/* Device buffer accounted against mem_limit; NULL host_ptr for none. */
+/* Device buffer accounted against the memory limit, with host_ptr's bytes as
+ * its contents (NULL: uninitialised).  what names it in a failure. */
 gmlp_status gmlp_buffer_create(gmlp_context *ctx, size_t bytes, const void *host_ptr, const char *what, cl_mem *out);
 void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf);
 
-/* Bytes a workspace may take: a quarter of device memory, or what an
- * injected limit leaves beside the other buffers (replacing: the bytes of
- * the workspace being replaced). */
+/* Bytes a workspace may take: a quarter of device memory, or what the memory
+ * limit leaves beside the other buffers (replacing: the bytes of the
+ * workspace being replaced). */
 size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing);
+
+/* With profiling on: keeps ev (released later) under label, which must live
+ * as long as the context. */
+gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event ev);
+void gmlp_profile_clear(gmlp_context *ctx);
 
 #endif

@@ -1,6 +1,5 @@
 #include "device.h"
 
-#include <clblast_c.h>
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,20 +38,20 @@ void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_wi, info->max_wi, NULL);
 }
 
-gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize)
+gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_error *err)
 {
     *list = NULL;
     *count = 0;
     cl_uint np = 0;
     cl_int e = clGetPlatformIDs(0, NULL, &np);
     if (e == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (e == CL_SUCCESS && np == 0))
-        return gmlp_errf(err, errsize, GMLP_ERR_NO_DEVICE,
+        return gmlp_fail(err, GMLP_ERR_NO_DEVICE,
                          "no OpenCL platform is installed (install an OpenCL driver, e.g. pocl-opencl-icd)");
     if (e != CL_SUCCESS)
-        return gmlp_errf(err, errsize, GMLP_ERR_OPENCL, "clGetPlatformIDs failed: %s", gmlp_cl_error_name(e));
+        return gmlp_fail(err, GMLP_ERR_OPENCL, "clGetPlatformIDs failed: %s", gmlp_cl_error_name(e));
     cl_platform_id *plats = calloc(np, sizeof *plats);
     if (!plats)
-        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory listing platforms");
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing platforms");
     clGetPlatformIDs(np, plats, NULL);
     gmlp_status st = GMLP_OK;
     for (cl_uint p = 0; p < np && st == GMLP_OK; p++) {
@@ -63,7 +62,7 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
         gmlp_devinfo *grown = realloc(*list, (*count + nd) * sizeof **list);
         if (!devs || !grown) {
             free(devs);
-            st = gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory listing devices");
+            st = gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing devices");
             break;
         }
         *list = grown;
@@ -77,7 +76,7 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err
     }
     free(plats);
     if (st == GMLP_OK && *count == 0)
-        st = gmlp_errf(err, errsize, GMLP_ERR_NO_DEVICE, "OpenCL platforms exist but expose no device");
+        st = gmlp_fail(err, GMLP_ERR_NO_DEVICE, "OpenCL platforms exist but expose no device");
     if (st != GMLP_OK) {
         free(*list);
         *list = NULL;
@@ -131,11 +130,11 @@ static int matches(const gmlp_devinfo *d, const char *spec)
            contains_nocase(d->vendor, spec);
 }
 
-gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, char *err, size_t errsize)
+gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, gmlp_error *err)
 {
     gmlp_devinfo *list;
     size_t n;
-    gmlp_status st = gmlp_devices_enumerate(&list, &n, err, errsize);
+    gmlp_status st = gmlp_devices_enumerate(&list, &n, err);
     if (st != GMLP_OK)
         return st;
     long pick = -1;
@@ -155,12 +154,11 @@ gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, char *err, s
                 pick = (long)i;
     }
     if (pick < 0) {
-        int len = snprintf(err, errsize, "no OpenCL device matches '%s'; available:\n", spec);
-        for (size_t i = 0; i < n && len >= 0 && (size_t)len < errsize; i++)
-            len += gmlp_devinfo_format(&list[i], i, err + len, errsize - (size_t)len);
+        char avail[GMLP_ERRMSG_SIZE] = "";
+        for (size_t i = 0, len = 0; i < n && len < sizeof avail; i++)
+            len += (size_t)gmlp_devinfo_format(&list[i], i, avail + len, sizeof avail - len);
         free(list);
-        gmlp_log("%s", err);
-        return GMLP_ERR_NO_DEVICE;
+        return gmlp_fail(err, GMLP_ERR_NO_DEVICE, "no OpenCL device matches '%s'; available:\n%s", spec, avail);
     }
     *out = list[pick];
     free(list);
@@ -176,20 +174,9 @@ typedef struct shared_ctx {
 } shared_ctx;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t clblast_mutex = PTHREAD_MUTEX_INITIALIZER;
 static shared_ctx *registry;
 
-void gmlp_clblast_lock(void)
-{
-    pthread_mutex_lock(&clblast_mutex);
-}
-
-void gmlp_clblast_unlock(void)
-{
-    pthread_mutex_unlock(&clblast_mutex);
-}
-
-gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, char *err, size_t errsize)
+gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, gmlp_error *err)
 {
     gmlp_status st = GMLP_OK;
     pthread_mutex_lock(&registry_lock);
@@ -199,7 +186,7 @@ gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, 
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) {
-            st = gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory");
+            st = gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory");
             goto out;
         }
         cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
@@ -207,7 +194,7 @@ gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, 
         s->context = clCreateContext(props, 1, &d->device, NULL, NULL, &e);
         if (e != CL_SUCCESS) {
             free(s);
-            st = gmlp_errf(err, errsize, GMLP_ERR_OPENCL, "clCreateContext failed for '%s': %s", d->name,
+            st = gmlp_fail(err, GMLP_ERR_OPENCL, "clCreateContext failed for '%s': %s", d->name,
                            gmlp_cl_error_name(e));
             goto out;
         }
@@ -231,13 +218,6 @@ void gmlp_shared_context_release(cl_context c)
     shared_ctx *s = *pp;
     if (s && --s->refs == 0) {
         *pp = s->next;
-        /* CLBlast's program cache retains the context; clear it, but only
-         * when no other context of ours could lose its compiled programs. */
-        if (!registry) {
-            gmlp_clblast_lock();
-            CLBlastClearCache();
-            gmlp_clblast_unlock();
-        }
         clReleaseContext(s->context);
         free(s);
     }

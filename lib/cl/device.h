@@ -6,7 +6,7 @@
 #include <CL/cl.h>
 #include <stddef.h>
 
-#include "gmlp.h"
+#include "core/error.h"
 
 typedef struct gmlp_devinfo {
     size_t index;             /* in gmlp_devices_enumerate order */
@@ -30,22 +30,17 @@ typedef struct gmlp_devinfo {
 void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info);
 
 /* All devices of all platforms in selection-index order (*list malloc'd). */
-gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, char *err, size_t errsize);
+gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_error *err);
 
 /* spec: NULL/"" = default (first GPU, else first device); an index; "gpu";
  * "cpu"; or a case-insensitive substring of platform, device or vendor. */
-gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, char *err, size_t errsize);
+gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, gmlp_error *err);
 
 /* One line describing a device, as gmlp_list_devices prints it. */
 int gmlp_devinfo_format(const gmlp_devinfo *d, size_t index, char *buf, size_t size);
 
 /* Reference-counted process-wide context for a device. */
-gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, char *err, size_t errsize);
+gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, gmlp_error *err);
 void gmlp_shared_context_release(cl_context c);
-
-/* Serialises CLBlast calls: CLBlast 1.5.3 races when two threads fill its
- * program cache at once. */
-void gmlp_clblast_lock(void);
-void gmlp_clblast_unlock(void);
 
 #endif

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cl/clerr.h"
+#include "cl/context.h"
 #include "cl/sources.h"
-#include "core/error.h"
 
 #define CACHE_MAGIC "GMLPBIN1"
 
@@ -24,45 +24,35 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-/* solo == NULL: the shared program's sources, else the one named. */
-static int selected(const gmlp_cl_source *s, const char *solo)
+/* The prelude, then file == NULL: every shared source, else the solo one named. */
+static int selected(const gmlp_cl_source *s, const char *file)
 {
-    return solo ? s->solo && !strcmp(s->name, solo) : !s->solo;
+    return s->kind == GMLP_SRC_PRELUDE || (file ? s->kind == GMLP_SRC_SOLO && !strcmp(s->name, file)
+                                                : s->kind == GMLP_SRC_SHARED);
 }
 
-static char *concat_sources(const char *solo)
+char *gmlp_program_source(const char *file)
 {
     size_t total = 1;
+    int found = !file;
     for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++)
-        if (selected(s, solo))
-            total += (size_t)s->length + 1;
-    char *src = malloc(total), *p = src;
-    if (!src)
-        return NULL;
-    for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++) {
-        if (!selected(s, solo))
-            continue;
-        memcpy(p, s->text, (size_t)s->length);
-        p += s->length;
-        *p++ = '\n';
+        if (selected(s, file)) {
+            total += (size_t)s->length;
+            found |= s->kind == GMLP_SRC_SOLO;
+        }
+    char *src = malloc(found ? total : 1), *p = src;
+    if (!src || !found) {
+        if (src)
+            *src = 0;
+        return src;
     }
+    for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++)
+        if (selected(s, file)) {
+            memcpy(p, s->text, (size_t)s->length);
+            p += s->length;
+        }
     *p = 0;
     return src;
-}
-
-int gmlp_cache_dir(char *buf, size_t size)
-{
-    const char *dir = getenv("GMLP_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (dir && *dir)
-        n = snprintf(buf, size, "%s", dir);
-    else if (xdg && *xdg)
-        n = snprintf(buf, size, "%s/gmlp", xdg);
-    else if (home && *home)
-        n = snprintf(buf, size, "%s/.cache/gmlp", home);
-    else
-        return 0;
-    return n > 0 && (size_t)n < size;
 }
 
 /* mkdir -p; failures surface later as a cache miss. */
@@ -78,10 +68,10 @@ static void make_dirs(char *path)
     mkdir(path, 0755);
 }
 
-static int cache_path(const char *src, const char *options, const gmlp_devinfo *dev, char *buf, size_t size)
+static int cache_path(const char *dir, const char *src, const char *options, const gmlp_devinfo *dev, char *buf,
+                      size_t size)
 {
-    char dir[1024];
-    if (!gmlp_cache_dir(dir, sizeof dir))
+    if (!*dir)
         return 0;
     const char *parts[] = {src, options, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver,
                            gmlp_version()};
@@ -91,7 +81,9 @@ static int cache_path(const char *src, const char *options, const gmlp_devinfo *
         h1 = fnv1a(h1, parts[i], n);
         h2 = fnv1a(h2, parts[i], n);
     }
-    make_dirs(dir);
+    char made[1024];
+    snprintf(made, sizeof made, "%s", dir);
+    make_dirs(made);
     int n = snprintf(buf, size, "%s/%016llx%016llx.clbin", dir, (unsigned long long)h1, (unsigned long long)h2);
     return n > 0 && (size_t)n < size;
 }
@@ -101,8 +93,9 @@ static cl_int build(cl_program prog, const gmlp_devinfo *dev, const char *option
     return clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
 }
 
-static cl_program load_cached(cl_context ctx, const gmlp_devinfo *dev, const char *path, const char *options)
+static cl_program load_cached(gmlp_context *ctx, const char *path, const char *options)
 {
+    const gmlp_devinfo *dev = &ctx->dev;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
@@ -115,7 +108,7 @@ static cl_program load_cached(cl_context ctx, const gmlp_devinfo *dev, const cha
         size_t blen = len;
         const unsigned char *bins[] = {bin};
         cl_int e, status;
-        prog = clCreateProgramWithBinary(ctx, 1, &dev->device, &blen, bins, &status, &e);
+        prog = clCreateProgramWithBinary(ctx->cl, 1, &dev->device, &blen, bins, &status, &e);
         if (e != CL_SUCCESS || status != CL_SUCCESS) {
             if (prog)
                 clReleaseProgram(prog);
@@ -127,7 +120,7 @@ static cl_program load_cached(cl_context ctx, const gmlp_devinfo *dev, const cha
     }
     free(bin);
     fclose(f);
-    gmlp_log("kernel cache %s: %s", prog ? "hit" : "unusable", path);
+    gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "kernel cache %s: %s", prog ? "hit" : "unusable", path);
     return prog;
 }
 
@@ -156,43 +149,38 @@ static void store_cached(cl_program prog, const char *path)
     free(bin);
 }
 
-static gmlp_status build_error(cl_program prog, const gmlp_devinfo *dev, const char *options, cl_int e, char *err,
-                               size_t errsize)
+static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *options, cl_int e)
 {
-    int n = snprintf(err, errsize, "clBuildProgram failed (%s) on '%s' with options '%s'; build log:\n",
-                     gmlp_cl_error_name(e), dev->name, options);
-    if (n > 0 && (size_t)n < errsize) {
-        size_t room = errsize - (size_t)n, got = 0;
-        if (clGetProgramBuildInfo(prog, dev->device, CL_PROGRAM_BUILD_LOG, room, err + n, &got) != CL_SUCCESS) {
-            /* log larger than the buffer: fetch it whole, keep the start */
-            char *log = got ? malloc(got) : NULL;
-            if (log && clGetProgramBuildInfo(prog, dev->device, CL_PROGRAM_BUILD_LOG, got, log, NULL) == CL_SUCCESS)
-                snprintf(err + n, room, "%s", log);
-            free(log);
-        }
-        err[errsize - 1] = 0;
+    char *log = NULL;
+    size_t got = 0;
+    if (clGetProgramBuildInfo(prog, ctx->dev.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &got) == CL_SUCCESS && got &&
+        (log = malloc(got)) &&
+        clGetProgramBuildInfo(prog, ctx->dev.device, CL_PROGRAM_BUILD_LOG, got, log, NULL) != CL_SUCCESS) {
+        free(log);
+        log = NULL;
     }
-    gmlp_log("%s", err);
-    return GMLP_ERR_BUILD;
+    /* the message keeps the start of a long log */
+    gmlp_status st = gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "clBuildProgram failed (%s) on '%s' with options '%s'; "
+                               "build log:\n%s", gmlp_cl_error_name(e), ctx->dev.name, options, log ? log : "");
+    free(log);
+    return st;
 }
 
-gmlp_status gmlp_program_build(cl_context ctx, const gmlp_devinfo *dev, const char *solo, const char *options,
-                               cl_program *out, char *err, size_t errsize)
+gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out)
 {
     *out = NULL;
     char opts[2048];
-    const char *extra = getenv("GMLP_CL_OPTIONS");
-    snprintf(opts, sizeof opts, "%s %s", options, extra ? extra : "");
-    char *src = concat_sources(solo);
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 %s %s", options, ctx->set.cl_options);
+    char *src = gmlp_program_source(file);
     if (!src)
-        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory building kernels");
+        return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory building kernels");
     if (!*src) {
         free(src);
-        return gmlp_errf(err, errsize, GMLP_ERR_BUILD, "no embedded kernel source '%s'", solo ? solo : "");
+        return gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "no embedded kernel source '%s'", file ? file : "");
     }
     char path[1100];
-    int cacheable = cache_path(src, opts, dev, path, sizeof path);
-    cl_program prog = cacheable ? load_cached(ctx, dev, path, opts) : NULL;
+    int cacheable = cache_path(ctx->set.cache_dir, src, opts, &ctx->dev, path, sizeof path);
+    cl_program prog = cacheable ? load_cached(ctx, path, opts) : NULL;
     if (prog) {
         free(src);
         *out = prog;
@@ -200,14 +188,13 @@ gmlp_status gmlp_program_build(cl_context ctx, const gmlp_devinfo *dev, const ch
     }
     cl_int e;
     const char *srcs[] = {src};
-    prog = clCreateProgramWithSource(ctx, 1, srcs, NULL, &e);
+    prog = clCreateProgramWithSource(ctx->cl, 1, srcs, NULL, &e);
     free(src);
     if (e != CL_SUCCESS)
-        return gmlp_errf(err, errsize, GMLP_ERR_OPENCL, "clCreateProgramWithSource failed: %s",
-                         gmlp_cl_error_name(e));
-    e = build(prog, dev, opts);
+        return gmlp_fail_cl(&ctx->err, "clCreateProgramWithSource", e);
+    e = build(prog, &ctx->dev, opts);
     if (e != CL_SUCCESS) {
-        gmlp_status st = build_error(prog, dev, opts, e, err, errsize);
+        gmlp_status st = build_error(ctx, prog, opts, e);
         clReleaseProgram(prog);
         return st;
     }

@@ -1,21 +1,23 @@
-/* Builds the library's embedded kernels for one device, through an on-disk
- * cache of program binaries. */
+/* Builds the library's embedded kernels for a context's device, through an
+ * on-disk cache of program binaries keyed by source, options, device, driver
+ * and library version; any cache problem falls back to a build from source. */
 #ifndef GMLP_PROGRAM_H
 #define GMLP_PROGRAM_H
 
 #include <CL/cl.h>
 
-#include "cl/device.h"
+#include "gmlp.h"
 
-/* solo: NULL for the shared program (every source not marked solo), else
- * the name of one solo source ("gemm.cl").  options: compiler options chosen
- * by the library; $GMLP_CL_OPTIONS is appended.  On a build failure the
- * message carries the device's build log. */
-gmlp_status gmlp_program_build(cl_context ctx, const gmlp_devinfo *dev, const char *solo, const char *options,
-                               cl_program *out, char *err, size_t errsize);
+typedef struct gmlp_context gmlp_context;
 
-/* The cache folder ($GMLP_CACHE_DIR, $XDG_CACHE_HOME/gmlp or ~/.cache/gmlp)
- * into buf; 0 if none can be named. */
-int gmlp_cache_dir(char *buf, size_t size);
+/* The prelude, then file == NULL: every shared source (the context's shared
+ * program), else the solo source of that name ("gemm.cl").  options: the
+ * library's -D options; the context's extra build options are appended.  A
+ * failure is GMLP_ERR_BUILD with the device's build log in ctx->err. */
+gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out);
+
+/* The text gmlp_program_build compiles for file (NULL: the shared program),
+ * malloc'd; "" when file names no solo source, NULL when out of memory. */
+char *gmlp_program_source(const char *file);
 
 #endif

@@ -1,60 +1,77 @@
 #include "error.h"
 
+#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char thread_error[GMLP_ERRMSG_SIZE] = "no error";
+static pthread_mutex_t process_lock = PTHREAD_MUTEX_INITIALIZER;
+static gmlp_logger process_log = {GMLP_LOG_AUTO, NULL, NULL};
+static _Thread_local gmlp_logger thread_log;
+static _Thread_local gmlp_error thread_error = {.msg = "no error"}; /* .log: set on use (not constant) */
 
-gmlp_status gmlp_verrf(char *buf, size_t size, gmlp_status st, const char *fmt, va_list ap)
+static void vlog(const gmlp_logger *lg, gmlp_log_level level, const char *fmt, va_list ap)
 {
-    if (buf && size)
-        vsnprintf(buf, size, fmt, ap);
-    return st;
-}
-
-gmlp_status gmlp_errf(char *buf, size_t size, gmlp_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gmlp_verrf(buf, size, st, fmt, ap);
-    va_end(ap);
-    gmlp_log("%s: %s", gmlp_status_string(st), buf ? buf : "");
-    return st;
-}
-
-char *gmlp_thread_error(void)
-{
-    return thread_error;
-}
-
-void gmlp_log(const char *fmt, ...)
-{
-    const char *env = getenv("GMLP_LOG");
-    if (!env || !*env || !strcmp(env, "0"))
+    if (!lg || level > lg->level || level <= GMLP_LOG_NONE)
         return;
+    char msg[GMLP_ERRMSG_SIZE];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (lg->cb)
+        lg->cb(lg->user, level, msg);
+    else
+        fprintf(stderr, "gmlp: %s\n", msg);
+}
+
+void gmlp_log(const gmlp_logger *lg, gmlp_log_level level, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    fputs("gmlp: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vlog(lg, level, fmt, ap);
     va_end(ap);
 }
 
-const char *gmlp_status_string(gmlp_status status)
+gmlp_status gmlp_fail(gmlp_error *e, gmlp_status st, const char *fmt, ...)
 {
-    switch (status) {
-    case GMLP_OK: return "success";
-    case GMLP_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case GMLP_ERR_IO: return "I/O error";
-    case GMLP_ERR_FORMAT: return "malformed model file";
-    case GMLP_ERR_UNSUPPORTED: return "unsupported model";
-    case GMLP_ERR_NO_DEVICE: return "no OpenCL device";
-    case GMLP_ERR_OPENCL: return "OpenCL error";
-    case GMLP_ERR_BUILD: return "OpenCL kernel build failed";
-    case GMLP_ERR_HOST_MEMORY: return "out of host memory";
-    case GMLP_ERR_DEVICE_MEMORY: return "out of device memory";
-    case GMLP_ERR_WRONG_MODEL: return "operation does not fit this model";
-    }
-    return "unknown status";
+    if (!e)
+        return st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    gmlp_log(e->log, GMLP_LOG_ERROR, "%s", e->msg);
+    return st;
+}
+
+void gmlp_error_prefix(gmlp_error *e, const char *prefix)
+{
+    char detail[GMLP_ERRMSG_SIZE];
+    memcpy(detail, e->msg, sizeof detail);
+    if (snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, detail) >= (int)sizeof e->msg)
+        e->msg[sizeof e->msg - 1] = 0; /* truncated: still a valid string */
+}
+
+void gmlp_process_logger_set(const gmlp_logger *lg)
+{
+    pthread_mutex_lock(&process_lock);
+    process_log = *lg;
+    pthread_mutex_unlock(&process_lock);
+}
+
+gmlp_logger gmlp_process_logger(void)
+{
+    pthread_mutex_lock(&process_lock);
+    gmlp_logger lg = process_log;
+    pthread_mutex_unlock(&process_lock);
+    return lg;
+}
+
+gmlp_error *gmlp_thread_error(void)
+{
+    thread_error.log = &thread_log;
+    return &thread_error;
+}
+
+gmlp_error *gmlp_thread_error_logging(const gmlp_logger *lg)
+{
+    thread_log = *lg;
+    return gmlp_thread_error();
 }

@@ -1,4 +1,8 @@
-/* Error reporting shared by every layer: a status plus a formatted message. */
+/* The one error convention of the library: a failing function writes a
+ * message into a gmlp_error with gmlp_fail and returns the status.  A
+ * context's error is ctx->err (gmlp_last_error(ctx)); calls without a
+ * context use the calling thread's (gmlp_last_error(NULL)).  Each error
+ * carries the logger its failures are also logged to. */
 #ifndef GMLP_ERROR_H
 #define GMLP_ERROR_H
 
@@ -23,14 +27,32 @@
             return st_;                                                                                           \
     } while (0)
 
-/* Writes the message into buf (truncated to size) and returns st. */
-gmlp_status gmlp_errf(char *buf, size_t size, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(4, 5);
-gmlp_status gmlp_verrf(char *buf, size_t size, gmlp_status st, const char *fmt, va_list ap);
+/* Where diagnostics go: messages of at most level reach cb (NULL: stderr). */
+typedef struct gmlp_logger {
+    gmlp_log_level level;
+    gmlp_log_callback cb;
+    void *user;
+} gmlp_logger;
 
-/* The calling thread's error buffer for failures with no context. */
-char *gmlp_thread_error(void);
+typedef struct gmlp_error {
+    char msg[GMLP_ERRMSG_SIZE];
+    const gmlp_logger *log; /* NULL: failures are not logged */
+} gmlp_error;
 
-/* Opt-in diagnostics on stderr when GMLP_LOG is set to a non-empty value other than "0". */
-void gmlp_log(const char *fmt, ...) GMLP_PRINTF(1, 2);
+/* Writes the message into e (truncated to fit), logs it at GMLP_LOG_ERROR and
+ * returns st. */
+gmlp_status gmlp_fail(gmlp_error *e, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
+/* Puts "PREFIX: " in front of e's message (e.g. the file a failure concerns). */
+void gmlp_error_prefix(gmlp_error *e, const char *prefix);
+
+/* The calling thread's error for calls without a context; _logging also
+ * sets the logger its failures go to (lib/api: the process-wide one). */
+gmlp_error *gmlp_thread_error(void);
+gmlp_error *gmlp_thread_error_logging(const gmlp_logger *lg);
+/* The process-wide logger of the calls without a context (gmlp_set_log). */
+void gmlp_process_logger_set(const gmlp_logger *lg);
+gmlp_logger gmlp_process_logger(void);
+
+void gmlp_log(const gmlp_logger *lg, gmlp_log_level level, const char *fmt, ...) GMLP_PRINTF(3, 4);
 
 #endif

@@ -110,27 +110,27 @@ static const char *json_kind(const json_t *v)
     return "?";
 }
 
-static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, char *err, size_t errsize)
+static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err)
 {
     if (!json_is_object(meta))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__ is not a JSON object of strings");
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "__metadata__ is not a JSON object of strings");
     size_t n = json_object_size(meta);
     /* n_meta counts only complete pairs, so a partial copy frees cleanly */
     f->meta_keys = calloc(n ? n : 1, sizeof *f->meta_keys);
     f->meta_values = calloc(n ? n : 1, sizeof *f->meta_values);
     if (!f->meta_keys || !f->meta_values)
-        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
     const char *key;
     json_t *val;
     json_object_foreach(meta, key, val) {
         if (!json_is_string(val))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "__metadata__: metadata key '%s' is not a string (%s)",
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "__metadata__: metadata key '%s' is not a string (%s)",
                              key, json_kind(val));
         char *k = dup_str(key), *v = dup_str(json_string_value(val));
         if (!k || !v) {
             free(k);
             free(v);
-            return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
+            return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
         }
         f->meta_keys[f->n_meta] = k;
         f->meta_values[f->n_meta] = v;
@@ -149,43 +149,43 @@ static int get_uint(json_t *v, uint64_t *out)
 }
 
 static gmlp_status parse_tensor(const char *name, json_t *entry, const uint8_t *data, size_t data_size,
-                                gmlp_st_tensor *t, char *err, size_t errsize)
+                                gmlp_st_tensor *t, gmlp_error *err)
 {
     if (!json_is_object(entry))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "tensor '%s': entry is not a JSON object with dtype, shape and data_offsets", name);
     const char *key;
     json_t *val;
     json_object_foreach(entry, key, val) {
         if (strcmp(key, "dtype") && strcmp(key, "shape") && strcmp(key, "data_offsets"))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "tensor '%s': unexpected key '%s' (allowed: dtype, shape, data_offsets)", name, key);
     }
     static const char *const required[] = {"dtype", "shape", "data_offsets"};
     for (size_t i = 0; i < 3; i++)
         if (!json_object_get(entry, required[i]))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': missing %s", name, required[i]);
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': missing %s", name, required[i]);
 
     json_t *dtype = json_object_get(entry, "dtype");
     if (!json_is_string(dtype))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': dtype is not a string", name);
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': dtype is not a string", name);
     if (!dtype_from_name(json_string_value(dtype), &t->dtype))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': unknown dtype '%s'", name,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': unknown dtype '%s'", name,
                          json_string_value(dtype));
 
     json_t *shape = json_object_get(entry, "shape");
     if (!json_is_array(shape))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape is not an array", name);
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': shape is not an array", name);
     size_t ndim = json_array_size(shape);
     if (ndim > GMLP_ST_MAX_DIMS)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape has %zu dimensions (at most %d)", name,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': shape has %zu dimensions (at most %d)", name,
                          ndim, GMLP_ST_MAX_DIMS);
     t->ndim = (int)ndim;
     int has_zero = 0;
     for (size_t i = 0; i < ndim; i++) {
         uint64_t d;
         if (!get_uint(json_array_get(shape, i), &d))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "tensor '%s': shape entry %zu is not a non-negative integer", name, i);
         t->shape[i] = (int64_t)d;
         has_zero |= d == 0;
@@ -195,39 +195,39 @@ static gmlp_status parse_tensor(const char *name, json_t *entry, const uint8_t *
     for (size_t i = 0; i < ndim && !has_zero; i++) {
         uint64_t d = (uint64_t)t->shape[i];
         if (d > SIZE_MAX || numel > SIZE_MAX / (size_t)d)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape element count overflows", name);
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': shape element count overflows", name);
         numel *= (size_t)d;
     }
     if (has_zero)
         numel = 0;
     if (numel > SIZE_MAX / esize)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': shape x dtype %s size overflows", name,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': shape x dtype %s size overflows", name,
                          dtypes[t->dtype].name);
     t->numel = numel;
 
     json_t *offsets = json_object_get(entry, "data_offsets");
     uint64_t begin, end;
     if (!json_is_array(offsets) || json_array_size(offsets) != 2)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets is not a [begin, end] array", name);
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': data_offsets is not a [begin, end] array", name);
     if (!get_uint(json_array_get(offsets, 0), &begin) || !get_uint(json_array_get(offsets, 1), &end))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets are not non-negative integers",
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': data_offsets are not non-negative integers",
                          name);
     if (begin > end)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': data_offsets [%llu, %llu] are reversed", name,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': data_offsets [%llu, %llu] are reversed", name,
                          (unsigned long long)begin, (unsigned long long)end);
     if (end > data_size)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "tensor '%s': data_offsets end %llu is past the data section (%zu bytes; truncated file?)",
                          name, (unsigned long long)end, data_size);
     if (end - begin != numel * esize)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "tensor '%s': data_offsets [%llu, %llu] span %llu bytes, but shape x dtype %s needs %zu", name,
                          (unsigned long long)begin, (unsigned long long)end, (unsigned long long)(end - begin),
                          dtypes[t->dtype].name, numel * esize);
     t->data = data + begin;
     t->nbytes = (size_t)(end - begin);
     if (!(t->name = dup_str(name)))
-        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory");
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     return GMLP_OK;
 }
 
@@ -243,7 +243,7 @@ static int by_offset(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static gmlp_status check_tiling(gmlp_st_file *f, const uint8_t *data, size_t data_size, char *err, size_t errsize)
+static gmlp_status check_tiling(gmlp_st_file *f, const uint8_t *data, size_t data_size, gmlp_error *err)
 {
     qsort(f->tensors, f->n_tensors, sizeof *f->tensors, by_offset);
     size_t pos = 0;
@@ -251,78 +251,77 @@ static gmlp_status check_tiling(gmlp_st_file *f, const uint8_t *data, size_t dat
         const gmlp_st_tensor *t = &f->tensors[i], *prev = i ? &f->tensors[i - 1] : NULL;
         size_t begin = (size_t)(t->data - data);
         if (begin > pos && !prev)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "tensor '%s': data_offsets begin at %zu, leaving a gap of %zu bytes at the start of the "
                              "data section",
                              t->name, begin, begin);
         if (begin > pos)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "tensor '%s': data_offsets begin at %zu, leaving a gap of %zu bytes after tensor '%s' "
                              "(which ends at %zu)",
                              t->name, begin, begin - pos, prev->name, pos);
         if (begin < pos)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "tensor '%s': data_offsets [%zu, %zu] overlap tensor '%s' [%zu, %zu]", t->name, begin,
                              begin + t->nbytes, prev->name, (size_t)(prev->data - data), pos);
         pos = begin + t->nbytes;
     }
     if (pos != data_size && f->n_tensors)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "%zu trailing bytes in the data section after the last tensor '%s' (data_offsets end at %zu "
                          "of %zu)",
                          data_size - pos, f->tensors[f->n_tensors - 1].name, pos, data_size);
     if (pos != data_size)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "%zu trailing bytes in the data section, but no tensor has data_offsets", data_size);
     return GMLP_OK;
 }
 
-static gmlp_status parse_header(json_t *root, const uint8_t *data, size_t data_size, gmlp_st_file *f, char *err,
-                                size_t errsize)
+static gmlp_status parse_header(json_t *root, const uint8_t *data, size_t data_size, gmlp_st_file *f, gmlp_error *err)
 {
     if (!json_is_object(root)) /* unreachable after the '{' check; kept against future changes */
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header JSON is not an object");
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON is not an object");
     size_t n = json_object_size(root);
     f->tensors = calloc(n ? n : 1, sizeof *f->tensors);
     if (!f->tensors)
-        return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory reading the header");
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory reading the header");
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val) {
         if (!strcmp(key, "__metadata__")) {
-            GMLP_TRY(parse_metadata(val, f, err, errsize));
+            GMLP_TRY(parse_metadata(val, f, err));
             continue;
         }
         /* counted only once complete (name set), so gmlp_st_free frees exactly what exists */
-        GMLP_TRY(parse_tensor(key, val, data, data_size, &f->tensors[f->n_tensors], err, errsize));
+        GMLP_TRY(parse_tensor(key, val, data, data_size, &f->tensors[f->n_tensors], err));
         f->n_tensors++;
     }
-    return check_tiling(f, data, data_size, err, errsize);
+    return check_tiling(f, data, data_size, err);
 }
 
-gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, char *err, size_t errsize)
+gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gmlp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!buf || size < 8)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "file is %zu bytes: too short for the 8-byte header length (truncated?)", buf ? size : 0);
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = hlen << 8 | buf[i];
     /* compared against size - 8 so no sum can wrap, whatever the length field says */
     if (hlen > size - 8)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "header length %llu exceeds the %zu bytes after it (truncated file?)",
                          (unsigned long long)hlen, size - 8);
     if (hlen < 2 || hlen > MAX_HEADER)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header length %llu is outside [2, %llu]",
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "header length %llu is outside [2, %llu]",
                          (unsigned long long)hlen, (unsigned long long)MAX_HEADER);
     const uint8_t *header = buf + 8;
     if (header[0] != '{')
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not a JSON object (starts with byte 0x%02x)",
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "header is not a JSON object (starts with byte 0x%02x)",
                          header[0]);
     if (!nesting_ok(header, (size_t)hlen))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
     /* jansson leaves the error code unset (and the text empty) when some
      * allocations fail, so start from zeros */
     json_error_t jerr;
@@ -331,18 +330,18 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, ch
     json_t *root = json_loadb((const char *)header, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         if (!jerr.text[0])
-            return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
+            return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
 #if JANSSON_VERSION_HEX >= 0x020b00
         if (json_error_code(&jerr) == json_error_out_of_memory)
-            return gmlp_errf(err, errsize, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
+            return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");
         if (json_error_code(&jerr) == json_error_invalid_utf8)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not valid UTF-8: %s at byte %d", jerr.text,
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "header is not valid UTF-8: %s at byte %d", jerr.text,
                              jerr.position);
 #endif
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "header is not valid JSON: %s at byte %d", jerr.text,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "header is not valid JSON: %s at byte %d", jerr.text,
                          jerr.position);
     }
-    gmlp_status st = parse_header(root, header + hlen, size - 8 - (size_t)hlen, out, err, errsize);
+    gmlp_status st = parse_header(root, header + hlen, size - 8 - (size_t)hlen, out, err);
     json_decref(root);
     if (st != GMLP_OK)
         gmlp_st_free(out);

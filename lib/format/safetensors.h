@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gmlp.h"
+#include "core/error.h"
 
 #define GMLP_ST_MAX_DIMS 8
 
@@ -44,7 +44,7 @@ typedef struct gmlp_st_file {
  * *out (tensor data points into it).  On failure returns GMLP_ERR_FORMAT
  * (or GMLP_ERR_HOST_MEMORY) with a message naming the tensor and the problem
  * in err, and *out zeroed. */
-gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, char *err, size_t errsize);
+gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gmlp_error *err);
 void gmlp_st_free(gmlp_st_file *f);
 
 const gmlp_st_tensor *gmlp_st_find(const gmlp_st_file *f, const char *name);

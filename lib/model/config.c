@@ -13,15 +13,15 @@
 #define MAX_DIM (1 << 20) /* keeps every size product far from overflow */
 
 const gmlp_st_tensor *gmlp_cfg_need(const gmlp_st_file *f, const gmlp_config *cfg, int l, const char *leaf, int ndim,
-                                    char *err, size_t errsize)
+                                    gmlp_error *err)
 {
     char name[256];
     gmlp_tensor_name(cfg, name, sizeof name, l, leaf);
     const gmlp_st_tensor *t = gmlp_st_find(f, name);
     if (!t)
-        gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
+        gmlp_fail(err, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
     else if (t->ndim != ndim) {
-        gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has %d dimensions, expected %d", name, t->ndim, ndim);
+        gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' has %d dimensions, expected %d", name, t->ndim, ndim);
         t = NULL;
     }
     return t;
@@ -63,66 +63,99 @@ static int parse_floats(const char *s, float *out, int max)
     }
 }
 
-static gmlp_status parse_img_size(const char *s, gmlp_config *cfg, char *err, size_t errsize)
-{
-    float v[2];
-    int n = parse_floats(s, v, 2);
-    int ok = n >= 1;
-    for (int i = 0; i < n; i++)
-        ok = ok && v[i] >= 1 && v[i] <= MAX_DIM && v[i] == floorf(v[i]);
-    if (!ok)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "metadata gmlp.img_size '%s' is not \"S\" or \"H,W\" with positive integers", s);
-    cfg->img_h = (int)v[0];
-    cfg->img_w = (int)v[n - 1];
-    return GMLP_OK;
-}
+const char *const gmlp_preproc_keys[GMLP_PK_COUNT] = {
+    [GMLP_PK_IMG_SIZE] = "img_size",   [GMLP_PK_MEAN] = "mean",
+    [GMLP_PK_STD] = "std",             [GMLP_PK_CROP_PCT] = "crop_pct",
+    [GMLP_PK_CROP_MODE] = "crop_mode", [GMLP_PK_INTERPOLATION] = "interpolation",
+    [GMLP_PK_LABELS] = "labels",
+};
 
-static gmlp_status parse_norm(const gmlp_st_file *f, const char *key, float *vals, int chans, char *err,
-                              size_t errsize)
+/* What `value` means for preprocessing key `key` of a model whose sizes are
+ * known: an image size must give the patch grid the weights were made for. */
+gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const char *value, const char *what,
+                                 gmlp_status st, gmlp_error *err)
 {
-    const char *s = gmlp_st_meta(f, key);
-    if (!s)
-        return GMLP_OK;
     float v[3];
-    int n = parse_floats(s, v, 3);
-    if (n != chans)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "metadata %s '%s' must hold %d comma-separated decimal(s), one per input channel", key, s,
-                         chans);
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(key, "gmlp.std") && !(v[i] > 0))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.std '%s' must be positive", s);
-        vals[i] = v[i];
+    int n, k;
+    switch (key) {
+    case GMLP_PK_IMG_SIZE:
+        n = parse_floats(value, v, 2);
+        for (k = 0; k < n; k++)
+            if (!(v[k] >= 1 && v[k] <= MAX_DIM && v[k] == floorf(v[k])))
+                n = -1;
+        if (n < 1)
+            return gmlp_fail(err, st, "%s '%s' is not \"S\" or \"H,W\" with positive integers", what, value);
+        if ((int)v[0] % cfg->patch_h || (int)v[n - 1] % cfg->patch_w)
+            return gmlp_fail(err, st, "%s %dx%d is not a multiple of the %dx%d patch", what, (int)v[0],
+                             (int)v[n - 1], cfg->patch_h, cfg->patch_w);
+        long long ntok = (long long)((int)v[0] / cfg->patch_h) * ((int)v[n - 1] / cfg->patch_w);
+        if (ntok != cfg->seq_len)
+            return gmlp_fail(err, st,
+                             "image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for %d "
+                             "tokens", (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+        cfg->img_h = (int)v[0];
+        cfg->img_w = (int)v[n - 1];
+        return GMLP_OK;
+    case GMLP_PK_MEAN:
+    case GMLP_PK_STD:
+        n = parse_floats(value, v, 3);
+        if (n != cfg->in_chans)
+            return gmlp_fail(err, st, "%s '%s' must hold %d comma-separated decimal(s), one per input channel", what,
+                             value, cfg->in_chans);
+        for (k = 0; k < n; k++)
+            if (key == GMLP_PK_STD && !(v[k] > 0))
+                return gmlp_fail(err, st, "%s '%s' must be positive", what, value);
+        memcpy(key == GMLP_PK_MEAN ? cfg->mean : cfg->std, v, (size_t)n * sizeof *v);
+        return GMLP_OK;
+    case GMLP_PK_CROP_PCT:
+        /* above 1, torchvision's CenterCrop pads the resized image */
+        if (!(gmlp_parse_float(value, &v[0]) && v[0] > 0 && v[0] <= 4))
+            return gmlp_fail(err, st, "%s '%s' must be a decimal in (0, 4]", what, value);
+        cfg->crop_pct = v[0];
+        return GMLP_OK;
+    case GMLP_PK_CROP_MODE: {
+        static const char *const names[] = {"center", "squash", "border", NULL};
+        if ((k = gmlp_cfg_choice(value, names)) < 0)
+            return gmlp_fail(err, st, "%s '%s' is not center, squash or border", what, value);
+        cfg->crop_mode = k;
+        return GMLP_OK;
     }
-    return GMLP_OK;
+    case GMLP_PK_INTERPOLATION: {
+        static const char *const names[] = {"bicubic", "bilinear", "nearest", NULL};
+        if ((k = gmlp_cfg_choice(value, names)) < 0)
+            return gmlp_fail(err, st, "%s '%s' is not bicubic, bilinear or nearest", what, value);
+        cfg->interpolation = k;
+        return GMLP_OK;
+    }
+    default:
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "%s: not a preprocessing value", what);
+    }
 }
 
-static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+/* gmlp.KEY of the file, if present, over the default already in cfg. */
+static gmlp_status metadata_preproc(const gmlp_st_file *f, gmlp_config *cfg, gmlp_preproc_key key, gmlp_error *err)
 {
-    const char *s;
+    char name[64], what[80];
+    snprintf(name, sizeof name, "gmlp.%s", gmlp_preproc_keys[key]);
+    const char *s = gmlp_st_meta(f, name);
+    snprintf(what, sizeof what, "metadata %s", name);
+    return s ? gmlp_cfg_set_preproc(cfg, key, s, what, GMLP_ERR_FORMAT, err) : GMLP_OK;
+}
+
+static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+{
     for (int i = 0; i < 3; i++)
         cfg->mean[i] = cfg->std[i] = 0.5f; /* timm's gMLP and Google Mixer cfgs */
     cfg->crop_pct = 0.875f;
+    cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;
     cfg->norm_eps = 1e-6f;
     cfg->sgu_eps = cfg->arch == GMLP_ARCH_GMLP ? 1e-5f : 0.0f;
-    GMLP_TRY(parse_norm(f, "gmlp.mean", cfg->mean, cfg->in_chans, err, errsize));
-    GMLP_TRY(parse_norm(f, "gmlp.std", cfg->std, cfg->in_chans, err, errsize));
-    /* above 1, torchvision's CenterCrop pads the resized image */
-    if ((s = gmlp_st_meta(f, "gmlp.crop_pct")) && !(gmlp_parse_float(s, &cfg->crop_pct) && cfg->crop_pct > 0 &&
-                                                    cfg->crop_pct <= 4))
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.crop_pct '%s' must be a decimal in (0, 4]",
-                         s);
-    if ((s = gmlp_st_meta(f, "gmlp.interpolation"))) {
-        static const char *const names[] = {"bicubic", "bilinear", "nearest", NULL};
-        int k = gmlp_cfg_choice(s, names);
-        if (k < 0)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                             "metadata gmlp.interpolation '%s' is not bicubic, bilinear or nearest", s);
-        cfg->interpolation = k;
-    }
-    return gmlp_cfg_parse_eps(f, cfg, err, errsize);
+    const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
+                                     GMLP_PK_INTERPOLATION};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        GMLP_TRY(metadata_preproc(f, cfg, keys[i], err));
+    return gmlp_cfg_parse_eps(f, cfg, err);
 }
 
 int gmlp_cfg_choice(const char *s, const char *const *names)
@@ -133,14 +166,14 @@ int gmlp_cfg_choice(const char *s, const char *const *names)
     return -1;
 }
 
-gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     static const char *const eps_keys[] = {"gmlp.norm_eps", "gmlp.sgu_eps"};
     float *eps[] = {&cfg->norm_eps, &cfg->sgu_eps};
     const char *s;
     for (int i = 0; i < 2; i++)
         if ((s = gmlp_st_meta(f, eps_keys[i])) && !(gmlp_parse_float(s, eps[i]) && *eps[i] > 0 && *eps[i] < 1))
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata %s '%s' must be a decimal in (0, 1)",
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata %s '%s' must be a decimal in (0, 1)",
                              eps_keys[i], s);
     return GMLP_OK;
 }
@@ -171,14 +204,14 @@ static int sniff_arch(const gmlp_st_file *f, const char **witness)
     return -1;
 }
 
-static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     const char *arch = gmlp_st_meta(f, "gmlp.arch"), *witness = NULL;
     if (f->n_tensors == 0)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "the file holds no tensors");
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "the file holds no tensors");
     int sniffed = sniff_arch(f, &witness);
     if (!arch && sniffed < 0)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM state_dict: none of "
                          "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight', "
                          "'to_embed.weight' and 'to_logits.1.weight' is present");
@@ -188,12 +221,12 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, char *err
     }
     int k = gmlp_cfg_choice(arch, arch_names);
     if (k < 0)
-        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
+        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
                          "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer' and 'gmlp_lm')",
                          arch);
     /* otherwise the first tensor of the wrong family would be reported missing */
     if (sniffed >= 0 && sniffed != k)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "metadata gmlp.arch '%s' contradicts the tensors, which are a %s state_dict ('%s')", arch,
                          arch_descs[sniffed], witness);
     cfg->arch = k;
@@ -218,25 +251,25 @@ int gmlp_cfg_count_blocks(const gmlp_st_file *f, const char *prefix)
     return (int)depth;
 }
 
-gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize)
+gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, gmlp_error *err)
 {
     if (v < 1 || v > MAX_DIM)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' gives %s = %lld, outside [1, %d]", tensor,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' gives %s = %lld, outside [1, %d]", tensor,
                          what, v, MAX_DIM);
     return GMLP_OK;
 }
 
-static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     const gmlp_st_tensor *t;
-    if (!(t = gmlp_cfg_need(f, cfg, -1, "stem.proj.weight", 4, err, errsize)))
+    if (!(t = gmlp_cfg_need(f, cfg, -1, "stem.proj.weight", 4, err)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "dim", t->name, err, errsize));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "in_chans", t->name, err, errsize));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[2], "patch height", t->name, err, errsize));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[3], "patch width", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "dim", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "in_chans", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[2], "patch height", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[3], "patch width", t->name, err));
     if (t->shape[1] > 3)
-        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED, "tensor '%s': %lld input channels (at most 3)",
+        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED, "tensor '%s': %lld input channels (at most 3)",
                          t->name, (long long)t->shape[1]);
     cfg->dim = (int)t->shape[0];
     cfg->in_chans = (int)t->shape[1];
@@ -244,103 +277,95 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, char *er
     cfg->patch_w = (int)t->shape[3];
     cfg->depth = gmlp_cfg_count_blocks(f, "blocks.");
     if (cfg->depth == 0)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "no 'blocks.0.*' tensors: the model has no blocks");
-    if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.fc1.weight", 2, err, errsize)))
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "no 'blocks.0.*' tensors: the model has no blocks");
+    if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.fc1.weight", 2, err)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err));
     cfg->ffn_dim = (int)t->shape[0];
     if (cfg->arch == GMLP_ARCH_GMLP) {
         if (cfg->ffn_dim % 2)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
                              t->name, cfg->ffn_dim);
-        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.gate.proj.weight", 2, err, errsize)))
+        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_channels.gate.proj.weight", 2, err)))
             return GMLP_ERR_FORMAT;
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "the token count", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "the token count", t->name, err));
         cfg->seq_len = (int)t->shape[0];
     } else {
-        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_tokens.fc1.weight", 2, err, errsize)))
+        if (!(t = gmlp_cfg_need(f, cfg, 0, "mlp_tokens.fc1.weight", 2, err)))
             return GMLP_ERR_FORMAT;
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "token_dim", t->name, err, errsize));
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "the token count", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "token_dim", t->name, err));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "the token count", t->name, err));
         cfg->token_dim = (int)t->shape[0];
         cfg->seq_len = (int)t->shape[1];
     }
     if ((t = gmlp_st_find(f, "head.weight"))) {
         if (t->ndim != 2)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.weight' has %d dimensions, expected 2",
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor 'head.weight' has %d dimensions, expected 2",
                              t->ndim);
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "num_classes", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "num_classes", t->name, err));
         cfg->num_classes = (int)t->shape[0];
     } else if (gmlp_st_find(f, "head.bias")) {
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor 'head.bias' is present but 'head.weight' is missing");
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor 'head.bias' is present but 'head.weight' is missing");
     }
     return GMLP_OK;
 }
 
 /* Image size: metadata, else the square whose patch grid has seq_len tokens. */
-static gmlp_status infer_image(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+static gmlp_status infer_image(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
-    const char *s = gmlp_st_meta(f, "gmlp.img_size");
-    if (s) {
-        GMLP_TRY(parse_img_size(s, cfg, err, errsize));
-    } else {
-        int side = (int)lround(sqrt((double)cfg->seq_len));
-        if (side * side != cfg->seq_len)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                             "token count %d is not a square: a non-square model needs metadata gmlp.img_size",
-                             cfg->seq_len);
-        cfg->img_h = side * cfg->patch_h;
-        cfg->img_w = side * cfg->patch_w;
-    }
-    if (cfg->img_h % cfg->patch_h || cfg->img_w % cfg->patch_w)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "metadata gmlp.img_size %dx%d is not a multiple of the %dx%d patch", cfg->img_h, cfg->img_w,
-                         cfg->patch_h, cfg->patch_w);
-    long long ntok = (long long)(cfg->img_h / cfg->patch_h) * (cfg->img_w / cfg->patch_w);
-    if (ntok != cfg->seq_len)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
-                         "image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for %d tokens",
-                         cfg->img_h, cfg->img_w, cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+    if (gmlp_st_meta(f, "gmlp.img_size"))
+        return metadata_preproc(f, cfg, GMLP_PK_IMG_SIZE, err);
+    int side = (int)lround(sqrt((double)cfg->seq_len));
+    if (side * side != cfg->seq_len)
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
+                         "token count %d is not a square: a non-square model needs metadata gmlp.img_size",
+                         cfg->seq_len);
+    cfg->img_h = side * cfg->patch_h;
+    cfg->img_w = side * cfg->patch_w;
     return GMLP_OK;
 }
 
-static gmlp_status check_labels(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize)
+int gmlp_cfg_count_labels(const char *s)
 {
-    const char *s = gmlp_st_meta(f, "gmlp.labels");
-    if (!s)
-        return GMLP_OK;
     int n = *s ? 1 : 0;
     for (const char *p = s; *p; p++)
         n += *p == '\n' && p[1]; /* a trailing newline adds no label */
+    return n;
+}
+
+static gmlp_status check_labels(const gmlp_st_file *f, const gmlp_config *cfg, gmlp_error *err)
+{
+    const char *s = gmlp_st_meta(f, "gmlp.labels");
+    int n = s ? gmlp_cfg_count_labels(s) : cfg->num_classes;
     if (n != cfg->num_classes)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata gmlp.labels has %d names for %d classes", n,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.labels has %d names for %d classes", n,
                          cfg->num_classes);
     return GMLP_OK;
 }
 
-gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     memset(cfg, 0, sizeof *cfg);
-    GMLP_TRY(infer_arch(f, cfg, err, errsize));
+    GMLP_TRY(infer_arch(f, cfg, err));
     if (cfg->arch == GMLP_ARCH_LM)
-        return gmlp_lm_config_infer(f, cfg, err, errsize);
+        return gmlp_lm_config_infer(f, cfg, err);
     cfg->heads = 1;
-    GMLP_TRY(infer_sizes(f, cfg, err, errsize));
-    GMLP_TRY(infer_image(f, cfg, err, errsize));
-    GMLP_TRY(parse_metadata(f, cfg, err, errsize));
-    return check_labels(f, cfg, err, errsize);
+    GMLP_TRY(infer_sizes(f, cfg, err));
+    GMLP_TRY(infer_image(f, cfg, err));
+    GMLP_TRY(parse_metadata(f, cfg, err));
+    return check_labels(f, cfg, err);
 }
 
 static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int l, const gmlp_tensor_spec *spec,
-                             size_t *count, char *err, size_t errsize)
+                             size_t *count, gmlp_error *err)
 {
     char name[256];
     gmlp_tensor_name(cfg, name, sizeof name, l, spec->leaf);
     const gmlp_st_tensor *t = gmlp_st_find(f, name);
     if (!t)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "missing tensor '%s'", name);
     if (t->dtype != GMLP_DT_F32 && t->dtype != GMLP_DT_F16 && t->dtype != GMLP_DT_BF16)
-        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED,
+        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
                          "tensor '%s' has dtype %s; only F32, F16 and BF16 weights are supported", name,
                          gmlp_dtype_name(t->dtype));
     int ndim = (int)strlen(spec->dims), ok = t->ndim == ndim;
@@ -358,23 +383,23 @@ static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int 
                           : spec->cond == GMLP_IF_CIRCULANT ? " (circulant: layers.0 has sgu.circulant_pos_x)"
                           : spec->cond == GMLP_IF_DENSE     ? " (dense: layers.0 has no sgu.circulant_pos_x)"
                                                             : "";
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s' has shape [%s], expected [%s]%s", name, got, want,
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' has shape [%s], expected [%s]%s", name, got, want,
                          why);
     }
     (*count)++;
     return GMLP_OK;
 }
 
-gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize)
+gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, gmlp_error *err)
 {
     size_t count = 0;
     for (const gmlp_tensor_spec *s = gmlp_model_specs(cfg); s->leaf; s++)
         if (gmlp_spec_present(cfg, s))
-            GMLP_TRY(check_one(f, cfg, -1, s, &count, err, errsize));
+            GMLP_TRY(check_one(f, cfg, -1, s, &count, err));
     for (int l = 0; l < cfg->depth; l++)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf; s++)
             if (gmlp_spec_present(cfg, s))
-                GMLP_TRY(check_one(f, cfg, l, s, &count, err, errsize));
+                GMLP_TRY(check_one(f, cfg, l, s, &count, err));
     if (count != f->n_tensors) {
         /* name the first tensor no spec claimed */
         for (size_t i = 0; i < f->n_tensors; i++) {
@@ -392,13 +417,13 @@ gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *
             }
             /* an LM's per-layer options come from layers.0 alone: say what it chose */
             if (!known && cfg->arch == GMLP_ARCH_LM)
-                return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+                return gmlp_fail(err, GMLP_ERR_FORMAT,
                                  "unexpected tensor '%s' for a g-mlp-pytorch LM laid out like layers.0 (%s, %s "
                                  "sgu.weight)",
                                  n, cfg->attn_dim ? "tiny attention" : "no tiny attention",
                                  cfg->circulant ? "circulant" : "dense");
             if (!known)
-                return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,
+                return gmlp_fail(err, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,
                                  arch_descs[cfg->arch]);
         }
     }

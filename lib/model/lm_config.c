@@ -10,7 +10,7 @@
 
 #define BLOCK "fn.fn.fn."
 
-static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, char *err, size_t errsize)
+static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, gmlp_error *err)
 {
     const char *s = gmlp_st_meta(f, key);
     if (!s)
@@ -19,20 +19,20 @@ static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, 
         *out = s[0] == 't';
         return GMLP_OK;
     }
-    return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "metadata %s '%s' must be \"true\" or \"false\"", key, s);
+    return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata %s '%s' must be \"true\" or \"false\"", key, s);
 }
 
-static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     cfg->norm_eps = cfg->sgu_eps = 1e-5f; /* nn.LayerNorm's default, used throughout g-mlp-pytorch */
-    GMLP_TRY(gmlp_cfg_parse_eps(f, cfg, err, errsize));
-    GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err, errsize));
+    GMLP_TRY(gmlp_cfg_parse_eps(f, cfg, err));
+    GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err));
     const char *s = gmlp_st_meta(f, "gmlp.act");
     if (s) {
         static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu", NULL};
         int k = gmlp_cfg_choice(s, names);
         if (k < 0)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "metadata gmlp.act '%s' is not identity, tanh, sigmoid or gelu", s);
         cfg->gate_act = k; /* the order of GMLP_GATE_* */
     }
@@ -41,62 +41,62 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, char 
         errno = 0;
         long v = strtol(s, &end, 10);
         if (end == s || *end || errno || v < 0 || v > 1000000)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+            return gmlp_fail(err, GMLP_ERR_FORMAT,
                              "metadata gmlp.shift_tokens '%s' must be a non-negative integer", s);
         cfg->shift_tokens = (int)v;
     }
     /* PreShiftTokens splits the channels into one segment per shift */
     long segments = cfg->causal ? cfg->shift_tokens + 1L : 2L * cfg->shift_tokens + 1;
     if (cfg->shift_tokens && segments > cfg->dim)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT,
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "metadata gmlp.shift_tokens %d needs %ld channel segments, more than dim %d",
                          cfg->shift_tokens, segments, cfg->dim);
     return GMLP_OK;
 }
 
-gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize)
+gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     const gmlp_st_tensor *t;
-    if (!(t = gmlp_cfg_need(f, cfg, -1, "to_embed.weight", 2, err, errsize)))
+    if (!(t = gmlp_cfg_need(f, cfg, -1, "to_embed.weight", 2, err)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "vocab_size", t->name, err, errsize));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "dim", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "vocab_size", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "dim", t->name, err));
     cfg->vocab_size = (int)t->shape[0];
     cfg->dim = (int)t->shape[1];
     cfg->depth = gmlp_cfg_count_blocks(f, "layers.");
     if (cfg->depth == 0)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "no 'layers.0.*' tensors: the model has no layers");
-    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "proj_in.0.weight", 2, err, errsize)))
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "no 'layers.0.*' tensors: the model has no layers");
+    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "proj_in.0.weight", 2, err)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err));
     cfg->ffn_dim = (int)t->shape[0];
     if (cfg->ffn_dim % 2)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
                          t->name, cfg->ffn_dim);
-    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "sgu.bias", 2, err, errsize)))
+    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "sgu.bias", 2, err)))
         return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "heads", t->name, err, errsize));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "seq_len", t->name, err, errsize));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "heads", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "seq_len", t->name, err));
     cfg->heads = (int)t->shape[0];
     cfg->seq_len = (int)t->shape[1];
     if ((cfg->ffn_dim / 2) % cfg->heads)
-        return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': %d heads do not divide the gate width %d",
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': %d heads do not divide the gate width %d",
                          t->name, cfg->heads, cfg->ffn_dim / 2);
     if ((size_t)cfg->seq_len * (size_t)cfg->seq_len * (size_t)cfg->heads > (size_t)1 << 32)
-        return gmlp_errf(err, errsize, GMLP_ERR_UNSUPPORTED, "tensor '%s': %d heads x seq_len %d squared is too large",
+        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED, "tensor '%s': %d heads x seq_len %d squared is too large",
                          t->name, cfg->heads, cfg->seq_len);
     char name[256];
     gmlp_tensor_name(cfg, name, sizeof name, 0, BLOCK "sgu.circulant_pos_x");
     cfg->circulant = gmlp_st_find(f, name) != NULL;
     gmlp_tensor_name(cfg, name, sizeof name, 0, BLOCK "attn.to_qkv.weight");
     if (gmlp_st_find(f, name)) {
-        if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "attn.to_qkv.weight", 2, err, errsize)))
+        if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "attn.to_qkv.weight", 2, err)))
             return GMLP_ERR_FORMAT;
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "3 x attn_dim", t->name, err, errsize));
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "3 x attn_dim", t->name, err));
         if (t->shape[0] % 3)
-            return gmlp_errf(err, errsize, GMLP_ERR_FORMAT, "tensor '%s': %lld rows are not 3 x attn_dim", t->name,
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': %lld rows are not 3 x attn_dim", t->name,
                              (long long)t->shape[0]);
         cfg->attn_dim = (int)(t->shape[0] / 3);
     }
-    return parse_settings(f, cfg, err, errsize);
+    return parse_settings(f, cfg, err);
 }

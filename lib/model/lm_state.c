@@ -31,7 +31,7 @@ static gmlp_status make_cache(gmlp_lm_state *s, cl_mem **bufs, size_t width, con
     if (!width)
         return GMLP_OK;
     if (!(*bufs = calloc((size_t)c->depth, sizeof **bufs)))
-        return gmlp_ctx_fail(s->model->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
+        return gmlp_fail(&s->model->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_buffer_create(s->model->ctx, s->batch * (size_t)c->seq_len * width * sizeof(float), NULL, what,
                                     &(*bufs)[l]));
@@ -43,14 +43,14 @@ gmlp_status gmlp_lm_state_make(gmlp_model *m, size_t batch, gmlp_lm_state **out)
     const gmlp_config *c = &m->cfg;
     gmlp_lm_state *s = calloc(1, sizeof *s);
     if (!s)
-        return gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
     s->model = m;
     s->batch = batch;
     size_t S = (size_t)c->seq_len;
     s->window = malloc(batch * S * sizeof *s->window);
     s->scratch = malloc(batch * S * sizeof *s->scratch);
     gmlp_status st = s->window && s->scratch ? GMLP_OK
-                                             : gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY,
+                                             : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY,
                                                              "out of host memory for %zu x %zu tokens", batch, S);
     if (st == GMLP_OK)
         st = make_cache(s, &s->cache.ln, c->shift_tokens ? (size_t)c->dim : 0, "the token-shift cache");

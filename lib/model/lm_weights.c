@@ -33,7 +33,7 @@ gmlp_status gmlp_lm_upload_spatial(gmlp_model *m, const gmlp_st_file *f)
     float *mat = malloc(numel * sizeof *mat), *tmp = malloc(3 * vec * sizeof *tmp);
     gmlp_status st = GMLP_OK;
     if (!mat || !tmp)
-        st = gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory building %zu-float spatial matrices",
+        st = gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory building %zu-float spatial matrices",
                            numel);
     for (int l = 0; st == GMLP_OK && l < m->cfg.depth; l++) {
         if (m->cfg.circulant) {

@@ -6,64 +6,104 @@
 
 #include "cl/context.h"
 #include "format/safetensors.h"
+#include "cl/clerr.h"
 #include "ops/ops.h"
 
 typedef struct gmlp_block_weights {
     cl_mem norm_w, norm_b;         /* gMLP: norm; Mixer: norm2 (before the channel MLP) */
     cl_mem fc1_w, fc1_b, fc2_w, fc2_b;
-    cl_mem sgu_norm_w, sgu_norm_b; /* gMLP */
-    cl_mem sgu_w, sgu_b;           /* LM: heads x N x N (causal mask / circulant built in), heads x N */
+    cl_mem sgu_norm_w, sgu_norm_b; /* the SGU's LayerNorm */
+    cl_mem sgu_w, sgu_b;           /* heads x N x N (LM: causal mask / circulant built in), heads x N */
     cl_mem qkv_w, attn_out_w, attn_out_b; /* LM tiny attention */
     cl_mem norm1_w, norm1_b;       /* Mixer token MLP */
     cl_mem tok1_w, tok1_b, tok2_w, tok2_b;
 } gmlp_block_weights;
 
+/* The activations of one pass, one planner for every architecture
+ * (model/workspace.c).  Capacity: rows (sequences x positions), sequences,
+ * attention keys per query, rows of output. */
 typedef struct gmlp_workspace {
-    size_t batch; /* images the buffers hold; 0 before the first call */
-    size_t bytes; /* their device memory */
-    cl_mem images, x, y, z, pooled, logits;
+    size_t rows, seqs, kv_len, out_rows;
+    size_t bytes;
+    cl_mem input;  /* images (seqs x C x H x W) or token ids (rows) */
+    cl_mem x;      /* rows x d: the residual stream */
+    cl_mem y;      /* rows x max(d, g): LayerNorm outputs, the SGU's LN(v) */
+    cl_mem ys;     /* rows x d: token-shifted y (LM with shift_tokens) */
+    cl_mem z;      /* rows x h: fc1's [u | v]; also the stem's patches and the Mixer token MLP */
+    cl_mem qkv, sim, ao; /* tiny attention: rows x 3a, rows x kv_len, rows x a */
+    cl_mem pooled; /* seqs x d: mean over tokens (vision) */
+    cl_mem out;    /* out_rows x classes (or vocabulary): logits */
 } gmlp_workspace;
 
-/* Language-model activations for rows = sequences x positions of one pass. */
-typedef struct gmlp_lm_workspace {
-    size_t rows, kv_len, out_rows; /* capacity: rows, attention keys per query, rows of logits */
-    size_t bytes;
-    cl_mem tokens, x, y, ys, z, gn, qkv, sim, ao, logits;
-} gmlp_lm_workspace;
+/* Preprocessing values and where each came from (gmlp_model_config_source). */
+typedef enum gmlp_preproc_key {
+    GMLP_PK_IMG_SIZE,
+    GMLP_PK_MEAN,
+    GMLP_PK_STD,
+    GMLP_PK_CROP_PCT,
+    GMLP_PK_CROP_MODE,
+    GMLP_PK_INTERPOLATION,
+    GMLP_PK_LABELS,
+    GMLP_PK_COUNT
+} gmlp_preproc_key;
+extern const char *const gmlp_preproc_keys[GMLP_PK_COUNT]; /* "img_size", ...: as the gmlp.* metadata */
 
 struct gmlp_model {
     gmlp_context *ctx;
     gmlp_config cfg;
     char **meta_keys, **meta_values;
     size_t n_meta;
-    char **labels; /* num_classes entries from gmlp.labels, or NULL */
+    char **labels; /* num_classes entries, or NULL */
+    gmlp_source sources[GMLP_PK_COUNT];
     cl_mem stem_w, stem_b, norm_w, norm_b, head_w, head_b; /* LM: to_logits.0 / .1 as norm / head */
     cl_mem embed_w;                                        /* LM: to_embed */
     gmlp_block_weights *blocks;
     gmlp_workspace ws;
-    gmlp_lm_workspace lm;
 };
+
+/* ---- loading (model/load.c, config.c, lm_config.c, weights.c, lm_weights.c) ---- */
+
+/* A model from a safetensors file in memory; the caller holds ctx's lock.
+ * *out is NULL on failure, with ctx->err saying why. */
+gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, gmlp_weight_type weights,
+                              gmlp_model **out);
+void gmlp_model_destroy(gmlp_model *m);
+/* A whole file into *data (malloc'd). */
+gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **data, size_t *size);
+/* A __metadata__ value of the model's file, NULL if absent. */
+const char *gmlp_model_meta(const gmlp_model *m, const char *key);
+/* key's value (as the gmlp.KEY metadata spells it), now from the user. */
+gmlp_status gmlp_model_set_preproc(gmlp_model *m, const char *key, const char *value);
 
 /* Fills cfg from tensor names/shapes and metadata, validating the metadata
  * and the consistency of every size. */
-gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize);
+gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 
 /* Checks that f holds exactly the tensors cfg implies, with the right shapes
  * and a float dtype. */
-gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, char *err, size_t errsize);
+gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, gmlp_error *err);
+
+/* Sets preprocessing value `key` (GMLP_PK_*, not labels) of cfg from its
+ * string form; a malformed value is status st with a message starting
+ * "WHAT 'VALUE'" (what: e.g. "metadata gmlp.mean"). */
+gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const char *value, const char *what,
+                                 gmlp_status st, gmlp_error *err);
+
+/* Names in a newline-separated label list (a trailing newline adds none). */
+int gmlp_cfg_count_labels(const char *s);
 
 /* Helpers shared by the timm and the LM config inference. */
 const gmlp_st_tensor *gmlp_cfg_need(const gmlp_st_file *f, const gmlp_config *cfg, int l, const char *leaf, int ndim,
-                                    char *err, size_t errsize);
-gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, char *err, size_t errsize);
+                                    gmlp_error *err);
+gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, gmlp_error *err);
 int gmlp_cfg_count_blocks(const gmlp_st_file *f, const char *prefix);
 int gmlp_parse_float(const char *s, float *out);
 /* Index of s in the NULL-terminated names, or -1. */
 int gmlp_cfg_choice(const char *s, const char *const *names);
 /* gmlp.norm_eps / gmlp.sgu_eps over the defaults already in cfg. */
-gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize);
+gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 /* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
-gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, char *err, size_t errsize);
+gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 
 /* The LM's spatial matrices (heads x N x N) from the file: circulant
  * construction and causal mask applied. */
@@ -76,16 +116,25 @@ gmlp_status gmlp_lm_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
  * GMLP_ERR_UNSUPPORTED naming the tensor. */
 gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
                               cl_mem *dst);
-/* The GEMM operand reading a matrix that gmlp_model_upload made (off, ld and
- * stride in elements). */
-gmlp_mat gmlp_weight_mat(const gmlp_model *m, cl_mem buf, size_t off, size_t ld, size_t stride, int trans);
+/* A GEMM operand reading a weight matrix of ld columns from element off
+ * (stored as gmlp_model_upload made it). */
+gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld);
+/* nn.Linear's weight (out x in) as the right operand of x . W^T. */
+gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features);
 
-/* Runs the network on batch images (host memory), writing pooled features
- * and, when logits != NULL, the head's output. */
-gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits);
-/* The same from and to device buffers of the context (gmlp_classify_cl), enqueued only. */
-gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits);
+/* A safetensors file in memory (*data malloc'd) with random weights for
+ * cfg's architecture and sizes (gmlp_diag_random_model). */
+gmlp_status gmlp_random_model(const gmlp_config *cfg, uint64_t seed, void **data, size_t *size, gmlp_error *err);
+
+/* ---- running (model/workspace.c, block.c, forward.c, lm_forward.c) ---- */
+
+/* Buffers for rows rows of seqs sequences seeing kv_len keys, with out_rows
+ * rows of output: grown (never shrunk) as calls need. */
+gmlp_status gmlp_workspace_reserve(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t out_rows);
 void gmlp_workspace_free(gmlp_model *m);
+/* Sequences of n positions (vision: images) one pass can hold within the
+ * memory budget, each with out_per_seq rows of output (>= 1). */
+size_t gmlp_workspace_max_seqs(const gmlp_model *m, size_t n, size_t out_per_seq);
 
 /* Per-sequence caches of a decoding state: per layer, seq_len positions of
  * the normalised block input (only with token shift), of the normalised gate
@@ -94,14 +143,32 @@ typedef struct gmlp_lm_cache {
     cl_mem *ln, *gate, *kv;
 } gmlp_lm_cache;
 
-/* Runs positions p0 .. p0+n-1 of batch sequences (tokens: batch x n, host).
- * cache NULL: a stand-alone pass (p0 = 0); else earlier positions are read
- * from it and these are written into it.  logits: batch x n x vocab, or with
- * last_only batch x vocab (each sequence's last position). */
+/* One pass of the blocks over positions p0 .. p0+n-1 of seqs sequences
+ * (vision: all N tokens of seqs images).  len = p0 + n: the positions the
+ * last one sees.  cache NULL: a stand-alone pass (p0 = 0); else earlier
+ * positions are read from it and these are written into it. */
+typedef struct gmlp_pass {
+    gmlp_model *m;
+    int seqs, p0, n, rows, len;
+    const gmlp_lm_cache *cache;
+} gmlp_pass;
+
+/* x += the block's output on the workspace's residual stream: the gMLP block
+ * (g-mlp-pytorch's layer; timm's SpatialGatingBlock is its case of one head,
+ * no token shift, no attention, no cache) or timm's MixerBlock. */
+gmlp_status gmlp_block(const gmlp_pass *p, int l);
+gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l);
+
+/* Runs the network on batch images (host memory), writing pooled features
+ * and, when logits != NULL, the head's output. */
+gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits);
+/* The same from and to device buffers of the context (gmlp_classify_cl), enqueued only. */
+gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits);
+
+/* Runs positions p0 .. p0+n-1 of batch sequences (tokens: batch x n, host),
+ * as gmlp_pass says.  logits: batch x n x vocab, or with last_only batch x
+ * vocab (each sequence's last position). */
 gmlp_status gmlp_lm_forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
                             const gmlp_lm_cache *cache, int last_only, float *logits);
-/* Sequences of n tokens one pass can hold within the memory budget (>= 1). */
-size_t gmlp_lm_max_batch(const gmlp_model *m, size_t n);
-void gmlp_lm_workspace_free(gmlp_model *m);
 
 #endif

@@ -12,12 +12,12 @@ static gmlp_status upload_half(gmlp_model *m, const float *host, size_t numel, c
 {
     uint16_t *h = malloc(numel ? numel * sizeof *h : sizeof *h);
     if (!h)
-        return gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to half", name);
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to half", name);
     for (size_t i = 0; i < numel; i++) {
         h[i] = gmlp_float_to_half(host[i]);
         if ((h[i] & 0x7fff) == 0x7c00 && isfinite(host[i])) {
             free(h);
-            return gmlp_ctx_fail(m->ctx, GMLP_ERR_UNSUPPORTED,
+            return gmlp_fail(&m->ctx->err, GMLP_ERR_UNSUPPORTED,
                                  "'%s' holds %g, beyond the range of half (65504): load it with GMLP_WEIGHTS_F32",
                                  name, (double)host[i]);
         }
@@ -37,8 +37,14 @@ gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, in
     return GMLP_OK;
 }
 
-gmlp_mat gmlp_weight_mat(const gmlp_model *m, cl_mem buf, size_t off, size_t ld, size_t stride, int trans)
+gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
 {
-    gmlp_mat r = {buf, off, ld, stride, trans, m->cfg.weights == GMLP_WEIGHTS_F16};
-    return r;
+    return (gmlp_view){.buf = buf, .off = off, .ld = ld, .half = m->cfg.weights == GMLP_WEIGHTS_F16};
+}
+
+gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features)
+{
+    gmlp_view w = gmlp_weight(m, buf, 0, in_features);
+    w.trans = 1;
+    return w;
 }

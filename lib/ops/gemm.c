@@ -1,37 +1,50 @@
-/* GEMMs: the library's kernel (gemm_kernel.c), or CLBlast for float operands
- * when the context chose it, followed by the epilogue as a kernel of its own. */
-#include <clblast_c.h>
+/* GEMMs: argument checks shared by both backends, and the choice between the
+ * library's kernel (gemm_kernel.c) and CLBlast (gemm_clblast.c). */
+#include <limits.h>
 
-#include "cl/clerr.h"
+#include "kernel_abi.h"
 #include "ops/ops.h"
 
-static int has_epilogue(const gmlp_epilogue *epi)
+/* The elements an operand stored as rows x cols (ld apart) spans over batch
+ * matrices fit its buffer, and ld is no narrower than a row. */
+static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view x, size_t rows, size_t cols,
+                                 size_t batch)
 {
-    return epi && (epi->bias || epi->gelu || epi->mul);
+    if (rows == 0 || cols == 0)
+        return GMLP_OK;
+    size_t bytes = 0, elem = x.half ? 2 : 4;
+    if (!x.buf || clGetMemObjectInfo(x.buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s is not a valid buffer", name);
+    size_t last = x.off + (batch - 1) * x.stride + (rows - 1) * x.ld + cols - 1;
+    if (x.ld < cols || last >= bytes / elem)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gemm: %s (%zu x %zu, ld %zu, offset %zu, stride %zu, batch %zu) does not fit its "
+                         "%zu-byte buffer of %s",
+                         name, rows, cols, x.ld, x.off, x.stride, batch, bytes, x.half ? "half" : "float");
+    return GMLP_OK;
 }
 
-gmlp_status gmlp_op_gemm(gmlp_context *ctx, size_t m, size_t n, size_t k, gmlp_mat a, gmlp_mat b, float beta,
-                         gmlp_mat c, size_t batch, const gmlp_epilogue *epi)
+gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
 {
-    if (ctx->gemm_backend != GMLP_GEMM_CLBLAST || a.half || b.half || c.half)
-        return gmlp_op_gemm_kernel(ctx, m, n, k, a, b, beta, c, batch, epi);
-    if (m == 0 || n == 0 || batch == 0)
-        return GMLP_OK;
-    CLBlastTranspose ta = a.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
-    CLBlastTranspose tb = b.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
-    CLBlastStatusCode s;
-    gmlp_clblast_lock();
-    if (batch == 1)
-        s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a.buf, a.off, a.ld, b.buf, b.off, b.ld, beta,
-                         c.buf, c.off, c.ld, &ctx->queue, NULL);
-    else
-        s = CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a.buf, a.off, a.ld, a.stride,
-                                       b.buf, b.off, b.ld, b.stride, beta, c.buf, c.off, c.ld, c.stride, batch,
-                                       &ctx->queue, NULL);
-    gmlp_clblast_unlock();
-    if (s != CLBlastSuccess)
-        return gmlp_ctx_fail(ctx, s == CLBlastOpenCLOutOfResources ? GMLP_ERR_DEVICE_MEMORY : GMLP_ERR_OPENCL,
-                             "CLBlastSgemm%s(m=%zu n=%zu k=%zu batch=%zu) failed: %s (%d)",
-                             batch == 1 ? "" : "StridedBatched", m, n, k, batch, gmlp_clblast_error_name(s), (int)s);
-    return has_epilogue(epi) ? gmlp_op_epilogue(ctx, m, n, c, batch, epi) : GMLP_OK;
+    const size_t batch = g->batch ? g->batch : 1;
+    if (g->c.half)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: C must be float, not half");
+    if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: m=%zu n=%zu k=%zu exceeds the kernels' int range",
+                         g->m, g->n, g->k);
+    GMLP_TRY(check_operand(ctx, "A", g->a, g->a.trans ? g->k : g->m, g->a.trans ? g->m : g->k, batch));
+    GMLP_TRY(check_operand(ctx, "B", g->b, g->b.trans ? g->n : g->k, g->b.trans ? g->k : g->n, batch));
+    GMLP_TRY(check_operand(ctx, "C", g->c, g->m, g->n, batch));
+    if (g->bias) {
+        gmlp_view bias = {.buf = g->bias, .ld = 1};
+        GMLP_TRY(check_operand(ctx, "the bias", bias, g->bias_rows ? g->m : g->n, 1, 1));
+    }
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g)
+{
+    if (ctx->set.gemm == GMLP_GEMM_CLBLAST && !g->a.half && !g->b.half)
+        return gmlp_op_gemm_clblast(ctx, g);
+    return gmlp_op_gemm_kernel(ctx, g);
 }

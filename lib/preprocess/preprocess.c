@@ -13,15 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "preprocess/preprocess.h"
 
 #define PRECISION_BITS (32 - 8 - 2)
 #define MAX_PIXELS ((size_t)1 << 30)
 
-static gmlp_status fail(gmlp_status st, const char *msg)
-{
-    return gmlp_errf(gmlp_thread_error(), GMLP_ERRMSG_SIZE, st, "gmlp_preprocess_rgb8: %s", msg);
-}
+#define fail(st, msg) gmlp_fail(err, st, "gmlp_preprocess_rgb8: %s", msg)
 
 /* PIL's convert('L') (ITU-R 601-2 luma in 16-bit fixed point) or
  * convert('RGB') (grey repeated); alpha is dropped. */
@@ -214,8 +211,8 @@ static int crop_offset(int size, int crop)
     return size >= crop ? (int)rint((size - crop) / 2.0) : -((crop - size) / 2);
 }
 
-gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height, int channels,
-                                 float *out)
+gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels, int width, int height, int channels,
+                                  float *out, gmlp_error *err)
 {
     if (!cfg || !pixels || !out)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "NULL argument");
@@ -228,6 +225,8 @@ gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, 
     if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
         cfg->interpolation > GMLP_INTERP_NEAREST)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
+    if (cfg->crop_mode != GMLP_CROP_CENTER)
+        return fail(GMLP_ERR_UNSUPPORTED, "crop_mode squash and border are not implemented (only center)");
     for (int c = 0; c < cfg->in_chans; c++)
         if (!(cfg->std[c] > 0.0f) || !isfinite(cfg->mean[c]))
             return fail(GMLP_ERR_INVALID_ARGUMENT, "std must be positive and mean finite");

@@ -4,8 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/error.h"
-#include "gmlp.h"
+#include "sample/sample.h"
 
 typedef struct cand {
     double p;
@@ -38,19 +37,19 @@ static int32_t argmax(const float *logits, int vocab)
     return best;
 }
 
-gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng, int32_t *token)
+gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,
+                              int32_t *token, gmlp_error *err)
 {
-    char *err = gmlp_thread_error();
     if (!logits || !o || !rng || !token || vocab < 1)
-        return gmlp_errf(err, GMLP_ERRMSG_SIZE, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_sample: NULL argument or vocab %d < 1", vocab);
     if (!(o->top_p > 0 && o->top_p <= 1) || o->top_k < 0 || isnan(o->temperature))
-        return gmlp_errf(err, GMLP_ERRMSG_SIZE, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_sample: top_p %g must be in (0, 1], top_k %d >= 0, temperature a number",
                          (double)o->top_p, o->top_k);
     for (int i = 0; i < vocab; i++)
         if (!isfinite(logits[i]))
-            return gmlp_errf(err, GMLP_ERRMSG_SIZE, GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: logit %d is %g", i,
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: logit %d is %g", i,
                              (double)logits[i]);
     if (o->temperature <= 0 || o->top_k == 1) {
         *token = argmax(logits, vocab);
@@ -58,7 +57,7 @@ gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_opti
     }
     cand *c = malloc((size_t)vocab * sizeof *c);
     if (!c)
-        return gmlp_errf(err, GMLP_ERRMSG_SIZE, GMLP_ERR_HOST_MEMORY, "gmlp_sample: out of host memory");
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_sample: out of host memory");
     double mx = logits[argmax(logits, vocab)];
     for (int i = 0; i < vocab; i++) {
         c[i].p = exp(((double)logits[i] - mx) / o->temperature);
@@ -87,10 +86,3 @@ gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_opti
     return GMLP_OK;
 }
 
-void gmlp_generate_options_default(gmlp_generate_options *o)
-{
-    if (!o)
-        return;
-    gmlp_generate_options d = {.temperature = 1.0f, .top_k = 0, .top_p = 1.0f, .seed = 0, .max_tokens = 256};
-    *o = d;
-}

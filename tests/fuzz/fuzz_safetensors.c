@@ -11,12 +11,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gmlp_st_file f;
-    char err[GMLP_ERRMSG_SIZE];
-    if (gmlp_st_parse(data, size, &f, err, sizeof err) != GMLP_OK)
+    gmlp_error err = {.msg = ""};
+    if (gmlp_st_parse(data, size, &f, &err) != GMLP_OK)
         return 0;
     gmlp_config cfg;
-    if (gmlp_config_infer(&f, &cfg, err, sizeof err) == GMLP_OK)
-        gmlp_config_check_tensors(&f, &cfg, err, sizeof err);
+    if (gmlp_config_infer(&f, &cfg, &err) == GMLP_OK)
+        gmlp_config_check_tensors(&f, &cfg, &err);
     for (size_t i = 0; i < f.n_tensors; i++) {
         float probe[16];
         const gmlp_st_tensor *t = &f.tensors[i];

@@ -22,7 +22,7 @@ void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off,
 }
 
 void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const float *bias, int bias_rows,
-                  int gelu, const float *mul)
+                  int gelu)
 {
     for (size_t p = 0; p < batch; p++)
         for (size_t i = 0; i < m; i++)
@@ -31,15 +31,15 @@ void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t ba
                 double v = c[at] + (bias ? bias[bias_rows ? i : j] : 0.0);
                 if (gelu)
                     v = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
-                c[at] = (float)(mul ? v * mul[at] : v);
+                c[at] = (float)v;
             }
 }
 
-void ref_sgu_gate(float *z, int rows, int half, const float *bias, int bstride, int dh, int p0, int m,
+void ref_sgu_gate(float *z, int rows, int ld, int half, const float *bias, int bstride, int dh, int p0, int m,
                   const float *cb, int act)
 {
     for (int r = 0; r < rows; r++) {
-        float *row = z + (size_t)r * 2 * half;
+        float *row = z + (size_t)r * ld;
         for (int c = 0; c < half; c++) {
             double v = (double)row[half + c] + bias[(c / dh) * bstride + p0 + r % m] + (cb ? cb[c] : 0.0);
             v = act == 1 ? tanh(v) : act == 2 ? 1.0 / (1.0 + exp(-v)) : act == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0))) : v;

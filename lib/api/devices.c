@@ -1,12 +1,12 @@
-/* gmlp_device_report: a device's description and whether each of the
- * library's kernels builds there (gmlp-classify --list-devices and
- * gmlp-bench print it). */
+/* Devices: the list, and gmlp_device_report, a device's description and
+ * whether each of the library's kernels builds there (gmlp-classify
+ * --list-devices and gmlp-bench print it). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/context.h"
+#include "api/api.h"
 #include "ops/ops.h"
 
 #define REPORT_SIZE 8192
@@ -60,7 +60,7 @@ static int has_fp16(cl_device_id d)
 static void add_kernels(report *r, gmlp_context *ctx)
 {
     char names[1024];
-    if (clGetProgramInfo(ctx->program, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL) != CL_SUCCESS)
+    if (clGetProgramInfo(ctx->kernels.shared, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL) != CL_SUCCESS)
         snprintf(names, sizeof names, "shared program");
     for (char *p = names; *p; p++)
         if (*p == ';')
@@ -68,22 +68,12 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "   %s: built\n", names);
     static const char *const variants[] = {"float", "A half", "B half", "A and B half"};
     for (int v = 0; v < 4; v++) {
-        const gmlp_gemm_kernel *t[3];
+        char tiles[512];
         add(r, "   gmlp_gemm (%s): ", variants[v]);
-        int ok = 1;
-        for (int size = 0; size < 3 && ok; size++)
-            ok = gmlp_gemm_kernel_get(ctx, v & 1, v >> 1, (gmlp_tiles)size, &t[size]) == GMLP_OK;
-        if (!ok) {
-            add_failure(r, ctx->err);
-            continue;
-        }
-        add(r, "built, %dx%dx%d tiles (%dx%d per work-item)", t[0]->tm, t[0]->tn, t[0]->tk, t[0]->wm, t[0]->wn);
-        static const char *const uses[] = {"", "large products", "narrow ones"};
-        for (int size = 1; size < 3; size++)
-            if (t[size] != t[0])
-                add(r, ", %dx%dx%d (%dx%d) for %s", t[size]->tm, t[size]->tn, t[size]->tk, t[size]->wm, t[size]->wn,
-                    uses[size]);
-        add(r, "\n");
+        if (gmlp_gemm_describe(ctx, v & 1, v >> 1, tiles, sizeof tiles) == GMLP_OK)
+            add(r, "built, %s\n", tiles);
+        else
+            add_failure(r, ctx->err.msg);
     }
 }
 
@@ -92,13 +82,14 @@ size_t gmlp_device_report(const char *device, char *buf, size_t size)
     if (buf && size)
         buf[0] = 0;
     if (!device)
-        device = getenv("GMLP_DEVICE"); /* as gmlp_context_create does */
+        device = gmlp_env_device(); /* as gmlp_context_create does */
+    gmlp_error *err = gmlp_api_error();
     gmlp_devinfo d;
-    if (gmlp_device_select(device, &d, gmlp_thread_error(), GMLP_ERRMSG_SIZE) != GMLP_OK)
+    if (gmlp_device_select(device, &d, err) != GMLP_OK)
         return 0;
     report *r = malloc(sizeof *r);
     if (!r) {
-        gmlp_errf(gmlp_thread_error(), GMLP_ERRMSG_SIZE, GMLP_ERR_HOST_MEMORY, "out of host memory for a report");
+        gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory for a report");
         return 0;
     }
     r->len = 0;
@@ -127,4 +118,25 @@ size_t gmlp_device_report(const char *device, char *buf, size_t size)
     size_t len = r->len;
     free(r);
     return len;
+}
+
+size_t gmlp_list_devices(char *buf, size_t size)
+{
+    gmlp_devinfo *list;
+    size_t n, need = 0;
+    if (buf && size)
+        buf[0] = 0;
+    if (gmlp_devices_enumerate(&list, &n, gmlp_api_error()) != GMLP_OK)
+        return 0;
+    char line[1024];
+    for (size_t i = 0; i < n; i++) {
+        int len = gmlp_devinfo_format(&list[i], i, line, sizeof line);
+        if (len < 0)
+            continue;
+        if (buf && need + (size_t)len < size)
+            memcpy(buf + need, line, (size_t)len + 1);
+        need += (size_t)len;
+    }
+    free(list);
+    return need;
 }

@@ -1,0 +1,18 @@
+/* Constants the kernels and the host share: plain #defines, valid C and
+ * OpenCL C.  Embedded in front of every kernel program (cl_kernels/meson.build)
+ * and included by the host wrappers in lib/ops. */
+#ifndef GMLP_KERNEL_ABI_H
+#define GMLP_KERNEL_ABI_H
+
+/* Activations (the SGU gate's: gmlp.h's GMLP_GATE_* have the same values). */
+#define GMLP_ACT_IDENTITY 0
+#define GMLP_ACT_TANH 1
+#define GMLP_ACT_SIGMOID 2
+#define GMLP_ACT_GELU 3 /* exact (erf), as nn.GELU() */
+
+/* Where a GEMM epilogue's bias runs along. */
+#define GMLP_BIAS_NONE 0
+#define GMLP_BIAS_COLS 1 /* bias[j]: fc layers, stem, head */
+#define GMLP_BIAS_ROWS 2 /* bias[i], i the row within one matrix of a batch: token-axis matmuls */
+
+#endif

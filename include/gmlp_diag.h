@@ -1,0 +1,61 @@
+/*
+ * gmlp_diag.h — diagnostics for benchmarks, profiling and the portability
+ * checks: how the library uses a device, measured or listed.  Installed, but
+ * OUTSIDE the stable-ABI promise of gmlp.h: these calls may change with any
+ * release.  gmlp-bench uses only gmlp.h and this header.
+ */
+#ifndef GMLP_DIAG_H
+#define GMLP_DIAG_H
+
+#include "gmlp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device memory the library's buffers take on ctx now and at most since the
+ * context was made (weights, workspaces, decoding states; not CLBlast's
+ * temporaries). */
+GMLP_API gmlp_status gmlp_diag_memory(const gmlp_context *ctx, size_t *used, size_t *peak);
+
+/* Seconds per call of an m x n x k float GEMM (row-major, no transposes) on
+ * backend (GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST, whatever ctx's own), after
+ * one untimed call: the mean of `runs` calls, timed on the host around a
+ * queue finish. */
+GMLP_API gmlp_status gmlp_diag_gemm_seconds(gmlp_context *ctx, gmlp_gemm_backend backend, size_t m, size_t n,
+                                            size_t k, int runs, double *seconds);
+
+/* Per-kernel device time from queue profiling, on a context created with
+ * gmlp_context_options.profiling: what ran since the last reset, one row per
+ * kernel variant in order of first launch.  Waits for the queue. */
+typedef struct gmlp_diag_kernel_time {
+    char name[160];  /* entry point and variant, e.g. "gmlp_gemm 128x128x2/8x8 A:float B:half" */
+    size_t launches;
+    double total_us; /* summed device time, CL_PROFILING_COMMAND_START to _END */
+} gmlp_diag_kernel_time;
+/* Writes up to max rows into rows and their count into *n (rows beyond max
+ * are counted, not written). */
+GMLP_API gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, size_t max, size_t *n);
+GMLP_API void gmlp_diag_profile_reset(gmlp_context *ctx);
+
+/* A safetensors file, in memory, holding random weights (uniform in +-0.05)
+ * for cfg's architecture and sizes (arch, in_chans, img_h/w, patch_h/w, dim,
+ * depth, ffn_dim, token_dim, num_classes; LMs: vocab_size, seq_len, causal),
+ * with the gmlp.* metadata that makes it load as cfg.  *data is malloc'd:
+ * free() it. */
+GMLP_API gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void **data, size_t *size);
+
+/* Every OpenCL program the library may build, one line each: "NAME
+ * OPTIONS", NAME "shared" (the element-wise kernels, built with each
+ * context) or a kernel file built alone in variants ("gemm.cl").  Written
+ * into buf as gmlp_list_devices does; returns the length the full text needs. */
+GMLP_API size_t gmlp_diag_programs(char *buf, size_t size);
+/* The source text of program NAME as the library builds it (the prelude
+ * included); returns its length, 0 for an unknown NAME. */
+GMLP_API size_t gmlp_diag_program_source(const char *name, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,27 @@
+/* What the public entry points (lib/api) share: the environment (env.c, the
+ * only reader of it), the options' size rule, and the error of the calls
+ * without a context. */
+#ifndef GMLP_API_INTERNAL_H
+#define GMLP_API_INTERNAL_H
+
+#include "cl/context.h"
+
+/* ctx's settings from opts (NULL: the defaults) over the environment; *device:
+ * the device spec to open (opts, else $GMLP_DEVICE; may be NULL). */
+gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *out, const char **device,
+                              gmlp_error *err);
+/* $GMLP_DEVICE, or NULL. */
+const char *gmlp_env_device(void);
+/* $GMLP_LOG as a level. */
+gmlp_log_level gmlp_env_log_level(void);
+
+/* The calling thread's error, logging where gmlp_set_log (or $GMLP_LOG) says:
+ * where a call without a context reports. */
+gmlp_error *gmlp_api_error(void);
+
+/* Copies a caller's options struct (whose first member is its size) over
+ * defaults of size bytes: only the fields the caller's struct has.  0 when
+ * src->size cannot be a size of these options. */
+int gmlp_options_in(void *defaults, size_t size, const void *src);
+
+#endif

@@ -1,0 +1,98 @@
+/* The one reader of the environment (DEVELOPERS: no other code in lib/ calls
+ * getenv).  Each variable fills the option a caller left at its default:
+ * GMLP_DEVICE, GMLP_GEMM, GMLP_CACHE_DIR (else XDG_CACHE_HOME, HOME),
+ * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+const char *gmlp_env_device(void)
+{
+    return env("GMLP_DEVICE");
+}
+
+gmlp_log_level gmlp_env_log_level(void)
+{
+    const char *v = env("GMLP_LOG");
+    if (!v || !strcmp(v, "0"))
+        return GMLP_LOG_NONE;
+    static const char *const names[] = {"error", "info", "debug"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, names[i]))
+            return (gmlp_log_level)(GMLP_LOG_ERROR + i);
+    return GMLP_LOG_DEBUG; /* "1", "yes": everything */
+}
+
+/* bytes with an optional k, M or G (powers of 1024); 0 when malformed. */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'm' || *end == 'M' ? 20 : *end == 'g' || *end == 'G' ? 30 : 0;
+    if (end == s || *s == '-' || end[shift ? 1 : 0] || n > (SIZE_MAX >> shift))
+        return 0;
+    *out = (size_t)(n << shift);
+    return 1;
+}
+
+static int copy(char *dst, size_t size, const char *src)
+{
+    return snprintf(dst, size, "%s", src) < (int)size;
+}
+
+gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *out, const char **device,
+                              gmlp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *device = opts->device ? opts->device : env("GMLP_DEVICE");
+    const char *v;
+    out->gemm = opts->gemm;
+    if (out->gemm == GMLP_GEMM_AUTO) {
+        v = env("GMLP_GEMM");
+        if (!v || !strcmp(v, "kernel"))
+            out->gemm = GMLP_GEMM_KERNEL;
+        else if (!strcmp(v, "clblast"))
+            out->gemm = GMLP_GEMM_CLBLAST;
+        else
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_GEMM=%s: expected kernel or clblast", v);
+    }
+    if (out->gemm != GMLP_GEMM_KERNEL && out->gemm != GMLP_GEMM_CLBLAST)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_options.gemm: unknown backend %d",
+                         (int)out->gemm);
+    int ok = 1;
+    if (opts->cache_dir)
+        ok = copy(out->cache_dir, sizeof out->cache_dir, opts->cache_dir);
+    else if ((v = env("GMLP_CACHE_DIR")))
+        ok = copy(out->cache_dir, sizeof out->cache_dir, v);
+    else if ((v = env("XDG_CACHE_HOME")))
+        ok = snprintf(out->cache_dir, sizeof out->cache_dir, "%s/gmlp", v) < (int)sizeof out->cache_dir;
+    else if ((v = env("HOME")))
+        ok = snprintf(out->cache_dir, sizeof out->cache_dir, "%s/.cache/gmlp", v) < (int)sizeof out->cache_dir;
+    if (!ok)
+        out->cache_dir[0] = 0; /* a path too long to hold: no disk cache rather than a wrong one */
+    v = opts->cl_options ? opts->cl_options : env("GMLP_CL_OPTIONS");
+    if (v && !copy(out->cl_options, sizeof out->cl_options, v))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "extra build options longer than %zu characters",
+                         sizeof out->cl_options - 1);
+    out->mem_limit = opts->device_memory_limit == SIZE_MAX ? 0 : opts->device_memory_limit;
+    if (!opts->device_memory_limit && (v = env("GMLP_DEVICE_MEMORY_LIMIT")) && !parse_size(v, &out->mem_limit))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "GMLP_DEVICE_MEMORY_LIMIT=%s: expected a number of bytes, optionally with k, M or G", v);
+    if ((int)opts->log_level < GMLP_LOG_AUTO || opts->log_level > GMLP_LOG_DEBUG)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_options.log_level: unknown level %d",
+                         (int)opts->log_level);
+    out->log.level = opts->log_level == GMLP_LOG_AUTO ? gmlp_env_log_level() : opts->log_level;
+    out->log.cb = opts->log;
+    out->log.user = opts->log_user;
+    out->profiling = opts->profiling != 0;
+    return GMLP_OK;
+}

@@ -1,0 +1,127 @@
+/* The calls that need no device: version and status names, preprocessing,
+ * sampling and the softmax/top-k helper.  Their failures go to the calling
+ * thread's error (gmlp_last_error(NULL)). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/api.h"
+#include "preprocess/preprocess.h"
+#include "sample/sample.h"
+
+const char *gmlp_version(void)
+{
+    return GMLP_VERSION_STRING;
+}
+
+const char *gmlp_status_string(gmlp_status status)
+{
+    switch (status) {
+    case GMLP_OK: return "success";
+    case GMLP_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case GMLP_ERR_IO: return "I/O error";
+    case GMLP_ERR_FORMAT: return "malformed model file";
+    case GMLP_ERR_UNSUPPORTED: return "unsupported model";
+    case GMLP_ERR_NO_DEVICE: return "no OpenCL device";
+    case GMLP_ERR_OPENCL: return "OpenCL error";
+    case GMLP_ERR_BUILD: return "OpenCL kernel build failed";
+    case GMLP_ERR_HOST_MEMORY: return "out of host memory";
+    case GMLP_ERR_DEVICE_MEMORY: return "out of device memory";
+    case GMLP_ERR_WRONG_MODEL: return "operation does not fit this model";
+    }
+    return "unknown status";
+}
+
+gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height, int channels,
+                                 float *out)
+{
+    return gmlp_preprocess_image(cfg, pixels, width, height, channels, out, gmlp_api_error());
+}
+
+gmlp_status gmlp_preprocess_rgb8_batch(const gmlp_config *cfg, const uint8_t *const *pixels, const int *width,
+                                       const int *height, const int *channels, size_t n, float *out)
+{
+    gmlp_error *err = gmlp_api_error();
+    if (!cfg || (n && (!pixels || !width || !height || !channels || !out)))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_preprocess_rgb8_batch: NULL argument");
+    const size_t per = (size_t)cfg->in_chans * (size_t)cfg->img_h * (size_t)cfg->img_w;
+    for (size_t i = 0; i < n; i++) {
+        gmlp_status st = gmlp_preprocess_image(cfg, pixels[i], width[i], height[i], channels[i], out + i * per, err);
+        if (st != GMLP_OK) {
+            char where[64];
+            snprintf(where, sizeof where, "image %zu", i);
+            gmlp_error_prefix(err, where);
+            return st;
+        }
+    }
+    return GMLP_OK;
+}
+
+void gmlp_generate_options_default(gmlp_generate_options *o)
+{
+    if (o)
+        *o = (gmlp_generate_options){
+            .size = sizeof *o, .temperature = 1.0f, .top_k = 0, .top_p = 1.0f, .seed = 0, .max_tokens = 256};
+}
+
+gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_options *opts, uint64_t *rng,
+                        int32_t *token)
+{
+    gmlp_error *err = gmlp_api_error();
+    gmlp_generate_options o;
+    gmlp_generate_options_default(&o);
+    if (opts && !gmlp_options_in(&o, sizeof o, opts))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gmlp_sample: gmlp_generate_options.size is %zu: fill the options with "
+                         "gmlp_generate_options_default", opts->size);
+    return gmlp_sample_token(logits, vocab, opts ? &o : NULL, rng, token, err);
+}
+
+typedef struct ranked {
+    float logit;
+    int32_t index;
+} ranked;
+
+/* Descending logit, ties to the lower index. */
+static int by_logit(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->logit != y->logit)
+        return x->logit < y->logit ? 1 : -1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+gmlp_status gmlp_softmax_topk(const float *logits, int n, int k, int32_t *index, float *prob)
+{
+    gmlp_error *err = gmlp_api_error();
+    if (!logits || !index || n < 1 || k < 1 || k > n)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gmlp_softmax_topk: needs logits and index, and 1 <= k (%d) <= n (%d)", k, n);
+    ranked *r = malloc((size_t)n * sizeof *r);
+    if (!r)
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_softmax_topk: out of host memory");
+    for (int i = 0; i < n; i++) {
+        if (isnan(logits[i])) {
+            free(r);
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_softmax_topk: logit %d is NaN", i);
+        }
+        r[i] = (ranked){logits[i], i};
+    }
+    qsort(r, (size_t)n, sizeof *r, by_logit);
+    /* softmax in double, shifted by the maximum: exp never overflows */
+    double sum = 0, mx = r[0].logit;
+    if (isinf(r[0].logit)) /* +inf takes all the mass, shared between the infinite logits */
+        for (int i = 0; i < n; i++)
+            sum += r[i].logit == r[0].logit;
+    else
+        for (int i = 0; i < n; i++)
+            sum += exp((double)r[i].logit - mx);
+    for (int i = 0; i < k; i++) {
+        index[i] = r[i].index;
+        if (prob)
+            prob[i] = (float)(isinf(r[0].logit) ? (r[i].logit == r[0].logit) / sum
+                                                 : exp((double)r[i].logit - mx) / sum);
+    }
+    free(r);
+    return GMLP_OK;
+}

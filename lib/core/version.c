@@ -1,6 +1,0 @@
-#include "gmlp.h"
-
-const char *gmlp_version(void)
-{
-    return GMLP_VERSION_STRING;
-}

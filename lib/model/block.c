@@ -1,0 +1,153 @@
+/* The blocks, on the workspace of one pass (gmlp_pass): x the residual
+ * stream, rows = sequences x positions.
+ *
+ * The gMLP block, as g-mlp-pytorch's layer (timm's SpatialGatingBlock is the
+ * case of one head, no token shift, no tiny attention, no cache):
+ *   y  = LN(x)                                   PreNorm
+ *   ys = shift_tokens(y)                         PreShiftTokens (optional)
+ *   ao = softmax(q k^T / sqrt(a)) v              tiny attention on ys (optional)
+ *   z  = GELU(ys W_in^T + b_in) = [u | v]        fc1 / proj_in
+ *   v  = W_h[pos, :] . LN(v) (per head) + ao W_o^T
+ *   v  = act(v + b_sgu[h, pos] + b_o) * u        the gate, in place
+ *   x += v W_out^T + b_out                       fc2 / proj_out
+ * What a later position reads (LN(x) rows for the shift, LN(v) for the
+ * spatial matmul, keys and values) comes from "history" buffers holding all
+ * positions of each sequence: the activations themselves in a stand-alone
+ * pass, the decoding state's caches otherwise. */
+#include <math.h>
+
+#include "model/model.h"
+
+/* Rows of width floats of this pass's activations (ld floats apart) into the
+ * cache's history (positions p0.. of each sequence, seq_len rows apart). */
+static gmlp_status to_cache(const gmlp_pass *p, cl_mem src, size_t src_off, size_t ld, size_t width, cl_mem hist)
+{
+    size_t S = (size_t)p->m->cfg.seq_len;
+    gmlp_seq_rows from = {src, src_off, ld, (size_t)p->n * ld};
+    gmlp_seq_rows to = {hist, (size_t)p->p0 * width, width, S * width};
+    return gmlp_op_copy_rows(p->m->ctx, from, to, width, (size_t)p->n, (size_t)p->seqs);
+}
+
+/* ao = softmax(q k^T / sqrt(a), causal) v over the visible positions. */
+static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
+{
+    gmlp_model *m = p->m;
+    gmlp_context *ctx = m->ctx;
+    const gmlp_workspace *w = &m->ws;
+    const size_t a = (size_t)m->cfg.attn_dim, d = (size_t)m->cfg.dim, n = (size_t)p->n, L = (size_t)p->len;
+    const size_t S = (size_t)m->cfg.seq_len, B = (size_t)p->seqs;
+    /* qkv (rows x 3a) = in . W_qkv^T */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
+                                            .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, d),
+                                            .c = {.buf = w->qkv, .ld = 3 * a}}));
+    /* per sequence: keys (L x a, used transposed) and values (L x a) */
+    gmlp_view k = {.buf = w->qkv, .off = a, .ld = 3 * a, .stride = n * 3 * a, .trans = 1};
+    gmlp_view v = {.buf = w->qkv, .off = 2 * a, .ld = 3 * a, .stride = n * 3 * a};
+    if (p->cache) {
+        GMLP_TRY(to_cache(p, w->qkv, a, 3 * a, 2 * a, p->cache->kv[l]));
+        k = (gmlp_view){.buf = p->cache->kv[l], .ld = 2 * a, .stride = S * 2 * a, .trans = 1};
+        v = (gmlp_view){.buf = p->cache->kv[l], .off = a, .ld = 2 * a, .stride = S * 2 * a};
+    }
+    /* per sequence: sim (n x L) = q (n x a) . k^T */
+    const gmlp_view sim = {.buf = w->sim, .ld = L, .stride = n * L};
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = L, .k = a, .batch = B,
+                                            .a = {.buf = w->qkv, .ld = 3 * a, .stride = n * 3 * a}, .b = k, .c = sim}));
+    GMLP_TRY(gmlp_op_softmax_rows(ctx, w->sim, p->rows, L, (int)L, p->p0, p->n, m->cfg.causal,
+                                  (float)(1.0 / sqrt((double)a))));
+    /* per sequence: ao (n x a) = softmax(sim) . v */
+    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = a, .k = L, .batch = B, .a = sim, .b = v,
+                                          .c = {.buf = w->ao, .ld = a, .stride = n * a}});
+}
+
+gmlp_status gmlp_block(const gmlp_pass *p, int l)
+{
+    gmlp_model *m = p->m;
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const gmlp_block_weights *wt = &m->blocks[l];
+    const gmlp_workspace *w = &m->ws;
+    const size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, g = h / 2, a = (size_t)c->attn_dim;
+    const size_t n = (size_t)p->n, L = (size_t)p->len, S = (size_t)c->seq_len, B = (size_t)p->seqs;
+    const size_t rows = (size_t)p->rows, dh = g / (size_t)c->heads;
+    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
+    cl_mem in = w->y;
+    if (c->shift_tokens) {
+        cl_mem hist = w->y;
+        int hist_rows = p->n;
+        if (p->cache) {
+            GMLP_TRY(to_cache(p, w->y, 0, d, d, p->cache->ln[l]));
+            hist = p->cache->ln[l];
+            hist_rows = c->seq_len;
+        }
+        int s = c->shift_tokens;
+        GMLP_TRY(gmlp_op_shift_tokens(ctx, hist, hist_rows, p->p0, p->n, w->ys, p->rows, (int)d,
+                                      c->causal ? s + 1 : 2 * s + 1, c->causal ? 0 : -s));
+        in = w->ys;
+    }
+    if (a)
+        GMLP_TRY(attention(p, l, in));
+    /* z = [u | v] (rows x h) = GELU(in . W_in^T + b_in) */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
+                                            .b = gmlp_linear_weight(m, wt->fc1_w, d), .c = {.buf = w->z, .ld = h},
+                                            .bias = wt->fc1_b, .gelu = 1}));
+    /* LN(v) (rows x g) into y, which fc1 has consumed */
+    const gmlp_rows v = {w->z, g, h}, lnv = {w->y, 0, g};
+    GMLP_TRY(gmlp_op_layernorm(ctx, v, lnv, wt->sgu_norm_w, wt->sgu_norm_b, p->rows, (int)g, c->sgu_eps));
+    gmlp_view gate = {.buf = w->y, .ld = g, .stride = n * g};
+    if (p->cache) {
+        GMLP_TRY(to_cache(p, w->y, 0, g, g, p->cache->gate[l]));
+        gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g};
+    }
+    /* per head and sequence: v[p0 .. p0+n) (n x dh) = W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) */
+    for (size_t hd = 0; hd < (size_t)c->heads; hd++) {
+        gmlp_view gh = gate;
+        gh.off += hd * dh;
+        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
+                                                .a = gmlp_weight(m, wt->sgu_w, (hd * S + (size_t)p->p0) * S, S),
+                                                .b = gh, .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h}}));
+    }
+    /* v (rows x g) += ao . W_o^T */
+    if (a)
+        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
+                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a),
+                                                .c = {.buf = w->z, .off = g, .ld = h}, .beta = 1.0f}));
+    gmlp_gate gt = {.bias = wt->sgu_b, .cb = a ? wt->attn_out_b : NULL, .bstride = c->seq_len, .dh = (int)dh,
+                    .p0 = p->p0, .m = p->n, .act = c->gate_act};
+    GMLP_TRY(gmlp_op_sgu_gate(ctx, (gmlp_rows){w->z, 0, h}, p->rows, (int)g, &gt));
+    /* x (rows x d) += v . W_out^T + b_out: the residual as C with beta 1 */
+    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = g, .a = {.buf = w->z, .off = g, .ld = h},
+                                          .b = gmlp_linear_weight(m, wt->fc2_w, g), .c = {.buf = w->x, .ld = d},
+                                          .beta = 1.0f, .bias = wt->fc2_b});
+}
+
+/* timm MixerBlock: a token MLP across the token axis, then a channel MLP. */
+gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
+{
+    gmlp_model *m = p->m;
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const gmlp_block_weights *wt = &m->blocks[l];
+    const gmlp_workspace *w = &m->ws;
+    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, h = (size_t)c->ffn_dim, t = (size_t)c->token_dim;
+    const size_t rows = (size_t)p->rows, B = (size_t)p->seqs;
+    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d, c->norm_eps));
+    /* per image: z (t x d) = GELU(W_t1 (t x N) . y (N x d) + b per row); no transposes copied */
+    const gmlp_view tokens = {.buf = w->z, .ld = d, .stride = t * d};
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = t, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
+                                            .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = tokens,
+                                            .bias = wt->tok1_b, .bias_rows = 1, .gelu = 1}));
+    /* per image: x (N x d) += W_t2 (N x t) . z (t x d) + b per row */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = t, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, t),
+                                            .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,
+                                            .bias = wt->tok2_b, .bias_rows = 1}));
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
+    /* z (rows x h) = GELU(y . W_1^T + b_1); x += z . W_2^T + b_2 */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = h, .k = d, .a = {.buf = w->y, .ld = d},
+                                            .b = gmlp_linear_weight(m, wt->fc1_w, d), .c = {.buf = w->z, .ld = h},
+                                            .bias = wt->fc1_b, .gelu = 1}));
+    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = h, .a = {.buf = w->z, .ld = h},
+                                          .b = gmlp_linear_weight(m, wt->fc2_w, h), .c = {.buf = w->x, .ld = d},
+                                          .beta = 1.0f, .bias = wt->fc2_b});
+}

@@ -1,0 +1,254 @@
+/* Loading a model: file → validated config → weights on the device; and
+ * what can change after: the preprocessing values (gmlp_model_override). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model/model.h"
+#include "ops/ops.h"
+#include "model/tensors.h"
+
+static cl_mem *field(void *base, size_t off)
+{
+    return (cl_mem *)((char *)base + off);
+}
+
+static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gmlp_tensor_spec *spec, cl_mem *dst)
+{
+    char name[256];
+    gmlp_tensor_name(&m->cfg, name, sizeof name, l, spec->leaf);
+    const gmlp_st_tensor *t = gmlp_st_find(f, name);
+    float *host = malloc(t->numel ? t->numel * sizeof(float) : sizeof(float));
+    if (!host)
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s'", name);
+    gmlp_st_to_f32(t, host);
+    gmlp_status st = gmlp_model_upload(m, host, t->numel, spec->gemm, name, dst);
+    free(host);
+    return st;
+}
+
+static int uploaded(const gmlp_config *cfg, const gmlp_tensor_spec *s)
+{
+    return s->field != GMLP_NO_FIELD && gmlp_spec_present(cfg, s);
+}
+
+static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
+{
+    m->blocks = calloc((size_t)m->cfg.depth, sizeof *m->blocks);
+    if (!m->blocks)
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for %d blocks", m->cfg.depth);
+    for (const gmlp_tensor_spec *s = gmlp_model_specs(&m->cfg); s->leaf; s++)
+        if (uploaded(&m->cfg, s))
+            GMLP_TRY(upload(m, f, -1, s, field(m, s->field)));
+    for (int l = 0; l < m->cfg.depth; l++)
+        for (const gmlp_tensor_spec *s = gmlp_block_specs(&m->cfg); s->leaf; s++)
+            if (uploaded(&m->cfg, s))
+                GMLP_TRY(upload(m, f, l, s, field(&m->blocks[l], s->field)));
+    return m->cfg.arch == GMLP_ARCH_LM ? gmlp_lm_upload_spatial(m, f) : GMLP_OK;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+
+static gmlp_status copy_metadata(gmlp_model *m, const gmlp_st_file *f)
+{
+    if (f->n_meta) {
+        m->meta_keys = calloc(f->n_meta, sizeof *m->meta_keys);
+        m->meta_values = calloc(f->n_meta, sizeof *m->meta_values);
+        if (!m->meta_keys || !m->meta_values)
+            return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory copying metadata");
+        m->n_meta = f->n_meta; /* entries start NULL, so a partial copy frees cleanly */
+    }
+    for (size_t i = 0; i < f->n_meta; i++) {
+        m->meta_keys[i] = dup_str(f->meta_keys[i]);
+        m->meta_values[i] = dup_str(f->meta_values[i]);
+        if (!m->meta_keys[i] || !m->meta_values[i])
+            return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory copying metadata");
+    }
+    return GMLP_OK;
+}
+
+const char *gmlp_model_meta(const gmlp_model *m, const char *key)
+{
+    for (size_t i = 0; i < m->n_meta; i++)
+        if (!strcmp(m->meta_keys[i], key))
+            return m->meta_values[i];
+    return NULL;
+}
+
+static void free_labels(char **labels, int n)
+{
+    for (int i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+}
+
+/* Replaces m's labels with the newline-separated list (one per class, as
+ * counted by the caller). */
+static gmlp_status set_labels(gmlp_model *m, const char *list)
+{
+    const int n = m->cfg.num_classes;
+    char **labels = calloc((size_t)n, sizeof *labels);
+    const char *p = list;
+    for (int i = 0; labels && i < n; i++) {
+        size_t len = strcspn(p, "\n");
+        if (!(labels[i] = malloc(len + 1))) {
+            free_labels(labels, n);
+            labels = NULL;
+            break;
+        }
+        memcpy(labels[i], p, len);
+        labels[i][len] = 0;
+        p += len + (p[len] == '\n');
+    }
+    if (!labels)
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory copying labels");
+    free_labels(m->labels, n);
+    m->labels = labels;
+    return GMLP_OK;
+}
+
+/* Where each preprocessing value came from: the metadata names those it set. */
+static gmlp_status init_preproc(gmlp_model *m)
+{
+    for (int k = 0; k < GMLP_PK_COUNT; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "gmlp.%s", gmlp_preproc_keys[k]);
+        m->sources[k] = gmlp_model_meta(m, key) ? GMLP_SOURCE_METADATA : GMLP_SOURCE_DEFAULT;
+    }
+    /* gmlp_config_infer checked there is one name per class */
+    const char *labels = gmlp_model_meta(m, "gmlp.labels");
+    return labels && m->cfg.num_classes ? set_labels(m, labels) : GMLP_OK;
+}
+
+gmlp_status gmlp_model_set_preproc(gmlp_model *m, const char *key, const char *value)
+{
+    int k = 0;
+    while (k < GMLP_PK_COUNT && strcmp(key, gmlp_preproc_keys[k]))
+        k++;
+    char what[96];
+    snprintf(what, sizeof what, "gmlp_model_override: %s", key);
+    if (k == GMLP_PK_COUNT)
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "%s is not img_size, mean, std, crop_pct, crop_mode, interpolation or labels", what);
+    if (m->cfg.arch == GMLP_ARCH_LM)
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL, "%s: a language model has no image preprocessing", what);
+    if (k == GMLP_PK_LABELS) {
+        int n = gmlp_cfg_count_labels(value);
+        if (n != m->cfg.num_classes)
+            return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s has %d names for %d classes", what, n,
+                             m->cfg.num_classes);
+        GMLP_TRY(set_labels(m, value));
+    } else {
+        gmlp_config cfg = m->cfg;
+        GMLP_TRY(gmlp_cfg_set_preproc(&cfg, (gmlp_preproc_key)k, value, what, GMLP_ERR_INVALID_ARGUMENT,
+                                      &m->ctx->err));
+        m->cfg = cfg;
+    }
+    m->sources[k] = GMLP_SOURCE_USER;
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **data, size_t *size)
+{
+    struct stat sb;
+    *data = NULL;
+    *size = 0;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': not a regular file", path);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    gmlp_status st = GMLP_OK;
+    long len = -1;
+    if (fseek(fp, 0, SEEK_END) == 0)
+        len = ftell(fp);
+    if (len < 0 || fseek(fp, 0, SEEK_SET) != 0)
+        st = gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot determine the size of '%s'", path);
+    else if (!(*data = malloc(len ? (size_t)len : 1)))
+        st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading '%s' (%ld bytes)", path, len);
+    else if (fread(*data, 1, (size_t)len, fp) != (size_t)len) /* a read error, not a crash, if it changes under us */
+        st = gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': %s", path, ferror(fp) ? strerror(errno) : "short read");
+    fclose(fp);
+    if (st != GMLP_OK) {
+        free(*data);
+        *data = NULL;
+        return st;
+    }
+    *size = (size_t)len;
+    return GMLP_OK;
+}
+
+static gmlp_status load(gmlp_model *m, const void *data, size_t size, gmlp_weight_type weights)
+{
+    gmlp_st_file f;
+    gmlp_context *ctx = m->ctx;
+    GMLP_TRY(gmlp_st_parse(data, size, &f, &ctx->err));
+    gmlp_status st = gmlp_config_infer(&f, &m->cfg, &ctx->err);
+    m->cfg.weights = weights;
+    if (st == GMLP_OK)
+        st = gmlp_config_check_tensors(&f, &m->cfg, &ctx->err);
+    if (st == GMLP_OK) {
+        for (size_t i = 0; i < f.n_tensors; i++)
+            m->cfg.num_params += f.tensors[i].numel;
+        st = copy_metadata(m, &f);
+    }
+    if (st == GMLP_OK)
+        st = init_preproc(m);
+    if (st == GMLP_OK)
+        st = upload_all(m, &f);
+    gmlp_st_free(&f);
+    /* every GEMM variant the forward may pick, so that no later call compiles */
+    if (st == GMLP_OK)
+        st = gmlp_gemm_prepare(ctx, weights == GMLP_WEIGHTS_F16);
+    return st;
+}
+
+gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, gmlp_weight_type weights,
+                              gmlp_model **out)
+{
+    *out = NULL;
+    gmlp_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    m->ctx = ctx;
+    gmlp_status st = load(m, data, size, weights);
+    if (st != GMLP_OK) {
+        gmlp_model_destroy(m);
+        return st;
+    }
+    *out = m;
+    return GMLP_OK;
+}
+
+static void release_fields(gmlp_model *m, void *base, const gmlp_tensor_spec *specs)
+{
+    for (const gmlp_tensor_spec *s = specs; s->leaf; s++)
+        if (s->field != GMLP_NO_FIELD)
+            gmlp_buffer_release(m->ctx, field(base, s->field));
+}
+
+void gmlp_model_destroy(gmlp_model *m)
+{
+    gmlp_workspace_free(m);
+    release_fields(m, m, gmlp_model_specs(&m->cfg));
+    for (int l = 0; m->blocks && l < m->cfg.depth; l++) {
+        release_fields(m, &m->blocks[l], gmlp_block_specs(&m->cfg));
+        gmlp_buffer_release(m->ctx, &m->blocks[l].sgu_w); /* the LM builds it outside the specs */
+    }
+    free(m->blocks);
+    for (size_t i = 0; i < m->n_meta; i++) {
+        free(m->meta_keys[i]);
+        free(m->meta_values[i]);
+    }
+    free(m->meta_keys);
+    free(m->meta_values);
+    free_labels(m->labels, m->cfg.num_classes);
+    free(m);
+}

@@ -1,0 +1,100 @@
+/* The element-wise and reduction ops: each declares its kernel and binds its
+ * arguments.  Adding one: a kernel file (cl_kernels/meson.build), a spec and
+ * wrapper here with its prototype in ops.h, a C reference (tests/ref/) and a
+ * test case (tests/test_ops.c). */
+#include "cl/clerr.h"
+#include "kernel_abi.h"
+#include "ops/ops.h"
+
+_Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP_ACT_TANH &&
+                   GMLP_GATE_SIGMOID == GMLP_ACT_SIGMOID && GMLP_GATE_GELU == GMLP_ACT_GELU,
+               "gmlp.h's gate activations are cl_kernels/kernel_abi.h's");
+
+/* Sets spec's arguments, then launches it over global (local NULL: any). */
+#define RUN(ctx, spec, dims, global, local, ...)                                                                  \
+    do {                                                                                                          \
+        const gmlp_kernel *k_;                                                                                    \
+        GMLP_TRY(gmlp_kernel_get(ctx, &(spec), NULL, NULL, &k_));                                                 \
+        GMLP_TRY(gmlp_kernel_args(ctx, k_, __VA_ARGS__, GMLP_ARG_END));                                           \
+        return gmlp_kernel_launch(ctx, k_, dims, global, local);                                                  \
+    } while (0)
+
+static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
+
+gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
+                              int cols, float eps)
+{
+    size_t global[1] = {(size_t)rows * (size_t)ctx->reduce_wg}, local[1] = {(size_t)ctx->reduce_wg};
+    RUN(ctx, layernorm, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+        ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
+}
+
+static const gmlp_kernel_spec sgu_gate = {"sgu.cl", "gmlp_sgu_gate"};
+
+gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, gmlp_rows z, int rows, int half, const gmlp_gate *g)
+{
+    size_t global[2] = {(size_t)half, (size_t)rows};
+    cl_mem cb = g->cb ? g->cb : g->bias; /* any valid buffer: unread without has_cb */
+    RUN(ctx, sgu_gate, 2, global, NULL, ARG_MEM(z.buf), ARG_ULONG(z.ld), ARG_INT(half), ARG_MEM(g->bias),
+        ARG_INT(g->bstride), ARG_INT(g->dh), ARG_INT(g->p0), ARG_INT(g->m), ARG_MEM(cb), ARG_INT(g->cb != NULL),
+        ARG_INT(g->act));
+}
+
+static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};
+
+gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
+                             int height, int width, int ph, int pw)
+{
+    int grid_w = width / pw, ntok = (height / ph) * grid_w;
+    size_t global[2] = {(size_t)chans * ph * pw, (size_t)batch * ntok};
+    RUN(ctx, patchify, 2, global, NULL, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches), ARG_INT(chans),
+        ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
+}
+
+static const gmlp_kernel_spec mean_tokens = {"pool.cl", "gmlp_mean_tokens"};
+
+gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok, int dim)
+{
+    size_t global[2] = {(size_t)dim, (size_t)batch};
+    RUN(ctx, mean_tokens, 2, global, NULL, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok), ARG_INT(dim));
+}
+
+static const gmlp_kernel_spec embed = {"embed.cl", "gmlp_embed"};
+
+gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim)
+{
+    size_t global[2] = {(size_t)dim, (size_t)rows};
+    RUN(ctx, embed, 2, global, NULL, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
+}
+
+static const gmlp_kernel_spec shift_tokens = {"shift.cl", "gmlp_shift_tokens"};
+
+gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, int p0, int m, cl_mem out, int rows,
+                                 int dim, int segments, int first)
+{
+    size_t global[2] = {(size_t)dim, (size_t)rows};
+    RUN(ctx, shift_tokens, 2, global, NULL, ARG_MEM(hist), ARG_INT(hist_rows), ARG_INT(p0), ARG_INT(m), ARG_MEM(out),
+        ARG_INT(dim), ARG_INT(segments), ARG_INT(dim / segments), ARG_INT(first));
+}
+
+static const gmlp_kernel_spec softmax_rows = {"softmax.cl", "gmlp_softmax_rows"};
+
+gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, size_t ld, int len, int p0, int m,
+                                 int causal, float scale)
+{
+    size_t global[1] = {(size_t)rows};
+    RUN(ctx, softmax_rows, 1, global, NULL, ARG_MEM(sim), ARG_ULONG(ld), ARG_INT(len), ARG_INT(p0), ARG_INT(m),
+        ARG_INT(causal), ARG_FLOAT(scale));
+}
+
+gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_rows dst, size_t width, size_t rows,
+                              size_t seqs)
+{
+    if (!width || !rows || !seqs)
+        return GMLP_OK;
+    const size_t f = sizeof(float);
+    size_t so[3] = {src.off * f, 0, 0}, dof[3] = {dst.off * f, 0, 0}, region[3] = {width * f, rows, seqs};
+    cl_int e = clEnqueueCopyBufferRect(ctx->queue, src.buf, dst.buf, so, dof, region, src.ld * f, src.seq * f,
+                                       dst.ld * f, dst.seq * f, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueCopyBufferRect", e);
+}
