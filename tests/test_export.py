@@ -283,6 +283,7 @@ def run(tmp, app, tests_dir):
 
 def main(argv):
     app, tests_dir = (argv[1], argv[2]) if len(argv) > 2 else (None, None)
+    print(f"torch {torch.__version__}, timm {timm.__version__} ({sys.executable})")
     with tempfile.TemporaryDirectory(prefix="gmlp-export-") as tmp:
         run(tmp, app, tests_dir)
     return 1 if failures else 0
