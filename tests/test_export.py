@@ -13,18 +13,17 @@ train.py's --mean/--std/--img-size/--crop-pct) and its top-5 probabilities must
 match timm's in float64 on the same image and eval transform within 1e-4
 relative.  Without torch + timm + safetensors it skips (exit 77), or fails when
 CI is set."""
+import argparse
+import contextlib
+import copy
+import io
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 try:
-    import argparse
-    import contextlib
-    import copy
-    import io
-    import json
-    import subprocess
-    import tempfile
-
     import numpy as np
     import torch
     import timm
