@@ -1,23 +1,50 @@
 #!/usr/bin/env bash
 # Shared set-up for the quick-start commands: installs the Debian packages
 # that are missing (with sudo only when not root), configures and builds.
-# Sourced by scripts/classify and scripts/test; BUILD_DIR defaults to build/.
+#   source scripts/setup.sh apps    what the library and the apps need (scripts/classify, generate, bench)
+#   source scripts/setup.sh tests   that, the test-only packages and the tools venv (scripts/test)
+# BUILD_DIR defaults to build/; MESON_SETUP_ARGS go to the first meson setup.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
+case ${1:-} in
+apps | tests) setup_mode=$1 ;;
+*) echo "usage: source scripts/setup.sh apps|tests" >&2; exit 2 ;;
+esac
 
 packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
-          pocl-opencl-icd clinfo libclblast-dev libjansson-dev libstb-dev zlib1g-dev)
-# Test-only extras; their suites skip where a distribution lacks them: the
-# Fashion-MNIST test set, the offline Intel/AMD compilers, clang's libFuzzer.
-optional=(dataset-fashion-mnist intel-opencl-icd clang-15 libclc-15)
+          pocl-opencl-icd libclblast-dev libjansson-dev libstb-dev)
+# Test-only, one line each.  Required:
+test_packages=(
+    zlib1g-dev             # model: reads the Fashion-MNIST IDX files
+)
+# Optional: the suites that need them skip where a distribution lacks them.
+test_optional=(
+    dataset-fashion-mnist  # model: the Fashion-MNIST test set
+    intel-opencl-icd       # portability: ocloc, the offline Intel compiler
+    clang-15 libclc-15     # portability: the offline AMD compiler; fuzz: libFuzzer
+    python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
+)
+# PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).
+test_pip=(timm==1.0.31 safetensors)
+
+# Optional packages apt could not install are listed here and not tried again
+# (so apt-get update does not run on every call); delete the file to retry.
+unavailable=$BUILD_DIR/.setup-unavailable
 missing() {
     for p in "$@"; do
+        grep -qxF "$p" "$unavailable" 2>/dev/null && continue
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
     done
 }
+if [ "$setup_mode" = tests ]; then
+    packages+=("${test_packages[@]}")
+    want=$(missing "${test_optional[@]}")
+else
+    want=""
+fi
 need=$(missing "${packages[@]}")
-want=$(missing "${optional[@]}")
+installed=0
 if [ -n "$need$want" ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -28,13 +55,38 @@ if [ -n "$need$want" ]; then
         # shellcheck disable=SC2086
         $sudo apt-get install -y -qq --no-install-recommends $need >&2
     fi
+    mkdir -p "$BUILD_DIR"
     for p in $want; do
-        $sudo apt-get install -y -qq --no-install-recommends "$p" >&2 ||
+        if ! $sudo apt-get install -y -qq --no-install-recommends "$p" >&2; then
             echo "setup: optional package $p is not available; its tests will be skipped" >&2
+            echo "$p" >>"$unavailable"
+        fi
     done
+    installed=1
+fi
+
+# The tools venv: timm and safetensors from PyPI (Debian's pip is externally
+# managed) over Debian's torch; the export tests run with $GMLP_TOOLS_PYTHON.
+if [ "$setup_mode" = tests ] && [ -z "${GMLP_TOOLS_PYTHON:-}" ]; then
+    venv=$root/.venv-tools
+    if [ "$(cat "$venv/gmlp-requirements" 2>/dev/null)" != "${test_pip[*]}" ] && ! grep -qxF tools-venv "$unavailable" 2>/dev/null; then
+        if /usr/bin/python3 -c "import torch" 2>/dev/null &&
+            /usr/bin/python3 -m venv --system-site-packages "$venv" >&2 &&
+            "$venv/bin/pip" install -q --disable-pip-version-check "${test_pip[@]}" >&2; then
+            echo "${test_pip[*]}" >"$venv/gmlp-requirements"
+        else
+            echo "setup: no tools venv (Debian's torch, or ${test_pip[*]} from PyPI, unavailable); the export" \
+                "tests will be skipped (delete $unavailable to retry)" >&2
+            mkdir -p "$BUILD_DIR"
+            echo tools-venv >>"$unavailable"
+        fi
+    fi
+    [ ! -x "$venv/bin/python" ] || export GMLP_TOOLS_PYTHON=$venv/bin/python
 fi
 
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     meson setup "$BUILD_DIR" "$root" --buildtype=release ${MESON_SETUP_ARGS:-} >&2
+elif [ "$installed" = 1 ]; then
+    meson setup --reconfigure "$BUILD_DIR" "$root" >&2  # find what was just installed
 fi
 ninja -C "$BUILD_DIR" >&2

@@ -37,14 +37,15 @@ must agree).
 """
 import argparse
 import collections
-import json
 import os
 import re
-import struct
 import sys
 
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stfile  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "float32": torch.float32,
           "f16": torch.float16, "float16": torch.float16,
@@ -57,32 +58,6 @@ class ExportError(ValueError):
 
 
 # --------------------------------------------------------------------------
-def sort_metadata(path):
-    """safetensors' save_file writes __metadata__ in hash order; rewrite the
-    header with the metadata keys sorted so that re-running gives
-    byte-identical files (the tensor order, offsets and padding are kept)."""
-    with open(path, "rb") as f:
-        buf = f.read()
-    n = struct.unpack("<Q", buf[:8])[0]
-    raw = buf[8:8 + n]
-    hdr = json.loads(raw, object_pairs_hook=collections.OrderedDict)
-
-    def dump(h):
-        s = json.dumps(h, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        return s + b" " * (-(8 + len(s)) % 8)
-
-    if dump(hdr) != raw:  # another safetensors version: leave its bytes alone
-        print(f"note: {path}: unfamiliar header layout, metadata order not normalised",
-              file=sys.stderr)
-        return
-    if "__metadata__" in hdr:
-        hdr["__metadata__"] = collections.OrderedDict(sorted(hdr["__metadata__"].items()))
-    new = dump(hdr)
-    assert len(new) == n
-    with open(path, "wb") as f:
-        f.write(buf[:8] + new + buf[8 + n:])
-
-
 def act_name(act):
     """The gmlp.act string for an SGU activation module."""
     if type(act) is nn.Identity:
@@ -144,8 +119,6 @@ def export_lm(model, path, dtype=torch.float32, extra_metadata=None):
     the state_dict names unchanged and the gmlp.* metadata; returns the
     metadata dict.  ``dtype``: torch.float32, torch.float16 or torch.bfloat16
     (or the strings f32/f16/bf16)."""
-    from safetensors.torch import save_file
-
     if isinstance(dtype, str):
         if dtype.lower() not in DTYPES:
             raise ExportError(f"unknown dtype {dtype!r}; use f32, f16 or bf16")
@@ -173,13 +146,7 @@ def export_lm(model, path, dtype=torch.float32, extra_metadata=None):
         if not torch.isfinite(t).all():
             raise ExportError(f"{k} overflows {dtype}")
         sd[k] = t
-    tmp = path + ".tmp"
-    save_file(sd, tmp, metadata=meta)
-    sort_metadata(tmp)
-    os.replace(tmp, path)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(path, 0o666 & ~umask)  # safetensors creates files 0600
+    stfile.write(sd, path, meta)
     return meta
 
 
@@ -275,12 +242,7 @@ def main(argv=None):
     ap.add_argument("out", metavar="OUT.safetensors")
     args = ap.parse_args(argv)
 
-    extra = {}
-    for kv in args.meta:
-        if "=" not in kv:
-            ap.error(f"--meta {kv!r}: expected KEY=VALUE")
-        k, v = kv.split("=", 1)
-        extra[k] = v
+    extra = stfile.parse_meta(args.meta, ap.error)
     try:
         obj = torch.load(args.from_pt, map_location="cpu")
         if isinstance(obj, nn.Module):

@@ -31,7 +31,7 @@ from safetensors.torch import load_file, save_file
 from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_lm import sort_metadata  # noqa: E402  (stable metadata order, shared with the LM export)
+from stfile import sort_metadata  # noqa: E402  (stable metadata order, shared by the tools)
 
 try:
     from timm.layers import GatedMlp, Mlp

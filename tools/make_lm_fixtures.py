@@ -48,7 +48,8 @@ from torch import nn
 from safetensors.torch import load_file, save_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_lm import export_lm, sort_metadata  # noqa: E402
+from export_lm import export_lm  # noqa: E402
+from stfile import sort_metadata  # noqa: E402
 
 from g_mlp_pytorch import gMLP  # noqa: E402
 
