@@ -3,10 +3,7 @@
  * kind and a hostile corpus that must be refused with a useful message.
  * Buffers are allocated to their exact size, so any read past the end shows
  * up under ASan or valgrind.
- *
- * With a DATA_DIR argument (tests/data) it also parses the model fixtures,
- * their truncations, the broken-file corpus (parser-level cases must be
- * refused, model-level ones must parse) and the fuzz regressions. */
+ * The files of tests/data go through test_safetensors (parser and config). */
 #include <ctype.h>
 #include <dirent.h>
 #include <float.h>
@@ -18,28 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "format/safetensors.h"
-
-static int n_checks, n_failed;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-    n_checks++;
-    if (ok) {
-        printf("ok: %s\n", name);
-        return;
-    }
-    n_failed++;
-    printf("FAIL: %s: ", name);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 static int contains_nocase(const char *hay, const char *needle)
 {
@@ -106,10 +83,9 @@ static void expect_fail_blob(const char *name, blob b, const char *fragment)
     memset(&f, 0xa5, sizeof f); /* stale garbage the parser must clear */
     gmlp_error err = {.msg = ""};
     gmlp_status st = gmlp_st_parse(b.buf, b.size, &f, &err);
-    char label[2048];
-    snprintf(label, sizeof label, "refuses %s (%s)", name, err.msg);
-    check(st == GMLP_ERR_FORMAT && contains_nocase(err.msg, fragment) && is_zeroed(&f), label,
-          "status %d (want %d), message lacks '%s' or *out not zeroed", (int)st, (int)GMLP_ERR_FORMAT, fragment);
+    CHECK(st == GMLP_ERR_FORMAT && contains_nocase(err.msg, fragment) && is_zeroed(&f),
+          "refuses %s (%s): status %d (want %d), message lacks '%s' or *out not zeroed", name, err.msg, (int)st,
+          (int)GMLP_ERR_FORMAT, fragment);
     if (st == GMLP_OK)
         gmlp_st_free(&f);
     free(b.buf);
@@ -129,7 +105,7 @@ static int parse_ok(const char *name, blob b, gmlp_st_file *f)
     gmlp_status st = gmlp_st_parse(b.buf, b.size, f, &err);
     char label[256];
     snprintf(label, sizeof label, "%s parses", name);
-    check(st == GMLP_OK, label, "status %d: %s", (int)st, err.msg);
+    CHECK(st == GMLP_OK, "%s: status %d: %s", label, (int)st, err.msg);
     return st == GMLP_OK;
 }
 
@@ -149,12 +125,12 @@ static void test_f32(void)
     if (parse_ok("F32 file", b, &f)) {
         const gmlp_st_tensor *t = gmlp_st_find(&f, "w");
         float got[8];
-        check(t && t->dtype == GMLP_DT_F32 && t->ndim == 2 && t->shape[0] == 2 && t->shape[1] == 4 && t->numel == 8 &&
+        CHECK(t && t->dtype == GMLP_DT_F32 && t->ndim == 2 && t->shape[0] == 2 && t->shape[1] == 4 && t->numel == 8 &&
                   t->nbytes == 32 && t->data == b.buf + 8 + hlen,
-              "F32 tensor fields", "wrong dtype/shape/numel/nbytes/data");
-        check(t && ((uintptr_t)t->data & 3) != 0, "F32 data is misaligned (as intended)", "aligned by chance");
-        check(t && gmlp_st_to_f32(t, got) == 0 && same_bits(got, vals, 8), "F32 round-trips bit-exactly",
-              "values differ");
+              "%s: wrong dtype/shape/numel/nbytes/data", "F32 tensor fields");
+        CHECK(t && ((uintptr_t)t->data & 3) != 0, "%s: aligned by chance", "F32 data is misaligned (as intended)");
+        CHECK(t && gmlp_st_to_f32(t, got) == 0 && same_bits(got, vals, 8),
+              "%s: values differ", "F32 round-trips bit-exactly");
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -175,7 +151,7 @@ static void test_f16(void)
             want = -want;
         bad += isnan(want) ? !isnan(got) : (double)got != want || !signbit(got) != !signbit(want);
     }
-    check(bad == 0, "all 65536 F16 values convert exactly", "%d wrong", bad);
+    CHECK(bad == 0, "%s: %d wrong", "all 65536 F16 values convert exactly", bad);
 
     /* and through a file: zeros, subnormals, normals, max, inf, nan */
     const uint16_t halves[] = {0x0000, 0x8000, 0x0001, 0x03ff, 0x8001, 0x0400, 0x3c00, 0xc000,
@@ -195,7 +171,7 @@ static void test_f16(void)
         int ok = gmlp_st_to_f32(&f.tensors[0], got) == 0;
         for (int i = 0; i < N; i++)
             ok &= isnan(want[i]) ? isnan(got[i]) : got[i] == want[i] && !signbit(got[i]) == !signbit(want[i]);
-        check(ok, "F16 subnormal/inf/nan values from a file", "a value differs");
+        CHECK(ok, "%s: a value differs", "F16 subnormal/inf/nan values from a file");
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -212,7 +188,7 @@ static void test_bf16(void)
         int ok = gmlp_st_to_f32(&f.tensors[0], got) == 0;
         for (int i = 0; i < 7; i++)
             ok &= isnan(want[i]) ? isnan(got[i]) : got[i] == want[i] && !signbit(got[i]) == !signbit(want[i]);
-        check(ok, "BF16 values (incl. subnormal, inf, nan, -0)", "a value differs");
+        CHECK(ok, "%s: a value differs", "BF16 values (incl. subnormal, inf, nan, -0)");
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -231,32 +207,30 @@ static void test_multi_and_metadata(void)
     gmlp_st_file f;
     if (parse_ok("multi-tensor file", b, &f)) {
         const uint8_t *d = b.buf + b.size - sizeof data;
-        check(f.n_tensors == 3 && !strcmp(f.tensors[0].name, "a") && !strcmp(f.tensors[1].name, "b") &&
-                  !strcmp(f.tensors[2].name, "c"),
-              "tensors sorted by data offset", "wrong order");
-        check(f.n_tensors == 3 && f.tensors[0].data == d && f.tensors[1].data == d + 8 && f.tensors[2].data == d + 12 &&
+        CHECK(f.n_tensors == 3 && !strcmp(f.tensors[0].name, "a") && !strcmp(f.tensors[1].name, "b") &&
+                  !strcmp(f.tensors[2].name, "c"), "%s: wrong order", "tensors sorted by data offset");
+        CHECK(f.n_tensors == 3 && f.tensors[0].data == d && f.tensors[1].data == d + 8 && f.tensors[2].data == d + 12 &&
                   f.tensors[0].nbytes == 8 && f.tensors[1].nbytes == 4 && f.tensors[2].nbytes == 1,
-              "data pointers and sizes", "wrong");
+              "%s: wrong", "data pointers and sizes");
         const gmlp_st_tensor *a = gmlp_st_find(&f, "a");
-        check(a && a->dtype == GMLP_DT_F16 && a->ndim == 2 && a->numel == 4 && gmlp_st_find(&f, "c") == &f.tensors[2] &&
-                  !gmlp_st_find(&f, "d") && !gmlp_st_find(&f, "__metadata__"),
-              "gmlp_st_find", "wrong result");
-        check(f.n_meta == 5 && !strcmp(f.meta_keys[0], "format") && !strcmp(f.meta_keys[1], "gmlp.arch") &&
+        CHECK(a && a->dtype == GMLP_DT_F16 && a->ndim == 2 && a->numel == 4 && gmlp_st_find(&f, "c") == &f.tensors[2] &&
+                  !gmlp_st_find(&f, "d") && !gmlp_st_find(&f, "__metadata__"), "%s: wrong result", "gmlp_st_find");
+        CHECK(f.n_meta == 5 && !strcmp(f.meta_keys[0], "format") && !strcmp(f.meta_keys[1], "gmlp.arch") &&
                   !strcmp(f.meta_keys[2], "uni") && !strcmp(f.meta_keys[3], "esc") && !strcmp(f.meta_keys[4], ""),
-              "metadata keys in file order", "n_meta %zu", f.n_meta);
+              "%s: n_meta %zu", "metadata keys in file order", f.n_meta);
         const char *uni = gmlp_st_meta(&f, "uni"), *esc = gmlp_st_meta(&f, "esc"), *empty = gmlp_st_meta(&f, "");
-        check(uni && !strcmp(uni, "caf\xc3\xa9 \xe2\x9c\x93") && esc && !strcmp(esc, "a\"b\\c\nd") && empty &&
+        CHECK(uni && !strcmp(uni, "caf\xc3\xa9 \xe2\x9c\x93") && esc && !strcmp(esc, "a\"b\\c\nd") && empty &&
                   !*empty && !strcmp(gmlp_st_meta(&f, "gmlp.arch"), "gmlp") && !gmlp_st_meta(&f, "missing"),
-              "metadata values (UTF-8, escapes, empty)", "wrong value");
+              "%s: wrong value", "metadata values (UTF-8, escapes, empty)");
         gmlp_st_free(&f);
-        check(is_zeroed(&f), "gmlp_st_free zeroes the struct", "not zeroed");
+        CHECK(is_zeroed(&f), "%s: not zeroed", "gmlp_st_free zeroes the struct");
     }
     free(b.buf);
 
     blob m = build("{\"__metadata__\":{\"k\":\"v\"}}", 0, NULL, 0);
     if (parse_ok("metadata-only file", m, &f)) {
-        check(f.n_tensors == 0 && f.n_meta == 1 && !strcmp(gmlp_st_meta(&f, "k"), "v"), "metadata-only contents",
-              "wrong");
+        CHECK(f.n_tensors == 0 && f.n_meta == 1 && !strcmp(gmlp_st_meta(&f, "k"), "v"),
+              "%s: wrong", "metadata-only contents");
         gmlp_st_free(&f);
     }
     free(m.buf);
@@ -270,9 +244,8 @@ static void test_scalar_and_empty(void)
     if (parse_ok("scalar F64", b, &f)) {
         double got;
         memcpy(&got, f.tensors[0].data, sizeof got);
-        check(f.n_tensors == 1 && f.tensors[0].ndim == 0 && f.tensors[0].numel == 1 && f.tensors[0].nbytes == 8 &&
-                  got == pi,
-              "scalar: ndim 0, numel 1", "ndim %d numel %zu", f.tensors[0].ndim, f.tensors[0].numel);
+        CHECK(f.n_tensors == 1 && f.tensors[0].ndim == 0 && f.tensors[0].numel == 1 && f.tensors[0].nbytes == 8 &&
+                  got == pi, "%s: ndim %d numel %zu", "scalar: ndim 0, numel 1", f.tensors[0].ndim, f.tensors[0].numel);
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -281,7 +254,7 @@ static void test_scalar_and_empty(void)
     b = build("{\"s\":" T("F32", "[]", 0, 4) "}", 0, &one, sizeof one);
     if (parse_ok("scalar F32", b, &f)) {
         float got = 0;
-        check(gmlp_st_to_f32(&f.tensors[0], &got) == 0 && got == 1.0f, "scalar F32 converts", "got %g", got);
+        CHECK(gmlp_st_to_f32(&f.tensors[0], &got) == 0 && got == 1.0f, "%s: got %g", "scalar F32 converts", got);
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -299,19 +272,19 @@ static void test_scalar_and_empty(void)
         int ok = f.n_tensors == 7;
         for (size_t i = 0; ok && i < 7; i++)
             ok = !strcmp(f.tensors[i].name, order[i]);
-        check(ok, "zero-size tensors sorted by offset, then size, then name", "wrong order");
+        CHECK(ok, "%s: wrong order", "zero-size tensors sorted by offset, then size, then name");
         const gmlp_st_tensor *z = gmlp_st_find(&f, "z0"), *zh = gmlp_st_find(&f, "zh");
         float dummy = 42;
-        check(z && z->numel == 0 && z->nbytes == 0 && z->ndim == 2 && zh && zh->numel == 0 &&
+        CHECK(z && z->numel == 0 && z->nbytes == 0 && z->ndim == 2 && zh && zh->numel == 0 &&
                   zh->shape[0] == 4294967296LL && gmlp_st_to_f32(z, &dummy) == 0 && dummy == 42,
-              "zero-size tensor fields", "wrong");
+              "%s: wrong", "zero-size tensor fields");
         gmlp_st_free(&f);
     }
     free(b.buf);
 
     b = build("{}", 0, NULL, 0);
     if (parse_ok("minimal header '{}'", b, &f)) {
-        check(f.n_tensors == 0 && f.n_meta == 0, "empty header has no tensors", "n_tensors %zu", f.n_tensors);
+        CHECK(f.n_tensors == 0 && f.n_meta == 0, "%s: n_tensors %zu", "empty header has no tensors", f.n_tensors);
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -329,8 +302,8 @@ static void test_padding(void)
         gmlp_st_file f;
         if (parse_ok(name, b, &f)) {
             float got[2];
-            check(f.n_tensors == 1 && gmlp_st_to_f32(&f.tensors[0], got) == 0 && got[0] == 1 && got[1] == 2,
-                  "padded header: data found after the padding", "wrong data");
+            CHECK(f.n_tensors == 1 && gmlp_st_to_f32(&f.tensors[0], got) == 0 && got[0] == 1 && got[1] == 2,
+                  "%s: wrong data", "padded header: data found after the padding");
             gmlp_st_free(&f);
         }
         free(b.buf);
@@ -368,8 +341,8 @@ static void test_dtypes(void)
         off += 3 * all[i].size;
     }
     strcat(header, "}");
-    check(names_ok && !strcmp(gmlp_dtype_name((gmlp_dtype)99), "?") && gmlp_dtype_size((gmlp_dtype)99) == 0,
-          "gmlp_dtype_name / gmlp_dtype_size", "wrong");
+    CHECK(names_ok && !strcmp(gmlp_dtype_name((gmlp_dtype)99), "?") && gmlp_dtype_size((gmlp_dtype)99) == 0,
+          "%s: wrong", "gmlp_dtype_name / gmlp_dtype_size");
     uint8_t *data = calloc(off, 1);
     blob b = build(header, 0, data, off);
     gmlp_st_file f;
@@ -382,8 +355,8 @@ static void test_dtypes(void)
             int is_float = t->dtype == GMLP_DT_F32 || t->dtype == GMLP_DT_F16 || t->dtype == GMLP_DT_BF16;
             conv &= gmlp_st_to_f32(t, tmp) == (is_float ? 0 : -1);
         }
-        check(ok, "every dtype parsed with the right size", "wrong");
-        check(conv, "gmlp_st_to_f32: 0 for F32/F16/BF16, -1 otherwise", "wrong return");
+        CHECK(ok, "%s: wrong", "every dtype parsed with the right size");
+        CHECK(conv, "%s: wrong return", "gmlp_st_to_f32: 0 for F32/F16/BF16, -1 otherwise");
         gmlp_st_free(&f);
     }
     free(b.buf);
@@ -416,7 +389,7 @@ static void test_prefixes(void)
         zeroed &= is_zeroed(&f);
         free(p);
     }
-    check(accepted == 0 && zeroed, "every strict prefix of a valid file is refused", "%d accepted", accepted);
+    CHECK(accepted == 0 && zeroed, "%s: %d accepted", "every strict prefix of a valid file is refused", accepted);
     free(full.buf);
 }
 
@@ -460,7 +433,7 @@ static void test_mutations(void)
     }
     char label[128];
     snprintf(label, sizeof label, "3000 mutated files: no crash, accepted ones (%d) consistent", accepted);
-    check(bad == 0, label, "%d inconsistencies", bad);
+    CHECK(bad == 0, "%s: %d inconsistencies", label, bad);
     free(base.buf);
 }
 
@@ -469,7 +442,7 @@ static void test_err_buffer(void)
     uint8_t tiny[4] = {0};
     gmlp_st_file f;
     gmlp_error err = {.msg = ""};
-    check(gmlp_st_parse(tiny, sizeof tiny, &f, NULL) == GMLP_ERR_FORMAT, "NULL error", "wrong status");
+    CHECK(gmlp_st_parse(tiny, sizeof tiny, &f, NULL) == GMLP_ERR_FORMAT, "%s: wrong status", "NULL error");
     /* a message longer than the error's buffer (a 5000-character tensor name) is cut, still a string */
     char *name = malloc(5001), *header = malloc(6000);
     memset(name, 'a', 5000);
@@ -478,14 +451,12 @@ static void test_err_buffer(void)
     free(name);
     blob b = build(header, 0, tiny, 0);
     gmlp_status st = gmlp_st_parse(b.buf, b.size, &f, &err);
-    check(st == GMLP_ERR_FORMAT && strlen(err.msg) == sizeof err.msg - 1, "message truncated to the buffer",
-          "status %d, length %zu", (int)st, strlen(err.msg));
+    CHECK(st == GMLP_ERR_FORMAT && strlen(err.msg) == sizeof err.msg - 1,
+          "%s: status %d, length %zu", "message truncated to the buffer", (int)st, strlen(err.msg));
     free(header);
     free(b.buf);
-    check(gmlp_st_parse(NULL, 0, &f, &err) == GMLP_ERR_FORMAT && is_zeroed(&f), "NULL buffer",
-          "wrong status");
-    gmlp_st_free(NULL);
-    check(1, "gmlp_st_free(NULL) is a no-op", "-");
+    CHECK(gmlp_st_parse(NULL, 0, &f, &err) == GMLP_ERR_FORMAT && is_zeroed(&f), "%s: wrong status", "NULL buffer");
+    gmlp_st_free(NULL); /* a no-op, as free(NULL) */
 }
 
 static void test_hostile(void)
@@ -542,7 +513,7 @@ static void test_hostile(void)
         memset(nest, '[', deep);
         json_error_t jerr;
         json_t *r = json_loadb(nest, deep, 0, &jerr);
-        check(r == NULL, "jansson refuses 100000 '[' without crashing", "accepted");
+        CHECK(r == NULL, "%s: accepted", "jansson refuses 100000 '[' without crashing");
         json_decref(r);
         memcpy(nest, "{\"a\":", 5);
         nest[deep] = '}';
@@ -580,7 +551,7 @@ static void test_hostile(void)
         gmlp_st_file f;
         if (parse_ok("5000 '[' inside a metadata string", b, &f)) {
             const char *v = gmlp_st_meta(&f, "k");
-            check(v && strlen(v) == n + 2 && v[0] == '"' && v[n + 1] == '\\', "bracket string read back", "wrong");
+            CHECK(v && strlen(v) == n + 2 && v[0] == '"' && v[n + 1] == '\\', "%s: wrong", "bracket string read back");
             gmlp_st_free(&f);
         }
         free(b.buf);
@@ -664,147 +635,7 @@ static void test_hostile(void)
 
 /* ---- optional: the files under tests/data ---- */
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        buf = malloc(n ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = buf ? (size_t)n : 0;
-    return buf;
-}
-
-static void test_fixtures(const char *dir)
-{
-    static const char *const names[] = {"gmlp_rgb", "gmlp_gray_f16", "gmlp_nonsquare_bf16", "gmlp_headless",
-                                        "mixer_rgb", "mixer_gray_batch5", "gmlp_s16_tiny_like"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[1024], label[256];
-        gmlp_error err = {.msg = ""};
-        snprintf(path, sizeof path, "%s/e2e/%s.safetensors", dir, names[i]);
-        size_t size;
-        uint8_t *buf = read_file(path, &size);
-        gmlp_st_file f;
-        gmlp_status st = buf ? gmlp_st_parse(buf, size, &f, &err) : GMLP_ERR_IO;
-        snprintf(label, sizeof label, "fixture %s parses and converts", names[i]);
-        int conv = 1;
-        if (st == GMLP_OK) {
-            for (size_t k = 0; k < f.n_tensors; k++) {
-                const gmlp_st_tensor *t = &f.tensors[k];
-                float *dst = malloc((t->numel ? t->numel : 1) * sizeof *dst);
-                int want = t->dtype == GMLP_DT_F32 || t->dtype == GMLP_DT_F16 || t->dtype == GMLP_DT_BF16 ? 0 : -1;
-                conv &= dst && gmlp_st_to_f32(t, dst) == want;
-                free(dst);
-            }
-            gmlp_st_free(&f);
-        }
-        check(st == GMLP_OK && conv, label, "%s", buf ? err.msg : "unreadable");
-        /* strict prefixes, about 100 of them, copied so reads past the end are caught */
-        int refused = 0, tried = 0;
-        for (size_t cut = 0; buf && cut < size; cut += 1 + size / 97, tried++) {
-            uint8_t *p = malloc(cut ? cut : 1);
-            memcpy(p, buf, cut);
-            if (gmlp_st_parse(p, cut, &f, &err) == GMLP_OK)
-                gmlp_st_free(&f);
-            else
-                refused++;
-            free(p);
-        }
-        snprintf(label, sizeof label, "fixture %s: all %d truncations refused", names[i], tried);
-        check(buf && refused == tried, label, "%d accepted", tried - refused);
-        free(buf);
-    }
-}
-
-/* Corpus cases the parser itself must refuse; the others are valid
- * safetensors that only the model layer (test_broken) refuses. */
-static int parser_level(const char *file)
-{
-    static const char *const prefixes[] = {"empty",         "trunc_",     "header_",          "offsets_",
-                                           "length_mismatch", "dtype_unknown", "shape_",       "entry_not_object",
-                                           "duplicate_name", "metadata_"};
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (!strncmp(file, prefixes[i], strlen(prefixes[i])))
-            return 1;
-    return 0;
-}
-
-static void test_corpus(const char *dir)
-{
-    char path[1024], line[1024], file[512], status[64], fragment[256], label[1024];
-    snprintf(path, sizeof path, "%s/broken/manifest.txt", dir);
-    FILE *m = fopen(path, "r");
-    check(m != NULL, "broken-file manifest opens", "cannot open %s", path);
-    int cases = 0;
-    while (m && fgets(line, sizeof line, m)) {
-        if (sscanf(line, "%511[^\t]\t%63[^\t]\t%255[^\t\n]", file, status, fragment) != 3 || !strcmp(status, "IO"))
-            continue;
-        snprintf(path, sizeof path, "%s/broken/%s", dir, file);
-        size_t size;
-        uint8_t *buf = read_file(path, &size);
-        if (!buf) {
-            check(0, file, "unreadable");
-            continue;
-        }
-        if (parser_level(file)) {
-            snprintf(label, sizeof label, "%s is a FORMAT case in the manifest", file);
-            check(!strcmp(status, "FORMAT"), label, "manifest says %s for a parser-level case", status);
-            expect_fail_blob(file, (blob){buf, size}, fragment);
-        } else {
-            gmlp_st_file f;
-            gmlp_error err = {.msg = ""};
-            gmlp_status st = gmlp_st_parse(buf, size, &f, &err);
-            snprintf(label, sizeof label, "%s is valid safetensors (a model-level case)", file);
-            check(st == GMLP_OK, label, "%s", err.msg);
-            if (st == GMLP_OK)
-                gmlp_st_free(&f);
-            free(buf);
-        }
-        cases++;
-    }
-    if (m)
-        fclose(m);
-    check(cases >= 40, "broken corpus has at least 40 cases", "only %d", cases);
-}
-
-/* Inputs that once crashed a fuzzer must now be handled, whatever the verdict. */
-static void test_fuzz_regressions(const char *dir)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/fuzz-regressions", dir);
-    DIR *d = opendir(path);
-    int n = 0, unreadable = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.' || strstr(e->d_name, ".md"))
-            continue;
-        snprintf(path, sizeof path, "%s/fuzz-regressions/%s", dir, e->d_name);
-        size_t size;
-        uint8_t *buf = read_file(path, &size);
-        gmlp_st_file f;
-        gmlp_error err = {.msg = ""};
-        if (!buf)
-            unreadable++;
-        else if (gmlp_st_parse(buf, size, &f, &err) == GMLP_OK)
-            gmlp_st_free(&f);
-        free(buf);
-        n++;
-    }
-    if (d)
-        closedir(d);
-    char label[128];
-    snprintf(label, sizeof label, "%d fuzz regressions handled", n);
-    check(unreadable == 0, label, "%d unreadable", unreadable);
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
     test_f32();
     test_f16();
@@ -817,11 +648,5 @@ int main(int argc, char **argv)
     test_mutations();
     test_err_buffer();
     test_hostile();
-    if (argc > 1) {
-        test_fixtures(argv[1]);
-        test_corpus(argv[1]);
-        test_fuzz_regressions(argv[1]);
-    }
-    printf("test_safetensors: %d checks, %d failed\n", n_checks, n_failed);
-    return n_failed ? 1 : 0;
+    return check_summary("test_safetensors_parser");
 }
