@@ -59,6 +59,26 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
                                           .c = {.buf = w->ao, .ld = a, .stride = n * a}});
 }
 
+/* The channel MLP's two halves, shared by both blocks:
+ * z (rows x h) = GELU(in . W_1^T + b_1) */
+static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in)
+{
+    const size_t d = (size_t)p->m->cfg.dim, h = (size_t)p->m->cfg.ffn_dim;
+    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
+                                                .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
+                                                .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b, .gelu = 1});
+}
+
+/* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1 */
+static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k)
+{
+    const size_t d = (size_t)p->m->cfg.dim, h = (size_t)p->m->cfg.ffn_dim;
+    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = d, .k = k,
+                                                .a = {.buf = p->m->ws.z, .off = off, .ld = h},
+                                                .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
+                                                .c = {.buf = p->m->ws.x, .ld = d}, .beta = 1.0f, .bias = wt->fc2_b});
+}
+
 gmlp_status gmlp_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
@@ -88,9 +108,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     if (a)
         GMLP_TRY(attention(p, l, in));
     /* z = [u | v] (rows x h) = GELU(in . W_in^T + b_in) */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
-                                            .b = gmlp_linear_weight(m, wt->fc1_w, d), .c = {.buf = w->z, .ld = h},
-                                            .bias = wt->fc1_b, .gelu = 1}));
+    GMLP_TRY(fc1(p, wt, in));
     /* LN(v) (rows x g) into y, which fc1 has consumed */
     const gmlp_rows v = {w->z, g, h}, lnv = {w->y, 0, g};
     GMLP_TRY(gmlp_op_layernorm(ctx, v, lnv, wt->sgu_norm_w, wt->sgu_norm_b, p->rows, (int)g, c->sgu_eps));
@@ -115,23 +133,20 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     gmlp_gate gt = {.bias = wt->sgu_b, .cb = a ? wt->attn_out_b : NULL, .bstride = c->seq_len, .dh = (int)dh,
                     .p0 = p->p0, .m = p->n, .act = c->gate_act};
     GMLP_TRY(gmlp_op_sgu_gate(ctx, (gmlp_rows){w->z, 0, h}, p->rows, (int)g, &gt));
-    /* x (rows x d) += v . W_out^T + b_out: the residual as C with beta 1 */
-    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = g, .a = {.buf = w->z, .off = g, .ld = h},
-                                          .b = gmlp_linear_weight(m, wt->fc2_w, g), .c = {.buf = w->x, .ld = d},
-                                          .beta = 1.0f, .bias = wt->fc2_b});
+    /* x (rows x d) += v . W_out^T + b_out */
+    return fc2(p, wt, g, g);
 }
 
 /* timm MixerBlock: a token MLP across the token axis, then a channel MLP. */
 gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
-    gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
-    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, h = (size_t)c->ffn_dim, t = (size_t)c->token_dim;
-    const size_t rows = (size_t)p->rows, B = (size_t)p->seqs;
+    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, t = (size_t)c->token_dim, B = (size_t)p->seqs;
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d, c->norm_eps));
     /* per image: z (t x d) = GELU(W_t1 (t x N) . y (N x d) + b per row); no transposes copied */
     const gmlp_view tokens = {.buf = w->z, .ld = d, .stride = t * d};
@@ -143,11 +158,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
                                             .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,
                                             .bias = wt->tok2_b, .bias_rows = 1}));
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
-    /* z (rows x h) = GELU(y . W_1^T + b_1); x += z . W_2^T + b_2 */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = h, .k = d, .a = {.buf = w->y, .ld = d},
-                                            .b = gmlp_linear_weight(m, wt->fc1_w, d), .c = {.buf = w->z, .ld = h},
-                                            .bias = wt->fc1_b, .gelu = 1}));
-    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = h, .a = {.buf = w->z, .ld = h},
-                                          .b = gmlp_linear_weight(m, wt->fc2_w, h), .c = {.buf = w->x, .ld = d},
-                                          .beta = 1.0f, .bias = wt->fc2_b});
+    /* the channel MLP */
+    GMLP_TRY(fc1(p, wt, w->y));
+    return fc2(p, wt, 0, (size_t)c->ffn_dim);
 }
