@@ -155,7 +155,7 @@ typedef enum gmlp_gemm_backend {
 
 /* Diagnostics the library may write (gmlp_context_options.log_level, gmlp_set_log). */
 typedef enum gmlp_log_level {
-    GMLP_LOG_AUTO = -1, /* $GMLP_LOG: "0" or unset none, "error", "info", "debug" or 1..3; other values debug */
+    GMLP_LOG_AUTO = -1, /* $GMLP_LOG: unset or "0" none; "error", "info" or "debug"; any other value (e.g. "1") debug */
     GMLP_LOG_NONE = 0,
     GMLP_LOG_ERROR = 1, /* every failure's message, as gmlp_last_error gives it */
     GMLP_LOG_INFO = 2,  /* also what the library chose: kernel variants, cache hits and misses */
@@ -244,7 +244,9 @@ GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out
 GMLP_API const char *gmlp_model_metadata(const gmlp_model *model, const char *key);
 /* The i-th metadata key (0-based) or NULL past the end; for listing all keys. */
 GMLP_API const char *gmlp_model_metadata_key(const gmlp_model *model, size_t i);
-/* Class names: i-th label from gmlp.labels, NULL if absent or out of range. */
+/* Class names: the i-th label (gmlp.labels, a model folder's config.json, or
+ * gmlp_model_override), NULL if absent or out of range.  Valid until the
+ * labels are overridden or the model is freed. */
 GMLP_API const char *gmlp_model_label(const gmlp_model *model, int i);
 
 /* Where a preprocessing value of a model came from. */
