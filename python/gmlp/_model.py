@@ -86,6 +86,7 @@ class Model:
         check(lib.gmlp_model_config(model, ctypes.byref(self._cfg)), ctx)
         self.device = lib.gmlp_context_device_name(ctx).decode("utf-8", "replace")
         self.config = self._config_dict()
+        self._labels = tuple(self.config["labels"] or ())  # topk's, whatever a caller does to config
         self.last_seed = None
         # tokens are bytes, as gmlp-generate decides: vocab 256 and no other gmlp.tokenizer
         tokenizer = lib.gmlp_model_metadata(model, b"gmlp.tokenizer")
@@ -173,7 +174,7 @@ class Model:
         k = min(int(k), n)
         index = np.empty(max(k, 1), np.int32)
         prob = np.empty(max(k, 1), np.float32)
-        labels = self.config["labels"] or []
+        labels = self._labels
         result = []
         for row in rows:
             check(lib.gmlp_softmax_topk(_arrays.address(row), n, k, _arrays.address(index), _arrays.address(prob)),
