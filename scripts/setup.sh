@@ -17,6 +17,7 @@ packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-hea
 # Test-only, one line each.  Required:
 test_packages=(
     zlib1g-dev             # model: reads the Fashion-MNIST IDX files
+    python3-venv           # python: the venv `pip install .` installs the package into
 )
 # Optional: the suites that need them skip where a distribution lacks them.
 test_optional=(

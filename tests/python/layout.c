@@ -1,0 +1,91 @@
+/* The layout of the gmlp.h structs and the enum values that the Python
+ * binding mirrors (python/gmlp/_lib.py), as the C compiler sees them, for
+ * test_layout.py:
+ *   struct NAME SIZE
+ *   field STRUCT NAME OFFSET SIZE
+ *   enum KIND NAME VALUE */
+#include <gmlp.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define STRUCT(s) printf("struct %s %zu\n", #s, sizeof(s))
+#define FIELD(s, f) printf("field %s %s %zu %zu\n", #s, #f, offsetof(s, f), sizeof(((s *)0)->f))
+#define ENUM(kind, name, value) printf("enum %s %s %d\n", kind, name, (int)(value))
+
+int main(void)
+{
+    STRUCT(gmlp_config);
+    FIELD(gmlp_config, arch);
+    FIELD(gmlp_config, in_chans);
+    FIELD(gmlp_config, img_h);
+    FIELD(gmlp_config, img_w);
+    FIELD(gmlp_config, num_classes);
+    FIELD(gmlp_config, depth);
+    FIELD(gmlp_config, dim);
+    FIELD(gmlp_config, ffn_dim);
+    FIELD(gmlp_config, seq_len);
+    FIELD(gmlp_config, mean);
+    FIELD(gmlp_config, std);
+    FIELD(gmlp_config, crop_pct);
+    FIELD(gmlp_config, patch_h);
+    FIELD(gmlp_config, patch_w);
+    FIELD(gmlp_config, token_dim);
+    FIELD(gmlp_config, interpolation);
+    FIELD(gmlp_config, norm_eps);
+    FIELD(gmlp_config, sgu_eps);
+    FIELD(gmlp_config, num_params);
+    FIELD(gmlp_config, weights);
+    FIELD(gmlp_config, weight_bytes);
+    FIELD(gmlp_config, vocab_size);
+    FIELD(gmlp_config, heads);
+    FIELD(gmlp_config, attn_dim);
+    FIELD(gmlp_config, causal);
+    FIELD(gmlp_config, gate_act);
+    FIELD(gmlp_config, shift_tokens);
+    FIELD(gmlp_config, circulant);
+    FIELD(gmlp_config, crop_mode);
+
+    STRUCT(gmlp_load_options);
+    FIELD(gmlp_load_options, size);
+    FIELD(gmlp_load_options, weights);
+
+    STRUCT(gmlp_generate_options);
+    FIELD(gmlp_generate_options, size);
+    FIELD(gmlp_generate_options, temperature);
+    FIELD(gmlp_generate_options, top_k);
+    FIELD(gmlp_generate_options, top_p);
+    FIELD(gmlp_generate_options, seed);
+    FIELD(gmlp_generate_options, max_tokens);
+    FIELD(gmlp_generate_options, stop_tokens);
+    FIELD(gmlp_generate_options, n_stop_tokens);
+    FIELD(gmlp_generate_options, on_token);
+    FIELD(gmlp_generate_options, user);
+
+    ENUM("status", "OK", GMLP_OK);
+    ENUM("status", "INVALID_ARGUMENT", GMLP_ERR_INVALID_ARGUMENT);
+    ENUM("status", "IO", GMLP_ERR_IO);
+    ENUM("status", "FORMAT", GMLP_ERR_FORMAT);
+    ENUM("status", "UNSUPPORTED", GMLP_ERR_UNSUPPORTED);
+    ENUM("status", "NO_DEVICE", GMLP_ERR_NO_DEVICE);
+    ENUM("status", "OPENCL", GMLP_ERR_OPENCL);
+    ENUM("status", "BUILD", GMLP_ERR_BUILD);
+    ENUM("status", "HOST_MEMORY", GMLP_ERR_HOST_MEMORY);
+    ENUM("status", "DEVICE_MEMORY", GMLP_ERR_DEVICE_MEMORY);
+    ENUM("status", "WRONG_MODEL", GMLP_ERR_WRONG_MODEL);
+    ENUM("arch", "gmlp", GMLP_ARCH_GMLP);
+    ENUM("arch", "mixer", GMLP_ARCH_MIXER);
+    ENUM("arch", "lm", GMLP_ARCH_LM);
+    ENUM("interpolation", "bicubic", GMLP_INTERP_BICUBIC);
+    ENUM("interpolation", "bilinear", GMLP_INTERP_BILINEAR);
+    ENUM("interpolation", "nearest", GMLP_INTERP_NEAREST);
+    ENUM("crop_mode", "center", GMLP_CROP_CENTER);
+    ENUM("crop_mode", "squash", GMLP_CROP_SQUASH);
+    ENUM("crop_mode", "border", GMLP_CROP_BORDER);
+    ENUM("gate_act", "identity", GMLP_GATE_IDENTITY);
+    ENUM("gate_act", "tanh", GMLP_GATE_TANH);
+    ENUM("gate_act", "sigmoid", GMLP_GATE_SIGMOID);
+    ENUM("gate_act", "gelu", GMLP_GATE_GELU);
+    ENUM("weights", "f32", GMLP_WEIGHTS_F32);
+    ENUM("weights", "f16", GMLP_WEIGHTS_F16);
+    return 0;
+}

@@ -1,0 +1,157 @@
+"""Image models: the timm float64 fixtures through classify and features, preprocessing against
+timm's transform on PIL and against gmlp-classify (the C path), top-k, the config dict."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import gmlp
+from conftest import DATA, EXAMPLES, MODELS, needs_device, program, read_safetensors, rel_error
+from gmlp import _lib, _model
+
+E2E = DATA / "e2e"
+FIXTURES = sorted(p.name[:-len(".ref.safetensors")] for p in E2E.glob("*.ref.safetensors"))
+TOL = {"f32": 1e-4, "f16": 2e-3}  # relative to the largest |value|, as tests/fixture.h
+BUNDLED = MODELS / "fashion-mnist-gmlp.safetensors"
+
+
+def as_file_name(label: str) -> str:
+    """A label as the example images' names spell it: "T-shirt/top" is t_shirt_top-N.png."""
+    return label.lower().replace("/", "_").replace(" ", "_").replace("-", "_")
+
+
+@needs_device
+@pytest.mark.parametrize("weights", ["f32", "f16"])
+@pytest.mark.parametrize("name", FIXTURES)
+def test_timm_fixture(name: str, weights: str) -> None:
+    ref = read_safetensors(E2E / f"{name}.ref.safetensors")
+    images = ref["images"]
+    with gmlp.load(E2E / f"{name}.safetensors", weights=weights) as m:
+        c = m.config
+        assert (c["in_chans"], c["img_h"], c["img_w"]) == images.shape[1:]
+        assert c["dim"] == ref["features"].shape[1] and c["weights"] == weights
+        feats = m.features(images)
+        assert feats.dtype == np.float32 and feats.shape == ref["features"].shape
+        assert rel_error(feats, ref["features"]) <= TOL[weights]
+        if "logits" not in ref:  # headless
+            assert c["num_classes"] == 0 and c["labels"] is None
+            with pytest.raises(gmlp.Error) as e:
+                m.classify(images)
+            assert e.value.status == gmlp.Status.WRONG_MODEL and "feature extractor" in str(e.value)
+            return
+        logits = m.classify(images)
+        assert logits.dtype == np.float32 and logits.shape == ref["logits"].shape
+        assert rel_error(logits, ref["logits"]) <= TOL[weights]
+        # one image as (C, H, W): its row
+        one = m.classify(images[-1])
+        assert one.shape == logits.shape[1:]
+        assert rel_error(one, ref["logits"][-1]) <= TOL[weights]
+
+
+@needs_device
+def test_config_dict() -> None:
+    with gmlp.load(E2E / "mixer_rgb.safetensors") as m:
+        c = m.config
+    assert set(c) == {name for name, _ in _lib.Config._fields_} | {"labels"}
+    assert c["arch"] == "mixer" and c["token_dim"] > 0 and c["sgu_eps"] == 0
+    assert c["interpolation"] in _lib.INTERPOLATION and c["crop_mode"] in _lib.CROP_MODE
+    assert isinstance(c["mean"], tuple) and len(c["mean"]) == len(c["std"]) == c["in_chans"] == 3
+    assert c["seq_len"] == (c["img_h"] // c["patch_h"]) * (c["img_w"] // c["patch_w"])
+    assert c["weights"] == "f32" and c["weight_bytes"] == 4 * c["num_params"] > 0
+
+
+def _cases() -> list[list[str]]:
+    lines = (DATA / "preprocess" / "cases.txt").read_text().splitlines()
+    return [line.split() for line in lines if len(line.split()) == 9]
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c[8])
+def test_preprocess_as_timm(case: list[str]) -> None:
+    """The cases of tests/test_preprocess.c, from PIL images and from arrays; bounds as there (in pixel
+    units): PNG to float rounding, JPEG 2 levels (PIL's and stb's decoders differ)."""
+    image, chans, h, w, interp, crop, mean, std, expected = case
+    n = int(chans)
+    cfg = _lib.Config(in_chans=n, img_h=int(h), img_w=int(w), interpolation=_lib.INTERPOLATION.index(interp),
+                      crop_pct=float(crop))
+    cfg.mean[:n] = [float(v) for v in mean.split(",")]
+    cfg.std[:n] = [float(v) for v in std.split(",")]
+    pil = Image.open(DATA / "preprocess" / image)
+    got = _model.preprocess_image(cfg, pil)
+    assert got.dtype == np.float32 and got.shape == (n, int(h), int(w))
+    np.testing.assert_array_equal(_model.preprocess_image(cfg, np.asarray(pil)), got)
+    want = np.fromfile(DATA / "preprocess" / expected, "<f4").reshape(got.shape)
+    err = (np.abs(got.astype(np.float64) - want) * np.array(cfg.std[:n])[:, None, None]).max()
+    assert err <= (2 / 255 if image.endswith(".jpg") else 1e-6)
+
+
+@needs_device
+def test_examples_as_gmlp_classify() -> None:
+    """The example images through PIL, preprocess, classify and topk: gmlp-classify's (stb_image and the
+    library in C) classes and probabilities, and the class each file name says."""
+    files = sorted(EXAMPLES.glob("*.png"))
+    run = subprocess.run([program("GMLP_TEST_CLASSIFY"), "--json", "-k", "3", "-m", str(BUNDLED), *map(str, files)],
+                         capture_output=True, text=True, check=True)
+    results = json.loads(run.stdout)["results"]
+    with gmlp.load(BUNDLED) as m:
+        tops = m.topk(m.classify(np.stack([m.preprocess(Image.open(f)) for f in files])), k=3)
+    assert len(results) == len(tops) == len(files) >= 10
+    for f, r, top in zip(files, results, tops):
+        assert r["file"] == str(f)
+        assert [(t["index"], t["label"]) for t in r["top"]] == [(i, label) for i, label, _ in top]
+        np.testing.assert_allclose([t["prob"] for t in r["top"]], [p for _, _, p in top], rtol=0, atol=1e-6)
+        assert as_file_name(top[0][1]) == f.stem.rsplit("-", 1)[0]
+
+
+@needs_device
+def test_topk_is_the_softmax_order() -> None:
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(3, 10)).astype(np.float32)
+    logits[0, 7] = logits[0, 4]  # a tie: the lower index first
+    with gmlp.load(BUNDLED) as m:
+        labels = m.config["labels"]
+        tops = m.topk(logits, k=4)
+        assert m.topk(logits[1], k=4) == tops[1]
+        assert [i for i, _, _ in m.topk(logits[2], k=99)] == list(np.argsort(-logits[2], kind="stable"))
+    for row, top in zip(logits.astype(np.float64), tops):
+        p = np.exp(row - row.max())
+        p /= p.sum()
+        order = np.argsort(-row, kind="stable")[:4]
+        assert [i for i, _, _ in top] == list(order)
+        assert [label for _, label, _ in top] == [labels[i] for i in order]
+        np.testing.assert_allclose([q for _, _, q in top], p[order], rtol=1e-6)
+
+
+@needs_device
+def test_example_script() -> None:
+    """examples/classify.py with its defaults: each example image gets the class its name says."""
+    run = subprocess.run([sys.executable, str(EXAMPLES / "classify.py"), "-k", "1"], capture_output=True, text=True,
+                         check=True)
+    lines = run.stdout.splitlines()
+    files = sorted(EXAMPLES.glob("*.png"))
+    assert lines[0::2] == [str(f) for f in files]
+    for f, line in zip(files, lines[1::2]):
+        assert as_file_name(line.split("%", 1)[1].strip()) == f.stem.rsplit("-", 1)[0], line
+
+
+@needs_device
+@pytest.mark.parametrize("name", ["gmlp_wide", "mixer_miil", "gmlp_grey_nocrop", "gmlp_nearest_pad"])
+def test_model_folder(name: str) -> None:
+    """Hugging Face model folders (tests/data/hf, timm's save_for_hf): preprocessing from config.json,
+    on the PIL images, and the logits, as timm in float64."""
+    hf = DATA / "hf"
+    ref = read_safetensors(hf / f"{name}.ref.safetensors")
+    try:
+        m = gmlp.load(hf / name)
+    except gmlp.Error as e:
+        if "not a regular file" in str(e):  # a library from before model folders: the path went through
+            pytest.skip(f"this libgmlp loads no model folders: {e}")
+        raise
+    with m:
+        x = np.stack([m.preprocess(Image.open(hf / p)) for p in ref["__metadata__"]["inputs"].splitlines()])
+        assert rel_error(x, ref["images"].astype(np.float64)) <= 1e-5
+        assert rel_error(m.classify(x), ref["logits"]) <= TOL["f32"]
