@@ -1,5 +1,10 @@
 #include "common.h"
 
+#include "gmlp.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -80,4 +85,19 @@ json_t *app_json_bytes(const char *s, size_t n)
     j = u ? json_stringn(u, (size_t)(p - u)) : NULL;
     free(u);
     return j;
+}
+
+void app_print_version(const char *program)
+{
+    cl_uint platforms = 0;
+    if (clGetPlatformIDs(0, NULL, &platforms) != CL_SUCCESS)
+        platforms = 0; /* no ICD loader configuration, or no platform: still a version */
+    printf("%s %s\nlibgmlp %s, %u OpenCL platform%s\n", program, GMLP_VERSION_STRING, gmlp_version(),
+           (unsigned)platforms, platforms == 1 ? "" : "s");
+}
+
+const char *app_format_prob(float p, char *buf)
+{
+    snprintf(buf, 32, "%.9g", (double)p);
+    return buf;
 }

@@ -6,6 +6,18 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* Exit statuses of every program: usage errors (a bad option or value) are 2,
+ * run-time failures 1. */
+enum { APP_EXIT_OK = 0, APP_EXIT_FAIL = 1, APP_EXIT_USAGE = 2 };
+
+/* --version: "PROGRAM VERSION" then "libgmlp VERSION, N OpenCL platform(s)";
+ * works with no OpenCL platform installed. */
+void app_print_version(const char *program);
+
+/* A probability for machine-readable output: the shortest text that reads
+ * back to the same float32 ("%.9g").  buf holds at least 32 bytes. */
+const char *app_format_prob(float p, char *buf);
+
 /* $env if set and non-empty, else models/FILE in the installed data
  * directory or the source tree (the first readable), else the installed path. */
 const char *app_default_model(const char *env, const char *file);
