@@ -286,15 +286,27 @@ static int load_model(app_pipeline *p, device *d, int *status)
                 c->model);
         return 0;
     }
-    if (d == p->dev && !c->quiet)
-        note_defaults(d->model, &cfg, c->model);
-    for (int i = 0; i < c->n_overrides; i++)
-        if (gmlp_model_override(d->model, c->override_keys[i], c->override_values[i]) != GMLP_OK) {
-            fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(d->ctx));
+    /* gmlp_model_config_conflict: the "gmlp.* and config.json disagree" line goes here */
+    for (int i = 0; i < c->n_overrides; i++) {
+        const char *key = c->override_keys[i], *value = c->override_values[i];
+        char expanded[256];
+        /* one mean or std for every channel */
+        if ((!strcmp(key, "mean") || !strcmp(key, "std")) && !strchr(value, ',') && cfg.in_chans == 3 &&
+            snprintf(expanded, sizeof expanded, "%s,%s,%s", value, value, value) < (int)sizeof expanded)
+            value = expanded;
+        if (gmlp_model_override(d->model, key, value) != GMLP_OK) {
+            char option[32];
+            snprintf(option, sizeof option, "--%s", key);
+            for (char *u = option; *u; u++)
+                *u = *u == '_' ? '-' : *u;
+            fprintf(stderr, "gmlp-classify: %s: %s\n", option, gmlp_last_error(d->ctx));
             *status = APP_EXIT_USAGE;
             return 0;
         }
+    }
     gmlp_model_config(d->model, d == p->dev ? &p->cfg : &cfg);
+    if (d == p->dev && !c->quiet)
+        note_defaults(d->model, &p->cfg, c->model);
     /* the same device twice: two specs that name one device */
     for (device *o = p->dev; o < d; o++)
         if (!strcmp(gmlp_context_device_name(o->ctx), gmlp_context_device_name(d->ctx)) &&
