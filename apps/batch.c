@@ -40,7 +40,7 @@ void app_batch_free(app_batch *b)
     if (!b)
         return;
     app_batch_drop_images(b);
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; b->paths && i < b->n; i++) /* a batch received from an MPI rank has rows, no paths */
         free(b->paths[i]);
     free(b->paths);
     app_buf_free(&b->rows);

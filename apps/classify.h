@@ -39,6 +39,8 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
 app_pipeline_config app_pipeline_config_of(const app_options *o);
 /* The model path used (the option, $GMLP_MODEL or the bundled model). */
 const char *app_model_path(const app_options *o);
+/* The whole run in this process (no MPI). */
+int app_run_local(const app_options *o, char **args, int n_args);
 /* The exit status of a finished run. */
 int app_finish(app_sink *s, int complete);
 

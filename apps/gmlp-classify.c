@@ -423,7 +423,7 @@ static void on_signal(int sig)
 }
 
 /* One process: batches of the pending paths through the pipeline, written in order. */
-static int run_local(const app_options *o, char **args, int n_args)
+int app_run_local(const app_options *o, char **args, int n_args)
 {
     /* the window bounds the batches in flight: enough to keep every thread and device busy */
     const size_t window = 2 * (size_t)(o->n_devices + o->threads) + 2;
@@ -500,7 +500,7 @@ int main(int argc, char **argv)
             st = app_mpi_main(&o, argv + optind, argc - optind);
         else
 #endif
-            st = run_local(&o, argv + optind, argc - optind);
+            st = app_run_local(&o, argv + optind, argc - optind);
     }
     for (int i = 0; i < o.n_devices; i++)
         free(o.devices[i]);
