@@ -236,7 +236,7 @@ static int classify_batches(const app_options *o, int rank)
             app_batch_free(b);
             outstanding--;
         }
-        if (app_pipeline_failed(p)) {
+        if (!b && app_pipeline_failed(p)) { /* the batches done before were sent */
             send_fail("every device of the rank failed (the messages are above)");
             app_pipeline_free(p);
             return APP_EXIT_FAIL;
