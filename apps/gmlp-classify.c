@@ -436,6 +436,7 @@ int app_run_local(const app_options *o, char **args, int n_args)
     app_pipeline *p = st == APP_EXIT_OK ? app_pipeline_start(&pc, &st) : NULL;
     const size_t batch = (size_t)o->batch, n_batches = (n + batch - 1) / batch;
     size_t pushed = 0;
+    app_sink_start(&sink);
     while (p && sink.next < n_batches && !app_interrupted) {
         for (; pushed < n_batches && pushed < sink.next + window; pushed++) {
             size_t first = pushed * batch, m = n - first < batch ? n - first : batch;

@@ -138,6 +138,8 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
             waiting[i] = waiting[--n_waiting];
             if (handed < n_batches) {
                 size_t first = handed * batch;
+                if (!handed) /* the ranks have loaded their models */
+                    app_sink_start(&sink);
                 send_batch(to, handed++, pending + first, n - first < batch ? n - first : batch);
             } else {
                 MPI_Send(NULL, 0, MPI_BYTE, to, TAG_NO_MORE, MPI_COMM_WORLD);
