@@ -58,59 +58,75 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-static int add_folder(app_inputs *in, const char *dir)
+static int out_of_memory(const char *dir)
+{
+    fprintf(stderr, "gmlp-classify: out of memory listing %s\n", dir);
+    return 0;
+}
+
+/* The sorted entry names of dir (NULL and a message when it cannot be read). */
+static char **read_names(const char *dir, size_t *n)
 {
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "gmlp-classify: cannot read folder %s: %s\n", dir, strerror(errno));
-        return 0;
+        return NULL;
     }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    int ok = 1;
-    for (struct dirent *e; ok && (e = readdir(d));) {
+    char **names = malloc(sizeof *names);
+    size_t cap = 1;
+    int oom = !names;
+    *n = 0;
+    for (struct dirent *e; !oom && (e = readdir(d));) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **grown = realloc(names, cap * sizeof *grown);
-            ok = grown != NULL;
-            if (ok)
+        if (*n == cap) {
+            char **grown = realloc(names, 2 * cap * sizeof *grown);
+            if (!(oom = !grown)) {
                 names = grown;
+                cap *= 2;
+            }
         }
-        if (ok)
-            ok = (names[n] = strdup(e->d_name)) != NULL;
-        n += ok;
+        if (!oom && !(oom = !(names[*n] = strdup(e->d_name))))
+            ++*n;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
-    for (size_t i = 0; i < n; i++) {
-        char *path = ok ? join(dir, names[i]) : NULL;
-        struct stat st;
-        ok = ok && path;
-        if (!ok) {
+    if (oom) {
+        for (size_t i = 0; names && i < *n; i++)
             free(names[i]);
-            continue;
-        }
-        if (names[i][0] == '.') {
-            in->skipped++;
-        } else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (in->recursive)
-                ok = add_folder(in, path);
-        } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            /* a symlinked folder: not followed */
-        } else if (app_is_image_name(names[i])) {
-            ok = push(in, path);
-            path = NULL;
-        } else {
-            in->skipped++;
-        }
-        free(path);
-        free(names[i]);
+        free(names);
+        out_of_memory(dir);
+        return NULL;
     }
+    qsort(names, *n, sizeof *names, by_name);
+    return names;
+}
+
+static int add_folder(app_inputs *in, const char *dir)
+{
+    size_t n;
+    char **names = read_names(dir, &n);
+    int ok = names != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        char *path = join(dir, names[i]);
+        struct stat st;
+        if (!path)
+            ok = out_of_memory(dir);
+        else if (names[i][0] == '.')
+            in->skipped++; /* dotfiles and dot folders */
+        else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = !in->recursive || add_folder(in, path);
+        else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            ; /* a symlinked folder: not followed */
+        else if (app_is_image_name(names[i])) {
+            ok = push(in, path) || out_of_memory(dir);
+            path = NULL; /* the list owns it now */
+        } else
+            in->skipped++;
+        free(path);
+    }
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
     free(names);
-    if (!ok && errno == ENOMEM)
-        fprintf(stderr, "gmlp-classify: out of memory listing %s\n", dir);
     return ok;
 }
 
