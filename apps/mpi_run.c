@@ -201,7 +201,7 @@ static int classify_batches(const app_options *o, int rank)
     }
     const int prefetch = o->n_devices + o->threads + 1;
     int outstanding = 0, asked = 0, no_more = 0;
-    while (!no_more || outstanding) {
+    while ((!no_more || outstanding) && !app_interrupted) { /* interrupted: rank 0 ends the job */
         if (!no_more && !asked && outstanding < prefetch) {
             MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_REQUEST, MPI_COMM_WORLD);
             asked = 1;
@@ -243,6 +243,10 @@ static int classify_batches(const app_options *o, int rank)
             app_pipeline_free(p);
             return APP_EXIT_FAIL;
         }
+    }
+    if (app_interrupted) {
+        app_pipeline_free(p);
+        return APP_EXIT_FAIL;
     }
     app_buf stats = {0};
     double rate = app_pipeline_model_rate(p);
