@@ -448,12 +448,15 @@ static int resume(const char *path, app_format f, const app_run_id *id, int retr
     }
     done->files = ok ? malloc((n + 1) * sizeof *done->files) : NULL;
     ok = ok && done->files;
-    for (size_t i = 0; i < n; i++) {
-        if (ok && keep[i] && (i == 0 || strcmp(r[i].file, r[i - 1].file)))
+    /* one entry per image (CSV has --top rows each); the names not taken are freed after */
+    for (size_t i = 0; ok && i < n; i++)
+        if (keep[i] && (i == 0 || strcmp(r[i].file, r[i - 1].file))) {
             done->files[done->n++] = r[i].file;
-        else
+            keep[i] = 2;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (!ok || keep[i] != 2)
             free(r[i].file);
-    }
     if (ok)
         qsort(done->files, done->n, sizeof *done->files, by_str);
     free(keep);
