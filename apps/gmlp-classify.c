@@ -472,6 +472,8 @@ int app_run_local(const app_options *o, char **args, int n_args)
         app_pipeline_free(p);
     } else if (sink.out && sink.out != stdout) {
         fclose(sink.out);
+        if (!o->resume) /* created by this run, and empty: a rerun is not refused */
+            app_output_remove(o->output);
     }
     app_sink_free(&sink);
     free(pending);

@@ -504,3 +504,12 @@ int app_output_open(const char *path, app_format f, const app_run_id *id, int re
     }
     return 1;
 }
+
+void app_output_remove(const char *path)
+{
+    char *side = sidecar_path(path);
+    unlink(path);
+    if (side)
+        unlink(side);
+    free(side);
+}

@@ -56,4 +56,8 @@ typedef struct app_run_id {
 int app_output_open(const char *path, app_format f, const app_run_id *id, int resume, int retry_errors,
                     app_done *done, FILE **out);
 
+/* Removes an output this run created and wrote no row to (the model did not
+ * load, say), and its run file, so that the next run is not refused. */
+void app_output_remove(const char *path);
+
 #endif

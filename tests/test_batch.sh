@@ -2,6 +2,11 @@
 # gmlp-classify's batch path: folders (nested, non-image files, a dotfile, a
 # broken image, a name with a comma and a quote), --files-from -, JSONL and
 # CSV read back and checked (batch_check.py), refusing an existing output,
+# a model that does not load: no output is left behind to refuse the next run
+"$app" -q -m "$tmp/missing.safetensors" -o "$tmp/nomodel.jsonl" "$in" 2>/dev/null
+[ $? = 1 ] && [ ! -e "$tmp/nomodel.jsonl" ] && [ ! -e "$tmp/nomodel.jsonl.gmlp-run.json" ]
+check $? "a model that does not load: exit 1, no output file left"
+
 # --resume after a kill and after SIGTERM, two devices and an injected device
 # failure giving the one-device rows.
 set -u
