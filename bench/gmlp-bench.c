@@ -354,10 +354,10 @@ static const struct {
      "timed runs per row, 1 to 100000: their median and spread\n(default 10; --tiny 3)"},
     {{"warmup", required_argument, 0, OPT_WARMUP}, "N",
      "untimed runs before them, 0 to 100000 (default 3; --tiny 1)"},
-    {{"weights", required_argument, 0, 'w'}, "W", "weight storage: f32, f16 or f32,f16 (default f32)"},
+    {{"weights", required_argument, 0, 'w'}, "W", "weight storage of image models: f32, f16 or f32,f16 (default f32)"},
     {{"gemm", required_argument, 0, 'g'}, "G",
-     "GEMM backend: kernel, clblast or kernel,clblast (default kernel);\n"
-     "half weights always use the kernel"},
+     "GEMM backend of image models: kernel, clblast or kernel,clblast\n"
+     "(default kernel); half weights always use the kernel"},
     {{"json", required_argument, 0, 'j'}, "FILE", "every row as JSON (default none)"},
     {{"csv", required_argument, 0, 'c'}, "FILE", "every row as CSV (default none)"},
     {{"md", required_argument, 0, OPT_MD}, "FILE", "the tables as markdown (default none)"},
@@ -622,6 +622,7 @@ static int variants(const bench_opts *o)
 /* --model's file into memory, and its configuration (loaded on dev_spec). */
 static unsigned char *read_model(const char *path, const char *dev_spec, size_t *size, gmlp_config *cfg)
 {
+    errno = 0;
     FILE *f = fopen(path, "rb");
     unsigned char *buf = NULL;
     long len = -1;

@@ -20,8 +20,11 @@ static double num(json_t *row, const char *key)
 static void cell(FILE *f, const char *s)
 {
     fputs("| ", f);
-    for (; *s; s++)
-        fputs(*s == '|' ? "\\|" : (char[]){*s, 0}, f);
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
     fputc(' ', f);
 }
 
