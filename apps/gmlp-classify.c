@@ -1,69 +1,65 @@
-/* gmlp-classify: classify image files with a gMLP / MLP-Mixer model.
- * Images are decoded with stb_image and preprocessed by the library
- * (gmlp_preprocess_rgb8, timm's eval transform); without --model the bundled
- * Fashion-MNIST gMLP is used. */
+/* gmlp-classify: classify images, folders of images or lists of them with a
+ * gMLP / MLP-Mixer model, on one device, every device of the machine, or many
+ * machines under mpirun.  Images are decoded with stb_image and preprocessed
+ * by the library (timm's eval transform); without --model the bundled
+ * Fashion-MNIST gMLP is used.  This file: options and the one-process run;
+ * inputs.c, batch.c, scheduler.c, sink.c, output.c, mpi_run.c do the rest. */
 #include <errno.h>
 #include <getopt.h>
 #include <gmlp.h>
-#include <jansson.h>
-#include <math.h>
-#include <stb/stb_image.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "common.h"
-#include "imagenet_labels.h"
 
 #define DEFAULT_MODEL "fashion-mnist-gmlp.safetensors"
-#define MAX_PIXELS (1 << 26) /* refuse larger images before decoding them: 4 bytes each */
-#define BAR_WIDTH 20
-#define REASON_SIZE 256 /* bytes of one image's error message */
+#define MAX_TOP (1 << 20)
+#define MAX_BATCH 4096
+#define MAX_THREADS 256
 
-typedef struct options {
-    const char *model, *labels_file, *device;
-    int top, batch, json, bench, list_devices, fp16;
-    /* preprocessing overrides, parsed up front so that a malformed value is a
-     * usage error; 0 / -1 when not given */
-    int img_h, img_w, n_mean, n_std, interpolation;
-    float mean[3], std[3], crop_pct;
-} options;
-
-typedef struct app {
-    options opt;
-    gmlp_context *ctx;
-    gmlp_model *model;
-    gmlp_config cfg;
-    char **labels; /* from --labels */
-    int n_labels;
-    json_t *json; /* array of results with --json */
-    int failures, classified;
-    double model_s; /* seconds in gmlp_classify */
-} app;
+volatile sig_atomic_t app_interrupted;
 
 static void usage(FILE *f)
 {
-    fputs("usage: gmlp-classify [options] IMAGE...\n"
-          "       gmlp-classify --list-devices\n"
+    fputs("usage: gmlp-classify [options] IMAGE|FOLDER...\n"
+          "       gmlp-classify [options] --files-from LIST --output OUT.jsonl|OUT.csv\n"
+          "       mpirun -n N gmlp-classify [options] --output OUT.jsonl IMAGE|FOLDER...\n"
+          "       gmlp-classify --list-devices | --version | --help\n"
           "Classifies images (PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC, PNM) with a gMLP or MLP-Mixer model.\n\n"
-          "  -m, --model FILE          safetensors model (default: $GMLP_MODEL, else the bundled Fashion-MNIST gMLP)\n"
+          "  -m, --model PATH          safetensors model or model folder (default: $GMLP_MODEL, else the bundled\n"
+          "                            Fashion-MNIST gMLP)\n"
           "  -l, --labels FILE         class names, one per line (default: the model's, ImageNet-1k for 1000 classes)\n"
-          "  -k, --top K               classes to print per image (default 5)\n"
-          "  -d, --device D            OpenCL device: index, gpu, cpu or a name substring (default $GMLP_DEVICE)\n"
-          "  -b, --batch N             images per forward pass, 1..4096 (default 32)\n"
-          "  -j, --json                one JSON document on stdout\n"
-          "      --fp16                store the weights as half: half the device memory, fp32 arithmetic\n"
-          "      --bench               print images/s on stderr (always with 16 or more images)\n"
+          "  -k, --top K               classes per image, 1..1048576 (default 5)\n"
+          "  -d, --device D[,D...]     OpenCL device(s): index, gpu, cpu or a name substring, comma-separated, or\n"
+          "                            'all' (default: $GMLP_DEVICE, else the first GPU)\n"
+          "  -b, --batch N             images per batch and forward pass, 1..4096 (default 32)\n"
+          "  -t, --threads N           host threads decoding and preprocessing, 1..256 (default: the cores)\n"
+          "  -r, --recursive           descend into subfolders (default: off; symlinked folders are not followed)\n"
+          "      --files-from FILE     also classify the paths in FILE, one per line ('-' = stdin)\n"
+          "  -o, --output FILE         write one row per image to FILE ('-' = stdout; default: text on stdout);\n"
+          "                            format by extension .jsonl or .csv; an existing FILE is refused\n"
+          "      --format jsonl|csv    the output format (default: FILE's extension; jsonl for '-')\n"
+          "      --resume              continue an existing --output: skip the images it holds\n"
+          "      --retry-errors        with --resume: classify again the images that failed (default: off)\n"
+          "  -j, --json                one JSON document on stdout (default: text)\n"
+          "  -q, --quiet               no progress line, summary or notes on stderr (default: off)\n"
+          "      --fp16                store the weights as half: half the device memory, fp32 arithmetic (default: off)\n"
+          "      --bench               print the summary (images/s) even for fewer than 16 images (default: off)\n"
           "      --list-devices        list OpenCL devices and exit\n"
-          "  preprocessing overrides (default: the model's metadata):\n"
-          "      --img-size S|H,W      must equal the model's input size\n"
-          "      --mean a[,b,c]  --std a[,b,c]  --crop-pct F\n"
+          "  preprocessing overrides (default: the model's metadata or config.json, else timm's defaults):\n"
+          "      --img-size S|H,W      must give the model's token count\n"
+          "      --mean a[,b,c]        --std a[,b,c] (positive)\n"
+          "      --crop-pct F          in (0, 4]\n"
           "      --interpolation bicubic|bilinear|nearest\n"
-          "  -h, --help\n"
-          "Exit status: 0 all classified, 1 an image or the model failed, 2 usage error.\n"
-          "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_CACHE_DIR, GMLP_LOG.\n",
+          "  -V, --version             print the version and exit\n"
+          "  -h, --help                print this help and exit\n"
+          "Exit status: 0 every image classified, 1 an image, a device or the model failed, 2 usage error.\n"
+          "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_CACHE_DIR, GMLP_LOG; GMLP_TEST_FAIL=DEVICE:N (tests: the\n"
+          "device at position DEVICE of --device fails its N-th batch).\n",
           f);
 }
 
@@ -72,11 +68,11 @@ static int list_devices(void)
     size_t n = gmlp_list_devices(NULL, 0);
     if (n == 0) {
         fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(NULL));
-        return 1;
+        return APP_EXIT_FAIL;
     }
     char *buf = malloc(n + 1);
     if (!buf)
-        return 1;
+        return APP_EXIT_FAIL;
     gmlp_list_devices(buf, n + 1);
     /* each device, its limits and whether the library's kernels build there */
     int index = 0;
@@ -89,347 +85,28 @@ static int list_devices(void)
             printf("%s\n   %s\n", line, gmlp_last_error(NULL));
     }
     free(buf);
-    return 0;
+    return APP_EXIT_OK;
 }
 
-/* A comma-separated list of 1..max numbers; returns the count, 0 if malformed. */
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    long long v;
-    if (!app_parse_int(s, lo, hi, &v))
-        return 0;
-    *out = (int)v;
-    return 1;
-}
-
-/* --img-size S or H,W */
-static int parse_img_size(const char *s, options *o)
-{
-    double v[2];
-    int n = app_parse_numbers(s, v, 2);
-    for (int i = 0; i < n; i++)
-        if (v[i] != floor(v[i]) || v[i] < 1 || v[i] > 65536)
-            return 0;
-    if (n) {
-        o->img_h = (int)v[0];
-        o->img_w = (int)v[n - 1];
-    }
-    return n != 0;
-}
-
-static int parse_norm(const char *s, float *dst, int *count)
-{
-    double v[3];
-    *count = app_parse_numbers(s, v, 3);
-    for (int i = 0; i < *count; i++)
-        dst[i] = (float)v[i];
-    return *count != 0;
-}
-
-static int parse_interpolation(const char *s, int *out)
-{
-    static const char *const names[] = {"bicubic", "bilinear", "nearest"};
-    for (int k = 0; k < 3; k++)
-        if (!strcmp(s, names[k])) {
-            *out = k;
-            return 1;
-        }
-    return 0;
-}
-
-/* One grey pixel through the library's checks: a bad combination (e.g. a
- * crop_pct that resizes to nothing) is reported once, not for every image. */
-static int check_preprocessing(const gmlp_config *c)
-{
-    const uint8_t pixel = 128;
-    float *out = malloc(sizeof *out * (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w);
-    if (!out) {
-        fprintf(stderr, "gmlp-classify: out of host memory\n");
-        return 0;
-    }
-    gmlp_status st = gmlp_preprocess_rgb8(c, &pixel, 1, 1, 1, out);
-    free(out);
-    if (st != GMLP_OK)
-        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(NULL));
-    return st == GMLP_OK;
-}
-
-/* Applies the overrides to the preprocessing config once the model is known. */
-static int apply_overrides(app *a)
-{
-    gmlp_config *c = &a->cfg;
-    const options *o = &a->opt;
-    if (o->img_h && (o->img_h != c->img_h || o->img_w != c->img_w)) {
-        fprintf(stderr,
-                "gmlp-classify: --img-size %dx%d does not fit the model, whose input is %dx%d (its token count and "
-                "weights fix it)\n",
-                o->img_h, o->img_w, c->img_h, c->img_w);
-        return 0;
-    }
-    const int counts[2] = {o->n_mean, o->n_std};
-    const float *src[2] = {o->mean, o->std};
-    float *dst[2] = {c->mean, c->std};
-    for (int i = 0; i < 2; i++) {
-        if (!counts[i])
-            continue;
-        if (counts[i] != 1 && counts[i] != c->in_chans) {
-            fprintf(stderr, "gmlp-classify: --%s needs %s for this %d-channel model\n", i ? "std" : "mean",
-                    c->in_chans == 1 ? "1 value" : "1 or 3 values", c->in_chans);
-            return 0;
-        }
-        for (int k = 0; k < c->in_chans; k++)
-            dst[i][k] = src[i][counts[i] == 1 ? 0 : k];
-    }
-    if (o->crop_pct > 0)
-        c->crop_pct = o->crop_pct;
-    if (o->interpolation >= 0)
-        c->interpolation = o->interpolation;
-    return check_preprocessing(c);
-}
-
-/* --labels: one class name per line, any length. */
-static int load_labels(app *a, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "gmlp-classify: cannot open labels file %s: %s\n", path, strerror(errno));
-        return 0;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    int ok = 1;
-    while (ok && getline(&line, &cap, f) != -1) {
-        line[strcspn(line, "\r\n")] = 0;
-        char **grown = realloc(a->labels, sizeof *grown * ((size_t)a->n_labels + 1));
-        if (grown)
-            a->labels = grown;
-        ok = grown && (grown[a->n_labels] = strdup(line)) != NULL;
-        a->n_labels += ok;
-    }
-    free(line);
-    fclose(f);
-    if (!ok)
-        fprintf(stderr, "gmlp-classify: out of memory reading %s\n", path);
-    else if (a->n_labels != a->cfg.num_classes)
-        fprintf(stderr, "gmlp-classify: warning: %s has %d labels for %d classes\n", path, a->n_labels,
-                a->cfg.num_classes);
-    return ok;
-}
-
-static const char *label(const app *a, int i, char *buf, size_t size)
-{
-    /* a --labels file short of lines gives indices, not names from elsewhere */
-    const int own = a->opt.labels_file != NULL;
-    const char *l = own ? (i < a->n_labels ? a->labels[i] : NULL) : gmlp_model_label(a->model, i);
-    if (!l && !own && a->cfg.num_classes == 1000)
-        l = gmlp_imagenet_labels[i];
-    if (l)
-        return l;
-    snprintf(buf, size, "class %d", i);
-    return buf;
-}
-
-static json_t *jstr(const char *s)
-{
-    return app_json_bytes(s, strlen(s));
-}
-
-static void report_error(app *a, const char *file, const char *reason)
-{
-    a->failures++;
-    fprintf(stderr, "%s: error: %s\n", file, reason);
-    if (a->json)
-        json_array_append_new(a->json, json_pack("{s:o, s:o}", "file", jstr(file), "error", jstr(reason)));
-}
-
-/* order[0..k): indices of the k largest logits, largest first. */
-static void top_k(const float *logits, int nc, int *order, int k)
-{
-    for (int i = 0; i < nc; i++)
-        order[i] = i;
-    for (int i = 0; i < k; i++) /* partial selection sort: k is small */
-        for (int j = i + 1; j < nc; j++)
-            if (logits[order[j]] > logits[order[i]]) {
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-}
-
-static void print_line(double p, const char *name)
-{
-    char bar[BAR_WIDTH + 1];
-    int n = (int)lround(p * BAR_WIDTH);
-    memset(bar, '#', (size_t)n);
-    memset(bar + n, ' ', (size_t)(BAR_WIDTH - n));
-    bar[BAR_WIDTH] = 0;
-    printf("  %6.2f%%  %s  %s\n", 100 * p, bar, name);
-}
-
-/* Softmax of one row of logits, then the top-K printed or added to the JSON. */
-static void report(app *a, const char *file, const float *logits)
-{
-    int nc = a->cfg.num_classes, k = a->opt.top < nc ? a->opt.top : nc;
-    int *order = malloc(sizeof *order * (size_t)nc);
-    if (!order) {
-        report_error(a, file, "out of host memory");
-        return;
-    }
-    top_k(logits, nc, order, k);
-    double maxl = logits[order[0]], sum = 0;
-    for (int i = 0; i < nc; i++)
-        sum += exp(logits[i] - maxl);
-    json_t *top = a->json ? json_array() : NULL;
-    if (!a->json)
-        printf("%s\n", file);
-    for (int i = 0; i < k; i++) {
-        char buf[32];
-        double p = exp(logits[order[i]] - maxl) / sum;
-        const char *name = label(a, order[i], buf, sizeof buf);
-        if (top)
-            json_array_append_new(top, json_pack("{s:i, s:o, s:f}", "index", order[i], "label", jstr(name), "prob", p));
-        else
-            print_line(p, name);
-    }
-    if (top)
-        json_array_append_new(a->json, json_pack("{s:o, s:o}", "file", jstr(file), "top", top));
-    free(order);
-    a->classified++;
-}
-
-/* The size a PNG declares, read from its IHDR: stb refuses PNGs over 2^30
- * decoded bytes with only "unknown image type", which hides the reason. */
-static int png_size(FILE *f, unsigned long *w, unsigned long *h)
-{
-    unsigned char b[24];
-    int ok = fread(b, 1, sizeof b, f) == sizeof b && !memcmp(b, "\x89PNG\r\n\x1a\n", 8) && !memcmp(b + 12, "IHDR", 4);
-    rewind(f);
-    if (ok) {
-        *w = (unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 | b[19];
-        *h = (unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 | b[23];
-    }
-    return ok;
-}
-
-/* Decodes the file, refusing huge images before decoding; NULL with the
- * reason in why (REASON_SIZE bytes) on failure. */
-static unsigned char *decode(FILE *f, int *w, int *h, int *ch, char *why)
-{
-    unsigned long dw, dh;
-    int known = png_size(f, &dw, &dh);
-    if (!known && stbi_info_from_file(f, w, h, ch)) {
-        dw = (unsigned long)*w;
-        dh = (unsigned long)*h;
-        known = 1;
-    }
-    if (known && (!dw || !dh || (double)dw * dh > MAX_PIXELS)) {
-        snprintf(why, REASON_SIZE, "image dimensions %lux%lu are zero or over the limit of 2^26 pixels", dw, dh);
-        return NULL;
-    }
-    unsigned char *px = known ? stbi_load_from_file(f, w, h, ch, 0) : NULL;
-    if (!px) {
-        const char *r = stbi_failure_reason();
-        snprintf(why, REASON_SIZE, "%s", r ? r : "cannot decode the image");
-    }
-    return px;
-}
-
-/* Decodes and preprocesses one file into dst; 0 with the reason in why. */
-static int load_image(const app *a, const char *file, float *dst, char *why)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        snprintf(why, REASON_SIZE, "%s", strerror(errno));
-        return 0;
-    }
-    int w, h, ch;
-    unsigned char *px = decode(f, &w, &h, &ch, why);
-    fclose(f);
-    if (!px)
-        return 0;
-    gmlp_status st = gmlp_preprocess_rgb8(&a->cfg, px, w, h, ch, dst);
-    stbi_image_free(px);
-    if (st != GMLP_OK)
-        snprintf(why, REASON_SIZE, "%s", gmlp_last_error(NULL));
-    return st == GMLP_OK;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Classifies files[0..n) (n <= batch): decoded into consecutive slots, then
- * one forward pass, then reported in input order, failures included. */
-static int classify_batch(app *a, char **files, int n, float *images, float *logits, char *why)
-{
-    const size_t per = (size_t)a->cfg.in_chans * a->cfg.img_h * a->cfg.img_w;
-    size_t b = 0;
-    for (int i = 0; i < n; i++) {
-        /* kept per file: stb's and the library's messages are overwritten by the next image */
-        char *reason = why + (size_t)i * REASON_SIZE;
-        *reason = 0;
-        b += (size_t)load_image(a, files[i], images + per * b, reason);
-    }
-    const double t0 = now();
-    if (b && gmlp_classify(a->model, images, b, logits) != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(a->ctx));
-        return 0;
-    }
-    a->model_s += now() - t0;
-    for (int i = 0, j = 0; i < n; i++) {
-        const char *reason = why + (size_t)i * REASON_SIZE;
-        if (*reason)
-            report_error(a, files[i], reason);
-        else
-            report(a, files[i], logits + (size_t)j++ * a->cfg.num_classes);
-    }
-    return 1;
-}
-
-static int classify_files(app *a, char **files, int n)
-{
-    const size_t per = (size_t)a->cfg.in_chans * a->cfg.img_h * a->cfg.img_w, batch = (size_t)a->opt.batch;
-    float *images = malloc(sizeof(float) * per * batch);
-    float *logits = malloc(sizeof(float) * (size_t)a->cfg.num_classes * batch);
-    char *why = malloc(REASON_SIZE * batch);
-    int ok = images && logits && why;
-    if (!ok)
-        fprintf(stderr, "gmlp-classify: out of host memory\n");
-    const int progress = isatty(STDERR_FILENO) && n > 16;
-    const double t0 = now();
-    for (int i = 0; ok && i < n; i += a->opt.batch) {
-        int m = n - i < a->opt.batch ? n - i : a->opt.batch;
-        ok = classify_batch(a, files + i, m, images, logits, why);
-        if (progress)
-            fprintf(stderr, "\r%d/%d images", i + m, n);
-    }
-    if (progress)
-        fputc('\n', stderr);
-    const double total = now() - t0;
-    if (ok && (n >= 16 || a->opt.bench) && a->classified)
-        fprintf(stderr, "%d images in %.3f s: %.1f images/s end to end, %.1f images/s in the model (%s)\n",
-                a->classified, total, a->classified / total, a->classified / a->model_s,
-                gmlp_context_device_name(a->ctx));
-    free(images);
-    free(logits);
-    free(why);
-    return ok;
-}
-
-enum { OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16 };
+enum {
+    OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16, OPT_FILES_FROM,
+    OPT_FORMAT, OPT_RESUME, OPT_RETRY,
+};
 
 static const struct option longopts[] = {
-    {"model", required_argument, 0, 'm'},    {"labels", required_argument, 0, 'l'},
-    {"top", required_argument, 0, 'k'},      {"device", required_argument, 0, 'd'},
-    {"batch", required_argument, 0, 'b'},    {"json", no_argument, 0, 'j'},
-    {"help", no_argument, 0, 'h'},           {"bench", no_argument, 0, OPT_BENCH},
-    {"list-devices", no_argument, 0, OPT_LIST}, {"img-size", required_argument, 0, OPT_IMG},
-    {"mean", required_argument, 0, OPT_MEAN}, {"std", required_argument, 0, OPT_STD},
-    {"crop-pct", required_argument, 0, OPT_CROP}, {"interpolation", required_argument, 0, OPT_INTERP},
-    {"fp16", no_argument, 0, OPT_FP16},      {0, 0, 0, 0},
+    {"model", required_argument, 0, 'm'},        {"labels", required_argument, 0, 'l'},
+    {"top", required_argument, 0, 'k'},          {"device", required_argument, 0, 'd'},
+    {"batch", required_argument, 0, 'b'},        {"threads", required_argument, 0, 't'},
+    {"json", no_argument, 0, 'j'},               {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},            {"quiet", no_argument, 0, 'q'},
+    {"recursive", no_argument, 0, 'r'},          {"output", required_argument, 0, 'o'},
+    {"files-from", required_argument, 0, OPT_FILES_FROM}, {"format", required_argument, 0, OPT_FORMAT},
+    {"resume", no_argument, 0, OPT_RESUME},      {"retry-errors", no_argument, 0, OPT_RETRY},
+    {"bench", no_argument, 0, OPT_BENCH},        {"list-devices", no_argument, 0, OPT_LIST},
+    {"img-size", required_argument, 0, OPT_IMG}, {"mean", required_argument, 0, OPT_MEAN},
+    {"std", required_argument, 0, OPT_STD},      {"crop-pct", required_argument, 0, OPT_CROP},
+    {"interpolation", required_argument, 0, OPT_INTERP}, {"fp16", no_argument, 0, OPT_FP16},
+    {0, 0, 0, 0},
 };
 
 static const char *option_name(int c)
@@ -440,46 +117,184 @@ static const char *option_name(int c)
     return l->name ? l->name : "?";
 }
 
-/* One option's value; 0 (with a message) when it is malformed. */
-static int parse_value(int c, const char *arg, options *o)
+static int parse_count(const char *s, int hi, int *out)
 {
-    int ok = 1;
-    double v;
+    long long v;
+    if (!app_parse_int(s, 1, hi, &v))
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static void add_override(app_options *o, const char *key, const char *value)
+{
+    for (int i = 0; i < o->n_overrides; i++)
+        if (!strcmp(o->override_keys[i], key)) { /* the last one given wins */
+            o->override_values[i] = value;
+            return;
+        }
+    o->override_keys[o->n_overrides] = key;
+    o->override_values[o->n_overrides++] = value;
+}
+
+/* One option's value; 0 (with a message naming the valid values) when malformed. */
+static int parse_value(int c, const char *arg, app_options *o)
+{
+    double v[3];
+    int n, ok;
+    const char *valid;
     switch (c) {
-    case 'k': ok = parse_int(arg, 1, 1 << 20, &o->top); break;
-    case 'b': ok = parse_int(arg, 1, 4096, &o->batch); break;
-    case OPT_IMG: ok = parse_img_size(arg, o); break;
-    case OPT_MEAN: ok = parse_norm(arg, o->mean, &o->n_mean); break;
+    case 'k': ok = parse_count(arg, MAX_TOP, &o->top), valid = "an integer in 1..1048576"; break;
+    case 'b': ok = parse_count(arg, MAX_BATCH, &o->batch), valid = "an integer in 1..4096"; break;
+    case 't': ok = parse_count(arg, MAX_THREADS, &o->threads), valid = "an integer in 1..256"; break;
+    case OPT_FORMAT:
+        ok = o->have_format = app_format_parse(arg, &o->format);
+        valid = "jsonl or csv";
+        break;
+    case OPT_IMG:
+        n = app_parse_numbers(arg, v, 2);
+        ok = n > 0;
+        for (int i = 0; i < n; i++)
+            ok = ok && v[i] == (int)v[i] && v[i] >= 1 && v[i] <= 65536;
+        valid = "S or H,W with integers in 1..65536";
+        if (ok)
+            add_override(o, "img_size", arg);
+        break;
+    case OPT_MEAN:
     case OPT_STD:
-        ok = parse_norm(arg, o->std, &o->n_std);
-        for (int i = 0; i < o->n_std; i++)
-            ok = ok && o->std[i] > 0;
+        n = app_parse_numbers(arg, v, 3);
+        ok = n == 1 || n == 3;
+        for (int i = 0; c == OPT_STD && i < n; i++)
+            ok = ok && v[i] > 0;
+        valid = c == OPT_STD ? "1 or 3 comma-separated positive decimals" : "1 or 3 comma-separated decimals";
+        if (ok)
+            add_override(o, c == OPT_MEAN ? "mean" : "std", arg);
         break;
     case OPT_CROP:
         /* > 1 is allowed: the centre crop then pads, as torchvision's does */
-        ok = app_parse_numbers(arg, &v, 1) == 1 && v > 0;
-        o->crop_pct = (float)v;
+        ok = app_parse_numbers(arg, v, 1) == 1 && v[0] > 0 && v[0] <= 4;
+        valid = "a decimal in (0, 4]";
+        if (ok)
+            add_override(o, "crop_pct", arg);
         break;
-    case OPT_INTERP: ok = parse_interpolation(arg, &o->interpolation); break;
-    default: ok = 0;
+    case OPT_INTERP:
+        ok = !strcmp(arg, "bicubic") || !strcmp(arg, "bilinear") || !strcmp(arg, "nearest");
+        valid = "bicubic, bilinear or nearest";
+        if (ok)
+            add_override(o, "interpolation", arg);
+        break;
+    default: ok = 0, valid = "none";
     }
     if (!ok)
-        fprintf(stderr, "gmlp-classify: invalid value '%s' for --%s\n", arg, option_name(c));
+        fprintf(stderr, "gmlp-classify: invalid value '%s' for --%s: %s\n", arg, option_name(c), valid);
     return ok;
 }
 
-static int parse_args(int argc, char **argv, options *o)
+/* Splits --device: "all" is every device gmlp_list_devices shows. */
+static int split_devices(app_options *o)
+{
+    char buf[64];
+    if (o->device && !strcmp(o->device, "all")) {
+        size_t need = gmlp_list_devices(NULL, 0);
+        char *list = need ? malloc(need + 1) : NULL;
+        int n = 0;
+        if (list) {
+            gmlp_list_devices(list, need + 1);
+            for (char *p = list; (p = strchr(p, '\n')); p++)
+                n++;
+        }
+        free(list);
+        if (!n) {
+            fprintf(stderr, "gmlp-classify: --device all: %s\n", gmlp_last_error(NULL));
+            return APP_EXIT_FAIL;
+        }
+        o->devices = calloc((size_t)n, sizeof *o->devices);
+        for (int i = 0; o->devices && i < n; i++) {
+            snprintf(buf, sizeof buf, "%d", i);
+            o->devices[o->n_devices++] = strdup(buf);
+        }
+        return o->devices ? APP_EXIT_OK : APP_EXIT_FAIL;
+    }
+    const char *spec = o->device ? o->device : "";
+    o->devices = calloc(strlen(spec) + 2, sizeof *o->devices);
+    for (const char *p = spec; o->devices;) {
+        size_t len = strcspn(p, ",");
+        char *d = strndup(p, len);
+        for (int i = 0; d && i < o->n_devices; i++)
+            if (!strcmp(o->devices[i], d)) {
+                fprintf(stderr, "gmlp-classify: --device names '%s' twice\n", d);
+                free(d);
+                return APP_EXIT_USAGE;
+            }
+        if (o->device && !len) {
+            fprintf(stderr, "gmlp-classify: --device '%s' has an empty entry\n", o->device);
+            free(d);
+            return APP_EXIT_USAGE;
+        }
+        /* no -d: the library's default ($GMLP_DEVICE, else the first GPU) */
+        o->devices[o->n_devices++] = o->device ? d : (free(d), NULL);
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    return o->devices ? APP_EXIT_OK : APP_EXIT_FAIL;
+}
+
+/* --labels: one class name per line, any length, joined for gmlp_model_override. */
+static int read_labels(app_options *o)
+{
+    FILE *f = fopen(o->labels_file, "r");
+    if (!f) {
+        fprintf(stderr, "gmlp-classify: cannot open labels file %s: %s\n", o->labels_file, strerror(errno));
+        return 0;
+    }
+    app_buf b = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) != -1) {
+        line[strcspn(line, "\r\n")] = 0;
+        app_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
+    }
+    free(line);
+    fclose(f);
+    o->labels = b.s ? b.s : calloc(1, 1);
+    if (b.oom || !o->labels) {
+        fprintf(stderr, "gmlp-classify: out of memory reading %s\n", o->labels_file);
+        return 0;
+    }
+    add_override(o, "labels", o->labels);
+    return 1;
+}
+
+/* GMLP_TEST_FAIL=DEVICE:N, the test hook for a device failing mid-run. */
+static void read_test_hook(app_options *o)
+{
+    const char *e = getenv("GMLP_TEST_FAIL");
+    o->fail_device = o->fail_batch = -1;
+    if (e && sscanf(e, "%d:%d", &o->fail_device, &o->fail_batch) != 2)
+        o->fail_device = o->fail_batch = -1;
+}
+
+static int parse_args(int argc, char **argv, app_options *o)
 {
     o->top = 5;
     o->batch = 32;
-    o->interpolation = -1;
-    for (int c; (c = getopt_long(argc, argv, "m:l:k:d:b:jh", longopts, NULL)) != -1;) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+    for (int c; (c = getopt_long(argc, argv, "m:l:k:d:b:t:o:jqrhV", longopts, NULL)) != -1;) {
         switch (c) {
         case 'm': o->model = optarg; break;
         case 'l': o->labels_file = optarg; break;
         case 'd': o->device = optarg; break;
+        case 'o': o->output = optarg; break;
         case 'j': o->json = 1; break;
-        case 'h': usage(stdout); exit(0);
+        case 'q': o->quiet = 1; break;
+        case 'r': o->recursive = 1; break;
+        case 'h': usage(stdout); exit(APP_EXIT_OK);
+        case 'V': app_print_version("gmlp-classify"); exit(APP_EXIT_OK);
+        case OPT_FILES_FROM: o->files_from = optarg; break;
+        case OPT_RESUME: o->resume = 1; break;
+        case OPT_RETRY: o->retry_errors = 1; break;
         case OPT_BENCH: o->bench = 1; break;
         case OPT_LIST: o->list_devices = 1; break;
         case OPT_FP16: o->fp16 = 1; break;
@@ -489,64 +304,207 @@ static int parse_args(int argc, char **argv, options *o)
                 return 0;
         }
     }
+    const char *conflict = o->json && o->output ? "--json and --output"
+                           : o->resume && !o->output ? "--resume without --output"
+                           : o->retry_errors && !o->resume ? "--retry-errors without --resume"
+                           : o->have_format && !o->output ? "--format without --output"
+                           : NULL;
+    if (conflict) {
+        fprintf(stderr, "gmlp-classify: %s\n", conflict);
+        return 0;
+    }
+    if (o->output) {
+        if (!o->have_format && strcmp(o->output, "-") && !app_format_of_path(o->output, &o->format)) {
+            fprintf(stderr, "gmlp-classify: --output %s: the name must end in .jsonl or .csv (or give --format)\n",
+                    o->output);
+            return 0;
+        }
+        if (!o->have_format && !strcmp(o->output, "-"))
+            o->format = APP_FORMAT_JSONL;
+    } else {
+        o->format = o->json ? APP_FORMAT_JSON : APP_FORMAT_TEXT;
+    }
+    read_test_hook(o);
     return 1;
 }
 
-static int run(app *a, char **files, int n)
+const char *app_model_path(const app_options *o)
 {
-    const char *path = a->opt.model ? a->opt.model : app_default_model("GMLP_MODEL", DEFAULT_MODEL);
-    if (gmlp_context_create(a->opt.device, &a->ctx) != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(NULL));
-        return 0;
+    return o->model ? o->model : app_default_model("GMLP_MODEL", DEFAULT_MODEL);
+}
+
+app_pipeline_config app_pipeline_config_of(const app_options *o)
+{
+    return (app_pipeline_config){
+        .model = app_model_path(o),
+        .weights = o->fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32,
+        .devices = (const char *const *)o->devices,
+        .n_devices = o->n_devices,
+        .threads = o->threads,
+        .top = o->top,
+        .format = o->format,
+        .override_keys = o->override_keys,
+        .override_values = o->override_values,
+        .n_overrides = o->n_overrides,
+        .quiet = o->quiet,
+        .fail_device = o->fail_device,
+        .fail_batch = o->fail_batch,
+    };
+}
+
+int app_open_run(const app_options *o, char **args, int n_args, size_t window, app_inputs *in, app_sink *sink,
+                 char ***pending, size_t *n_pending)
+{
+    in->recursive = o->recursive;
+    for (int i = 0; i < n_args; i++)
+        if (!app_inputs_add(in, args[i]))
+            return APP_EXIT_FAIL;
+    if (o->files_from) {
+        FILE *f = strcmp(o->files_from, "-") ? fopen(o->files_from, "r") : stdin;
+        if (!f) {
+            fprintf(stderr, "gmlp-classify: cannot open %s: %s\n", o->files_from, strerror(errno));
+            return APP_EXIT_FAIL;
+        }
+        int ok = app_inputs_add_list(in, f);
+        if (f != stdin)
+            fclose(f);
+        if (!ok)
+            return APP_EXIT_FAIL;
     }
-    gmlp_load_options lo;
-    gmlp_load_options_default(&lo);
-    lo.weights = a->opt.fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32;
-    if (gmlp_model_load_ex(a->ctx, path, &lo, &a->model) != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(a->ctx));
-        return 0;
+    app_inputs_dedupe(in);
+
+    FILE *out = stdout;
+    app_done done = {0};
+    if (o->output) {
+        /* the model as a real path: a --resume names the same file however it was written */
+        char real[PATH_MAX];
+        const char *model = app_model_path(o);
+        app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top};
+        int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
+        if (st != 1)
+            return st == 2 ? APP_EXIT_USAGE : APP_EXIT_FAIL;
     }
-    gmlp_model_config(a->model, &a->cfg);
-    if (a->cfg.num_classes == 0) {
-        fprintf(stderr, "gmlp-classify: %s has no classifier head (a feature extractor); nothing to classify\n", path);
-        return 0;
+    *pending = malloc((in->n + 1) * sizeof **pending);
+    *n_pending = 0;
+    for (size_t i = 0; *pending && i < in->n; i++)
+        if (!app_done_has(&done, in->paths[i]))
+            (*pending)[(*n_pending)++] = in->paths[i];
+    if (o->resume && !o->quiet)
+        fprintf(stderr, "gmlp-classify: resuming %s: %zu images done, %zu to do\n", o->output, in->n - *n_pending,
+                *n_pending);
+    app_done_free(&done);
+    if (!*pending || !app_sink_init(sink, o->format, out, window, *n_pending)) {
+        fprintf(stderr, "gmlp-classify: out of host memory\n");
+        return APP_EXIT_FAIL;
     }
-    if (!apply_overrides(a) || (a->opt.labels_file && !load_labels(a, a->opt.labels_file)))
-        return 0;
-    if (a->opt.json)
-        a->json = json_array();
-    int ok = classify_files(a, files, n);
-    if (ok && a->json) {
-        json_t *doc = json_pack("{s:o, s:o, s:O}", "model", jstr(path), "device",
-                                jstr(gmlp_context_device_name(a->ctx)), "results", a->json);
-        json_dumpf(doc, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(doc);
+    sink->skipped = in->skipped;
+    sink->quiet = o->quiet;
+    sink->bench = o->bench;
+    return APP_EXIT_OK;
+}
+
+int app_finish(app_sink *s, int complete)
+{
+    if (app_interrupted && !s->quiet)
+        fprintf(stderr, "gmlp-classify: interrupted: %zu of %zu images written%s\n", s->images, s->total,
+                s->out != stdout ? "; --resume continues" : "");
+    if (s->out && s->out != stdout && fclose(s->out) && !s->write_failed) {
+        perror("gmlp-classify: closing the output");
+        s->write_failed = 1;
     }
-    return ok;
+    s->out = NULL;
+    return complete && !app_interrupted && !s->errors && !s->write_failed ? APP_EXIT_OK : APP_EXIT_FAIL;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    app_interrupted = 1;
+}
+
+/* One process: batches of the pending paths through the pipeline, written in order. */
+int app_run_local(const app_options *o, char **args, int n_args)
+{
+    /* the window bounds the batches in flight: enough to keep every thread and device busy */
+    const size_t window = 2 * (size_t)(o->n_devices + o->threads) + 2;
+    app_inputs in = {0};
+    app_sink sink = {0};
+    char **pending = NULL;
+    size_t n = 0;
+    int st = app_open_run(o, args, n_args, window, &in, &sink, &pending, &n);
+    app_pipeline_config pc = app_pipeline_config_of(o);
+    app_pipeline *p = st == APP_EXIT_OK ? app_pipeline_start(&pc, &st) : NULL;
+    const size_t batch = (size_t)o->batch, n_batches = (n + batch - 1) / batch;
+    size_t pushed = 0;
+    while (p && sink.next < n_batches && !app_interrupted && !app_pipeline_failed(p)) {
+        for (; pushed < n_batches && pushed < sink.next + window; pushed++) {
+            size_t first = pushed * batch, m = n - first < batch ? n - first : batch;
+            app_batch *b = app_batch_new(pushed, pending + first, m);
+            if (!b) {
+                fprintf(stderr, "gmlp-classify: out of host memory\n");
+                app_interrupted = 1;
+                break;
+            }
+            app_pipeline_push(p, b);
+        }
+        if (pushed == n_batches)
+            app_pipeline_close(p);
+        app_batch *b = app_pipeline_pop(p, 0.2);
+        if (b)
+            app_sink_take(&sink, b);
+        else
+            app_sink_progress(&sink, 0);
+    }
+    if (p) {
+        const int complete = sink.next == n_batches;
+        if (sink.format == APP_FORMAT_JSON && complete) {
+            json_t *doc = json_pack("{s:s, s:s, s:O}", "model", app_model_path(o), "device",
+                                    app_pipeline_device_names(p), "results", sink.results);
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+            putchar('\n');
+            json_decref(doc);
+        }
+        app_sink_summary(&sink, app_pipeline_model_rate(p), app_pipeline_device_names(p));
+        st = app_finish(&sink, complete);
+        app_pipeline_free(p);
+    } else if (sink.out && sink.out != stdout) {
+        fclose(sink.out);
+    }
+    app_sink_free(&sink);
+    free(pending);
+    app_inputs_free(&in);
+    return st;
 }
 
 int main(int argc, char **argv)
 {
-    app a = {0};
-    if (!parse_args(argc, argv, &a.opt)) {
+    app_options o = {0};
+    if (!parse_args(argc, argv, &o)) {
         fputs("Try 'gmlp-classify --help'.\n", stderr);
-        return 2;
+        return APP_EXIT_USAGE;
     }
-    if (a.opt.list_devices)
+    if (o.list_devices)
         return list_devices();
-    if (optind >= argc) {
+    if (optind >= argc && !o.files_from) {
         usage(stderr);
-        return 2;
+        return APP_EXIT_USAGE;
     }
-    int ok = run(&a, argv + optind, argc - optind);
-    json_decref(a.json);
-    for (int i = 0; i < a.n_labels; i++)
-        free(a.labels[i]);
-    free(a.labels);
-    gmlp_model_free(a.model);
-    gmlp_context_destroy(a.ctx);
-    if (!ok)
-        return 1;
-    return a.failures ? 1 : 0;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int st = o.labels_file && !read_labels(&o) ? APP_EXIT_FAIL : split_devices(&o);
+    if (st == APP_EXIT_OK) {
+#ifdef APP_HAVE_MPI
+        if (app_mpi_detected())
+            st = app_mpi_main(&o, argv + optind, argc - optind);
+        else
+#endif
+            st = app_run_local(&o, argv + optind, argc - optind);
+    }
+    for (int i = 0; i < o.n_devices; i++)
+        free(o.devices[i]);
+    free(o.devices);
+    free(o.labels);
+    return st;
 }

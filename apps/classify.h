@@ -1,0 +1,53 @@
+/* gmlp-classify's options and the steps its one-process and MPI runs share. */
+#ifndef APP_CLASSIFY_H
+#define APP_CLASSIFY_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "inputs.h"
+#include "output.h"
+#include "scheduler.h"
+#include "sink.h"
+
+typedef struct app_options {
+    const char *model, *labels_file, *device, *output, *files_from;
+    int top, batch, threads, json, bench, list_devices, fp16, quiet, recursive, resume, retry_errors;
+    int have_format;
+    app_format format;
+    /* preprocessing overrides for gmlp_model_override, parsed up front so that
+     * a malformed value is a usage error */
+    const char *override_keys[7], *override_values[7];
+    int n_overrides;
+    char *labels; /* --labels read, newline-separated */
+    /* --device split: one spec per device */
+    char **devices;
+    int n_devices;
+    int fail_device, fail_batch; /* GMLP_TEST_FAIL */
+} app_options;
+
+/* Set by SIGINT / SIGTERM: the run stops handing out batches and ends after
+ * writing the rows that are in order. */
+extern volatile sig_atomic_t app_interrupted;
+
+/* The images of this run: the inputs enumerated, minus those the output
+ * already holds (--resume); the output opened and the sink ready.  Returns
+ * APP_EXIT_OK or the exit status to end with. */
+int app_open_run(const app_options *o, char **args, int n_args, size_t window, app_inputs *in, app_sink *sink,
+                 char ***pending, size_t *n_pending);
+/* The pipeline configuration of the options. */
+app_pipeline_config app_pipeline_config_of(const app_options *o);
+/* The model path used (the option, $GMLP_MODEL or the bundled model). */
+const char *app_model_path(const app_options *o);
+/* The whole run in this process (no MPI). */
+int app_run_local(const app_options *o, char **args, int n_args);
+/* The exit status of a finished run. */
+int app_finish(app_sink *s, int complete);
+
+#ifdef APP_HAVE_MPI
+/* Under mpirun: rank 0 hands out batches and writes, the others classify. */
+int app_mpi_detected(void);
+int app_mpi_main(const app_options *o, char **args, int n_args);
+#endif
+
+#endif

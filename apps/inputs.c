@@ -1,0 +1,193 @@
+#include "inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* what stb_image decodes */
+static const char *const image_ext[] = {"png", "jpg", "jpeg", "bmp", "gif", "tga", "psd",
+                                        "hdr", "pgm", "ppm", "pnm", "pic", NULL};
+
+int app_is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    for (int i = 0; dot && image_ext[i]; i++)
+        if (!strcasecmp(dot + 1, image_ext[i]))
+            return 1;
+    return 0;
+}
+
+static int push(app_inputs *in, char *path)
+{
+    if (!path)
+        return 0;
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? 2 * in->cap : 256;
+        char **grown = realloc(in->paths, cap * sizeof *grown);
+        if (!grown) {
+            free(path);
+            return 0;
+        }
+        in->paths = grown;
+        in->cap = cap;
+    }
+    in->paths[in->n++] = path;
+    return 1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b); /* bytewise: strcmp compares as unsigned char */
+}
+
+/* PATH joined with NAME as given, not normalised ("dir/" + "a" is "dir/a"). */
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir), m = strlen(name);
+    int slash = n && dir[n - 1] != '/';
+    char *p = malloc(n + slash + m + 1);
+    if (p) {
+        memcpy(p, dir, n);
+        if (slash)
+            p[n] = '/';
+        memcpy(p + n + slash, name, m + 1);
+    }
+    return p;
+}
+
+static int add_folder(app_inputs *in, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "gmlp-classify: cannot read folder %s: %s\n", dir, strerror(errno));
+        return 0;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int ok = 1;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(names, cap * sizeof *grown);
+            ok = grown != NULL;
+            if (ok)
+                names = grown;
+        }
+        if (ok)
+            ok = (names[n] = strdup(e->d_name)) != NULL;
+        n += ok;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n; i++) {
+        char *path = ok ? join(dir, names[i]) : NULL;
+        struct stat st;
+        ok = ok && path;
+        if (!ok) {
+            free(names[i]);
+            continue;
+        }
+        if (names[i][0] == '.') {
+            in->skipped++;
+        } else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (in->recursive)
+                ok = add_folder(in, path);
+        } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* a symlinked folder: not followed */
+        } else if (app_is_image_name(names[i])) {
+            ok = push(in, path);
+            path = NULL;
+        } else {
+            in->skipped++;
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    if (!ok && errno == ENOMEM)
+        fprintf(stderr, "gmlp-classify: out of memory listing %s\n", dir);
+    return ok;
+}
+
+int app_inputs_add(app_inputs *in, const char *arg)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+        return add_folder(in, arg);
+    if (!push(in, strdup(arg))) {
+        fprintf(stderr, "gmlp-classify: out of memory\n");
+        return 0;
+    }
+    return 1;
+}
+
+int app_inputs_add_list(app_inputs *in, FILE *f)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int ok = 1;
+    while (ok && (len = getline(&line, &cap, f)) != -1) {
+        if (len && line[len - 1] == '\n')
+            line[--len] = 0;
+        if (len && line[len - 1] == '\r')
+            line[--len] = 0;
+        if (len)
+            ok = app_inputs_add(in, line);
+    }
+    free(line);
+    return ok;
+}
+
+typedef struct ranked {
+    const char *path;
+    size_t pos;
+} ranked;
+
+static int by_path(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+void app_inputs_dedupe(app_inputs *in)
+{
+    ranked *r = malloc(in->n * sizeof *r + 1);
+    char *drop = calloc(in->n + 1, 1);
+    if (!r || !drop) { /* out of memory: repeats stay (each is still classified correctly) */
+        free(r);
+        free(drop);
+        return;
+    }
+    for (size_t i = 0; i < in->n; i++)
+        r[i] = (ranked){in->paths[i], i};
+    qsort(r, in->n, sizeof *r, by_path);
+    for (size_t i = 1; i < in->n; i++)
+        if (!strcmp(r[i].path, r[i - 1].path))
+            drop[r[i].pos] = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        if (drop[i])
+            free(in->paths[i]);
+        else
+            in->paths[m++] = in->paths[i];
+    }
+    in->n = m;
+    free(r);
+    free(drop);
+}
+
+void app_inputs_free(app_inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        free(in->paths[i]);
+    free(in->paths);
+    in->paths = NULL;
+    in->n = in->cap = 0;
+}

@@ -1,0 +1,460 @@
+#include "scheduler.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+#include "imagenet_labels.h"
+
+typedef struct queue {
+    app_batch *head, *tail;
+} queue;
+
+typedef struct device {
+    app_pipeline *p;
+    int index; /* in the --device list */
+    gmlp_context *ctx;
+    gmlp_model *model;
+    pthread_t thread;
+    int started, dead;
+    size_t batches, images;
+    double model_s;
+} device;
+
+struct app_pipeline {
+    app_pipeline_config c;
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* any change of the queues or flags below; broadcast */
+    queue todo, ready, done;
+    size_t undecoded; /* batches in todo or being decoded */
+    int closed, stop, failed, alive;
+    device *dev;
+    int n_dev;
+    pthread_t *decoders;
+    int n_decoders;
+    gmlp_config cfg;
+    const char **labels; /* one per class: the model's, ImageNet's, or "class N" */
+    char **own_labels;
+    char names[1024];
+};
+
+static void push_back(queue *q, app_batch *b)
+{
+    b->next = NULL;
+    if (q->tail)
+        q->tail->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+}
+
+static void push_front(queue *q, app_batch *b)
+{
+    b->next = q->head;
+    q->head = b;
+    if (!q->tail)
+        q->tail = b;
+}
+
+static app_batch *pop_front(queue *q)
+{
+    app_batch *b = q->head;
+    if (b && !(q->head = b->next))
+        q->tail = NULL;
+    return b;
+}
+
+static void *decoder_main(void *arg)
+{
+    app_pipeline *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stop && !p->todo.head && !p->closed)
+            pthread_cond_wait(&p->cond, &p->lock);
+        app_batch *b = p->stop ? NULL : pop_front(&p->todo);
+        if (!b)
+            break;
+        pthread_mutex_unlock(&p->lock);
+        if (!app_batch_decode(b, &p->cfg))
+            b->rows.oom = 1; /* written as a failure */
+        pthread_mutex_lock(&p->lock);
+        p->undecoded--;
+        push_back(&p->ready, b);
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* The rows of a classified batch: logits holds one row per decoded image. */
+static int format_rows(app_pipeline *p, app_batch *b, const float *logits)
+{
+    const int nc = p->cfg.num_classes, k = p->c.top < nc ? p->c.top : nc;
+    int32_t index[64];
+    float prob[64];
+    int32_t *ix = k <= 64 ? index : malloc(sizeof *ix * (size_t)k);
+    float *pr = k <= 64 ? prob : malloc(sizeof *pr * (size_t)k);
+    const char **names = malloc(sizeof *names * (size_t)k);
+    int ok = ix && pr && names;
+    for (size_t i = 0, j = 0; ok && i < b->n; i++) {
+        if (b->why[i]) {
+            app_rows_error(&b->rows, p->c.format, b->paths[i], b->why[i]);
+            app_buf_printf(&b->errors, "%s: error: %s\n", b->paths[i], b->why[i]);
+            b->n_err++;
+            continue;
+        }
+        if (gmlp_softmax_topk(logits + (size_t)j++ * nc, nc, k, ix, pr) != GMLP_OK) {
+            app_rows_error(&b->rows, p->c.format, b->paths[i], gmlp_last_error(NULL));
+            app_buf_printf(&b->errors, "%s: error: %s\n", b->paths[i], gmlp_last_error(NULL));
+            b->n_err++;
+            continue;
+        }
+        for (int r = 0; r < k; r++)
+            names[r] = p->labels[ix[r]];
+        app_rows_result(&b->rows, p->c.format, b->paths[i], k, ix, pr, names);
+    }
+    if (ix != index)
+        free(ix);
+    if (pr != prob)
+        free(pr);
+    free(names);
+    return ok && !b->rows.oom && !b->errors.oom;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A device's failure: reported; its batch goes back for the others. */
+static void device_failed(device *d, app_batch *b, const char *why)
+{
+    app_pipeline *p = d->p;
+    d->dead = 1;
+    p->alive--;
+    fprintf(stderr, "gmlp-classify: device %d (%s) failed: %s; %s\n", d->index, gmlp_context_device_name(d->ctx),
+            why, p->alive ? "its batch goes to the other devices" : "no device is left");
+    push_front(&p->ready, b);
+    if (!p->alive)
+        p->failed = 1;
+    pthread_cond_broadcast(&p->cond);
+}
+
+static void *device_main(void *arg)
+{
+    device *d = arg;
+    app_pipeline *p = d->p;
+    float *logits = NULL;
+    size_t logits_cap = 0;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stop && !p->failed && !p->ready.head && !(p->closed && !p->undecoded && !p->todo.head))
+            pthread_cond_wait(&p->cond, &p->lock);
+        app_batch *b = p->stop || p->failed ? NULL : pop_front(&p->ready);
+        if (!b)
+            break;
+        pthread_mutex_unlock(&p->lock);
+        d->batches++;
+        const size_t need = b->n_ok * (size_t)p->cfg.num_classes;
+        if (need > logits_cap) {
+            free(logits);
+            logits_cap = need;
+            logits = malloc(sizeof *logits * need);
+        }
+        char why[512] = "";
+        if (b->rows.oom || (need && !logits)) {
+            snprintf(why, sizeof why, "out of host memory");
+        } else if (d->index == p->c.fail_device && (int)d->batches == p->c.fail_batch) {
+            snprintf(why, sizeof why, "injected failure (GMLP_TEST_FAIL=%d:%d)", p->c.fail_device, p->c.fail_batch);
+        } else if (b->n_ok) {
+            const double t0 = now();
+            if (gmlp_classify(d->model, b->images, b->n_ok, logits) != GMLP_OK)
+                snprintf(why, sizeof why, "%s", gmlp_last_error(d->ctx));
+            d->model_s += now() - t0;
+        }
+        if (!*why && !format_rows(p, b, logits))
+            snprintf(why, sizeof why, "out of host memory");
+        pthread_mutex_lock(&p->lock);
+        if (*why) {
+            app_buf_free(&b->rows);
+            app_buf_free(&b->errors);
+            b->n_err = 0;
+            device_failed(d, b, why);
+            break;
+        }
+        d->images += b->n_ok;
+        app_batch_drop_images(b);
+        push_back(&p->done, b);
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    free(logits);
+    return NULL;
+}
+
+/* Class names once for all devices (their models are the same file). */
+static int make_labels(app_pipeline *p, gmlp_model *m)
+{
+    const int nc = p->cfg.num_classes;
+    p->labels = calloc((size_t)nc, sizeof *p->labels);
+    p->own_labels = calloc((size_t)nc, sizeof *p->own_labels);
+    if (!p->labels || !p->own_labels)
+        return 0;
+    for (int i = 0; i < nc; i++) {
+        const char *l = gmlp_model_label(m, i);
+        if (!l && nc == 1000 && gmlp_model_config_source(m, "labels") == GMLP_SOURCE_DEFAULT)
+            l = gmlp_imagenet_labels[i];
+        if (l && !(p->own_labels[i] = strdup(l)))
+            return 0;
+        if (!l) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "class %d", i);
+            if (!(p->own_labels[i] = strdup(buf)))
+                return 0;
+        }
+        p->labels[i] = p->own_labels[i];
+    }
+    return 1;
+}
+
+/* One line when the model says nothing of its preprocessing: the defaults applied. */
+static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char *path)
+{
+    static const char *const keys[] = {"img_size", "mean", "std", "crop_pct", "crop_mode", "interpolation"};
+    static const char *const interp[] = {"bicubic", "bilinear", "nearest"};
+    static const char *const crop[] = {"center", "squash", "border"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        gmlp_source s = gmlp_model_config_source(m, keys[i]);
+        if (s == GMLP_SOURCE_METADATA || s == GMLP_SOURCE_CONFIG_JSON)
+            return;
+    }
+    app_buf b = {0};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        if (gmlp_model_config_source(m, keys[i]) != GMLP_SOURCE_DEFAULT)
+            continue; /* the user's */
+        app_buf_printf(&b, "%s", b.len ? ", " : "");
+        switch (i) {
+        case 0: app_buf_printf(&b, "img_size %dx%d", c->img_h, c->img_w); break;
+        case 1:
+        case 2: {
+            const float *v = i == 1 ? c->mean : c->std;
+            app_buf_printf(&b, "%s %g", keys[i], (double)v[0]);
+            for (int k = 1; k < c->in_chans; k++)
+                app_buf_printf(&b, ",%g", (double)v[k]);
+            break;
+        }
+        case 3: app_buf_printf(&b, "crop_pct %g", (double)c->crop_pct); break;
+        case 4: app_buf_printf(&b, "crop_mode %s", crop[c->crop_mode % 3]); break;
+        default: app_buf_printf(&b, "interpolation %s", interp[c->interpolation % 3]); break;
+        }
+    }
+    if (b.len)
+        fprintf(stderr,
+                "gmlp-classify: note: %s has no preprocessing metadata (gmlp.*) or config.json; assuming %s\n",
+                path, b.s);
+    app_buf_free(&b);
+}
+
+/* The model on device d, with the overrides; 0 with a message (*status set). */
+static int load_model(app_pipeline *p, device *d, int *status)
+{
+    const app_pipeline_config *c = &p->c;
+    if (gmlp_context_create(c->devices[d->index], &d->ctx) != GMLP_OK) {
+        fprintf(stderr, "gmlp-classify: device '%s': %s\n", c->devices[d->index], gmlp_last_error(NULL));
+        return 0;
+    }
+    gmlp_load_options lo;
+    gmlp_load_options_default(&lo);
+    lo.weights = c->weights;
+    if (gmlp_model_load_ex(d->ctx, c->model, &lo, &d->model) != GMLP_OK) {
+        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(d->ctx));
+        return 0;
+    }
+    gmlp_config cfg;
+    gmlp_model_config(d->model, &cfg);
+    if (cfg.arch == GMLP_ARCH_LM) {
+        fprintf(stderr, "gmlp-classify: %s is a language model (use gmlp-generate)\n", c->model);
+        return 0;
+    }
+    if (cfg.num_classes == 0) {
+        fprintf(stderr, "gmlp-classify: %s has no classifier head (a feature extractor); nothing to classify\n",
+                c->model);
+        return 0;
+    }
+    /* gmlp_model_config_conflict: the "gmlp.* and config.json disagree" line goes here */
+    for (int i = 0; i < c->n_overrides; i++) {
+        const char *key = c->override_keys[i], *value = c->override_values[i];
+        char expanded[256];
+        /* one mean or std for every channel */
+        if ((!strcmp(key, "mean") || !strcmp(key, "std")) && !strchr(value, ',') && cfg.in_chans == 3 &&
+            snprintf(expanded, sizeof expanded, "%s,%s,%s", value, value, value) < (int)sizeof expanded)
+            value = expanded;
+        if (gmlp_model_override(d->model, key, value) != GMLP_OK) {
+            char option[32];
+            snprintf(option, sizeof option, "--%s", key);
+            for (char *u = option; *u; u++)
+                *u = *u == '_' ? '-' : *u;
+            fprintf(stderr, "gmlp-classify: %s: %s\n", option, gmlp_last_error(d->ctx));
+            *status = APP_EXIT_USAGE;
+            return 0;
+        }
+    }
+    gmlp_model_config(d->model, d == p->dev ? &p->cfg : &cfg);
+    if (d == p->dev && !c->quiet)
+        note_defaults(d->model, &p->cfg, c->model);
+    /* the same device twice: two specs that name one device */
+    for (device *o = p->dev; o < d; o++)
+        if (!strcmp(gmlp_context_device_name(o->ctx), gmlp_context_device_name(d->ctx)) &&
+            !(strspn(c->devices[o->index], "0123456789") == strlen(c->devices[o->index]) &&
+              strspn(c->devices[d->index], "0123456789") == strlen(c->devices[d->index]))) {
+            fprintf(stderr, "gmlp-classify: --device names %s twice ('%s' and '%s')\n",
+                    gmlp_context_device_name(d->ctx), c->devices[o->index], c->devices[d->index]);
+            *status = APP_EXIT_USAGE;
+            return 0;
+        }
+    return 1;
+}
+
+/* One grey pixel through the library's checks: a bad combination (e.g. a
+ * crop_pct that resizes to nothing) is reported once, not for every image. */
+static int check_preprocessing(const gmlp_config *c, int *status)
+{
+    const uint8_t pixel = 128;
+    float *out = malloc(sizeof *out * (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w);
+    gmlp_status st = out ? gmlp_preprocess_rgb8(c, &pixel, 1, 1, 1, out) : GMLP_ERR_HOST_MEMORY;
+    free(out);
+    if (st != GMLP_OK) {
+        fprintf(stderr, "gmlp-classify: %s\n", out ? gmlp_last_error(NULL) : "out of host memory");
+        *status = st == GMLP_ERR_HOST_MEMORY ? APP_EXIT_FAIL : APP_EXIT_USAGE;
+    }
+    return st == GMLP_OK;
+}
+
+app_pipeline *app_pipeline_start(const app_pipeline_config *c, int *status)
+{
+    *status = APP_EXIT_FAIL;
+    app_pipeline *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->c = *c;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, NULL);
+    p->dev = calloc((size_t)c->n_devices, sizeof *p->dev);
+    p->decoders = calloc((size_t)c->threads, sizeof *p->decoders);
+    int ok = p->dev && p->decoders;
+    for (int i = 0; ok && i < c->n_devices; i++) {
+        p->dev[i] = (device){.p = p, .index = i};
+        p->n_dev++;
+        ok = load_model(p, &p->dev[i], status);
+        snprintf(p->names + strlen(p->names), sizeof p->names - strlen(p->names), "%s%s", i ? ", " : "",
+                 gmlp_context_device_name(p->dev[i].ctx));
+    }
+    ok = ok && check_preprocessing(&p->cfg, status) && make_labels(p, p->dev[0].model);
+    p->alive = p->n_dev;
+    const int loaded = ok;
+    for (int i = 0; ok && i < p->n_dev; i++)
+        ok = (p->dev[i].started = !pthread_create(&p->dev[i].thread, NULL, device_main, &p->dev[i]));
+    for (int i = 0; ok && i < c->threads; i++)
+        ok = !pthread_create(&p->decoders[p->n_decoders], NULL, decoder_main, p) && ++p->n_decoders;
+    if (!ok) {
+        if (loaded)
+            fprintf(stderr, "gmlp-classify: cannot start threads\n");
+        app_pipeline_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void app_pipeline_push(app_pipeline *p, app_batch *b)
+{
+    pthread_mutex_lock(&p->lock);
+    p->undecoded++;
+    push_back(&p->todo, b);
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void app_pipeline_close(app_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->closed = 1;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+app_batch *app_pipeline_pop(app_pipeline *p, double timeout_s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    long long ns = until.tv_nsec + (long long)(timeout_s * 1e9);
+    until.tv_sec += (time_t)(ns / 1000000000);
+    until.tv_nsec = (long)(ns % 1000000000);
+    pthread_mutex_lock(&p->lock);
+    while (!p->done.head && !p->failed)
+        if (pthread_cond_timedwait(&p->cond, &p->lock, &until))
+            break;
+    app_batch *b = pop_front(&p->done);
+    pthread_mutex_unlock(&p->lock);
+    return b;
+}
+
+int app_pipeline_failed(app_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->lock);
+    return f;
+}
+
+double app_pipeline_model_rate(app_pipeline *p)
+{
+    double rate = 0;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->n_dev; i++)
+        if (p->dev[i].model_s > 0)
+            rate += (double)p->dev[i].images / p->dev[i].model_s;
+    pthread_mutex_unlock(&p->lock);
+    return rate;
+}
+
+const char *app_pipeline_device_names(app_pipeline *p)
+{
+    return p->names;
+}
+
+void app_pipeline_free(app_pipeline *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->n_decoders; i++)
+        pthread_join(p->decoders[i], NULL);
+    for (int i = 0; i < p->n_dev; i++)
+        if (p->dev[i].started)
+            pthread_join(p->dev[i].thread, NULL);
+    queue *qs[] = {&p->todo, &p->ready, &p->done};
+    for (int q = 0; q < 3; q++)
+        for (app_batch *b; (b = pop_front(qs[q]));)
+            app_batch_free(b);
+    for (int i = 0; i < p->n_dev; i++) {
+        gmlp_model_free(p->dev[i].model);
+        gmlp_context_destroy(p->dev[i].ctx);
+    }
+    for (int i = 0; p->own_labels && i < p->cfg.num_classes; i++)
+        free(p->own_labels[i]);
+    free(p->own_labels);
+    free(p->labels);
+    free(p->dev);
+    free(p->decoders);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}

@@ -1,0 +1,32 @@
+/* Where classified batches go: a small reorder window so that rows are written
+ * in input order, each write flushed; the progress line and the summary. */
+#ifndef APP_SINK_H
+#define APP_SINK_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "batch.h"
+
+typedef struct app_sink {
+    app_format format;
+    FILE *out;
+    json_t *results; /* APP_FORMAT_JSON: the rows, printed as one document at the end */
+    app_batch **slot; /* batch id % window */
+    size_t window, next; /* next: the id of the next batch to write */
+    size_t total, images, errors, skipped; /* images to do in this run; done; failed; skipped files */
+    int progress, quiet, bench;
+    double t0, drawn;
+    int write_failed;
+} app_sink;
+
+int app_sink_init(app_sink *s, app_format f, FILE *out, size_t window, size_t total);
+/* Takes a classified batch (id < next + window) and writes every batch that is now in order. */
+void app_sink_take(app_sink *s, app_batch *b);
+/* Redraws the progress line (at most every 0.2 s unless forced). */
+void app_sink_progress(app_sink *s, int force);
+/* Ends the progress line and prints the summary (unless -q). */
+void app_sink_summary(app_sink *s, double model_rate, const char *devices);
+void app_sink_free(app_sink *s);
+
+#endif
