@@ -79,7 +79,7 @@ static void test_fixtures(const char *dir)
 static int parser_level(const char *file)
 {
     static const char *const prefixes[] = {"empty", "trunc_", "header_", "offsets_", "length_mismatch",
-                                           "dtype_unknown", "shape_", "entry_not_object", "duplicate_name",
+                                           "dtype_unknown", "shape_", "entry_not_object", "duplicate_name", "not_st_",
                                            "metadata_"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (!strncmp(file, prefixes[i], strlen(prefixes[i])))

@@ -95,6 +95,25 @@ static int nesting_ok(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* What a file that is not safetensors looks like, for the message. */
+static const char *file_kind(const uint8_t *p, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *kind;
+    } kinds[] = {
+        {"PK\3\4", 4, " (a zip archive, as PyTorch saves .pth/.bin checkpoints: tools/export_vision.py converts them)"},
+        {"\x80\x02", 2, " (a pickle, as older PyTorch saves checkpoints: tools/export_vision.py converts them)"},
+        {"\x89PNG", 4, " (a PNG image)"},
+        {"\xff\xd8\xff", 3, " (a JPEG image)"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (n >= kinds[i].len && !memcmp(p, kinds[i].magic, kinds[i].len))
+            return kinds[i].kind;
+    return "";
+}
+
 static const char *json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -308,18 +327,19 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gm
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = hlen << 8 | buf[i];
+    /* implausible first bytes are another kind of file, not a damaged safetensors one */
+    if (hlen < 2 || hlen > MAX_HEADER || (size > 8 && buf[8] != '{'))
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
+                         "not a safetensors file%s: it starts with header length %llu and byte 0x%02x, where a "
+                         "safetensors file has a little-endian length in [2, %llu] and '{'",
+                         file_kind(buf, size), (unsigned long long)hlen, size > 8 ? buf[8] : 0,
+                         (unsigned long long)MAX_HEADER);
     /* compared against size - 8 so no sum can wrap, whatever the length field says */
     if (hlen > size - 8)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "header length %llu exceeds the %zu bytes after it (truncated file?)",
                          (unsigned long long)hlen, size - 8);
-    if (hlen < 2 || hlen > MAX_HEADER)
-        return gmlp_fail(err, GMLP_ERR_FORMAT, "header length %llu is outside [2, %llu]",
-                         (unsigned long long)hlen, (unsigned long long)MAX_HEADER);
     const uint8_t *header = buf + 8;
-    if (header[0] != '{')
-        return gmlp_fail(err, GMLP_ERR_FORMAT, "header is not a JSON object (starts with byte 0x%02x)",
-                         header[0]);
     if (!nesting_ok(header, (size_t)hlen))
         return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
     /* jansson leaves the error code unset (and the text empty) when some
