@@ -790,7 +790,7 @@ int main(int argc, char **argv)
     }
     progress_start(&b, NULL, NULL, 0);
     char took[32];
-    fprintf(stderr, PROGRAM ": %d configuration%s in %s%s\n", b.progress.steps, b.progress.steps == 1 ? "" : "s",
+    fprintf(stderr, PROGRAM ": %d configuration%s in %s%s\n", b.progress.step, b.progress.step == 1 ? "" : "s",
             duration(bench_now() - b.progress.t0, took, sizeof took), b.failed ? ", some failed (said above)" : "");
     rc |= b.failed;
     if (o->n_weights == 2)
