@@ -262,6 +262,14 @@ typedef enum gmlp_source {
  * "interpolation" or "labels". */
 GMLP_API gmlp_source gmlp_model_config_source(const gmlp_model *model, const char *key);
 
+/* When the file's gmlp.KEY metadata and a model folder's config.json both
+ * give key (as for gmlp_model_config_source) and disagree: a short text
+ * naming both values (the metadata's is used), e.g. "gmlp.mean '0.5,0.5,0.5'
+ * (used) and config.json pretrained_cfg.mean '0,0,0' differ".  NULL when
+ * they agree, when either is absent, or for an unknown key.  Valid until
+ * gmlp_model_free; a later gmlp_model_override does not change it. */
+GMLP_API const char *gmlp_model_config_conflict(const gmlp_model *model, const char *key);
+
 /* Replaces a preprocessing value, written as the gmlp.KEY metadata would be
  * (keys as for gmlp_model_config_source; "labels": newline-separated, one per
  * class; "crop_mode": "center", "squash" or "border"); later
