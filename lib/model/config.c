@@ -91,8 +91,9 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
         long long ntok = (long long)((int)v[0] / cfg->patch_h) * ((int)v[n - 1] / cfg->patch_w);
         if (ntok != cfg->seq_len)
             return gmlp_fail(err, st,
-                             "image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for %d "
-                             "tokens", (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+                             "%s: image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for "
+                             "%d tokens", what, (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok,
+                             cfg->seq_len);
         cfg->img_h = (int)v[0];
         cfg->img_w = (int)v[n - 1];
         return GMLP_OK;
