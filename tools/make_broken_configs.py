@@ -63,7 +63,7 @@ def cases(base):
         ("mean_string.json", "FORMAT", "pretrained_cfg.mean must be an array",
          edited(base, ((P, "mean"), "0.5,0.5,0.5"))),
         ("mean_element_string.json", "FORMAT", "pretrained_cfg.mean[1]", edited(base, ((P, "mean"), [0.5, "x", 0.5]))),
-        ("mean_four.json", "FORMAT", "pretrained_cfg.mean", edited(base, ((P, "mean"), [0.5, 0.5, 0.5, 0.5]))),
+        ("mean_four.json", "FORMAT", "pretrained_cfg.mean has 4 entries", edited(base, ((P, "mean"), [0.5, 0.5, 0.5, 0.5]))),
         ("mean_two.json", "FORMAT", "pretrained_cfg.mean", edited(base, ((P, "mean"), [0.5, 0.5]))),
         ("std_zero.json", "FORMAT", "pretrained_cfg.std", edited(base, ((P, "std"), [0.2, 0.0, 0.2]))),
         ("interpolation_number.json", "FORMAT", "pretrained_cfg.interpolation must be a string",

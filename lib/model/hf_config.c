@@ -76,13 +76,14 @@ static gmlp_status set_value(reader *r, gmlp_preproc_key k, const char *key, con
     return GMLP_OK;
 }
 
-/* An array of numbers (from element `first` on) as "a,b,c". */
+/* An array of 1 to 3 numbers after `first` others (input_size's channels) as "a,b,c". */
 static gmlp_status numbers(reader *r, gmlp_preproc_key k, const char *key, const json_t *v, size_t first)
 {
-    if (!json_is_array(v) || json_array_size(v) <= first || json_array_size(v) > first + 3)
-        return json_is_array(v) ? gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s has %zu entries (expected %s)",
-                                            key, json_array_size(v), first ? "3: channels, height, width" : "1 to 3")
-                                : bad_type(r, key, "an array of numbers", v);
+    if (!json_is_array(v))
+        return bad_type(r, key, "an array of numbers", v);
+    if (json_array_size(v) <= first || json_array_size(v) > first + 3)
+        return gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s has %zu entries (expected %zu to %zu)", key,
+                         json_array_size(v), first + 1, first + 3);
     char text[128] = "";
     for (size_t i = first; i < json_array_size(v); i++) {
         const json_t *e = json_array_get(v, i);
@@ -113,8 +114,9 @@ static gmlp_status input_size(reader *r, const json_t *v)
     char key[48];
     snprintf(key, sizeof key, "%sinput_size", r->prefix);
     if (json_is_array(v) && json_array_size(v) != 3)
-        return gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s has %zu entries (expected 3: channels, height, width)",
-                         key, json_array_size(v));
+        return gmlp_fail(r->err, GMLP_ERR_FORMAT,
+                         "config.json %s has %zu entries (expected 3: channels, height, width)", key,
+                         json_array_size(v));
     GMLP_TRY(numbers(r, GMLP_PK_IMG_SIZE, key, v, 1));
     return add_size(r, key, 0, json_array_get(v, 0));
 }
