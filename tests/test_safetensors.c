@@ -21,7 +21,7 @@ static gmlp_status validate(const unsigned char *buf, size_t size, gmlp_error *e
     if (st != GMLP_OK)
         return st;
     gmlp_config cfg;
-    st = gmlp_config_infer(&f, &cfg, err);
+    st = gmlp_config_infer(&f, NULL, &cfg, err);
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &cfg, err);
     gmlp_st_free(&f);

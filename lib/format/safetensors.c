@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "format/json.h"
 
 #define MAX_HEADER ((uint64_t)100 << 20) /* the reference implementation's limit */
 #define MAX_DEPTH 64                     /* a valid header nests 3 levels deep */
@@ -70,31 +71,6 @@ void gmlp_st_free(gmlp_st_file *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Older jansson recurses without limit (2.11+ stops at 2048), so absurd
- * nesting is refused before it parses.  On any valid prefix this count is
- * exact, and jansson stops at the first invalid byte, so it bounds the depth
- * jansson can reach. */
-static int nesting_ok(const uint8_t *p, size_t n)
-{
-    int depth = 0, in_str = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (in_str) {
-            if (p[i] == '\\')
-                i++;
-            else if (p[i] == '"')
-                in_str = 0;
-        } else if (p[i] == '"') {
-            in_str = 1;
-        } else if (p[i] == '{' || p[i] == '[') {
-            if (++depth > MAX_DEPTH)
-                return 0;
-        } else if (p[i] == '}' || p[i] == ']') {
-            depth--;
-        }
-    }
-    return 1;
-}
-
 /* What a file that is not safetensors looks like, for the message. */
 static const char *file_kind(const uint8_t *p, size_t n)
 {
@@ -114,21 +90,6 @@ static const char *file_kind(const uint8_t *p, size_t n)
     return "";
 }
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
 static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err)
 {
     if (!json_is_object(meta))
@@ -144,7 +105,7 @@ static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err
     json_object_foreach(meta, key, val) {
         if (!json_is_string(val))
             return gmlp_fail(err, GMLP_ERR_FORMAT, "__metadata__: metadata key '%s' is not a string (%s)",
-                             key, json_kind(val));
+                             key, gmlp_json_kind(val));
         char *k = dup_str(key), *v = dup_str(json_string_value(val));
         if (!k || !v) {
             free(k);
@@ -340,7 +301,7 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gm
                          "header length %llu exceeds the %zu bytes after it (truncated file?)",
                          (unsigned long long)hlen, size - 8);
     const uint8_t *header = buf + 8;
-    if (!nesting_ok(header, (size_t)hlen))
+    if (!gmlp_json_nesting_ok(header, (size_t)hlen, MAX_DEPTH))
         return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
     /* jansson leaves the error code unset (and the text empty) when some
      * allocations fail, so start from zeros */
