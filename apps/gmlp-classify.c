@@ -436,7 +436,8 @@ int app_run_local(const app_options *o, char **args, int n_args)
     app_pipeline *p = st == APP_EXIT_OK ? app_pipeline_start(&pc, &st) : NULL;
     const size_t batch = (size_t)o->batch, n_batches = (n + batch - 1) / batch;
     size_t pushed = 0;
-    while (p && sink.next < n_batches && !app_interrupted && !app_pipeline_failed(p)) {
+    app_sink_start(&sink);
+    while (p && sink.next < n_batches && !app_interrupted) {
         for (; pushed < n_batches && pushed < sink.next + window; pushed++) {
             size_t first = pushed * batch, m = n - first < batch ? n - first : batch;
             app_batch *b = app_batch_new(pushed, pending + first, m);
@@ -452,6 +453,8 @@ int app_run_local(const app_options *o, char **args, int n_args)
         app_batch *b = app_pipeline_pop(p, 0.2);
         if (b)
             app_sink_take(&sink, b);
+        else if (app_pipeline_failed(p)) /* the batches done before are written */
+            break;
         else
             app_sink_progress(&sink, 0);
     }

@@ -138,6 +138,8 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
             waiting[i] = waiting[--n_waiting];
             if (handed < n_batches) {
                 size_t first = handed * batch;
+                if (!handed) /* the ranks have loaded their models */
+                    app_sink_start(&sink);
                 send_batch(to, handed++, pending + first, n - first < batch ? n - first : batch);
             } else {
                 MPI_Send(NULL, 0, MPI_BYTE, to, TAG_NO_MORE, MPI_COMM_WORLD);
@@ -236,7 +238,7 @@ static int classify_batches(const app_options *o, int rank)
             app_batch_free(b);
             outstanding--;
         }
-        if (app_pipeline_failed(p)) {
+        if (!b && app_pipeline_failed(p)) { /* the batches done before were sent */
             send_fail("every device of the rank failed (the messages are above)");
             app_pipeline_free(p);
             return APP_EXIT_FAIL;

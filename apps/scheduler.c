@@ -51,11 +51,15 @@ static void push_back(queue *q, app_batch *b)
     q->tail = b;
 }
 
-static void push_front(queue *q, app_batch *b)
+/* In id order: the devices take the oldest batch first, so the reorder window drains. */
+static void push_sorted(queue *q, app_batch *b)
 {
-    b->next = q->head;
-    q->head = b;
-    if (!q->tail)
+    app_batch **at = &q->head;
+    while (*at && (*at)->id < b->id)
+        at = &(*at)->next;
+    b->next = *at;
+    *at = b;
+    if (!b->next)
         q->tail = b;
 }
 
@@ -82,7 +86,7 @@ static void *decoder_main(void *arg)
             b->rows.oom = 1; /* written as a failure */
         pthread_mutex_lock(&p->lock);
         p->undecoded--;
-        push_back(&p->ready, b);
+        push_sorted(&p->ready, b);
         pthread_cond_broadcast(&p->cond);
     }
     pthread_mutex_unlock(&p->lock);
@@ -139,7 +143,7 @@ static void device_failed(device *d, app_batch *b, const char *why)
     p->alive--;
     fprintf(stderr, "gmlp-classify: device %d (%s) failed: %s; %s\n", d->index, gmlp_context_device_name(d->ctx),
             why, p->alive ? "its batch goes to the other devices" : "no device is left");
-    push_front(&p->ready, b);
+    push_sorted(&p->ready, b);
     if (!p->alive)
         p->failed = 1;
     pthread_cond_broadcast(&p->cond);

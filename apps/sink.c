@@ -22,6 +22,11 @@ int app_sink_init(app_sink *s, app_format f, FILE *out, size_t window, size_t to
     return s->slot && (f != APP_FORMAT_JSON || s->results);
 }
 
+void app_sink_start(app_sink *s)
+{
+    s->t0 = now();
+}
+
 /* "1:02:03" or "2:03" */
 static void clock_text(double t, char *buf, size_t n)
 {

@@ -21,6 +21,8 @@ typedef struct app_sink {
 } app_sink;
 
 int app_sink_init(app_sink *s, app_format f, FILE *out, size_t window, size_t total);
+/* Starts the clock of images/s and ETA (once the models are loaded). */
+void app_sink_start(app_sink *s);
 /* Takes a classified batch (id < next + window) and writes every batch that is now in order. */
 void app_sink_take(app_sink *s, app_batch *b);
 /* Redraws the progress line (at most every 0.2 s unless forced). */

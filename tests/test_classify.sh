@@ -56,9 +56,86 @@ check $? "--json runs"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['results']) >= 10 and d['results'][0]['top'][0]['label']" "$tmp/json"
 check $? "--json output parses"
 
-"$app" --img-size 32 "$examples"/*.png >/dev/null 2>&1
-[ $? = 1 ]; check $? "--img-size that does not fit the model is refused"
+"$app" --img-size 32 "$examples"/*.png >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- "--img-size: .*49 tokens" "$tmp/err"; check $? "--img-size that does not fit the model: exit 2"
 "$app" >/dev/null 2>&1
 [ $? = 2 ]; check $? "usage error exits 2"
+
+# --help: exit 0, every option with its default
+"$app" --help >"$tmp/help"
+check $? "--help exits 0"
+for o in model labels top device batch threads recursive files-from output format resume retry-errors json quiet \
+    fp16 bench list-devices img-size mean std crop-pct interpolation version help; do
+    grep -q -- "--$o\b" "$tmp/help"; check $? "--help lists --$o"
+done
+[ "$(grep -c "default" "$tmp/help")" -ge 14 ]; check $? "--help gives the defaults"
+# --version: two lines, exit 0
+"$app" --version >"$tmp/version"
+check $? "--version exits 0"
+head -n 1 "$tmp/version" | grep -q "^gmlp-classify [0-9][0-9.]*$" && sed -n 2p "$tmp/version" | grep -q "^libgmlp [0-9.]*, [0-9]* OpenCL platform"
+check $? "--version: program and library versions"
+# usage errors: exit 2 naming the valid range; run-time errors: 1
+usage_error() { # usage_error TEXT ARGS...: exit 2 and TEXT on stderr
+    want=$1
+    shift
+    "$app" "$@" >/dev/null 2>"$tmp/err"
+    [ $? = 2 ] && grep -q -- "$want" "$tmp/err"; check $? "usage error: $* (exit 2, '$want')"
+}
+one="$examples/bag-18.png"
+usage_error "1..1048576" -k 0 "$one"
+usage_error "1..4096" -b 5000 "$one"
+usage_error "1..256" --threads abc "$one"
+usage_error "(0, 4]" --crop-pct 5 "$one"
+usage_error "bicubic, bilinear or nearest" --interpolation cubic "$one"
+usage_error "positive" --std 0 "$one"
+usage_error "1 or 3" --mean 1,2 "$one"
+usage_error "jsonl or csv" -o - --format xml "$one"
+usage_error ".jsonl or .csv" -o "$tmp/out.txt" "$one"
+usage_error "without --output" --resume "$one"
+usage_error "--json and --output" --json -o - "$one"
+usage_error "unrecognized" --no-such-option "$one"
+usage_error "10 classes" --labels /dev/null "$one"
+"$app" -m "$tmp/missing.safetensors" "$one" >/dev/null 2>&1
+[ $? = 1 ]; check $? "a missing model: exit 1"
+"$app" -m "$src/../models/fortunes-gmlp-lm.safetensors" "$one" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "a language model (use gmlp-generate)" "$tmp/err"; check $? "an LM: 'a language model (use gmlp-generate)'"
+
+# probabilities: %.2f%% in text, the shortest float32 round trip (%.9g) in JSON
+"$app" "$one" | grep -Eq "^ +[0-9]+\.[0-9]{2}%  "; check $? "text: %.2f%%"
+python3 - "$tmp/json" <<'PY'
+import re, struct, sys
+for tok in re.findall(r'"prob": ([^,}\s]+)', open(sys.argv[1]).read()):
+    f = struct.unpack("f", struct.pack("f", float(tok)))[0]
+    assert "%.9g" % f == tok and len(re.sub(r"[-.]|e.*|^0\.0*", "", tok)) <= 9, tok
+PY
+check $? "JSON: probabilities as %.9g of a float32"
+
+# preprocessing overrides go through gmlp_model_override and change the result
+"$app" -j "$one" >"$tmp/base.json"
+for o in "--mean 0.4" "--std 0.3" "--crop-pct 0.8"; do
+    # shellcheck disable=SC2086
+    "$app" -j $o "$one" >"$tmp/o.json"
+    check $? "$o accepted"
+    ! cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "$o changes the probabilities"
+done
+# a 28 px image is not resized at crop_pct 1: the interpolation shows once it is
+"$app" -j --crop-pct 0.8 "$one" >"$tmp/base.json"
+"$app" -j --crop-pct 0.8 --interpolation nearest "$one" >"$tmp/o.json"
+! cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "--interpolation changes the probabilities"
+"$app" -j "$one" >"$tmp/base.json"
+"$app" -j --img-size 28,28 "$one" >"$tmp/o.json"
+cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "--img-size equal to the model's: the same result"
+seq 0 9 | sed 's/^/label /' >"$tmp/labels"
+"$app" -k 1 --labels "$tmp/labels" "$one" | grep -q "label 8$"; check $? "--labels names the classes"
+# a model without preprocessing metadata: one note naming the defaults applied (none for the bundled model)
+"$app" "$one" 2>"$tmp/err" >/dev/null
+! grep -q "note:" "$tmp/err"; check $? "the bundled model (gmlp.* metadata): no note"
+"$app" -m "$src/data/e2e/gmlp_rgb.safetensors" "$one" "$examples/coat-6.png" 2>"$tmp/err" >/dev/null
+[ "$(grep -c . "$tmp/err")" = 1 ] && grep -q "note: .* no preprocessing metadata .*mean 0.5,0.5,0.5, std 0.5,0.5,0.5, crop_pct 0.875.*interpolation bicubic" "$tmp/err"
+check $? "no metadata: one line naming the defaults"
+"$app" -m "$src/data/e2e/gmlp_rgb.safetensors" --mean 0.4 -q "$one" 2>"$tmp/err" >/dev/null
+[ ! -s "$tmp/err" ]; check $? "-q silences the note"
+"$app" -m "$src/data/e2e/gmlp_rgb.safetensors" --mean 0.4 "$one" 2>"$tmp/err" >/dev/null
+grep -q "note:" "$tmp/err" && ! grep -q "mean" "$tmp/err"; check $? "the note leaves out what --mean gave"
 "$app" --list-devices | grep -q "^0: "; check $? "--list-devices"
 exit $fail
