@@ -101,3 +101,9 @@ const char *app_format_prob(float p, char *buf)
     snprintf(buf, 32, "%.9g", (double)p);
     return buf;
 }
+
+int app_bad_value(const char *program, const char *option, const char *value, const char *expected)
+{
+    fprintf(stderr, "%s: invalid value '%s' for %s: expected %s\n", program, value, option, expected);
+    return 0;
+}

@@ -33,4 +33,8 @@ int app_parse_int(const char *s, long long lo, long long hi, long long *out);
  * stays valid. */
 json_t *app_json_bytes(const char *s, size_t n);
 
+/* A usage error about one option's value, naming what is valid:
+ * "PROGRAM: invalid value 'VALUE' for OPTION: expected EXPECTED".  Returns 0. */
+int app_bad_value(const char *program, const char *option, const char *value, const char *expected);
+
 #endif

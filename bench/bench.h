@@ -1,4 +1,5 @@
-/* Shared by gmlp-bench's parts: random-weight model files and timing. */
+/* Shared by gmlp-bench's parts: the options, the run's outputs and progress,
+ * random-weight model files and timing. */
 #ifndef GMLP_BENCH_H
 #define GMLP_BENCH_H
 
@@ -7,18 +8,62 @@
 
 #include "gmlp.h"
 
+#define BENCH_MAX_BATCHES 16
+
+typedef struct bench_opts {
+    const char *device, *model, *json, *csv, *md, *compare, *svg;
+    int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny;
+    int weights[2], n_weights; /* gmlp_weight_type */
+    int gemms[2], n_gemms;     /* gmlp_gemm_backend */
+    size_t sgemm_n;
+} bench_opts;
+
+/* A configuration to time: a name and the model's shape. */
+typedef struct bench_cfg {
+    const char *name;
+    gmlp_config cfg;
+} bench_cfg;
+
+/* Progress on stderr (gmlp-bench.c): the work of the configurations (in
+ * estimated FLOPs) in all and done, and sums over the finished ones of work w
+ * and seconds t, to fit t = c + k w (c: a configuration's fixed cost, the
+ * kernels' compilation mostly). */
+typedef struct bench_progress {
+    double t0, total, done;
+    double last_start, last_work, sw, st, sww, swt;
+    int step, steps;
+} bench_progress;
+
+typedef struct bench_run {
+    bench_opts o;
+    json_t *rows;
+    FILE *csv;
+    bench_progress progress;
+    int name_w; /* the model column's width */
+    int failed; /* some configuration failed: the exit status is 1 */
+} bench_run;
+
 double bench_now(void);
 /* The median of n timings (sorted in place); *spread (may be NULL): max - min. */
 double bench_median(double *times, int n, double *spread);
 /* A safetensors file in memory with random weights for config c. */
 unsigned char *bench_random_model(const gmlp_config *c, size_t *size);
+/* A model path's file name, for tables. */
+const char *bench_base_name(const char *path);
 
 /* Language models: tokens/s of the full-sequence pass, of generation with
  * the decoding state (cached) and of generation by a full pass per token
  * (uncached, what g-mlp-pytorch's AutoregressiveWrapper does). */
-void bench_lm(const char *dev_spec, int tiny, int runs, json_t *rows, FILE *csv);
+const bench_cfg *bench_lm_set(int tiny, size_t *n);
+/* The FLOPs one configuration's rows take (for the progress estimate). */
+double bench_lm_work(const gmlp_config *c, const bench_opts *o);
+void bench_lm_header(const bench_run *b);
+/* The rows of one model file on one device; 0 (said why) on failure. */
+int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const unsigned char *file, size_t size);
 
 /* images/s against batch per device, model, weights and GEMM backend, as an SVG file; nonzero on failure. */
-int bench_svg(json_t *rows, const char *path);
+int bench_svg(json_t *rows, FILE *f);
+/* The results as markdown tables (images, then language models); nonzero on failure. */
+int bench_md(json_t *rows, FILE *f);
 
 #endif

@@ -8,8 +8,12 @@
  * library kernel's, the higher) measured in the same run, the time to the
  * first result in a new context with a cold and with a warm kernel cache,
  * and the peak device memory (all, and the weights'); with two storages or
- * backends, their relative speed; optionally an SVG chart. */
+ * backends, their relative speed; optionally JSON, CSV, markdown and an SVG
+ * chart.  A progress line per configuration on stderr estimates the time left.
+ * Options are one table (options[]): a new one is a line there and a case in
+ * parse(). */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+#include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -18,22 +22,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
+#include "common.h"
 #include "gmlp_diag.h"
 
-typedef struct bench_cfg {
+#define PROGRAM "gmlp-bench"
+#define MAX_BATCH 65536
+#define MAX_RUNS 100000
+
+/* gMLP and Mixer image models: name, arch, image size, patch, dim, depth, ffn, token dim, classes. */
+typedef struct image_shape {
     const char *name;
     int arch, img, patch, dim, depth, ffn, token_dim, classes;
-} bench_cfg;
+} image_shape;
 
-static const bench_cfg standard[] = {
+static const image_shape standard[] = {
     {"gmlp_ti16_224", GMLP_ARCH_GMLP, 224, 16, 128, 30, 768, 0, 1000},
     {"gmlp_s16_224", GMLP_ARCH_GMLP, 224, 16, 256, 30, 1536, 0, 1000},
     {"gmlp_b16_224", GMLP_ARCH_GMLP, 224, 16, 512, 30, 3072, 0, 1000},
     {"mixer_b16_224", GMLP_ARCH_MIXER, 224, 16, 768, 12, 3072, 384, 1000},
 };
-static const bench_cfg tiny[] = {
+static const image_shape tiny[] = {
     {"gmlp_tiny", GMLP_ARCH_GMLP, 32, 4, 32, 2, 96, 0, 10},
     {"mixer_tiny", GMLP_ARCH_MIXER, 32, 4, 32, 2, 128, 16, 10},
 };
@@ -45,7 +56,7 @@ double bench_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static gmlp_config to_config(const bench_cfg *b)
+static bench_cfg to_config(const image_shape *b)
 {
     gmlp_config c = {0};
     c.arch = b->arch;
@@ -58,7 +69,13 @@ static gmlp_config to_config(const bench_cfg *b)
     c.token_dim = b->token_dim;
     c.num_classes = b->classes;
     c.seq_len = (b->img / b->patch) * (b->img / b->patch);
-    return c;
+    return (bench_cfg){b->name, c};
+}
+
+const char *bench_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
 }
 
 /* Linear-layer FLOPs per image (2 x multiply-adds), as performance.md counts. */
@@ -109,13 +126,65 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backen
 static const char *const weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16"};
 static const char *const gemm_names[] = {[GMLP_GEMM_KERNEL] = "kernel", [GMLP_GEMM_CLBLAST] = "clblast"};
 
-typedef struct opts {
-    const char *device, *model, *json, *csv, *compare, *svg;
-    int batches[16], n_batches, runs, warmup, tiny;
-    int weights[2], n_weights; /* gmlp_weight_type */
-    int gemms[2], n_gemms;     /* gmlp_gemm_backend */
-    size_t sgemm_n;
-} opts;
+
+/* "42 s", "3 min 05 s", "2 h 10 min" */
+static const char *duration(double secs, char *buf, size_t size)
+{
+    long s = lround(secs);
+    if (s < 60)
+        snprintf(buf, size, "%ld s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%ld min %02ld s", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%ld h %02ld min", s / 3600, s / 60 % 60);
+    return buf;
+}
+
+/* The seconds the configurations left will take: t = c + k w fitted by least
+ * squares to those finished (n of them), each coefficient kept >= 0. */
+static double time_left(const bench_progress *p, int n)
+{
+    double det = n * p->sww - p->sw * p->sw, k = det > 1e-9 * n * p->sww ? (n * p->swt - p->sw * p->st) / det : -1;
+    double c = k >= 0 ? (p->st - k * p->sw) / n : -1;
+    if (k < 0)
+        k = 0, c = p->st / n;
+    else if (c < 0)
+        c = 0, k = p->st / p->sw;
+    return c * (p->steps - n) + k * (p->total - p->done);
+}
+
+/* One line on stderr as a configuration starts (and the last one ends: pass
+ * work 0 after the last): the time so far and an estimate of the time left. */
+static void progress_start(bench_run *b, const char *what, const char *dev, double work)
+{
+    bench_progress *p = &b->progress;
+    double now = bench_now();
+    if (p->step) { /* the previous configuration ended */
+        double w = p->last_work, t = now - p->last_start;
+        p->sw += w, p->st += t, p->sww += w * w, p->swt += w * t;
+        p->done += w;
+    }
+    p->last_start = now, p->last_work = work;
+    if (!what)
+        return;
+    char so_far[32], left[32];
+    if (p->step)
+        fprintf(stderr, PROGRAM ": [%d/%d] %s on %s: %s so far, about %s left\n", p->step + 1, p->steps, what, dev,
+                duration(now - p->t0, so_far, sizeof so_far), duration(time_left(p, p->step), left, sizeof left));
+    else
+        fprintf(stderr, PROGRAM ": [1/%d] %s on %s: the time left is estimated after this one\n", p->steps, what,
+                dev);
+    p->step++;
+}
+
+/* FLOPs of one image configuration's timed and untimed batches (the first results included). */
+static double image_work(const gmlp_config *c, const bench_opts *o)
+{
+    double images = 2;
+    for (int i = 0; i < o->n_batches; i++)
+        images += (double)o->batches[i] * (o->warmup + o->runs);
+    return flops_per_image(c) * images;
+}
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -172,15 +241,16 @@ static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_we
     return secs;
 }
 
-static void bench_one(const opts *o, const char *dev_spec, const char *name, gmlp_weight_type weights,
-                      gmlp_gemm_backend gemm, const unsigned char *file, size_t size, double peak, json_t *rows,
-                      FILE *csv)
+/* The rows of one model, weight storage and backend on one device; 0 (said why) on failure. */
+static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_weight_type weights,
+                     gmlp_gemm_backend gemm, const unsigned char *file, size_t size, double peak)
 {
+    const bench_opts *o = &b->o;
     /* time to first result in new contexts: a fresh kernel cache, then the one it filled */
     char dir[] = "/tmp/gmlp-bench-cache-XXXXXX";
     if (!mkdtemp(dir)) {
         perror("gmlp-bench: mkdtemp");
-        return;
+        return 0;
     }
     gmlp_context *fresh;
     gmlp_model *m;
@@ -192,11 +262,12 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
     }
     nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     if (first < 0)
-        return;
+        return 0;
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     double fl = flops_per_image(&cfg);
+    int ok = 1;
     for (int bi = 0; bi < o->n_batches; bi++) {
         size_t batch = (size_t)o->batches[bi];
         float *img = calloc(batch * per, sizeof *img), *logits = calloc(batch * (size_t)cfg.num_classes, 4);
@@ -204,6 +275,7 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
         if (!img || !logits || !times) {
             fprintf(stderr, "gmlp-bench: out of memory at batch %zu\n", batch);
             free(img), free(logits), free(times);
+            ok = 0;
             break;
         }
         gmlp_status st = GMLP_OK;
@@ -216,6 +288,7 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
         }
         if (st != GMLP_OK) {
             fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, batch, gmlp_last_error(fresh));
+            ok = 0;
         } else {
             double spread, med = bench_median(times, o->runs, &spread);
             double ips = batch / med, tflops = ips * fl / 1e12;
@@ -223,30 +296,32 @@ static void bench_one(const opts *o, const char *dev_spec, const char *name, gml
             gmlp_diag_memory(fresh, &used, &mem);
             const char *dev = gmlp_context_device_name(fresh);
             const char *wt = weight_names[weights], *gm = gemm_names[gemm];
-            printf("%-28.28s %-16s %-3s %-7s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
-                   dev, name, wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
+            printf("%-28.28s %-*.*s %-3s %-7s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
+                   dev, b->name_w, b->name_w, bench_base_name(name), wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
                    peak > 0 ? 100 * tflops / peak : 0.0, cold, first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
             json_array_append_new(
-                rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
+                b->rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
                                 dev, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
                                 "median_s", med, "spread_s", spread, "images_per_s", ips, "tflops", tflops,
                                 "sgemm_peak_tflops", peak, "first_result_cold_s", cold, "first_result_s", first,
                                 "peak_device_bytes", (json_int_t)mem, "weight_bytes", (json_int_t)cfg.weight_bytes));
-            if (csv)
-                fprintf(csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
+            if (b->csv)
+                fprintf(b->csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
                         wt, gm, batch, med, spread, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
         }
         free(img), free(logits), free(times);
     }
     gmlp_model_free(m);
     gmlp_context_destroy(fresh);
+    return ok;
 }
 
 /* "a", "b", "a,b" or "b,a" into up to two values; 0 (after saying why) on anything else. */
 static int parse_two(char *arg, const char *option, const char *a, const char *b, int va, int vb, int *out, int *n)
 {
+    *n = 0; /* the last --weights or --gemm counts */
     for (char *s = strtok(arg, ","); s; s = strtok(NULL, ",")) {
-        if ((strcmp(s, a) && strcmp(s, b)) || *n == 2) {
+        if ((strcmp(s, a) && strcmp(s, b)) || *n == 2 || (*n == 1 && out[0] == (strcmp(s, a) ? vb : va))) {
             fprintf(stderr, "gmlp-bench: %s takes %s, %s or %s,%s, not '%s'\n", option, a, b, a, b, s);
             return 0;
         }
@@ -255,75 +330,184 @@ static int parse_two(char *arg, const char *option, const char *a, const char *b
     return 1;
 }
 
-static int parse(int argc, char **argv, opts *o)
+enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION };
+
+/* Every option: getopt's entry (a val below 256 is also the short option), the
+ * argument's name and the help text with the default ('\n' continues it). */
+static const struct {
+    struct option o;
+    const char *arg, *help;
+} options[] = {
+    {{"device", required_argument, 0, 'd'}, "D",
+     "OpenCL device: index, gpu, cpu, a name substring, or all: every device\n"
+     "(default: $GMLP_DEVICE, else the first GPU, else the first device)"},
+    {{"model", required_argument, 0, 'm'}, "FILE",
+     "time this .safetensors model (image or language model) instead of the\n"
+     "random-weight configurations (default: gMLP Ti/S/B 16 224, Mixer B/16 224,\n"
+     "language models at seq_len 256 and 768)"},
+    {{"tiny", no_argument, 0, 't'}, NULL,
+     "tiny random-weight configurations, batches 1,8, --runs 3, --warmup 1,\n"
+     "SGEMM 256^3: a check that everything runs (default off)"},
+    {{"batch", required_argument, 0, 'b'}, "N,...",
+     "image batch sizes, up to 16 of 1 to 65536 (default 1,64; --tiny 1,8)"},
+    {{"runs", required_argument, 0, 'r'}, "N",
+     "timed runs per row, 1 to 100000: their median and spread\n(default 10; --tiny 3)"},
+    {{"warmup", required_argument, 0, OPT_WARMUP}, "N",
+     "untimed runs before them, 0 to 100000 (default 3; --tiny 1)"},
+    {{"weights", required_argument, 0, 'w'}, "W", "weight storage of image models: f32, f16 or f32,f16 (default f32)"},
+    {{"gemm", required_argument, 0, 'g'}, "G",
+     "GEMM backend of image models: kernel, clblast or kernel,clblast\n"
+     "(default kernel); half weights always use the kernel"},
+    {{"json", required_argument, 0, 'j'}, "FILE", "every row as JSON (default none)"},
+    {{"csv", required_argument, 0, 'c'}, "FILE", "every row as CSV (default none)"},
+    {{"md", required_argument, 0, OPT_MD}, "FILE", "the tables as markdown (default none)"},
+    {{"svg", required_argument, 0, 's'}, "FILE", "images/s against batch size as an SVG chart (default none)"},
+    {{"compare", required_argument, 0, 'C'}, "FILE",
+     "images/s beside those in tools/bench_torch.py's JSON for the same\n"
+     "models and batches (default none)"},
+    {{"help", no_argument, 0, 'h'}, NULL, "this text"},
+    {{"version", no_argument, 0, OPT_VERSION}, NULL,
+     "the versions of the program and the library, the OpenCL platforms"},
+};
+#define N_OPTIONS (sizeof options / sizeof *options)
+
+static void usage(FILE *f)
 {
-    static const struct option lo[] = {
-        {"device", required_argument, 0, 'd'}, {"model", required_argument, 0, 'm'},
-        {"batch", required_argument, 0, 'b'},  {"runs", required_argument, 0, 'r'},
-        {"json", required_argument, 0, 'j'},   {"csv", required_argument, 0, 'c'},
-        {"tiny", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
-        {"compare", required_argument, 0, 'C'}, {"weights", required_argument, 0, 'w'},
-        {"gemm", required_argument, 0, 'g'},   {"svg", required_argument, 0, 's'},
-        {0, 0, 0, 0},
-    };
+    fputs("usage: " PROGRAM " [options]\n"
+          "Inference speed of gMLP / MLP-Mixer image models and gMLP language models (random weights, or\n"
+          "--model) on OpenCL devices: a table on stdout, progress on stderr.\n",
+          f);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        char left[64];
+        int val = options[i].o.val;
+        snprintf(left, sizeof left, "%c%c%c --%s%s%s", val < 256 ? '-' : ' ', val < 256 ? val : ' ',
+                 val < 256 ? ',' : ' ', options[i].o.name, options[i].arg ? " " : "",
+                 options[i].arg ? options[i].arg : "");
+        fprintf(f, "  %-22s ", left);
+        for (const char *h = options[i].help; *h; h++)
+            if (*h == '\n')
+                fprintf(f, "\n  %-22s ", "");
+            else
+                fputc(*h, f);
+        fputc('\n', f);
+    }
+    fputs("Exit status: 0 done, 1 a run-time failure (a device, a model, a file, a configuration that failed),\n"
+          "2 a usage error.  Environment: GMLP_DEVICE, GMLP_CACHE_DIR, GMLP_LOG.\n",
+          f);
+}
+
+static int bad(const char *arg, const char *opt, const char *expected)
+{
+    app_bad_value(PROGRAM, opt, arg, expected);
+    return APP_EXIT_USAGE;
+}
+
+/* Comma-separated batch sizes, each 1..MAX_BATCH, at most BENCH_MAX_BATCHES. */
+static int parse_batches(const char *arg, bench_opts *o)
+{
+    static const char expected[] = "up to 16 comma-separated integers from 1 to 65536";
+    o->n_batches = 0;
+    for (const char *s = arg;; s++) {
+        char num[32];
+        size_t len = strcspn(s, ",");
+        long long v;
+        snprintf(num, sizeof num, "%.*s", (int)(len < 31 ? len : 31), s);
+        if (len >= 31 || o->n_batches == BENCH_MAX_BATCHES || !app_parse_int(num, 1, MAX_BATCH, &v))
+            return bad(arg, "--batch", expected);
+        o->batches[o->n_batches++] = (int)v;
+        s += len;
+        if (!*s)
+            return -1;
+    }
+}
+
+/* The exit status when the command line is all there is to do (--help,
+ * --version, a usage error), else -1. */
+static int parse(int argc, char **argv, bench_opts *o)
+{
+    struct option lo[N_OPTIONS + 1] = {{0}};
+    char shorts[2 * N_OPTIONS + 1] = "", *sp = shorts;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        lo[i] = options[i].o;
+        if (lo[i].val < 256) {
+            *sp++ = (char)lo[i].val;
+            if (lo[i].has_arg == required_argument)
+                *sp++ = ':';
+        }
+    }
+    *sp = 0;
+    int runs_set = 0, warmup_set = 0;
+    long long v;
     o->runs = 10;
     o->warmup = 3;
     o->sgemm_n = 1024;
-    for (int c; (c = getopt_long(argc, argv, "d:m:b:r:j:c:C:w:g:s:th", lo, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1;) {
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'm': o->model = optarg; break;
         case 'j': o->json = optarg; break;
         case 'c': o->csv = optarg; break;
+        case OPT_MD: o->md = optarg; break;
         case 't': o->tiny = 1; break;
         case 'C': o->compare = optarg; break;
         case 's': o->svg = optarg; break;
-        case 'r': o->runs = atoi(optarg); break;
-        case 'b':
-            for (char *s = strtok(optarg, ","); s && o->n_batches < 16; s = strtok(NULL, ","))
-                o->batches[o->n_batches++] = atoi(s);
+        case 'r':
+            if (!app_parse_int(optarg, 1, MAX_RUNS, &v))
+                return bad(optarg, "--runs", "an integer from 1 to 100000");
+            o->runs = (int)v, runs_set = 1;
             break;
+        case OPT_WARMUP:
+            if (!app_parse_int(optarg, 0, MAX_RUNS, &v))
+                return bad(optarg, "--warmup", "an integer from 0 to 100000");
+            o->warmup = (int)v, warmup_set = 1;
+            break;
+        case 'b': {
+            int rc = parse_batches(optarg, o);
+            if (rc >= 0)
+                return rc;
+            break;
+        }
         case 'w':
             if (!parse_two(optarg, "--weights", "f32", "f16", GMLP_WEIGHTS_F32, GMLP_WEIGHTS_F16, o->weights,
                            &o->n_weights))
-                return 0;
+                return APP_EXIT_USAGE;
             break;
         case 'g':
             if (!parse_two(optarg, "--gemm", "kernel", "clblast", GMLP_GEMM_KERNEL, GMLP_GEMM_CLBLAST, o->gemms,
                            &o->n_gemms))
-                return 0;
+                return APP_EXIT_USAGE;
             break;
-        default:
-            fputs("usage: gmlp-bench [--device D|all] [--model FILE] [--batch 1,8,64] [--runs N] [--tiny]\n"
-                  "                  [--weights f32|f16|f32,f16] [--gemm kernel|clblast|kernel,clblast]\n"
-                  "                  [--json FILE] [--csv FILE] [--svg FILE] [--compare torch.json]\n",
-                  c == 'h' ? stdout : stderr);
-            return 0;
+        case 'h': usage(stdout); return APP_EXIT_OK;
+        case OPT_VERSION: app_print_version(PROGRAM); return APP_EXIT_OK;
+        default: return APP_EXIT_USAGE; /* getopt said why */
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, PROGRAM ": unexpected argument '%s' (a model is given with --model FILE)\n", argv[optind]);
+        return APP_EXIT_USAGE;
     }
     if (!o->n_weights)
         o->weights[o->n_weights++] = GMLP_WEIGHTS_F32;
     if (!o->n_gemms)
         o->gemms[o->n_gemms++] = GMLP_GEMM_KERNEL;
-    if (o->runs < 1)
-        o->runs = 1;
     if (!o->n_batches) {
         o->batches[0] = 1;
         o->batches[1] = o->tiny ? 8 : 64;
         o->n_batches = 2;
     }
     if (o->tiny) {
-        o->runs = o->runs > 3 ? 3 : o->runs;
-        o->warmup = 1;
+        o->runs = runs_set ? o->runs : 3;
+        o->warmup = warmup_set ? o->warmup : 1;
         o->sgemm_n = 256;
     }
-    return 1;
+    return -1;
 }
 
 /* Side by side with tools/bench_torch.py's results for the same model and
  * batch, measured in the same session: the ratio of images/s. */
-static int compare(json_t *rows, const char *path)
+static int compare(const bench_run *run, const char *path)
 {
+    json_t *rows = run->rows;
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr), *theirs = json_object_get(doc, "results");
     if (!json_is_array(theirs)) {
@@ -331,7 +515,7 @@ static int compare(json_t *rows, const char *path)
         json_decref(doc);
         return 1;
     }
-    printf("\n%-16s %-7s %6s %14s %14s %8s  (%s)\n", "model", "weights", "batch", "gmlp images/s", "torch images/s",
+    printf("\n%-*s %-7s %6s %14s %14s %8s  (%s)\n", run->name_w, "model", "weights", "batch", "gmlp images/s", "torch images/s",
            "ratio", path);
     size_t i, j;
     json_t *ours, *t;
@@ -342,7 +526,8 @@ static int compare(json_t *rows, const char *path)
                 continue;
             double a = json_real_value(json_object_get(ours, "images_per_s")),
                    b = json_number_value(json_object_get(t, "images_per_s"));
-            printf("%-16s %-7s %6lld %14.1f %14.1f %7.2fx\n", json_string_value(json_object_get(ours, "model")),
+            printf("%-*.*s %-7s %6lld %14.1f %14.1f %7.2fx\n", run->name_w, run->name_w,
+                   bench_base_name(json_string_value(json_object_get(ours, "model"))),
                    json_string_value(json_object_get(ours, "weights")),
                    (long long)json_integer_value(json_object_get(ours, "batch")), a, b, b > 0 ? a / b : 0.0);
             json_object_set_new(ours, "torch_images_per_s", json_real(b));
@@ -378,10 +563,11 @@ static int has(json_t *r, const char *key, const char *v)
 /* With two values of key (weights f32/f16, gemm kernel/clblast): the speed of
  * b relative to a per device, model, batch and the other setting, and the
  * weight memory. */
-static void effect(json_t *rows, const char *key, const char *a, const char *b)
+static void effect(const bench_run *run, const char *key, const char *a, const char *b)
 {
+    json_t *rows = run->rows;
     const char *other = strcmp(key, "weights") ? "weights" : "gemm";
-    printf("\n%-28s %-16s %-7s %6s %9s %9s %7s %9s\n", "device", "model", other, "batch", a, b, "speed", "weights");
+    printf("\n%-28s %-*s %-7s %6s %9s %9s %7s %9s\n", "device", run->name_w, "model", other, "batch", a, b, "speed", "weights");
     size_t i, j;
     json_t *rb, *ra;
     json_array_foreach(rows, i, rb) {
@@ -395,8 +581,9 @@ static void effect(json_t *rows, const char *key, const char *a, const char *b)
                    ia = json_real_value(json_object_get(ra, "images_per_s"));
             double wb = (double)json_integer_value(json_object_get(rb, "weight_bytes")),
                    wa = (double)json_integer_value(json_object_get(ra, "weight_bytes"));
-            printf("%-28.28s %-16s %-7s %6lld %9.1f %9.1f %6.2fx %8.1f%%\n",
-                   json_string_value(json_object_get(rb, "device")), json_string_value(json_object_get(rb, "model")),
+            printf("%-28.28s %-*.*s %-7s %6lld %9.1f %9.1f %6.2fx %8.1f%%\n",
+                   json_string_value(json_object_get(rb, "device")), run->name_w, run->name_w,
+                   bench_base_name(json_string_value(json_object_get(rb, "model"))),
                    json_string_value(json_object_get(rb, other)),
                    (long long)json_integer_value(json_object_get(rb, "batch")), ia, ib, ia > 0 ? ib / ia : 0.0,
                    wa > 0 ? 100 * wb / wa : 0.0);
@@ -407,99 +594,223 @@ static void effect(json_t *rows, const char *key, const char *a, const char *b)
 
 /* Every weight storage with every backend, except CLBlast with half weights:
  * half GEMMs always run on the kernel. */
-static void bench_variants(const opts *o, const char *dev_spec, const char *name, const unsigned char *file,
-                           size_t size, double peak, json_t *rows, FILE *csv)
+static void bench_variants(bench_run *b, const char *dev_spec, const char *dev, const bench_cfg *c,
+                           const unsigned char *file, size_t size, double peak)
 {
+    const bench_opts *o = &b->o;
     for (int w = 0; w < o->n_weights; w++)
         for (int g = 0; g < o->n_gemms; g++)
-            if (o->weights[w] == GMLP_WEIGHTS_F32 || o->gemms[g] == GMLP_GEMM_KERNEL)
-                bench_one(o, dev_spec, name, o->weights[w], o->gemms[g], file, size, peak, rows, csv);
+            if (o->weights[w] == GMLP_WEIGHTS_F32 || o->gemms[g] == GMLP_GEMM_KERNEL) {
+                char what[256];
+                snprintf(what, sizeof what, "%s %s %s", bench_base_name(c->name), weight_names[o->weights[w]],
+                         gemm_names[o->gemms[g]]);
+                progress_start(b, what, dev, image_work(&c->cfg, o));
+                if (!bench_one(b, dev_spec, c->name, o->weights[w], o->gemms[g], file, size, peak))
+                    b->failed = 1;
+            }
+}
+
+static int variants(const bench_opts *o)
+{
+    int n = 0;
+    for (int w = 0; w < o->n_weights; w++)
+        for (int g = 0; g < o->n_gemms; g++)
+            n += o->weights[w] == GMLP_WEIGHTS_F32 || o->gemms[g] == GMLP_GEMM_KERNEL;
+    return n;
+}
+
+/* --model's file into memory, and its configuration (loaded on dev_spec). */
+static unsigned char *read_model(const char *path, const char *dev_spec, size_t *size, gmlp_config *cfg)
+{
+    errno = 0;
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long len = -1;
+    if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) ||
+        !(buf = malloc((size_t)len)) || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+        fprintf(stderr, PROGRAM ": cannot read %s%s%s\n", path, len == 0 ? ": empty" : errno ? ": " : "",
+                len == 0 ? "" : errno ? strerror(errno) : "");
+        free(buf);
+        buf = NULL;
+    }
+    if (f)
+        fclose(f);
+    gmlp_context *ctx = NULL;
+    gmlp_model *m = NULL;
+    if (buf && (gmlp_context_create(dev_spec, &ctx) != GMLP_OK ||
+                gmlp_model_load_memory(ctx, buf, (size_t)len, &m) != GMLP_OK)) {
+        fprintf(stderr, PROGRAM ": %s: %s\n", path, gmlp_last_error(ctx));
+        free(buf);
+        buf = NULL;
+    }
+    if (m)
+        gmlp_model_config(m, cfg);
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+    *size = (size_t)len;
+    return buf;
+}
+
+/* An output file, opened before anything is timed: a path that cannot be
+ * written fails now, not after an hour of benchmarking. */
+static int open_out(const char *path, FILE **f)
+{
+    if (!path)
+        return 1;
+    if (!(*f = fopen(path, "w")))
+        fprintf(stderr, PROGRAM ": cannot write %s: %s\n", path, strerror(errno));
+    return *f != NULL;
+}
+
+static int close_out(FILE *f, const char *path)
+{
+    if (f && fclose(f)) {
+        fprintf(stderr, PROGRAM ": cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {0};
-    if (!parse(argc, argv, &o))
-        return 2;
+    bench_run b = {0};
+    int rc = parse(argc, argv, &b.o);
+    if (rc == APP_EXIT_USAGE)
+        fputs("Try '" PROGRAM " --help'.\n", stderr);
+    if (rc >= 0)
+        return rc;
+    rc = APP_EXIT_FAIL;
+    const bench_opts *o = &b.o;
+    FILE *json = NULL, *md = NULL, *svg = NULL;
+    unsigned char *model = NULL;
+    size_t model_size = 0;
+    b.rows = json_array();
+    if (!open_out(o->json, &json) || !open_out(o->csv, &b.csv) || !open_out(o->md, &md) || !open_out(o->svg, &svg))
+        goto done;
+    if (o->compare && access(o->compare, R_OK)) {
+        fprintf(stderr, PROGRAM ": cannot read %s: %s\n", o->compare, strerror(errno));
+        goto done;
+    }
     size_t ndev = 1;
-    int all = o.device && !strcmp(o.device, "all");
+    int all = o->device && !strcmp(o->device, "all");
     if (all) {
         char list[16384];
         if (!gmlp_list_devices(list, sizeof list)) {
-            fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
-            return 1;
+            fprintf(stderr, PROGRAM ": %s\n", gmlp_last_error(NULL));
+            goto done;
         }
         ndev = 0;
         for (const char *p = list; *p; p++)
             ndev += *p == '\n';
     }
-    json_t *rows = json_array();
-    FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
-    if (csv)
+
+    /* the configurations: image models and language models */
+    bench_cfg images[sizeof standard / sizeof *standard], lms[4];
+    size_t n_images = 0, n_lms = 0;
+    if (o->model) {
+        gmlp_config c;
+        if (!(model = read_model(o->model, all ? "0" : o->device, &model_size, &c)))
+            goto done;
+        if (c.arch == GMLP_ARCH_LM)
+            lms[n_lms++] = (bench_cfg){o->model, c};
+        else
+            images[n_images++] = (bench_cfg){o->model, c};
+    } else {
+        const image_shape *set = o->tiny ? tiny : standard;
+        n_images = o->tiny ? sizeof tiny / sizeof *tiny : sizeof standard / sizeof *standard;
+        for (size_t i = 0; i < n_images; i++)
+            images[i] = to_config(&set[i]);
+        const bench_cfg *lm = bench_lm_set(o->tiny, &n_lms);
+        memcpy(lms, lm, n_lms * sizeof *lm);
+    }
+    /* the model column fits the longest name, within reason */
+    b.name_w = 16;
+    for (size_t i = 0; i < n_images + n_lms; i++) {
+        int len = (int)strlen(bench_base_name(i < n_images ? images[i].name : lms[i - n_images].name));
+        b.name_w = len > b.name_w ? (len < 48 ? len : 48) : b.name_w;
+    }
+    b.progress.t0 = bench_now();
+    b.progress.steps = (int)(ndev * (n_images * (size_t)variants(o) + n_lms));
+    for (size_t i = 0; i < n_images; i++)
+        b.progress.total += ndev * variants(o) * image_work(&images[i].cfg, o);
+    for (size_t i = 0; i < n_lms; i++)
+        b.progress.total += ndev * bench_lm_work(&lms[i].cfg, o);
+
+    if (b.csv)
         fputs("device,model,weights,gemm,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,"
               "first_result_cold_s,first_result_s,peak_device_bytes,weight_bytes,tokens_per_s\n",
-              csv);
-    printf("%-28s %-16s %-3s %-7s %6s %10s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", "model", "wts", "gemm",
-           "batch", "median ms", "spread ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s", "peakMiB", "wMiB");
-    int rc = 0;
+              b.csv);
+    if (n_images)
+        printf("%-28s %-*s %-3s %-7s %6s %10s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", b.name_w, "model", "wts",
+               "gemm", "batch", "median ms", "spread ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s",
+               "peakMiB", "wMiB");
+    rc = APP_EXIT_OK;
     for (size_t d = 0; d < ndev; d++) {
         char spec[32];
         snprintf(spec, sizeof spec, "%zu", d);
-        const char *dev_spec = all ? spec : o.device;
+        const char *dev_spec = all ? spec : o->device;
         print_report(dev_spec);
         gmlp_context *ctx;
         if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK) {
-            fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
-            rc = 1;
+            fprintf(stderr, PROGRAM ": %s\n", gmlp_last_error(NULL));
+            rc = APP_EXIT_FAIL;
             continue;
         }
-        double clblast = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_CLBLAST);
-        double kernel = sgemm_tflops(ctx, o.sgemm_n, GMLP_GEMM_KERNEL), peak = clblast > kernel ? clblast : kernel;
-        printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", gmlp_context_device_name(ctx), o.sgemm_n,
-               clblast, kernel);
-        if (o.model) {
-            size_t size;
-            FILE *f = fopen(o.model, "rb");
-            unsigned char *buf = NULL;
-            if (f && !fseek(f, 0, SEEK_END) && (size = (size_t)ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
-                (buf = malloc(size)) && fread(buf, 1, size, f) == size)
-                bench_variants(&o, dev_spec, o.model, buf, size, peak, rows, csv);
+        const char *dev = gmlp_context_device_name(ctx);
+        double peak = 0;
+        if (n_images) {
+            double clblast = sgemm_tflops(ctx, o->sgemm_n, GMLP_GEMM_CLBLAST);
+            double kernel = sgemm_tflops(ctx, o->sgemm_n, GMLP_GEMM_KERNEL);
+            peak = clblast > kernel ? clblast : kernel;
+            printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", dev, o->sgemm_n, clblast,
+                   kernel);
+        }
+        for (size_t i = 0; i < n_images; i++) {
+            size_t size = model_size;
+            unsigned char *file = model ? model : bench_random_model(&images[i].cfg, &size);
+            if (file)
+                bench_variants(&b, dev_spec, dev, &images[i], file, size, peak);
             else
-                fprintf(stderr, "gmlp-bench: cannot read %s\n", o.model), rc = 1;
-            free(buf);
-            if (f)
-                fclose(f);
-        } else {
-            const bench_cfg *set = o.tiny ? tiny : standard;
-            size_t n = o.tiny ? sizeof tiny / sizeof *tiny : sizeof standard / sizeof *standard;
-            for (size_t i = 0; i < n; i++) {
-                gmlp_config c = to_config(&set[i]);
-                size_t size;
-                unsigned char *file = bench_random_model(&c, &size);
-                if (file)
-                    bench_variants(&o, dev_spec, set[i].name, file, size, peak, rows, csv);
+                b.failed = 1;
+            if (file != model)
                 free(file);
-            }
-            bench_lm(dev_spec, o.tiny, o.runs, rows, csv);
+        }
+        if (n_lms)
+            bench_lm_header(&b);
+        for (size_t i = 0; i < n_lms; i++) {
+            size_t size = model_size;
+            unsigned char *file = model ? model : bench_random_model(&lms[i].cfg, &size);
+            progress_start(&b, bench_base_name(lms[i].name), dev, bench_lm_work(&lms[i].cfg, o));
+            if (!file || !bench_lm_one(&b, dev_spec, lms[i].name, file, size))
+                b.failed = 1;
+            if (file != model)
+                free(file);
         }
         gmlp_context_destroy(ctx);
     }
-    if (o.n_weights == 2)
-        effect(rows, "weights", "f32", "f16");
-    if (o.n_gemms == 2)
-        effect(rows, "gemm", "clblast", "kernel");
-    if (o.svg)
-        rc |= bench_svg(rows, o.svg);
-    if (o.compare)
-        rc |= compare(rows, o.compare);
-    if (o.json) {
-        json_t *doc = json_pack("{s:s, s:o}", "tool", "gmlp-bench", "results", rows);
-        rc |= json_dump_file(doc, o.json, JSON_INDENT(2)) != 0;
+    progress_start(&b, NULL, NULL, 0);
+    char took[32];
+    fprintf(stderr, PROGRAM ": %d configuration%s in %s%s\n", b.progress.step, b.progress.step == 1 ? "" : "s",
+            duration(bench_now() - b.progress.t0, took, sizeof took), b.failed ? ", some failed (said above)" : "");
+    rc |= b.failed;
+    if (o->n_weights == 2)
+        effect(&b, "weights", "f32", "f16");
+    if (o->n_gemms == 2)
+        effect(&b, "gemm", "clblast", "kernel");
+    if (svg)
+        rc |= bench_svg(b.rows, svg);
+    if (md)
+        rc |= bench_md(b.rows, md);
+    if (o->compare)
+        rc |= compare(&b, o->compare);
+    if (json) {
+        json_t *doc = json_pack("{s:s, s:O}", "tool", "gmlp-bench", "results", b.rows);
+        rc |= json_dumpf(doc, json, JSON_INDENT(2)) != 0;
         json_decref(doc);
-    } else {
-        json_decref(rows);
     }
-    if (csv)
-        fclose(csv);
-    return rc;
+done:
+    rc |= close_out(json, o->json) | close_out(b.csv, o->csv) | close_out(md, o->md) | close_out(svg, o->svg);
+    json_decref(b.rows);
+    free(model);
+    return rc ? APP_EXIT_FAIL : APP_EXIT_OK;
 }

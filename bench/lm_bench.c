@@ -1,32 +1,57 @@
 /* gmlp-bench's language-model part: random-weight g-mlp-pytorch LMs (the
- * enwik8 configuration of its train.py at seq 768, and seq 256), timed as a
- * full pass over batch x seq_len tokens and as generation of seq_len tokens
- * from a one-token prompt, cached and uncached. */
+ * enwik8 configuration of its train.py at seq 768, and seq 256) or a given LM
+ * file, timed as a full pass over batch x seq_len tokens and as generation of
+ * seq_len tokens from a one-token prompt, cached and uncached: each after
+ * --warmup untimed runs (the kernels' compilation, buffers), the median and
+ * spread of --runs. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 
-typedef struct lm_cfg {
-    const char *name;
-    int vocab, dim, depth, ffn, seq_len;
-} lm_cfg;
-
-static const lm_cfg standard[] = {
-    {"gmlp_lm_seq256", 256, 512, 8, 2048, 256},
-    {"gmlp_lm_seq768", 256, 512, 8, 2048, 768}, /* g-mlp-pytorch train.py (enwik8) */
+#define LM(name, vocab, d, dep, ffn, seq)                                                                         \
+    { name, {.arch = GMLP_ARCH_LM, .vocab_size = vocab, .dim = d, .depth = dep, .ffn_dim = ffn, .seq_len = seq,  \
+             .heads = 1, .causal = 1} }
+static const bench_cfg standard[] = {
+    LM("gmlp_lm_seq256", 256, 512, 8, 2048, 256),
+    LM("gmlp_lm_seq768", 256, 512, 8, 2048, 768), /* g-mlp-pytorch train.py (enwik8) */
 };
-static const lm_cfg tiny[] = {{"gmlp_lm_tiny", 256, 32, 2, 128, 24}};
+static const bench_cfg tiny[] = {LM("gmlp_lm_tiny", 256, 32, 2, 128, 24)};
+#undef LM
 
-static void row(json_t *rows, FILE *csv, const char *dev, const char *name, size_t batch, const char *mode,
-                double secs, double tokens)
+static const size_t full_batches[] = {1, 8};
+
+const bench_cfg *bench_lm_set(int tiny_set, size_t *n)
 {
-    printf("%-28.28s %-16s %6zu %-9s %12.1f %12.3f\n", dev, name, batch, mode, tokens / secs, secs * 1e3);
-    json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:s, s:f, s:f}", "device", dev, "model", name, "batch",
-                                          (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs, "seconds",
-                                          secs));
-    if (csv)
-        fprintf(csv, "%s,%s %s,,,%zu,%.6f,,,,,,,,,%.2f\n", dev, name, mode, batch, secs, tokens / secs);
+    *n = tiny_set ? sizeof tiny / sizeof *tiny : sizeof standard / sizeof *standard;
+    return tiny_set ? tiny : standard;
+}
+
+double bench_lm_work(const gmlp_config *c, const bench_opts *o)
+{
+    double S = c->seq_len, h = c->ffn_dim / 2.0;
+    double per_token = 2 * (c->depth * (c->dim * (double)c->ffn_dim + h * S + h * c->dim) + c->dim * (double)c->vocab_size);
+    double tokens = (full_batches[0] + full_batches[1]) * S + S + S * (S + 1) / 2; /* full, cached, uncached */
+    return per_token * tokens * (o->warmup + o->runs);
+}
+
+void bench_lm_header(const bench_run *b)
+{
+    printf("\n%-28s %-*s %6s %-9s %12s %10s %9s\n", "device", b->name_w, "language model", "batch", "mode", "tokens/s",
+           "median ms", "spread ms");
+}
+
+static void row(bench_run *b, const char *dev, const char *name, size_t batch, const char *mode, double *times,
+                double tokens)
+{
+    double spread, secs = bench_median(times, b->o.runs, &spread);
+    printf("%-28.28s %-*.*s %6zu %-9s %12.1f %10.3f %9.3f\n", dev, b->name_w, b->name_w, bench_base_name(name), batch,
+           mode, tokens / secs, secs * 1e3, spread * 1e3);
+    json_array_append_new(b->rows, json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:f}", "device", dev, "model", name,
+                                             "batch", (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs,
+                                             "seconds", secs, "spread_s", spread));
+    if (b->csv)
+        fprintf(b->csv, "%s,%s %s,,,%zu,%.6f,%.6f,,,,,,,,%.2f\n", dev, name, mode, batch, secs, spread, tokens / secs);
 }
 
 /* Generates len tokens from token 0: with a state (cached) or by a full pass
@@ -56,56 +81,54 @@ static double generate(gmlp_model *m, const gmlp_config *c, int cached, size_t l
     return t;
 }
 
-void bench_lm(const char *dev_spec, int tiny_set, int runs, json_t *rows, FILE *csv)
+int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const unsigned char *file, size_t size)
 {
-    const lm_cfg *set = tiny_set ? tiny : standard;
-    size_t n = tiny_set ? sizeof tiny / sizeof *tiny : sizeof standard / sizeof *standard;
-    printf("\n%-28s %-16s %6s %-9s %12s %12s\n", "device", "language model", "batch", "mode", "tokens/s", "ms");
-    for (size_t i = 0; i < n; i++) {
-        gmlp_config c = {.arch = GMLP_ARCH_LM, .vocab_size = set[i].vocab, .dim = set[i].dim, .depth = set[i].depth,
-                         .ffn_dim = set[i].ffn, .seq_len = set[i].seq_len, .heads = 1, .causal = 1};
-        size_t size, S = (size_t)c.seq_len, V = (size_t)c.vocab_size;
-        unsigned char *file = bench_random_model(&c, &size);
-        gmlp_context *ctx = NULL;
-        gmlp_model *m = NULL;
-        if (!file || gmlp_context_create(dev_spec, &ctx) != GMLP_OK ||
-            gmlp_model_load_memory(ctx, file, size, &m) != GMLP_OK) {
-            fprintf(stderr, "gmlp-bench: %s: %s\n", set[i].name, gmlp_last_error(ctx));
-            gmlp_context_destroy(ctx);
-            free(file);
-            continue;
+    const bench_opts *o = &b->o;
+    gmlp_context *ctx = NULL;
+    gmlp_model *m = NULL;
+    if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK || gmlp_model_load_memory(ctx, file, size, &m) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s: %s\n", name, gmlp_last_error(ctx));
+        gmlp_context_destroy(ctx);
+        return 0;
+    }
+    gmlp_config c;
+    gmlp_model_config(m, &c);
+    const char *dev = gmlp_context_device_name(ctx);
+    size_t S = (size_t)c.seq_len, V = (size_t)c.vocab_size;
+    double *times = malloc((size_t)o->runs * sizeof *times);
+    gmlp_status st = times ? GMLP_OK : GMLP_ERR_HOST_MEMORY;
+    for (size_t bi = 0; bi < 2 && st == GMLP_OK; bi++) {
+        size_t B = full_batches[bi];
+        int32_t *tok = calloc(B * S, sizeof *tok);
+        float *logits = malloc(B * S * V * sizeof *logits);
+        st = tok && logits ? GMLP_OK : GMLP_ERR_HOST_MEMORY;
+        for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
+            st = gmlp_lm_logits(m, tok, B, S, logits);
+        for (int r = 0; r < o->runs && st == GMLP_OK; r++) {
+            double t = bench_now();
+            st = gmlp_lm_logits(m, tok, B, S, logits);
+            times[r] = bench_now() - t;
         }
-        const char *dev = gmlp_context_device_name(ctx);
-        static const size_t batches[] = {1, 8};
-        for (size_t b = 0; b < 2; b++) {
-            size_t B = batches[b];
-            int32_t *tok = calloc(B * S, sizeof *tok);
-            float *logits = malloc(B * S * V * sizeof *logits);
-            double *times = malloc((size_t)(runs + 1) * sizeof *times);
-            gmlp_status st = tok && logits && times ? gmlp_lm_logits(m, tok, B, S, logits) : GMLP_ERR_HOST_MEMORY;
-            for (int r = 0; r < runs && st == GMLP_OK; r++) {
-                double t = bench_now();
-                st = gmlp_lm_logits(m, tok, B, S, logits);
-                times[r] = bench_now() - t;
-            }
-            if (st == GMLP_OK) {
-                row(rows, csv, dev, set[i].name, B, "full", bench_median(times, runs, NULL), (double)(B * S));
-            } else {
-                fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", set[i].name, B, gmlp_last_error(ctx));
-            }
-            free(tok), free(logits), free(times);
-        }
-        gmlp_status st;
-        generate(m, &c, 1, 4, &st); /* warm-up: workspace and state buffers */
+        if (st == GMLP_OK)
+            row(b, dev, name, B, "full", times, (double)(B * S));
+        else
+            fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, B, gmlp_last_error(ctx));
+        free(tok), free(logits);
+    }
+    if (st == GMLP_OK && c.causal) {
         for (int cached = 1; cached >= 0 && st == GMLP_OK; cached--) {
-            double t = generate(m, &c, cached, S, &st);
+            for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
+                generate(m, &c, cached, S, &st);
+            for (int r = 0; r < o->runs && st == GMLP_OK; r++)
+                times[r] = generate(m, &c, cached, S, &st);
             if (st == GMLP_OK)
-                row(rows, csv, dev, set[i].name, 1, cached ? "cached" : "uncached", t, (double)S);
+                row(b, dev, name, 1, cached ? "cached" : "uncached", times, (double)S);
         }
         if (st != GMLP_OK)
-            fprintf(stderr, "gmlp-bench: %s generation: %s\n", set[i].name, gmlp_last_error(ctx));
-        gmlp_model_free(m);
-        gmlp_context_destroy(ctx);
-        free(file);
+            fprintf(stderr, "gmlp-bench: %s generation: %s\n", name, gmlp_last_error(ctx));
     }
+    free(times);
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+    return st == GMLP_OK;
 }

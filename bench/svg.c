@@ -27,8 +27,7 @@ static const char *str(json_t *row, const char *key)
 /* Rows of one line share these; a model file is named without its folder. */
 static void series_key(json_t *row, char *buf, size_t size)
 {
-    const char *model = str(row, "model"), *slash = strrchr(model, '/');
-    snprintf(buf, size, "%s | %s | weights %s | gemm %s", str(row, "device"), slash ? slash + 1 : model,
+    snprintf(buf, size, "%s | %s | weights %s | gemm %s", str(row, "device"), bench_base_name(str(row, "model")),
              str(row, "weights"), str(row, "gemm"));
 }
 
@@ -55,7 +54,7 @@ static void escaped(FILE *f, const char *s)
             fputc(*s, f);
 }
 
-int bench_svg(json_t *rows, const char *path)
+int bench_svg(json_t *rows, FILE *f)
 {
     char keys[MAX_SERIES][256];
     int n_keys = 0;
@@ -75,18 +74,13 @@ int bench_svg(json_t *rows, const char *path)
             snprintf(keys[n_keys++], sizeof keys[0], "%s", key);
         bmin = fmin(bmin, b), bmax = fmax(bmax, b), ymin = fmin(ymin, ips), ymax = fmax(ymax, ips);
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "gmlp-bench: cannot write %s\n", path);
-        return 1;
-    }
     const int H = TOP + PLOT_H + BOTTOM + LEGEND_LINE * n_keys;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
     fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\">gmlp-bench: throughput against batch size</text>\n", LEFT);
     if (!n_keys) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no image rows to plot</text>\n</svg>\n", LEFT, H / 2);
-        return fclose(f) != 0;
+        return ferror(f) != 0;
     }
     /* whole powers of two and ten around the data */
     double x0 = floor(log2(bmin)), x1 = fmax(ceil(log2(bmax)), x0 + 1);
@@ -135,5 +129,5 @@ int bench_svg(json_t *rows, const char *path)
 #undef PX
 #undef PY
     fputs("</svg>\n", f);
-    return fclose(f) != 0;
+    return ferror(f) != 0;
 }

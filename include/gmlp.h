@@ -28,9 +28,21 @@
  * Errors: every fallible call returns a gmlp_status.  The message goes to
  * gmlp_last_error(ctx) for calls on a context, model or state (their
  * context), and to gmlp_last_error(NULL), which is per thread, for the calls
- * without one (context creation, device listing, preprocessing, sampling,
- * gmlp_softmax_topk).  The library never prints unless asked to log
- * (gmlp_context_options.log_level, gmlp_set_log, $GMLP_LOG), never exits.
+ * without one: gmlp_context_create(_ex), gmlp_list_devices,
+ * gmlp_device_report, gmlp_preprocess_rgb8(_batch), gmlp_softmax_topk and
+ * gmlp_sample; and for any call whose context, model or state argument is
+ * NULL (there is no context to hold the message).  Each function below that reports elsewhere says so.  The
+ * library never prints unless asked to log (gmlp_context_options.log_level,
+ * gmlp_set_log, $GMLP_LOG), never exits.
+ *
+ * Models: gmlp_model_load takes a safetensors file or a Hugging Face model
+ * folder (model.safetensors and config.json, as timm's save_for_hf writes them
+ * and the hub's timm repositories hold them).  A vision model's preprocessing
+ * (image size, mean, std, crop_pct, crop_mode, interpolation, labels) comes,
+ * key by key, from the first of: gmlp_model_override (the user), the file's
+ * gmlp.* metadata, config.json, the architecture's defaults;
+ * gmlp_model_config_source says which, gmlp_model_config_conflict where the
+ * metadata and config.json disagree.
  *
  * ABI: every options struct starts with `size_t size`, which its _default()
  * sets to sizeof the struct.  The library reads only the fields that fit in
@@ -186,7 +198,8 @@ typedef struct gmlp_context_options {
 
 GMLP_API void gmlp_context_options_default(gmlp_context_options *opts);
 /* gmlp_context_create with options; opts NULL means the defaults, an unknown
- * value (in opts or in the environment) is GMLP_ERR_INVALID_ARGUMENT. */
+ * value (in opts or in the environment) is GMLP_ERR_INVALID_ARGUMENT.  Both
+ * report into gmlp_last_error(NULL). */
 GMLP_API gmlp_status gmlp_context_create_ex(const gmlp_context_options *opts, gmlp_context **out);
 /* The backend a context chose (never GMLP_GEMM_AUTO). */
 GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
@@ -218,8 +231,21 @@ GMLP_API size_t gmlp_device_report(const char *device, char *buf, size_t size);
 /* Name of the device a context runs on. */
 GMLP_API const char *gmlp_context_device_name(const gmlp_context *ctx);
 
+/* path: a .safetensors file, or a model folder holding model.safetensors and
+ * (optionally) config.json, timm's layout: pretrained_cfg's input_size, mean,
+ * std, crop_pct, crop_mode and interpolation, and label_names (at the top or
+ * in pretrained_cfg), are the model's preprocessing where the file's gmlp.*
+ * metadata does not set them.  A config.json that does not parse, has a value
+ * of the wrong type, or contradicts the weights (num_classes, the number of
+ * label_names, input_size's channels or a size the spatial weights do not
+ * fit) is GMLP_ERR_FORMAT naming the key; a folder without model.safetensors
+ * is GMLP_ERR_IO saying what was looked for, or GMLP_ERR_UNSUPPORTED when it
+ * holds PyTorch weights (.bin, .pth: convert them with tools/export_vision.py).
+ * A file that is not safetensors is GMLP_ERR_FORMAT, "not a safetensors file".
+ * Messages start with the path. */
 GMLP_API gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_model **out);
-/* The same from a file already in memory (data is not kept). */
+/* The same from a safetensors file already in memory (data is not kept; no
+ * config.json: the metadata, else the defaults). */
 GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out);
 
 /* Options for loading; fill with gmlp_load_options_default, then change. */
@@ -262,6 +288,14 @@ typedef enum gmlp_source {
  * "interpolation" or "labels". */
 GMLP_API gmlp_source gmlp_model_config_source(const gmlp_model *model, const char *key);
 
+/* When the file's gmlp.KEY metadata and a model folder's config.json both
+ * give key (as for gmlp_model_config_source) and disagree: a short text
+ * naming both values (the metadata's is used), e.g. "gmlp.mean '0.5,0.5,0.5'
+ * (used) and config.json pretrained_cfg.mean '0,0,0' differ".  NULL when
+ * they agree, when either is absent, or for an unknown key.  Valid until
+ * gmlp_model_free; a later gmlp_model_override does not change it. */
+GMLP_API const char *gmlp_model_config_conflict(const gmlp_model *model, const char *key);
+
 /* Replaces a preprocessing value, written as the gmlp.KEY metadata would be
  * (keys as for gmlp_model_config_source; "labels": newline-separated, one per
  * class; "crop_mode": "center", "squash" or "border"); later
@@ -280,21 +314,25 @@ GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_
  * channels 1 grey, 2 grey+alpha, 3 RGB or 4 RGBA) into out: in_chans x img_h x img_w floats, normalised
  * with the model's mean/std.  Grey is repeated to RGB or RGB is converted to
  * grey (ITU-R 601-2 luma, as PIL's convert("L")) when the model needs it.
- * Resize keeps the aspect ratio so that the shorter side becomes
- * floor(size / crop_pct) (PIL resampling with antialiasing), then a centre
- * crop to img_h x img_w.  cfg: usually from gmlp_model_config. */
+ * Resize (PIL resampling with antialiasing) and crop to img_h x img_w by
+ * cfg->crop_mode as timm's eval transform: GMLP_CROP_CENTER, the shorter side
+ * to floor(size / crop_pct) keeping the aspect ratio, then a centre crop;
+ * _SQUASH, both sides to floor(size / crop_pct), then a centre crop; _BORDER,
+ * the longer side to floor(size / crop_pct), then a centre crop or padding
+ * with the mean colour.  cfg: usually from gmlp_model_config.  Errors:
+ * gmlp_last_error(NULL). */
 GMLP_API gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height,
                                           int channels, float *out);
 /* The same for n images, one after the other into out (n x in_chans x img_h x
  * img_w): the input of gmlp_classify.  Stops at the first image that fails,
- * naming its index. */
+ * naming its index (gmlp_last_error(NULL)). */
 GMLP_API gmlp_status gmlp_preprocess_rgb8_batch(const gmlp_config *cfg, const uint8_t *const *pixels, const int *width,
                                                 const int *height, const int *channels, size_t n, float *out);
 
 /* The k most probable classes of one row of n logits: index[0..k) in
  * descending order of probability (ties: the lower index first) and their
  * softmax probabilities prob[0..k) (prob may be NULL).  1 <= k <= n; a NaN
- * logit is GMLP_ERR_INVALID_ARGUMENT. */
+ * logit is GMLP_ERR_INVALID_ARGUMENT (gmlp_last_error(NULL)). */
 GMLP_API gmlp_status gmlp_softmax_topk(const float *logits, int n, int k, int32_t *index, float *prob);
 
 /* ---- Language models (g-mlp-pytorch gMLP with num_tokens) ----
@@ -351,7 +389,7 @@ GMLP_API gmlp_status gmlp_lm_generate(gmlp_model *model, const int32_t *prompt, 
 
 /* One token from logits (vocab entries) under opts' temperature, top_k and
  * top_p; *rng is the generator state (start it from a seed), advanced by one
- * draw.  Deterministic and device-free. */
+ * draw.  Deterministic and device-free; errors: gmlp_last_error(NULL). */
 GMLP_API gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_options *opts, uint64_t *rng,
                                  int32_t *token);
 

@@ -1,16 +1,26 @@
 #!/bin/sh
 # gmlp-bench must work (not be fast): the tiny configurations with both weight
-# storages and both GEMM backends, every output file checked for content;
-# --compare against a file in bench_torch.py's schema; a bad option refused.
-#   test_bench.sh GMLP_BENCH
-set -eu
+# storages and both GEMM backends, every output file (JSON, CSV, markdown,
+# SVG) checked for content, the progress lines; --model with an image model
+# under a long path (the table keeps its columns) and with a language model
+# (its rows with warm-up, runs and spread); --compare against a file in
+# bench_torch.py's schema; --help, --version, usage errors (exit 2, naming the
+# range) and run-time errors (exit 1).
+#   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL
+set -u
 bench=$1
+image_model=$3
+lm_model=$4
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+cli_tmp=$out
+. "$2/cli_check.sh"
+
 "$bench" --tiny --runs 2 --batch 1,3 --weights f32,f16 --gemm kernel,clblast --json "$out/r.json" \
-    --csv "$out/r.csv" --svg "$out/r.svg" >"$out/stdout"
+    --csv "$out/r.csv" --svg "$out/r.svg" --md "$out/r.md" >"$out/stdout" 2>"$out/stderr"
+check $? "--tiny with every weight storage and backend"
 python3 - "$out" <<'PY'
-import csv, json, sys, xml.dom.minidom
+import csv, json, re, sys, xml.dom.minidom
 d = sys.argv[1]
 rows = json.load(open(d + "/r.json"))["results"]
 img = [r for r in rows if "images_per_s" in r]
@@ -24,20 +34,91 @@ for r in img:
     assert r["peak_device_bytes"] >= r["weight_bytes"] > 0, r
 lm = [r for r in rows if "tokens_per_s" in r]
 assert {r["mode"] for r in lm} == {"full", "cached", "uncached"}, lm
+for r in lm:  # the median of --runs, and their spread
+    assert r["tokens_per_s"] > 0 and r["seconds"] > 0 and r["spread_s"] >= 0, r
 table = list(csv.DictReader(open(d + "/r.csv")))
 assert len(table) == len(rows) and all(t["device"] for t in table), len(table)
+assert all(t["spread_s"] for t in table), "a CSV row without spread_s"
 svg = xml.dom.minidom.parse(d + "/r.svg")
 assert len(svg.getElementsByTagName("polyline")) == 6 and len(svg.getElementsByTagName("circle")) == 12
-print(f"gmlp-bench: {len(img)} image rows, {len(lm)} LM rows, CSV and SVG consistent")
+# markdown: an image table and a language-model table, a line per JSON row, every line as many cells as its header
+tables = [t.strip().splitlines() for t in open(d + "/r.md").read().split("\n\n")]
+assert len(tables) == 2, tables
+for t, n in zip(tables, (len(img), len(lm))):
+    assert re.fullmatch(r"\|( -+:? \|)+", t[1]), t[1]
+    assert len(t) == 2 + n and len({line.count(" | ") for line in t}) == 1, t
+assert any("| gmlp_tiny | f16 | kernel | 3 |" in x for x in tables[0])
+assert any("| gmlp_lm_tiny | 1 | uncached |" in x for x in tables[1])
+# progress: a line per configuration (2 models x 3 variants + 1 LM), with the time left from the second on
+prog = [l for l in open(d + "/stderr") if re.match(r"gmlp-bench: \[\d+/7\] ", l)]
+assert len(prog) == 7, prog
+assert all(re.search(r": .* so far, about .* left$", l) for l in prog[1:]), prog
+print(f"gmlp-bench: {len(img)} image rows, {len(lm)} LM rows; CSV, SVG and markdown consistent; 7 progress lines")
 PY
-grep -q "clblast *kernel" "$out/stdout" && grep -q "f32 *f16" "$out/stdout" ||
-    { echo "FAIL: no backend or storage comparison table"; cat "$out/stdout"; exit 1; }
+check $? "JSON, CSV, SVG and markdown rows; progress lines"
+grep -q "clblast *kernel" "$out/stdout" && grep -q "f32 *f16" "$out/stdout"
+check $? "the backend and storage comparison tables"
+
 echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0}]}' >"$out/torch.json"
-"$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp"
-grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp" || { echo "FAIL: --compare"; cat "$out/cmp"; exit 1; }
-if "$bench" --gemm cublas 2>"$out/err"; then
-    echo "FAIL: --gemm cublas accepted"
-    exit 1
-fi
-grep -q "takes kernel, clblast" "$out/err"
-echo "bench test passed"
+"$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>/dev/null
+grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp"; check $? "--compare"
+
+# --model: a long path keeps the table's columns, the model named by its file name
+long="$out/a-folder-with-a-rather-long-name/and-another-one-below-it"
+mkdir -p "$long"
+cp "$image_model" "$long/fashion-mnist-gmlp.safetensors"
+"$bench" --model "$long/fashion-mnist-gmlp.safetensors" --runs 1 --warmup 0 --batch 2 --json "$out/m.json" \
+    >"$out/m" 2>"$out/m.err"
+check $? "--model FILE (an image model)"
+python3 - "$out/m" "$out/m.json" "$long/fashion-mnist-gmlp.safetensors" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("#") and l.strip()]
+head, row = lines[0], lines[1]
+assert row.index("fashion-mnist-gmlp.safetensors ") == head.index("model") and "/" not in row, (head, row)
+for col, val in (("wts", "f32"), ("batch", "     2")):
+    assert row.index(val) == head.index(col) - (len(val) - len(col) if col == "batch" else 0), (head, row)
+assert len(row) == len(head), (len(row), len(head))
+r = json.load(open(sys.argv[2]))["results"]
+assert len(r) == 1 and r[0]["model"] == sys.argv[3] and r[0]["batch"] == 2, r
+PY
+check $? "--model under a long path: the file name in the model column, the columns in line"
+"$bench" --model "$lm_model" --runs 3 --warmup 1 --json "$out/lm.json" >"$out/lm" 2>"$out/lm.err"
+check $? "--model FILE (a language model)"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert [(x["batch"], x["mode"]) for x in r] == [(1, "full"), (8, "full"), (1, "cached"), (1, "uncached")], r
+assert all(x["tokens_per_s"] > 0 and x["spread_s"] >= 0 for x in r), r
+' "$out/lm.json"
+check $? "--model LM: full, cached and uncached rows with their spread"
+
+# --help, --version
+check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \
+    -c --csv --md -s --svg -C --compare -h --help --version
+for d in "default 1,64" "default 10" "default 3" "default f32" "default kernel" "default: \$GMLP_DEVICE"; do
+    grep -q "$d" "$out/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }
+done
+check_version gmlp-bench "$bench"
+
+# usage errors: exit 2, naming what is valid, before any device is touched
+expect_exit 2 "--batch -5" "--batch: expected .* 1 to 65536" "$bench" --batch -5
+expect_exit 2 "--batch 0" "--batch: expected .* 1 to 65536" "$bench" --batch 0
+expect_exit 2 "--batch 1,x" "--batch: expected" "$bench" --batch 1,x
+expect_exit 2 "--batch 1,,2" "--batch: expected" "$bench" --batch 1,,2
+expect_exit 2 "17 batch sizes" "up to 16" "$bench" --batch 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+expect_exit 2 "--runs abc" "--runs: expected an integer from 1 to 100000" "$bench" --runs abc
+expect_exit 2 "--runs 0" "--runs: expected an integer from 1 to 100000" "$bench" --runs 0
+expect_exit 2 "--warmup -1" "--warmup: expected an integer from 0 to 100000" "$bench" --warmup -1
+expect_exit 2 "--gemm cublas" "takes kernel, clblast" "$bench" --gemm cublas
+expect_exit 2 "--weights f64" "takes f32, f16" "$bench" --weights f64
+expect_exit 2 "an unknown option" "bogus" "$bench" --bogus
+expect_exit 2 "an argument" "unexpected argument 'model.safetensors'" "$bench" model.safetensors
+# run-time errors: exit 1, before anything is timed
+expect_exit 1 "a missing --model" "cannot read $out/none.safetensors" "$bench" --model "$out/none.safetensors"
+printf 'not a model' >"$out/junk.safetensors"
+expect_exit 1 "a --model that is no model" "junk.safetensors" "$bench" --model "$out/junk.safetensors"
+expect_exit 1 "an unwritable --json" "cannot write $out/no/r.json" "$bench" --tiny --json "$out/no/r.json"
+expect_exit 1 "an unwritable --md" "cannot write $out/no/r.md" "$bench" --tiny --md "$out/no/r.md"
+expect_exit 1 "a missing --compare file" "cannot read $out/none.json" "$bench" --tiny --compare "$out/none.json"
+expect_exit 1 "no such device" "no-such-device" "$bench" --tiny --device no-such-device
+exit $fail

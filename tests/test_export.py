@@ -208,6 +208,11 @@ def run(tmp, app, tests_dir):
     exported("dict args, module. prefix, no EMA", rc, log, f("noema.safetensors"), gm, s16)
     rc, log = export_pickled(FLOATS_OK, f("noema.pth"), f("x.safetensors"), "--ema")
     refused("--ema without EMA weights", rc, log, "no state_dict_ema")
+    # train.py's --crop-mode travels as gmlp.crop_mode (center, the default, is not written)
+    train_checkpoint(f("border.pth"), gm, dict(TRAIN_ARGS, crop_mode="border"), args_as_dict=True)
+    rc, log = export_pickled(FLOATS_OK, f("border.pth"), f("border.safetensors"))
+    exported("dict args with crop_mode border", rc, log, f("border.safetensors"), gm,
+             dict(s16, **{"gmlp.crop_mode": "border"}))
     torch.save({"model": gm.state_dict(), "epoch": 3}, f("model-key.pth"))
     rc, log = export(f("model-key.pth"), f("model-key.safetensors"), "--arch", "gmlp_s16_224")
     exported("a checkpoint with 'model', --arch without a tag", rc, log, f("model-key.safetensors"), gm, s16)

@@ -85,6 +85,22 @@ static void test_arguments(void)
     CHECK(strstr(gmlp_last_error(NULL), "std") != NULL, "message: %s", gmlp_last_error(NULL));
     cfg.std[1] = 1;
     CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_OK, "upscale 4x4 to 8x8");
+    cfg.crop_mode = 3;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 4, 3, out) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "crop_mode"), "crop_mode 3: %s", gmlp_last_error(NULL));
+    /* border: a 4x2 image becomes 8x4 and is padded by two rows above and below with timm's fill,
+     * round(255 * mean) (127.5 and 63.75 round to even 128 and 64) */
+    cfg.crop_mode = GMLP_CROP_BORDER;
+    cfg.mean[0] = 0.5f;
+    cfg.mean[1] = 0.25f;
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 4, 2, 3, out) == GMLP_OK, "border: %s", gmlp_last_error(NULL));
+    const float fill[3] = {128.0f / 255.0f - 0.5f, 64.0f / 255.0f - 0.25f, 0.0f};
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < 8; y++) {
+            float want = y < 2 || y >= 6 ? fill[c] : -cfg.mean[c]; /* the image is black */
+            CHECK(out[(c * 8 + y) * 8 + 3] == want, "border: channel %d row %d is %g, expected %g", c, y,
+                  out[(c * 8 + y) * 8 + 3], want);
+        }
 }
 
 int main(int argc, char **argv)

@@ -21,7 +21,7 @@ static gmlp_status validate(const unsigned char *buf, size_t size, gmlp_error *e
     if (st != GMLP_OK)
         return st;
     gmlp_config cfg;
-    st = gmlp_config_infer(&f, &cfg, err);
+    st = gmlp_config_infer(&f, NULL, &cfg, err);
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &cfg, err);
     gmlp_st_free(&f);
@@ -79,7 +79,7 @@ static void test_fixtures(const char *dir)
 static int parser_level(const char *file)
 {
     static const char *const prefixes[] = {"empty", "trunc_", "header_", "offsets_", "length_mismatch",
-                                           "dtype_unknown", "shape_", "entry_not_object", "duplicate_name",
+                                           "dtype_unknown", "shape_", "entry_not_object", "duplicate_name", "not_st_",
                                            "metadata_"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (!strncmp(file, prefixes[i], strlen(prefixes[i])))

@@ -20,8 +20,9 @@ taken from timm's registry (no download), without a tag the name's default one.
 The preprocessing is then resolved as timm's validate.py resolves it for this
 checkpoint (``resolve_data_config(args, pretrained_cfg)``: the training run's
 ``--mean``, ``--std``, ``--crop-pct``, ``--interpolation``, ``--img-size`` or
-``--input-size`` win over the cfg) and written as ``gmlp.img_size``,
-``gmlp.mean``, ``gmlp.std``, ``gmlp.crop_pct`` and ``gmlp.interpolation``.  An
+``--input-size``, ``--crop-mode`` win over the cfg) and written as ``gmlp.img_size``,
+``gmlp.mean``, ``gmlp.std``, ``gmlp.crop_pct``, ``gmlp.interpolation`` and, when
+not ``center``, ``gmlp.crop_mode``.  An
 ``args.model`` that timm does not know is noted and ignored; with no name no
 preprocessing metadata is written (the library then uses timm's defaults for the
 architecture).  ``--labels`` (one class name per line) gives ``gmlp.labels``, and
@@ -44,6 +45,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stfile  # noqa: E402
 
+CROP_MODES = ("center", "squash", "border")  # timm's eval crop modes, all three in gmlp_preprocess_rgb8
 INTERPOLATIONS = ("bicubic", "bilinear", "nearest")
 
 
@@ -173,8 +175,8 @@ def data_metadata(cfg, args, in_chans):
     except AssertionError:
         raise ExportError("timm cannot resolve the data settings in the checkpoint's args (img_size, "
                           "input_size, mean, std)") from None
-    if d["crop_mode"] != "center":
-        raise ExportError(f"crop_mode {d['crop_mode']!r}: gmlp-cl crops at the centre only")
+    if d["crop_mode"] not in CROP_MODES:
+        raise ExportError(f"crop_mode {d['crop_mode']!r}: gmlp-cl has {', '.join(CROP_MODES)}")
     if d["interpolation"] not in INTERPOLATIONS:
         raise ExportError(f"interpolation {d['interpolation']!r}: gmlp-cl has {', '.join(INTERPOLATIONS)}")
     _, h, w = d["input_size"]
@@ -182,7 +184,9 @@ def data_metadata(cfg, args, in_chans):
             "gmlp.mean": per_channel("mean", d["mean"], in_chans),
             "gmlp.std": per_channel("std", d["std"], in_chans),
             "gmlp.crop_pct": repr(float(d["crop_pct"])),
-            "gmlp.interpolation": d["interpolation"]}
+            "gmlp.interpolation": d["interpolation"],
+            # written only where it is not the library's default, as the other keys are always
+            **({"gmlp.crop_mode": d["crop_mode"]} if d["crop_mode"] != "center" else {})}
 
 
 def parse_img_size(s):

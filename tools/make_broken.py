@@ -149,6 +149,17 @@ def rnd(shape, rng):
     return rng.normal(0.0, 0.3, shape)
 
 
+def zip_bytes(files):
+    """A zip archive of {name: bytes}, stored, with fixed dates (deterministic)."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for name, data in files.items():
+            z.writestr(zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    return buf.getvalue()
+
+
 def changed(base, **changes):
     """A copy of tensors `base` with entries replaced (in place) or appended."""
     t = collections.OrderedDict(base)
@@ -198,7 +209,14 @@ def cases(tmpdir):
     add("header_len_small.safetensors", "FORMAT", "header", pack_raw(b"{", b""), st="reject")
     add("header_not_json.safetensors", "FORMAT", "json",
         pack_raw(b'{"stem.proj.weight": {"dtype": F32, shape: [8, 3, 2, 2]', gdata), st="reject")
-    add("header_not_object.safetensors", "FORMAT", "json", pack_raw(b"[1,2,3]", b""), st="reject")
+    add("header_not_object.safetensors", "FORMAT", "not a safetensors file", pack_raw(b"[1,2,3]", b""), st="reject")
+    # other kinds of file given as a model: the first bytes are no plausible header
+    with open(os.path.join(HERE, "..", "tests", "data", "hf", "images", "rgb_small.png"), "rb") as f:
+        add("not_st_png.safetensors", "FORMAT", "not a safetensors file (a png image)", f.read(), st="reject")
+    add("not_st_zip.safetensors", "FORMAT", "not a safetensors file (a zip archive",
+        zip_bytes({"archive/data.pkl": b"\x80\x02}q\x00."}), st="reject")
+    add("not_st_text.safetensors", "FORMAT", "not a safetensors file",
+        b"stem.proj.weight = [[0.1, 0.2]]\n", st="reject")
     add("header_trailing_garbage.safetensors", "FORMAT", "json",
         pack_raw(header_json(ghdr) + b"}x", gdata), st="reject")
     bad_utf8 = header_json(layout(G, {"user.note": "caf\u00e9"})[0]).replace("é".encode(), b"\xff")

@@ -78,7 +78,32 @@ CASES = [
      dict(in_chans=3, img_size=32, patch_size=8, embed_dim=16, mlp_ratio=6, num_blocks=1, num_classes=3),
      dict(mean=(0.5, 0.4, 0.3), std=(0.2, 0.25, 0.3), interpolation="nearest", crop_pct=1.15),
      dict(label_names=["cat", "dog", "bird"])),
+    # crop_mode squash: both sides to size / crop_pct, aspect ratio not kept, then a centre crop
+    ("gmlp_squash", "gmlp_s16_224",
+     dict(in_chans=3, img_size=24, patch_size=6, embed_dim=12, mlp_ratio=4, num_blocks=1, num_classes=4),
+     dict(interpolation="bilinear", crop_pct=0.9, crop_mode="squash"),
+     {}),
+    # crop_mode border: the longer side to size / crop_pct, then crop or pad with the mean colour
+    ("mixer_border", "mixer_b16_224",
+     dict(in_chans=3, img_size=32, patch_size=8, embed_dim=16, mlp_ratio=(0.5, 4.0), num_blocks=1, num_classes=3),
+     dict(interpolation="bicubic", crop_pct=0.95, crop_mode="border", **IMAGENET),
+     {}),
+    # gmlp.* metadata (which the library follows; the reference is made with it) that config.json
+    # contradicts: CONFLICTS below rewrites config.json after save_for_hf
+    ("gmlp_conflict", "gmlp_s16_224",
+     dict(in_chans=3, img_size=16, patch_size=4, embed_dim=8, mlp_ratio=4, num_blocks=1, num_classes=3),
+     dict(mean=(0.5, 0.4, 0.3), std=(0.2, 0.25, 0.3), interpolation="bilinear", crop_pct=0.9),
+     dict(label_names=["cat", "dog", "bird"])),
 ]
+# case: (config.json edits, as (keys, value), made after the reference; gmlp.* metadata written
+# into model.safetensors with the values the reference used)
+CONFLICTS = {
+    "gmlp_conflict": (
+        [(("pretrained_cfg", "mean"), [0.485, 0.456, 0.406]), (("pretrained_cfg", "interpolation"), "bicubic"),
+         (("label_names",), ["cat", "dog", "fish"])],
+        {"gmlp.mean": "0.5,0.4,0.3", "gmlp.std": "0.2,0.25,0.3", "gmlp.interpolation": "bilinear",
+         "gmlp.crop_pct": "0.9", "gmlp.labels": "cat\ndog\nbird"}),
+}
 
 
 def build(spec, sizes, overlay, seed):
@@ -128,22 +153,41 @@ def reference(name, model, folder):
     return logits
 
 
+def contradict(folder, edits, metadata):
+    """config.json edited against the gmlp.* metadata now written into model.safetensors."""
+    path = os.path.join(folder, "config.json")
+    with open(path) as f:
+        cfg = json.load(f)
+    for keys, value in edits:
+        d = cfg
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = value
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=2)
+    st = os.path.join(folder, "model.safetensors")
+    save_file(load_file(st), st, metadata=metadata)
+    sort_metadata(st)
+
+
 def main():
     os.makedirs(os.path.join(OUT, "images"), exist_ok=True)
     for p in IMAGES:
         shutil.copyfile(os.path.join(OUT, "..", "preprocess", p), os.path.join(OUT, "images", p))
     torch.set_grad_enabled(False)
     for i, (name, variant, sizes, overlay, model_config) in enumerate(CASES):
-        model = build(variant, sizes, overlay, i)
+        model = build(variant, sizes, overlay, i if i < 4 else 100 + i)  # bin_only has seed 4
         folder = os.path.join(OUT, name)
         shutil.rmtree(folder, ignore_errors=True)
         save_for_hf(model, folder, model_config=model_config, safe_serialization=True)
         logits = reference(name, model, folder)
+        if name in CONFLICTS:
+            contradict(folder, *CONFLICTS[name])
         print(f"{name:18s} {variant:32s} input_size {model.pretrained_cfg['input_size']} "
               f"max|logit| {logits.abs().max().item():.3f}")
     # a folder with the weights only as a pickle, which gmlp-cl refuses (export it first)
     model = build("gmlp_s16_224", dict(in_chans=3, img_size=16, patch_size=4, embed_dim=8, mlp_ratio=4,
-                                        num_blocks=1, num_classes=3), {}, len(CASES))
+                                        num_blocks=1, num_classes=3), {}, 4)
     folder = os.path.join(OUT, "bin_only")
     shutil.rmtree(folder, ignore_errors=True)
     save_for_hf(model, folder, safe_serialization=False)

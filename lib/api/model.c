@@ -40,7 +40,7 @@ gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_
     gmlp_load_options o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load_memory", opts, &o));
     pthread_mutex_lock(&ctx->lock);
-    gmlp_status st = gmlp_model_create(ctx, data ? data : "", size, o.weights, out);
+    gmlp_status st = gmlp_model_create(ctx, data ? data : "", size, NULL, o.weights, out);
     pthread_mutex_unlock(&ctx->lock);
     return st;
 }
@@ -61,12 +61,7 @@ gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_l
     gmlp_load_options o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load", opts, &o));
     pthread_mutex_lock(&ctx->lock);
-    unsigned char *data;
-    size_t size;
-    gmlp_status st = gmlp_read_file(ctx, path, &data, &size);
-    if (st == GMLP_OK && (st = gmlp_model_create(ctx, data, size, o.weights, out)) != GMLP_OK)
-        gmlp_error_prefix(&ctx->err, path);
-    free(data);
+    gmlp_status st = gmlp_model_open(ctx, path, o.weights, out);
     pthread_mutex_unlock(&ctx->lock);
     return st;
 }
@@ -118,6 +113,14 @@ gmlp_source gmlp_model_config_source(const gmlp_model *m, const char *key)
         if (!strcmp(key, gmlp_preproc_keys[k]))
             return m->sources[k];
     return GMLP_SOURCE_UNKNOWN;
+}
+
+const char *gmlp_model_config_conflict(const gmlp_model *m, const char *key)
+{
+    for (int k = 0; m && key && k < GMLP_PK_COUNT; k++)
+        if (!strcmp(key, gmlp_preproc_keys[k]))
+            return m->conflicts[k];
+    return NULL;
 }
 
 gmlp_status gmlp_model_override(gmlp_model *m, const char *key, const char *value)

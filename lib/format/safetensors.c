@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "format/json.h"
 
 #define MAX_HEADER ((uint64_t)100 << 20) /* the reference implementation's limit */
 #define MAX_DEPTH 64                     /* a valid header nests 3 levels deep */
@@ -70,44 +71,23 @@ void gmlp_st_free(gmlp_st_file *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Older jansson recurses without limit (2.11+ stops at 2048), so absurd
- * nesting is refused before it parses.  On any valid prefix this count is
- * exact, and jansson stops at the first invalid byte, so it bounds the depth
- * jansson can reach. */
-static int nesting_ok(const uint8_t *p, size_t n)
+/* What a file that is not safetensors looks like, for the message. */
+static const char *file_kind(const uint8_t *p, size_t n)
 {
-    int depth = 0, in_str = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (in_str) {
-            if (p[i] == '\\')
-                i++;
-            else if (p[i] == '"')
-                in_str = 0;
-        } else if (p[i] == '"') {
-            in_str = 1;
-        } else if (p[i] == '{' || p[i] == '[') {
-            if (++depth > MAX_DEPTH)
-                return 0;
-        } else if (p[i] == '}' || p[i] == ']') {
-            depth--;
-        }
-    }
-    return 1;
-}
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *kind;
+    } kinds[] = {
+        {"PK\3\4", 4, " (a zip archive, as PyTorch saves .pth/.bin checkpoints: tools/export_vision.py converts them)"},
+        {"\x80\x02", 2, " (a pickle, as older PyTorch saves checkpoints: tools/export_vision.py converts them)"},
+        {"\x89PNG", 4, " (a PNG image)"},
+        {"\xff\xd8\xff", 3, " (a JPEG image)"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (n >= kinds[i].len && !memcmp(p, kinds[i].magic, kinds[i].len))
+            return kinds[i].kind;
+    return "";
 }
 
 static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err)
@@ -125,7 +105,7 @@ static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err
     json_object_foreach(meta, key, val) {
         if (!json_is_string(val))
             return gmlp_fail(err, GMLP_ERR_FORMAT, "__metadata__: metadata key '%s' is not a string (%s)",
-                             key, json_kind(val));
+                             key, gmlp_json_kind(val));
         char *k = dup_str(key), *v = dup_str(json_string_value(val));
         if (!k || !v) {
             free(k);
@@ -308,19 +288,20 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gm
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = hlen << 8 | buf[i];
+    /* implausible first bytes are another kind of file, not a damaged safetensors one */
+    if (hlen < 2 || hlen > MAX_HEADER || (size > 8 && buf[8] != '{'))
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
+                         "not a safetensors file%s: it starts with header length %llu and byte 0x%02x, where a "
+                         "safetensors file has a little-endian length in [2, %llu] and '{'",
+                         file_kind(buf, size), (unsigned long long)hlen, size > 8 ? buf[8] : 0,
+                         (unsigned long long)MAX_HEADER);
     /* compared against size - 8 so no sum can wrap, whatever the length field says */
     if (hlen > size - 8)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "header length %llu exceeds the %zu bytes after it (truncated file?)",
                          (unsigned long long)hlen, size - 8);
-    if (hlen < 2 || hlen > MAX_HEADER)
-        return gmlp_fail(err, GMLP_ERR_FORMAT, "header length %llu is outside [2, %llu]",
-                         (unsigned long long)hlen, (unsigned long long)MAX_HEADER);
     const uint8_t *header = buf + 8;
-    if (header[0] != '{')
-        return gmlp_fail(err, GMLP_ERR_FORMAT, "header is not a JSON object (starts with byte 0x%02x)",
-                         header[0]);
-    if (!nesting_ok(header, (size_t)hlen))
+    if (!gmlp_json_nesting_ok(header, (size_t)hlen, MAX_DEPTH))
         return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON nests deeper than %d levels", MAX_DEPTH);
     /* jansson leaves the error code unset (and the text empty) when some
      * allocations fail, so start from zeros */

@@ -91,8 +91,9 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
         long long ntok = (long long)((int)v[0] / cfg->patch_h) * ((int)v[n - 1] / cfg->patch_w);
         if (ntok != cfg->seq_len)
             return gmlp_fail(err, st,
-                             "image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for %d "
-                             "tokens", (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+                             "%s: image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for "
+                             "%d tokens", what, (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok,
+                             cfg->seq_len);
         cfg->img_h = (int)v[0];
         cfg->img_w = (int)v[n - 1];
         return GMLP_OK;
@@ -142,7 +143,20 @@ static gmlp_status metadata_preproc(const gmlp_st_file *f, gmlp_config *cfg, gml
     return s ? gmlp_cfg_set_preproc(cfg, key, s, what, GMLP_ERR_FORMAT, err) : GMLP_OK;
 }
 
-static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+/* config.json's value of key, if present, over what cfg holds (validated
+ * even where the metadata will override it). */
+static gmlp_status hf_preproc(const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_preproc_key key, gmlp_error *err)
+{
+    char what[80];
+    if (!hf || !hf->value[key])
+        return GMLP_OK;
+    snprintf(what, sizeof what, "config.json %s", hf->key[key]);
+    return gmlp_cfg_set_preproc(cfg, key, hf->value[key], what, GMLP_ERR_FORMAT, err);
+}
+
+/* Defaults, then config.json, then the gmlp.* metadata: each overrides the one before. */
+static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg,
+                                  gmlp_error *err)
 {
     for (int i = 0; i < 3; i++)
         cfg->mean[i] = cfg->std[i] = 0.5f; /* timm's gMLP and Google Mixer cfgs */
@@ -153,8 +167,10 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, gmlp_config *cfg, gmlp_
     cfg->sgu_eps = cfg->arch == GMLP_ARCH_GMLP ? 1e-5f : 0.0f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
                                      GMLP_PK_INTERPOLATION};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        GMLP_TRY(hf_preproc(hf, cfg, keys[i], err));
         GMLP_TRY(metadata_preproc(f, cfg, keys[i], err));
+    }
     return gmlp_cfg_parse_eps(f, cfg, err);
 }
 
@@ -310,11 +326,14 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
     return GMLP_OK;
 }
 
-/* Image size: metadata, else the square whose patch grid has seq_len tokens. */
-static gmlp_status infer_image(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+/* Image size: metadata, else config.json, else the square whose patch grid has seq_len tokens. */
+static gmlp_status infer_image(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_error *err)
 {
+    GMLP_TRY(hf_preproc(hf, cfg, GMLP_PK_IMG_SIZE, err));
     if (gmlp_st_meta(f, "gmlp.img_size"))
         return metadata_preproc(f, cfg, GMLP_PK_IMG_SIZE, err);
+    if (hf && hf->value[GMLP_PK_IMG_SIZE])
+        return GMLP_OK;
     int side = (int)lround(sqrt((double)cfg->seq_len));
     if (side * side != cfg->seq_len)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
@@ -333,27 +352,59 @@ int gmlp_cfg_count_labels(const char *s)
     return n;
 }
 
-static gmlp_status check_labels(const gmlp_st_file *f, const gmlp_config *cfg, gmlp_error *err)
+static gmlp_status check_labels(const gmlp_st_file *f, const gmlp_hf_config *hf, const gmlp_config *cfg,
+                                gmlp_error *err)
 {
     const char *s = gmlp_st_meta(f, "gmlp.labels");
     int n = s ? gmlp_cfg_count_labels(s) : cfg->num_classes;
     if (n != cfg->num_classes)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.labels has %d names for %d classes", n,
                          cfg->num_classes);
+    s = hf ? hf->value[GMLP_PK_LABELS] : NULL;
+    n = s ? gmlp_cfg_count_labels(s) : cfg->num_classes;
+    if (n != cfg->num_classes)
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json %s has %d names, but the weights have %d classes%s",
+                         hf->key[GMLP_PK_LABELS], n, cfg->num_classes, cfg->num_classes ? "" : " (no head)");
     return GMLP_OK;
 }
 
-gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+/* What config.json states about the network must be what the weights are. */
+static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gmlp_error *err)
+{
+    if (!hf)
+        return GMLP_OK;
+    for (int i = 0; i < hf->n_sizes; i++) {
+        const gmlp_hf_size *z = &hf->sizes[i];
+        int have = z->classes ? cfg->num_classes : cfg->in_chans;
+        if (z->value != have)
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json %s says %lld %s, but the weights have %d (%s)",
+                             z->key, z->value, z->classes ? "classes" : "input channels", have,
+                             z->classes ? (cfg->num_classes ? "head.weight" : "no head") : "stem.proj.weight");
+    }
+    /* timm's registry names say the family; other names are left to the tensors */
+    const char *a = hf->architecture;
+    int named = !a ? -1 : !strncmp(a, "gmlp_", 5) ? GMLP_ARCH_GMLP : !strncmp(a, "mixer_", 6) ? GMLP_ARCH_MIXER : -1;
+    if (named >= 0 && named != cfg->arch)
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json architecture '%s' is a %s, but the weights are a %s", a,
+                         arch_descs[named], arch_descs[cfg->arch]);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_config_infer(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_error *err)
 {
     memset(cfg, 0, sizeof *cfg);
     GMLP_TRY(infer_arch(f, cfg, err));
+    if (cfg->arch == GMLP_ARCH_LM && (gmlp_hf_config_has_preproc(hf) || (hf && hf->n_sizes)))
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json describes an image model, but the weights are a %s",
+                         arch_descs[GMLP_ARCH_LM]);
     if (cfg->arch == GMLP_ARCH_LM)
         return gmlp_lm_config_infer(f, cfg, err);
     cfg->heads = 1;
     GMLP_TRY(infer_sizes(f, cfg, err));
-    GMLP_TRY(infer_image(f, cfg, err));
-    GMLP_TRY(parse_metadata(f, cfg, err));
-    return check_labels(f, cfg, err);
+    GMLP_TRY(check_hf(hf, cfg, err));
+    GMLP_TRY(infer_image(f, hf, cfg, err));
+    GMLP_TRY(parse_metadata(f, hf, cfg, err));
+    return check_labels(f, hf, cfg, err);
 }
 
 static gmlp_status check_one(const gmlp_st_file *f, const gmlp_config *cfg, int l, const gmlp_tensor_spec *spec,

@@ -114,16 +114,77 @@ static gmlp_status set_labels(gmlp_model *m, const char *list)
     return GMLP_OK;
 }
 
-/* Where each preprocessing value came from: the metadata names those it set. */
-static gmlp_status init_preproc(gmlp_model *m)
+/* Labels a and b (newline-separated) differ: where, into buf. */
+static void labels_differ(const char *a, const char *b, char *buf, size_t size)
 {
+    for (int i = 0;; i++) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || memcmp(a, b, la)) {
+            snprintf(buf, size, "from class %d on: '%.*s' and '%.*s'", i, (int)(la < 60 ? la : 60), a,
+                     (int)(lb < 60 ? lb : 60), b);
+            return;
+        }
+        if (!a[la] || !b[lb])
+            break;
+        a += la + 1;
+        b += lb + 1;
+    }
+    snprintf(buf, size, "in their number");
+}
+
+/* Length of a label list without trailing newlines (which name no label). */
+static size_t labels_len(const char *s)
+{
+    size_t n = strlen(s);
+    while (n && s[n - 1] == '\n')
+        n--;
+    return n;
+}
+
+/* Into m->conflicts[k]: how gmlp.KEY (meta, the value m->cfg holds) and
+ * config.json disagree on key k; left NULL when they agree. */
+static gmlp_status note_conflict(gmlp_model *m, const gmlp_hf_config *hf, gmlp_preproc_key k, const char *meta)
+{
+    char text[512];
+    const char *theirs = hf->value[k];
+    if (k == GMLP_PK_LABELS) {
+        if (labels_len(meta) == labels_len(theirs) && !memcmp(meta, theirs, labels_len(meta)))
+            return GMLP_OK;
+        char where[200];
+        labels_differ(meta, theirs, where, sizeof where);
+        snprintf(text, sizeof text, "gmlp.labels (used) and config.json %s differ %s", hf->key[k], where);
+    } else {
+        gmlp_config cfg = m->cfg;
+        gmlp_error scratch = {.msg = ""};
+        /* validated by gmlp_config_infer; only key k's fields change, so equal values compare equal */
+        if (gmlp_cfg_set_preproc(&cfg, k, theirs, "config.json", GMLP_ERR_FORMAT, &scratch) != GMLP_OK ||
+            !memcmp(&cfg, &m->cfg, sizeof cfg))
+            return GMLP_OK;
+        snprintf(text, sizeof text, "gmlp.%s '%s' (used) and config.json %s '%s' differ", gmlp_preproc_keys[k], meta,
+                 hf->key[k], theirs);
+    }
+    if (!(m->conflicts[k] = dup_str(text)))
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    return GMLP_OK;
+}
+
+/* Where each preprocessing value came from (the metadata over config.json
+ * over the defaults, as gmlp_config_infer applied them), where the two
+ * disagree, and the labels of the winner. */
+static gmlp_status init_preproc(gmlp_model *m, const gmlp_hf_config *hf)
+{
+    const char *labels = NULL;
     for (int k = 0; k < GMLP_PK_COUNT; k++) {
         char key[64];
         snprintf(key, sizeof key, "gmlp.%s", gmlp_preproc_keys[k]);
-        m->sources[k] = gmlp_model_meta(m, key) ? GMLP_SOURCE_METADATA : GMLP_SOURCE_DEFAULT;
+        const char *meta = gmlp_model_meta(m, key), *json = hf ? hf->value[k] : NULL;
+        m->sources[k] = meta ? GMLP_SOURCE_METADATA : json ? GMLP_SOURCE_CONFIG_JSON : GMLP_SOURCE_DEFAULT;
+        if (meta && json)
+            GMLP_TRY(note_conflict(m, hf, (gmlp_preproc_key)k, meta));
+        if (k == GMLP_PK_LABELS)
+            labels = meta ? meta : json;
     }
     /* gmlp_config_infer checked there is one name per class */
-    const char *labels = gmlp_model_meta(m, "gmlp.labels");
     return labels && m->cfg.num_classes ? set_labels(m, labels) : GMLP_OK;
 }
 
@@ -185,12 +246,13 @@ gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **
     return GMLP_OK;
 }
 
-static gmlp_status load(gmlp_model *m, const void *data, size_t size, gmlp_weight_type weights)
+static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_hf_config *hf,
+                        gmlp_weight_type weights)
 {
     gmlp_st_file f;
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_st_parse(data, size, &f, &ctx->err));
-    gmlp_status st = gmlp_config_infer(&f, &m->cfg, &ctx->err);
+    gmlp_status st = gmlp_config_infer(&f, hf, &m->cfg, &ctx->err);
     m->cfg.weights = weights;
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &m->cfg, &ctx->err);
@@ -200,7 +262,7 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, gmlp_weigh
         st = copy_metadata(m, &f);
     }
     if (st == GMLP_OK)
-        st = init_preproc(m);
+        st = init_preproc(m, hf);
     if (st == GMLP_OK)
         st = upload_all(m, &f);
     gmlp_st_free(&f);
@@ -210,15 +272,15 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, gmlp_weigh
     return st;
 }
 
-gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, gmlp_weight_type weights,
-                              gmlp_model **out)
+gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, const gmlp_hf_config *hf,
+                              gmlp_weight_type weights, gmlp_model **out)
 {
     *out = NULL;
     gmlp_model *m = calloc(1, sizeof *m);
     if (!m)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     m->ctx = ctx;
-    gmlp_status st = load(m, data, size, weights);
+    gmlp_status st = load(m, data, size, hf, weights);
     if (st != GMLP_OK) {
         gmlp_model_destroy(m);
         return st;
@@ -250,5 +312,7 @@ void gmlp_model_destroy(gmlp_model *m)
     free(m->meta_keys);
     free(m->meta_values);
     free_labels(m->labels, m->cfg.num_classes);
+    for (int k = 0; k < GMLP_PK_COUNT; k++)
+        free(m->conflicts[k]);
     free(m);
 }

@@ -8,6 +8,8 @@
 #include "format/safetensors.h"
 #include "cl/clerr.h"
 #include "ops/ops.h"
+#include "model/preproc.h"
+#include "model/hf_config.h"
 
 typedef struct gmlp_block_weights {
     cl_mem norm_w, norm_b;         /* gMLP: norm; Mixer: norm2 (before the channel MLP) */
@@ -35,19 +37,6 @@ typedef struct gmlp_workspace {
     cl_mem out;    /* out_rows x classes (or vocabulary): logits */
 } gmlp_workspace;
 
-/* Preprocessing values and where each came from (gmlp_model_config_source). */
-typedef enum gmlp_preproc_key {
-    GMLP_PK_IMG_SIZE,
-    GMLP_PK_MEAN,
-    GMLP_PK_STD,
-    GMLP_PK_CROP_PCT,
-    GMLP_PK_CROP_MODE,
-    GMLP_PK_INTERPOLATION,
-    GMLP_PK_LABELS,
-    GMLP_PK_COUNT
-} gmlp_preproc_key;
-extern const char *const gmlp_preproc_keys[GMLP_PK_COUNT]; /* "img_size", ...: as the gmlp.* metadata */
-
 struct gmlp_model {
     gmlp_context *ctx;
     gmlp_config cfg;
@@ -55,6 +44,7 @@ struct gmlp_model {
     size_t n_meta;
     char **labels; /* num_classes entries, or NULL */
     gmlp_source sources[GMLP_PK_COUNT];
+    char *conflicts[GMLP_PK_COUNT]; /* gmlp.KEY and config.json disagree: how; else NULL */
     cl_mem stem_w, stem_b, norm_w, norm_b, head_w, head_b; /* LM: to_logits.0 / .1 as norm / head */
     cl_mem embed_w;                                        /* LM: to_embed */
     gmlp_block_weights *blocks;
@@ -63,10 +53,14 @@ struct gmlp_model {
 
 /* ---- loading (model/load.c, config.c, lm_config.c, weights.c, lm_weights.c) ---- */
 
-/* A model from a safetensors file in memory; the caller holds ctx's lock.
- * *out is NULL on failure, with ctx->err saying why. */
-gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, gmlp_weight_type weights,
-                              gmlp_model **out);
+/* A model from a safetensors file in memory and, for a model folder, its
+ * config.json (hf; NULL: none); the caller holds ctx's lock.  *out is NULL
+ * on failure, with ctx->err saying why. */
+gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, const gmlp_hf_config *hf,
+                              gmlp_weight_type weights, gmlp_model **out);
+/* gmlp_model_load's work for a path: a safetensors file, or a model folder
+ * (model.safetensors and optionally config.json); failures name the path. */
+gmlp_status gmlp_model_open(gmlp_context *ctx, const char *path, gmlp_weight_type weights, gmlp_model **out);
 void gmlp_model_destroy(gmlp_model *m);
 /* A whole file into *data (malloc'd). */
 gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **data, size_t *size);
@@ -75,9 +69,10 @@ const char *gmlp_model_meta(const gmlp_model *m, const char *key);
 /* key's value (as the gmlp.KEY metadata spells it), now from the user. */
 gmlp_status gmlp_model_set_preproc(gmlp_model *m, const char *key, const char *value);
 
-/* Fills cfg from tensor names/shapes and metadata, validating the metadata
- * and the consistency of every size. */
-gmlp_status gmlp_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
+/* Fills cfg from tensor names/shapes, metadata and a model folder's
+ * config.json (hf, NULL for none; the metadata wins), validating both and
+ * the consistency of every size. */
+gmlp_status gmlp_config_infer(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_error *err);
 
 /* Checks that f holds exactly the tensors cfg implies, with the right shapes
  * and a float dtype. */

@@ -1,8 +1,12 @@
-/* timm's eval transform (transforms_imagenet_eval, crop_mode 'center') for
- * 8-bit images, reproducing what PIL and torchvision compute:
- *   convert to L or RGB → resize (shorter side to floor(size / crop_pct), or
- *   timm's ResizeKeepRatio for non-square targets) with PIL's resampling →
- *   CenterCrop → ToTensor → Normalize.
+/* timm's eval transform (transforms_imagenet_eval) for 8-bit images,
+ * reproducing what PIL and torchvision compute:
+ *   convert to L or RGB → resize with PIL's resampling, by crop_mode:
+ *     center: shorter side to floor(size / crop_pct) (timm's ResizeKeepRatio
+ *       for non-square targets), then CenterCrop (padding with zeros);
+ *     squash: both sides to floor(size / crop_pct), then CenterCrop;
+ *     border: longer side to floor(size / crop_pct), then timm's
+ *       CenterCropOrPad, padding with the mean colour;
+ *   → ToTensor → Normalize.
  * The resampling follows Pillow's Resample.c: separable passes (horizontal,
  * then vertical) on uint8 with 22-bit fixed-point coefficients and the
  * filter support widened by the scale when shrinking (antialiasing), and
@@ -168,19 +172,25 @@ static void resize_nearest(const uint8_t *in, int w, int h, int ch, uint8_t *out
     }
 }
 
-/* Size before the crop, as torchvision's Resize(int) or timm's ResizeKeepRatio;
- * 0 when it would exceed MAX_PIXELS (checked in double, before any int cast). */
-static int resized_size(int w, int h, int scale_h, int scale_w, int *ow, int *oh)
+/* Size before the crop: squash, Resize((scale_h, scale_w)); border, timm's
+ * ResizeKeepRatio(longest=1); center, torchvision's Resize(int) or, for a
+ * non-square target, ResizeKeepRatio(longest=0).  0 when it would exceed
+ * MAX_PIXELS (checked in double, before any int cast). */
+static int resized_size(int w, int h, int scale_h, int scale_w, int mode, int *ow, int *oh)
 {
     double dw, dh;
-    if (scale_h == scale_w) {
+    if (mode == GMLP_CROP_SQUASH) {
+        dw = scale_w;
+        dh = scale_h;
+    } else if (mode == GMLP_CROP_CENTER && scale_h == scale_w) {
         /* int(s * long / short): the product is exact in double, as in Python */
         int shorter = w <= h ? w : h, longer = w <= h ? h : w;
         double other = floor((double)scale_h * longer / shorter);
         dw = w <= h ? scale_h : other;
         dh = w <= h ? other : scale_h;
     } else {
-        double ratio = fmin((double)h / scale_h, (double)w / scale_w);
+        double rh = (double)h / scale_h, rw = (double)w / scale_w;
+        double ratio = mode == GMLP_CROP_BORDER ? fmax(rh, rw) : fmin(rh, rw);
         dh = rint(h / ratio); /* Python's round(): half to even */
         dw = rint(w / ratio);
     }
@@ -191,10 +201,10 @@ static int resized_size(int w, int h, int scale_h, int scale_w, int *ow, int *oh
     return 1;
 }
 
-/* crop_pct as the double Python holds: the shortest decimal that reads back
- * as this float ("0.8", not 0.800000011920929, which would make
+/* A config value as the double Python holds: the shortest decimal that reads
+ * back as this float (crop_pct "0.8", not 0.800000011920929, which would make
  * floor(224 / crop_pct) 279 instead of timm's 280). */
-static double crop_pct_decimal(float f)
+static double python_decimal(float f)
 {
     char buf[32];
     for (int digits = 1; digits < 9; digits++) {
@@ -203,6 +213,12 @@ static double crop_pct_decimal(float f)
             return strtod(buf, NULL);
     }
     return f;
+}
+
+/* timm's border fill, round(255 * mean) (Python's round: half to even, as rint). */
+static uint8_t mean_colour(float mean)
+{
+    return (uint8_t)fmin(255, fmax(0, rint(255 * python_decimal(mean))));
 }
 
 /* torchvision CenterCrop offset; negative when it pads (with zeros). */
@@ -225,18 +241,18 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
         cfg->interpolation > GMLP_INTERP_NEAREST)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
-    if (cfg->crop_mode != GMLP_CROP_CENTER)
-        return fail(GMLP_ERR_UNSUPPORTED, "crop_mode squash and border are not implemented (only center)");
+    if (cfg->crop_mode < GMLP_CROP_CENTER || cfg->crop_mode > GMLP_CROP_BORDER)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "crop_mode must be GMLP_CROP_CENTER, _SQUASH or _BORDER");
     for (int c = 0; c < cfg->in_chans; c++)
         if (!(cfg->std[c] > 0.0f) || !isfinite(cfg->mean[c]))
             return fail(GMLP_ERR_INVALID_ARGUMENT, "std must be positive and mean finite");
-    const double crop_pct = crop_pct_decimal(cfg->crop_pct);
+    const double crop_pct = python_decimal(cfg->crop_pct);
     double sh = floor(cfg->img_h / crop_pct), sw = floor(cfg->img_w / crop_pct);
     if (sh > 65536 || sw > 65536 || sh < 1 || sw < 1)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "floor(img_size / crop_pct) must be in [1, 65536]");
     const int ch = cfg->in_chans;
     int ow, oh;
-    if (!resized_size(width, height, (int)sh, (int)sw, &ow, &oh))
+    if (!resized_size(width, height, (int)sh, (int)sw, cfg->crop_mode, &ow, &oh))
         return fail(GMLP_ERR_INVALID_ARGUMENT, "the resized image would exceed 2^30 pixels");
 
     uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
@@ -257,15 +273,17 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
         }
     }
     const int top = crop_offset(oh, cfg->img_h), left = crop_offset(ow, cfg->img_w);
-    for (int c = 0; c < ch; c++)
+    for (int c = 0; c < ch; c++) {
+        const uint8_t pad = cfg->crop_mode == GMLP_CROP_BORDER ? mean_colour(cfg->mean[c]) : 0;
         for (int y = 0; y < cfg->img_h; y++)
             for (int x = 0; x < cfg->img_w; x++) {
                 int sy = y + top, sx = x + left;
-                uint8_t v = sy >= 0 && sy < oh && sx >= 0 && sx < ow ? resized[((size_t)sy * ow + sx) * ch + c] : 0;
+                uint8_t v = sy >= 0 && sy < oh && sx >= 0 && sx < ow ? resized[((size_t)sy * ow + sx) * ch + c] : pad;
                 /* float32 as ToTensor then Normalize compute it */
                 float f = (float)v / 255.0f;
                 out[((size_t)c * cfg->img_h + y) * cfg->img_w + x] = (f - cfg->mean[c]) / cfg->std[c];
             }
+    }
     free(resized);
     return GMLP_OK;
 }

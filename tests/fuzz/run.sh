@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the libFuzzer targets with meson (clang-15, -Dfuzzing=enabled, ASan +
 # UBSan) and fuzzes each for SECONDS (default 20) from a seed corpus of the
-# valid and broken test files.  A crash leaves its input in the work folder
+# valid and broken test files (config.json's target: the model folders' and
+# the broken configs).  A crash leaves its input in the work folder
 # and fails the run: copy it to tests/data/fuzz-regressions/ with a line in
 # its manifest (test_safetensors replays that folder).
 #   tests/fuzz/run.sh [SECONDS [WORKDIR]]      e.g. tests/fuzz/run.sh 3600
@@ -24,10 +25,16 @@ export ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$root/tests/lsan.su
 # Intel's ICD cannot be loaded under ASan (RTLD_DEEPBIND); fuzz on PoCL
 [ -f /etc/OpenCL/vendors/pocl.icd ] && export OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd
 cd "$work"
-for t in fuzz_safetensors fuzz_model_load; do
+# config.json's target starts from the folders' configs and the broken ones
+mkdir -p "$work/corpus_config"
+for f in "$root"/tests/data/hf/*/config.json; do cp "$f" "$work/corpus_config/$(basename "$(dirname "$f")").json"; done
+cp "$root"/tests/data/broken/config/*.json "$work/corpus_config/"
+for t in fuzz_safetensors fuzz_model_load fuzz_config_json; do
     mkdir -p "out_$t"
+    seeds=corpus
+    [ "$t" = fuzz_config_json ] && seeds=corpus_config
     "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
-        -print_final_stats=1 "out_$t" corpus >"$t.log" 2>&1 ||
+        -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1 ||
         { tail -n 40 "$t.log"; echo "FAIL: $t crashed; input kept in $work"; exit 1; }
     grep -E "stat::number_of_executed_units|cov:" "$t.log" | tail -n 2
     echo "$t: no crash in ${secs}s"

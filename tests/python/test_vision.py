@@ -139,19 +139,21 @@ def test_example_script() -> None:
 
 
 @needs_device
-@pytest.mark.parametrize("name", ["gmlp_wide", "mixer_miil", "gmlp_grey_nocrop", "gmlp_nearest_pad"])
+@pytest.mark.parametrize("name", ["gmlp_wide", "mixer_miil", "gmlp_grey_nocrop", "gmlp_nearest_pad", "gmlp_squash",
+                                  "mixer_border", "gmlp_conflict"])
 def test_model_folder(name: str) -> None:
     """Hugging Face model folders (tests/data/hf, timm's save_for_hf): preprocessing from config.json,
     on the PIL images, and the logits, as timm in float64."""
     hf = DATA / "hf"
     ref = read_safetensors(hf / f"{name}.ref.safetensors")
-    try:
-        m = gmlp.load(hf / name)
-    except gmlp.Error as e:
-        if "not a regular file" in str(e):  # a library from before model folders: the path went through
-            pytest.skip(f"this libgmlp loads no model folders: {e}")
-        raise
-    with m:
+    with gmlp.load(hf / name) as m:
         x = np.stack([m.preprocess(Image.open(hf / p)) for p in ref["__metadata__"]["inputs"].splitlines()])
         assert rel_error(x, ref["images"].astype(np.float64)) <= 1e-5
         assert rel_error(m.classify(x), ref["logits"]) <= TOL["f32"]
+
+
+@needs_device
+def test_model_folder_refused() -> None:
+    """A folder with only PyTorch weights is refused, pointing to the exporter."""
+    with pytest.raises(gmlp.Error, match="tools/export_vision.py"):
+        gmlp.load(DATA / "hf" / "bin_only")

@@ -1,0 +1,74 @@
+/* gmlp-bench --md: the results as GitHub-flavoured markdown tables, as
+ * llama-bench's -o md writes them: the image models, then the language
+ * models, a model file named without its folder. */
+#include <string.h>
+
+#include "bench.h"
+
+static const char *str(json_t *row, const char *key)
+{
+    const char *s = json_string_value(json_object_get(row, key));
+    return s ? s : "";
+}
+
+static double num(json_t *row, const char *key)
+{
+    return json_number_value(json_object_get(row, key));
+}
+
+/* A table cell: '|' would end it. */
+static void cell(FILE *f, const char *s)
+{
+    fputs("| ", f);
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc(' ', f);
+}
+
+int bench_md(json_t *rows, FILE *f)
+{
+    size_t i;
+    json_t *r;
+    int images = 0, lms = 0;
+    json_array_foreach(rows, i, r) {
+        images += json_object_get(r, "images_per_s") != NULL;
+        lms += json_object_get(r, "tokens_per_s") != NULL;
+    }
+    if (images) {
+        fputs("| device | model | weights | gemm | batch | median ms | spread ms | images/s | TFLOP/s | % of SGEMM peak "
+              "| cold first result s | first result s | peak MiB | weights MiB |\n"
+              "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+              f);
+        json_array_foreach(rows, i, r) {
+            if (!json_object_get(r, "images_per_s"))
+                continue;
+            double peak = num(r, "sgemm_peak_tflops");
+            cell(f, str(r, "device"));
+            cell(f, bench_base_name(str(r, "model")));
+            fprintf(f, "| %s | %s | %lld | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f | %.3f | %.1f | %.1f |\n",
+                    str(r, "weights"), str(r, "gemm"), (long long)json_integer_value(json_object_get(r, "batch")),
+                    num(r, "median_s") * 1e3, num(r, "spread_s") * 1e3, num(r, "images_per_s"), num(r, "tflops"),
+                    peak > 0 ? 100 * num(r, "tflops") / peak : 0.0, num(r, "first_result_cold_s"),
+                    num(r, "first_result_s"), num(r, "peak_device_bytes") / 1048576.0,
+                    num(r, "weight_bytes") / 1048576.0);
+        }
+    }
+    if (lms) {
+        fputs(images ? "\n" : "", f);
+        fputs("| device | language model | batch | mode | tokens/s | median ms | spread ms |\n"
+              "| --- | --- | ---: | --- | ---: | ---: | ---: |\n",
+              f);
+        json_array_foreach(rows, i, r) {
+            if (!json_object_get(r, "tokens_per_s"))
+                continue;
+            cell(f, str(r, "device"));
+            cell(f, bench_base_name(str(r, "model")));
+            fprintf(f, "| %lld | %s | %.1f | %.3f | %.3f |\n", (long long)json_integer_value(json_object_get(r, "batch")),
+                    str(r, "mode"), num(r, "tokens_per_s"), num(r, "seconds") * 1e3, num(r, "spread_s") * 1e3);
+        }
+    }
+    return ferror(f) != 0;
+}
