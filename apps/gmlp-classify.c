@@ -185,8 +185,11 @@ static int parse_value(int c, const char *arg, app_options *o)
         break;
     default: ok = 0, valid = "none";
     }
-    if (!ok)
-        fprintf(stderr, "gmlp-classify: invalid value '%s' for --%s: %s\n", arg, option_name(c), valid);
+    if (!ok) {
+        char option[32];
+        snprintf(option, sizeof option, "--%s", option_name(c));
+        app_bad_value("gmlp-classify", option, arg, valid);
+    }
     return ok;
 }
 
