@@ -30,6 +30,7 @@ struct app_pipeline {
     pthread_cond_t cond; /* any change of the queues or flags below; broadcast */
     queue todo, ready, done;
     size_t undecoded; /* batches in todo or being decoded */
+    size_t n_ready, ready_cap; /* decoded batches waiting for a device, and their bound (host memory) */
     int closed, stop, failed, alive;
     device *dev;
     int n_dev;
@@ -76,9 +77,10 @@ static void *decoder_main(void *arg)
     app_pipeline *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->stop && !p->todo.head && !p->closed)
+        /* decoding stops ahead of the devices once ready_cap batches wait for them */
+        while (!p->stop && !p->failed && (p->todo.head ? p->n_ready >= p->ready_cap : !p->closed))
             pthread_cond_wait(&p->cond, &p->lock);
-        app_batch *b = p->stop ? NULL : pop_front(&p->todo);
+        app_batch *b = p->stop || p->failed ? NULL : pop_front(&p->todo);
         if (!b)
             break;
         pthread_mutex_unlock(&p->lock);
@@ -86,6 +88,7 @@ static void *decoder_main(void *arg)
             b->rows.oom = 1; /* written as a failure */
         pthread_mutex_lock(&p->lock);
         p->undecoded--;
+        p->n_ready++;
         push_sorted(&p->ready, b);
         pthread_cond_broadcast(&p->cond);
     }
@@ -143,6 +146,7 @@ static void device_failed(device *d, app_batch *b, const char *why)
     p->alive--;
     fprintf(stderr, "gmlp-classify: device %d (%s) failed: %s; %s\n", d->index, gmlp_context_device_name(d->ctx),
             why, p->alive ? "its batch goes to the other devices" : "no device is left");
+    p->n_ready++;
     push_sorted(&p->ready, b);
     if (!p->alive)
         p->failed = 1;
@@ -162,6 +166,8 @@ static void *device_main(void *arg)
         app_batch *b = p->stop || p->failed ? NULL : pop_front(&p->ready);
         if (!b)
             break;
+        p->n_ready--;
+        pthread_cond_broadcast(&p->cond); /* a decoder may wait for the room */
         pthread_mutex_unlock(&p->lock);
         d->batches++;
         const size_t need = b->n_ok * (size_t)p->cfg.num_classes;
@@ -346,6 +352,7 @@ app_pipeline *app_pipeline_start(const app_pipeline_config *c, int *status)
     if (!p)
         return NULL;
     p->c = *c;
+    p->ready_cap = 2 * (size_t)c->n_devices + 1;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->cond, NULL);
     p->dev = calloc((size_t)c->n_devices, sizeof *p->dev);

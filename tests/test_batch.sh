@@ -59,6 +59,31 @@ grep -q '^'"$in"'/broken.png,0,,,,' "$tmp/r.csv"; check $? "CSV: the error row"
 "$app" -q -r -o - --format csv "$in" >"$tmp/stdout.csv"
 cmp -s "$tmp/stdout.csv" "$tmp/r.csv"; check $? "--output - --format csv gives the file's bytes"
 
+# on a terminal: an updating progress line, then the summary; -q silences both
+python3 - "$app" "$in" <<'PY'
+import os, pty, subprocess, sys
+def stderr_on_a_tty(*args):
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.argv[1], *args], stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait()
+    return out.decode(errors="replace")
+err = stderr_on_a_tty("-r", "-b", "1", "-o", "-", sys.argv[2])
+assert "\r6/6 images" in err and " images/s  elapsed 0:" in err and "ETA " in err, err
+assert "6 images, 1 errors, 3 skipped files" in err, err
+assert stderr_on_a_tty("-q", "-r", "-o", "-", sys.argv[2]) == "", "-q"
+PY
+check $? "a terminal gets the progress line (done/total, images/s, elapsed, ETA) and the summary; -q none"
+
 # --files-from -: a folder, files, a repeat and an image named explicitly without an image extension
 cp "$examples/pullover-1.png" "$tmp/pullover.data"
 printf '%s\n%s\n%s\n%s\n\n%s\n' "$in/odd, \"name\".png" "$in/nested" "$tmp/pullover.data" "$in/coat-6.png" \
