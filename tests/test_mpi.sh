@@ -41,6 +41,10 @@ run 3 -q -b 3 -k 2 -o "$tmp/three.csv" "$tmp/in"
 bc "$tmp/three.csv" --top 2 --files "$tmp/want" --errors broken --same-as "$tmp/one.jsonl"
 check $? "mpirun -n 3, CSV: the one-process rows"
 
+# --files-from -: mpirun gives stdin to rank 0, which enumerates
+ls "$tmp"/in/*.png | run 2 -q -b 5 --files-from - -o "$tmp/list.jsonl"
+bc "$tmp/list.jsonl" --files "$tmp/want" --errors broken --same-as "$tmp/one.jsonl"; check $? "mpirun -n 2 --files-from -"
+
 # --resume: rank 0 reads the partial output and hands out the rest
 head -n 20 "$tmp/one.jsonl" >"$tmp/part.jsonl"
 cp "$tmp/one.jsonl.gmlp-run.json" "$tmp/part.jsonl.gmlp-run.json"
