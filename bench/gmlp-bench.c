@@ -522,8 +522,8 @@ static int compare(const bench_run *run, const char *path)
         json_decref(doc);
         return 1;
     }
-    printf("\n%-*s %-7s %6s %14s %14s %8s  (%s)\n", run->name_w, "model", "weights", "batch", "gmlp images/s", "torch images/s",
-           "ratio", path);
+    printf("\n%-*s %-7s %-7s %6s %14s %14s %8s  (%s)\n", run->name_w, "model", "weights", "gemm", "batch",
+           "gmlp images/s", "torch images/s", "ratio", path);
     size_t i, j;
     json_t *ours, *t;
     json_array_foreach(rows, i, ours) {
@@ -533,9 +533,9 @@ static int compare(const bench_run *run, const char *path)
                 continue;
             double a = json_real_value(json_object_get(ours, "images_per_s")),
                    b = json_number_value(json_object_get(t, "images_per_s"));
-            printf("%-*.*s %-7s %6lld %14.1f %14.1f %7.2fx\n", run->name_w, run->name_w,
+            printf("%-*.*s %-7s %-7s %6lld %14.1f %14.1f %7.2fx\n", run->name_w, run->name_w,
                    bench_base_name(json_string_value(json_object_get(ours, "model"))),
-                   json_string_value(json_object_get(ours, "weights")),
+                   json_string_value(json_object_get(ours, "weights")), json_string_value(json_object_get(ours, "gemm")),
                    (long long)json_integer_value(json_object_get(ours, "batch")), a, b, b > 0 ? a / b : 0.0);
             json_object_set_new(ours, "torch_images_per_s", json_real(b));
             break;
