@@ -12,7 +12,7 @@
 
 typedef struct bench_opts {
     const char *device, *model, *json, *csv, *md, *compare, *svg;
-    int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny;
+    int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile;
     int weights[2], n_weights; /* gmlp_weight_type */
     int gemms[2], n_gemms;     /* gmlp_gemm_backend */
     size_t sgemm_n;
@@ -65,5 +65,18 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const uns
 int bench_svg(json_t *rows, FILE *f);
 /* The results as markdown tables (images, then language models); nonzero on failure. */
 int bench_md(json_t *rows, FILE *f);
+
+/* A new context (queue profiling on if profiling) with the kernel cache in
+ * cache_dir, and the model file loaded into it with weights. */
+gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
+                             const unsigned char *file, size_t size, const char *cache_dir, int profiling,
+                             gmlp_context **ctx, gmlp_model **m);
+/* --profile: one profiled forward per row of this configuration (rows from
+ * first_row on), its kernels into the row's "profile"; 0 (said why) on failure. */
+int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, gmlp_gemm_backend gemm,
+                  const unsigned char *file, size_t size, size_t first_row, double flops_per_image);
+/* The profiled rows' kernel tables, as text and as markdown (nonzero on failure). */
+void bench_profile_print(json_t *rows, FILE *f);
+int bench_profile_md(json_t *rows, FILE *f);
 
 #endif

@@ -9,7 +9,8 @@
  * first result in a new context with a cold and with a warm kernel cache,
  * and the peak device memory (all, and the weights'); with two storages or
  * backends, their relative speed; optionally JSON, CSV, markdown and an SVG
- * chart.  A progress line per configuration on stderr estimates the time left.
+ * chart; with --profile, device time per kernel of one more forward.  A
+ * progress line per configuration on stderr estimates the time left.
  * Options are one table (options[]): a new one is a line there and a case in
  * parse(). */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
@@ -192,17 +193,16 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return remove(path);
 }
 
-/* A new context and model (the time to the first result counts from here):
- * with the kernel cache in cache_dir. */
-static gmlp_status open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
-                              const unsigned char *file, size_t size, const char *cache_dir, gmlp_context **ctx,
-                              gmlp_model **m)
+gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
+                             const unsigned char *file, size_t size, const char *cache_dir, int profiling,
+                             gmlp_context **ctx, gmlp_model **m)
 {
     gmlp_context_options co;
     gmlp_context_options_default(&co);
     co.device = dev_spec;
     co.gemm = gemm;
     co.cache_dir = cache_dir;
+    co.profiling = profiling;
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
     lo.weights = weights;
@@ -221,7 +221,7 @@ static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_we
                            gmlp_model **m)
 {
     double t0 = bench_now(), secs = -1;
-    gmlp_status st = open_model(dev_spec, gemm, weights, file, size, dir, ctx, m);
+    gmlp_status st = bench_open_model(dev_spec, gemm, weights, file, size, dir, 0, ctx, m);
     if (st == GMLP_OK) {
         gmlp_config cfg;
         gmlp_model_config(*m, &cfg);
@@ -263,6 +263,7 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
     nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     if (first < 0)
         return 0;
+    size_t first_row = json_array_size(b->rows);
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
@@ -313,6 +314,8 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
     }
     gmlp_model_free(m);
     gmlp_context_destroy(fresh);
+    if (o->profile)
+        ok &= bench_profile(b, dev_spec, weights, gemm, file, size, first_row, fl);
     return ok;
 }
 
@@ -330,7 +333,7 @@ static int parse_two(char *arg, const char *option, const char *a, const char *b
     return 1;
 }
 
-enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION };
+enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE };
 
 /* Every option: getopt's entry (a val below 256 is also the short option), the
  * argument's name and the help text with the default ('\n' continues it). */
@@ -365,6 +368,9 @@ static const struct {
     {{"compare", required_argument, 0, 'C'}, "FILE",
      "images/s beside those in tools/bench_torch.py's JSON for the same\n"
      "models and batches (default none)"},
+    {{"profile", no_argument, 0, OPT_PROFILE}, NULL,
+     "per image row, one more forward with queue profiling: device time per\n"
+     "kernel, its share, the GEMMs' GFLOP/s (default off)"},
     {{"help", no_argument, 0, 'h'}, NULL, "this text"},
     {{"version", no_argument, 0, OPT_VERSION}, NULL,
      "the versions of the program and the library, the OpenCL platforms"},
@@ -449,6 +455,7 @@ static int parse(int argc, char **argv, bench_opts *o)
         case 'c': o->csv = optarg; break;
         case OPT_MD: o->md = optarg; break;
         case 't': o->tiny = 1; break;
+        case OPT_PROFILE: o->profile = 1; break;
         case 'C': o->compare = optarg; break;
         case 's': o->svg = optarg; break;
         case 'r':
@@ -515,8 +522,8 @@ static int compare(const bench_run *run, const char *path)
         json_decref(doc);
         return 1;
     }
-    printf("\n%-*s %-7s %6s %14s %14s %8s  (%s)\n", run->name_w, "model", "weights", "batch", "gmlp images/s", "torch images/s",
-           "ratio", path);
+    printf("\n%-*s %-7s %-7s %6s %14s %14s %8s  (%s)\n", run->name_w, "model", "weights", "gemm", "batch",
+           "gmlp images/s", "torch images/s", "ratio", path);
     size_t i, j;
     json_t *ours, *t;
     json_array_foreach(rows, i, ours) {
@@ -526,9 +533,9 @@ static int compare(const bench_run *run, const char *path)
                 continue;
             double a = json_real_value(json_object_get(ours, "images_per_s")),
                    b = json_number_value(json_object_get(t, "images_per_s"));
-            printf("%-*.*s %-7s %6lld %14.1f %14.1f %7.2fx\n", run->name_w, run->name_w,
+            printf("%-*.*s %-7s %-7s %6lld %14.1f %14.1f %7.2fx\n", run->name_w, run->name_w,
                    bench_base_name(json_string_value(json_object_get(ours, "model"))),
-                   json_string_value(json_object_get(ours, "weights")),
+                   json_string_value(json_object_get(ours, "weights")), json_string_value(json_object_get(ours, "gemm")),
                    (long long)json_integer_value(json_object_get(ours, "batch")), a, b, b > 0 ? a / b : 0.0);
             json_object_set_new(ours, "torch_images_per_s", json_real(b));
             break;
@@ -801,6 +808,10 @@ int main(int argc, char **argv)
         rc |= bench_svg(b.rows, svg);
     if (md)
         rc |= bench_md(b.rows, md);
+    if (md && o->profile)
+        rc |= bench_profile_md(b.rows, md);
+    if (o->profile)
+        bench_profile_print(b.rows, stdout);
     if (o->compare)
         rc |= compare(&b, o->compare);
     if (json) {

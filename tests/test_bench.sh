@@ -4,8 +4,9 @@
 # SVG) checked for content, the progress lines; --model with an image model
 # under a long path (the table keeps its columns) and with a language model
 # (its rows with warm-up, runs and spread); --compare against a file in
-# bench_torch.py's schema; --help, --version, usage errors (exit 2, naming the
-# range) and run-time errors (exit 1).
+# bench_torch.py's schema; --profile (per-kernel device time); --help,
+# --version, usage errors (exit 2, naming the range) and run-time errors
+# (exit 1).
 #   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL
 set -u
 bench=$1
@@ -63,6 +64,44 @@ echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0}]}' 
 "$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>/dev/null
 grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp"; check $? "--compare"
 
+# --profile: a row per kernel the forward launches (each entry point, the GEMMs' launch count: one per
+# linear layer), shares summing to 100%, the text table and the markdown tables
+"$bench" --tiny --runs 1 --warmup 0 --batch 2 --gemm kernel,clblast --profile --json "$out/p.json" \
+    --md "$out/p.md" >"$out/p" 2>"$out/p.err"
+check $? "--profile"
+python3 - "$out" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+rows = [r for r in json.load(open(d + "/p.json"))["results"] if "images_per_s" in r]
+assert len(rows) == 4 and all("profile" in r for r in rows), rows
+# gmlp: stem, fc1, spatial, fc2 per block, head; Mixer: stem, 2 token and 2 channel GEMMs per block, head
+entries = {"gmlp_tiny": {"gmlp_patchify", "gmlp_layernorm", "gmlp_sgu_gate", "gmlp_mean_tokens"},
+           "mixer_tiny": {"gmlp_patchify", "gmlp_layernorm", "gmlp_mean_tokens"}}
+linear = {"gmlp_tiny": 1 + 3 * 2 + 1, "mixer_tiny": 1 + 4 * 2 + 1}
+text = open(d + "/p").read()
+for r in rows:
+    p = r["profile"]
+    names = {k["kernel"] for k in p}
+    assert entries[r["model"]] <= names, (r["model"], names)
+    gemms = [k for k in p if k["gemm"]]
+    assert all(k["kernel"].startswith("gmlp_gemm " if r["gemm"] == "kernel" else "CLBlast") for k in gemms), gemms
+    assert sum(k["launches"] for k in gemms) == linear[r["model"]], (r["model"], r["gemm"], gemms)
+    assert abs(sum(k["share"] for k in p) - 100) < 1, p
+    assert all(k["total_us"] > 0 and abs(k["mean_us"] * k["launches"] - k["total_us"]) < 1e-6 * k["total_us"] for k in p), p
+    assert abs(sum(k["total_us"] for k in p) - r["profile_kernel_us"]) < 1e-6 * r["profile_kernel_us"], r
+    assert 0 < r["profile_gemm_us"] <= r["profile_kernel_us"] and r["profile_gemm_gflops"] > 0, r
+    head = f"# profile {r['device']}: {r['model']} f32 {r['gemm']} batch 2: kernels "
+    table = text[text.index(head):].split("\n\n")[0].splitlines()
+    assert table[1].split() == ["kernel", "launches", "total", "us", "mean", "us", "share"], table
+    assert len(table) == 2 + len(p) and table[2].startswith(p[0]["kernel"]), table
+md = open(d + "/p.md").read().split("\n\n")
+kernel_tables = [t for t in md if t.startswith("| kernel | launches |")]
+assert len(kernel_tables) == 4 and all(len(t.strip().splitlines()) == 2 + len(r["profile"])
+                                       for t, r in zip(kernel_tables, rows)), kernel_tables
+print("--profile: 4 rows, kernel sets, GEMM launches, shares, text and markdown tables")
+PY
+check $? "--profile: kernels, launches, shares; JSON, text and markdown"
+
 # --model: a long path keeps the table's columns, the model named by its file name
 long="$out/a-folder-with-a-rather-long-name/and-another-one-below-it"
 mkdir -p "$long"
@@ -94,7 +133,7 @@ check $? "--model LM: full, cached and uncached rows with their spread"
 
 # --help, --version
 check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \
-    -c --csv --md -s --svg -C --compare -h --help --version
+    -c --csv --md -s --svg -C --compare --profile -h --help --version
 for d in "default 1,64" "default 10" "default 3" "default f32" "default kernel" "default: \$GMLP_DEVICE"; do
     grep -q "$d" "$out/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }
 done
