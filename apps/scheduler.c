@@ -296,7 +296,14 @@ static int load_model(app_pipeline *p, device *d, int *status)
                 c->model);
         return 0;
     }
-    /* gmlp_model_config_conflict: the "gmlp.* and config.json disagree" line goes here */
+    /* the file's gmlp.* metadata wins over config.json; say where they differ (once, a warning: also with -q) */
+    static const char *const conflict_keys[] = {"img_size", "mean", "std", "interpolation", "crop_pct", "crop_mode",
+                                                "labels"};
+    for (size_t i = 0; d == p->dev && i < sizeof conflict_keys / sizeof *conflict_keys; i++) {
+        const char *why = gmlp_model_config_conflict(d->model, conflict_keys[i]);
+        if (why)
+            fprintf(stderr, "gmlp-classify: warning: %s: %s\n", c->model, why);
+    }
     for (int i = 0; i < c->n_overrides; i++) {
         const char *key = c->override_keys[i], *value = c->override_values[i];
         char expanded[256];

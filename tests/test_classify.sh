@@ -137,5 +137,38 @@ check $? "no metadata: one line naming the defaults"
 [ ! -s "$tmp/err" ]; check $? "-q silences the note"
 "$app" -m "$src/data/e2e/gmlp_rgb.safetensors" --mean 0.4 "$one" 2>"$tmp/err" >/dev/null
 grep -q "note:" "$tmp/err" && ! grep -q "mean" "$tmp/err"; check $? "the note leaves out what --mean gave"
+# model folders as timm's save_for_hf writes them: the CLI gives timm's probabilities and labels
+for ref in "$src"/data/hf/*.ref.json; do
+    dir=${ref%.ref.json}
+    name=$(basename "$dir")
+    "$app" --model "$dir" --top 3 --output - --format jsonl "$src"/data/hf/images/*.png >"$tmp/hf.jsonl" 2>"$tmp/hf.err"
+    [ $? = 0 ] && python3 - "$ref" "$dir/config.json" "$tmp/hf.jsonl" <<'PY'
+import json, math, os, sys
+ref, cfg, rows = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), [json.loads(l) for l in open(sys.argv[3])]
+labels = cfg.get("label_names") or cfg.get("pretrained_cfg", {}).get("label_names")
+want = {os.path.basename(p): lg for p, lg in zip(ref["inputs"], ref["logits"])}
+assert len(rows) == len(want), rows
+for r in rows:
+    lg = want[os.path.basename(r["file"])]
+    e = [math.exp(v - max(lg)) for v in lg]
+    p = [v / sum(e) for v in e]
+    for t in r["top"]:
+        assert abs(t["prob"] - p[t["index"]]) <= 1e-4 * p[t["index"]], (r, p)
+        if "conflict" not in sys.argv[1]:  # there the file's gmlp.labels win (checked below)
+            assert t["label"] == (labels[t["index"]] if labels else f"class {t['index']}"), (t, labels)
+    assert [t["index"] for t in r["top"]] == sorted(range(len(p)), key=lambda i: (-p[i], i))[:len(r["top"])]
+PY
+    check $? "model folder $name: timm's probabilities (1e-4) and labels"
+done
+"$app" --model "$src/data/hf/gmlp_conflict" "$one" 2>"$tmp/err" >/dev/null
+grep -q "warning: .*gmlp.mean '0.5,0.4,0.3' (used) and config.json pretrained_cfg.mean '0.485,0.456,0.406' differ" "$tmp/err" &&
+    grep -q "warning: .*gmlp.labels (used) and config.json label_names differ" "$tmp/err"
+check $? "gmlp.* metadata and config.json disagree: said on stderr"
+"$app" --model "$src/data/hf/gmlp_squash" "$one" 2>"$tmp/err" >/dev/null
+! grep -q "warning\|note" "$tmp/err"; check $? "a folder whose config.json agrees: no warning, no note"
+"$app" --model "$src/data/hf/bin_only" "$one" 2>"$tmp/err" >/dev/null
+[ $? = 1 ] && grep -q "export_vision.py" "$tmp/err"; check $? "a folder with only pytorch_model.bin: pointed to export_vision.py"
+"$app" --model "$examples/coat-6.png" "$one" 2>"$tmp/err" >/dev/null
+[ $? = 1 ] && grep -q "not a safetensors file" "$tmp/err"; check $? "a PNG as the model: not a safetensors file"
 "$app" --list-devices | grep -q "^0: "; check $? "--list-devices"
 exit $fail
