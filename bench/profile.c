@@ -118,7 +118,8 @@ static void heading(FILE *f, json_t *r, const char *prefix)
             num(r, "profile_wall_s") * 1e3, num(r, "profile_gemm_us") / 1e3, num(r, "profile_gemm_gflops"));
 }
 
-void bench_profile_print(json_t *rows, FILE *f)
+/* Each profiled row's heading and kernel table: text or markdown. */
+static void print_tables(json_t *rows, FILE *f, int md)
 {
     size_t i, j;
     json_t *r, *k;
@@ -126,29 +127,25 @@ void bench_profile_print(json_t *rows, FILE *f)
         json_t *list = json_object_get(r, "profile");
         if (!list)
             continue;
-        heading(f, r, "\n# profile ");
-        fprintf(f, "%-48s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
+        heading(f, r, md ? "\n" : "\n# profile ");
+        if (md)
+            fputs("\n| kernel | launches | total µs | mean µs | share |\n| --- | ---: | ---: | ---: | ---: |\n", f);
+        else
+            fprintf(f, "%-48s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
         json_array_foreach(list, j, k)
-            fprintf(f, "%-48.48s %8lld %12.1f %10.2f %6.2f%%\n", str(k, "kernel"),
-                    (long long)json_integer_value(json_object_get(k, "launches")), num(k, "total_us"),
-                    num(k, "mean_us"), num(k, "share"));
+            fprintf(f, md ? "| %s | %lld | %.1f | %.2f | %.2f%% |\n" : "%-48.48s %8lld %12.1f %10.2f %6.2f%%\n",
+                    str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
+                    num(k, "total_us"), num(k, "mean_us"), num(k, "share"));
     }
+}
+
+void bench_profile_print(json_t *rows, FILE *f)
+{
+    print_tables(rows, f, 0);
 }
 
 int bench_profile_md(json_t *rows, FILE *f)
 {
-    size_t i, j;
-    json_t *r, *k;
-    json_array_foreach(rows, i, r) {
-        json_t *list = json_object_get(r, "profile");
-        if (!list)
-            continue;
-        heading(f, r, "\n");
-        fputs("\n| kernel | launches | total µs | mean µs | share |\n| --- | ---: | ---: | ---: | ---: |\n", f);
-        json_array_foreach(list, j, k)
-            fprintf(f, "| %s | %lld | %.1f | %.2f | %.2f%% |\n", str(k, "kernel"),
-                    (long long)json_integer_value(json_object_get(k, "launches")), num(k, "total_us"),
-                    num(k, "mean_us"), num(k, "share"));
-    }
+    print_tables(rows, f, 1);
     return ferror(f) != 0;
 }
