@@ -29,7 +29,7 @@ static const tiles large = {128, 128, 8, 8, 8, 4, 0}; /* 16 x 16 work-items */
 static const tiles candidates[] = {
     {64, 64, 8, 4, 4, 4, 0}, /* 16 x 16 work-items */
     {32, 32, 8, 4, 4, 4, 0}, /* 8 x 8 */
-    {16, 16, 8, 4, 4, 4, 0}, /* 4 x 4 */
+    {16, 16, 4, 4, 4, 4, 0}, /* 4 x 4; 8-deep slices spilled on RDNA3 (gfx1100) */
     {4, 4, 4, 4, 4, 4, 0},   /* one work-item, for a device that runs nothing larger */
 };
 #define N_CANDIDATES (sizeof candidates / sizeof *candidates)
