@@ -20,9 +20,10 @@ typedef struct tiles {
 } tiles;
 
 /* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
- * speed of 4 x 4).  TK 8 with double buffering: one barrier per 8 k, 16 floats
- * prefetched per work-item (float4 loads). */
-static const tiles large = {128, 128, 8, 8, 8, 4, 0}; /* 16 x 16 work-items */
+ * speed of 4 x 4).  TK 2, as on main: with the epilogue in registers deeper
+ * slices spilled on RDNA3 (gfx1100, clang-15: 124 bytes/lane at TK 4, 472 at
+ * TK 8; TK 2: 119 VGPRs, none). */
+static const tiles large = {128, 128, 2, 8, 8, 4, 0}; /* 16 x 16 work-items */
 
 /* For products too small to keep the device busy with large tiles, and for
  * devices that do not take them: in order of preference. */
