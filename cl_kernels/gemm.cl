@@ -42,6 +42,19 @@
 #ifndef GMLP_GEMM_DIRECT
 #define GMLP_GEMM_DIRECT 0
 #endif
+/* #pragma unroll on every fixed-trip loop: GPUs keep the accumulators in
+ * registers only when the loops are unrolled (clang's NVPTX: a 288-byte stack
+ * frame without).  Off on CPUs: PoCL 3.1 vectorises across work-items and,
+ * fully unrolled, ran the large tiling at 1 GFLOP/s instead of 13 (SGEMM
+ * 1024^3, 2-core EPYC, 2026-11-23). */
+#ifndef GMLP_GEMM_UNROLL
+#define GMLP_GEMM_UNROLL 1
+#endif
+#if GMLP_GEMM_UNROLL
+#define GMLP_UNROLL _Pragma("unroll")
+#else
+#define GMLP_UNROLL
+#endif
 #ifndef GMLP_GEMM_TM
 #define GMLP_GEMM_TM 64
 #endif
@@ -169,7 +182,7 @@ __kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, u
     static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
                                     float *r)                                                                 \
     {                                                                                                         \
-        _Pragma("unroll") for (int l = 0; l < NAME##_PER; l++)                                               \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
         {                                                                                                     \
             const int e = t + l * NT;                                                                         \
             if (NAME##_VECS % NT == 0 || e < NAME##_VECS) {                                                   \
@@ -180,7 +193,7 @@ __kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, u
                 if (CONTIG_K ? gw < dim && gq + NAME##_V <= k : gq < k && gw + NAME##_V <= dim) {             \
                     gmlp_ldv_##TYPE(src, r + l * NAME##_V, NAME##_V);                                         \
                 } else {                                                                                      \
-                    _Pragma("unroll") for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                \
+                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                \
                         (CONTIG_K ? gw < dim && gq + v < k : gq < k && gw + v < dim) ? gmlp_ld1_##TYPE(src + v) \
                                                                                      : 0.0f;                  \
                 }                                                                                             \
@@ -189,13 +202,13 @@ __kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, u
     }                                                                                                         \
     static inline void NAME##_stash(__local float *lds, const float *r, int t)                               \
     {                                                                                                         \
-        _Pragma("unroll") for (int l = 0; l < NAME##_PER; l++)                                               \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
         {                                                                                                     \
             const int e = t + l * NT;                                                                         \
             if (NAME##_VECS % NT == 0 || e < NAME##_VECS) {                                                   \
                 const int w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                 \
                 const int q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                 \
-                _Pragma("unroll") for (int v = 0; v < NAME##_V; v++)                                         \
+                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++)                                         \
                     lds[CONTIG_K ? (q + v) * NAME##_LD + w : q * NAME##_LD + w + v] = r[l * NAME##_V + v];    \
             }                                                                                                 \
         }                                                                                                     \
@@ -222,9 +235,9 @@ void gmlp_gemm(int m, int n, int k,
     c += c_off + p * c_stride;
 
     float acc[WM][WN];
-#pragma unroll
+GMLP_UNROLL
     for (int r = 0; r < WM; r++)
-#pragma unroll
+GMLP_UNROLL
         for (int s = 0; s < WN; s++)
             acc[r][s] = 0.0f;
 
@@ -232,12 +245,12 @@ void gmlp_gemm(int m, int n, int k,
     /* Straight from global memory: rows and columns past the edge read the
      * last one (in bounds, results discarded), k is masked in the tail. */
     size_t ra[WM], cb[WN];
-#pragma unroll
+GMLP_UNROLL
     for (int r = 0; r < WM; r++) {
         const size_t i = (size_t)min(i0 + OWN_ROW(y, r), m - 1);
         ra[r] = GMLP_GEMM_TA ? i : i * lda;
     }
-#pragma unroll
+GMLP_UNROLL
     for (int s = 0; s < WN; s++) {
         const size_t j = (size_t)min(j0 + OWN_COL(x, s), n - 1);
         cb[s] = GMLP_GEMM_TB ? j * ldb : j;
@@ -245,27 +258,27 @@ void gmlp_gemm(int m, int n, int k,
     const size_t sa = GMLP_GEMM_TA ? lda : 1, sb = GMLP_GEMM_TB ? 1 : ldb; /* one step along k */
     for (int q0 = 0; q0 < k; q0 += TK) {
         const int full = q0 + TK <= k;
-#pragma unroll
+GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             if (full || q0 + q < k) {
                 float av[WM], bv[WN];
-#pragma unroll
+GMLP_UNROLL
                 for (int r = 0; r < WM; r++)
 #if GMLP_GEMM_A_HALF
                     av[r] = vload_half(0, a + ra[r] + (size_t)(q0 + q) * sa);
 #else
                     av[r] = a[ra[r] + (size_t)(q0 + q) * sa];
 #endif
-#pragma unroll
+GMLP_UNROLL
                 for (int s = 0; s < WN; s++)
 #if GMLP_GEMM_B_HALF
                     bv[s] = vload_half(0, b + cb[s] + (size_t)(q0 + q) * sb);
 #else
                     bv[s] = b[cb[s] + (size_t)(q0 + q) * sb];
 #endif
-#pragma unroll
+GMLP_UNROLL
                 for (int r = 0; r < WM; r++)
-#pragma unroll
+GMLP_UNROLL
                     for (int s = 0; s < WN; s++)
                         acc[r][s] += av[r] * bv[s];
             }
@@ -291,18 +304,18 @@ void gmlp_gemm(int m, int n, int k,
             stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
         }
         __local const float *la = as + cur * TK * stage_a_LD, *lb = bs + cur * TK * stage_b_LD;
-#pragma unroll
+GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             float av[WM], bv[WN];
-#pragma unroll
+GMLP_UNROLL
             for (int r = 0; r < WM; r += LVM)
                 gmlp_ldl(la + q * stage_a_LD + OWN_ROW(y, r), av + r, LVM);
-#pragma unroll
+GMLP_UNROLL
             for (int s = 0; s < WN; s += LVN)
                 gmlp_ldl(lb + q * stage_b_LD + OWN_COL(x, s), bv + s, LVN);
-#pragma unroll
+GMLP_UNROLL
             for (int r = 0; r < WM; r++)
-#pragma unroll
+GMLP_UNROLL
                 for (int s = 0; s < WN; s++)
                     acc[r][s] += av[r] * bv[s]; /* contracted to an FMA where the device has one */
         }
@@ -315,10 +328,10 @@ void gmlp_gemm(int m, int n, int k,
     }
 #endif
 
-#pragma unroll
+GMLP_UNROLL
     for (int r = 0; r < WM; r++) {
         const int gi = i0 + OWN_ROW(y, r);
-#pragma unroll
+GMLP_UNROLL
         for (int s = 0; s < WN; s++) {
             const int gj = j0 + OWN_COL(x, s);
             if (gi < m && gj < n) {

@@ -65,16 +65,22 @@ typedef struct form {
     int a_half, b_half, ta, tb, vw;
 } form;
 
+/* Loops unrolled (gemm.cl's GMLP_GEMM_UNROLL) everywhere but on CPUs. */
+static int unrolled(const gmlp_context *ctx)
+{
+    return (ctx->dev.type & CL_DEVICE_TYPE_CPU) == 0;
+}
+
 static const gmlp_kernel_spec gemm = {"gemm.cl", "gmlp_gemm"};
 static const gmlp_kernel_spec epilogue = {"gemm.cl", "gmlp_epilogue_only"};
 
-static int defines(char *buf, size_t size, const form *f, const tiles *t)
+static int defines(char *buf, size_t size, const form *f, const tiles *t, int unroll)
 {
     return snprintf(buf, size,
-                    "-DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d "
+                    "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d "
                     "-DGMLP_GEMM_DIRECT=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
                     "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                    f->a_half, f->b_half, f->ta, f->tb, t->direct, f->vw < t->vw ? f->vw : t->vw, t->tm, t->tn,
+                    unroll, f->a_half, f->b_half, f->ta, f->tb, t->direct, f->vw < t->vw ? f->vw : t->vw, t->tm, t->tn,
                     t->tk, t->wm, t->wn);
 }
 
@@ -96,7 +102,7 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const tiles *t, con
 {
     static const char *const tr[] = {"N", "T"};
     char defs[400], label[160];
-    defines(defs, sizeof defs, f, t);
+    defines(defs, sizeof defs, f, t, unrolled(ctx));
     snprintf(label, sizeof label, "gmlp_gemm%s %dx%dx%d/%dx%d %s%s v%d A:%s B:%s", t->direct ? "_direct" : "", t->tm,
              t->tn, t->tk, t->wm, t->wn, tr[f->ta], tr[f->tb], f->vw < t->vw ? f->vw : t->vw,
              f->a_half ? "half" : "float", f->b_half ? "half" : "float");
@@ -184,7 +190,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
 {
     /* every tiling with each pair of transposes on float operands, and the
      * model's half-weight forms (NT with half B, NN with half A); all with
-     * float4 loads, whose staging needs the most registers */
+     * float4 loads, whose staging needs the most registers, unrolled as on GPUs */
     static const int forms[][4] = {{0, 0, 0, 0}, {0, 0, 0, 1}, {0, 0, 1, 0}, {0, 0, 1, 1}, {0, 1, 0, 1}, {1, 0, 0, 0}};
     size_t need = 0;
     char line[480];
@@ -197,7 +203,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         for (size_t h = 0; h < sizeof forms / sizeof *forms; h++) {
             char defs[400];
             const form f = {forms[h][0], forms[h][1], forms[h][2], forms[h][3], 4};
-            defines(defs, sizeof defs, &f, t);
+            defines(defs, sizeof defs, &f, t, 1);
             int n = snprintf(line, sizeof line, "%s %s\n", gemm.file, defs);
             if (buf && need + (size_t)n < size)
                 memcpy(buf + need, line, (size_t)n + 1);
