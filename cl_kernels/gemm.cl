@@ -1,30 +1,60 @@
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for batch index p, row-major, with
- * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half
- * converts to float without cl_khr_fp16, and all arithmetic is fp32 (scalar
- * loads: vloada_half would need alignment that arbitrary offsets and leading
- * dimensions do not give).
+ * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half(N)
+ * converts to float without cl_khr_fp16, and all arithmetic is fp32.
  *
- * Work-group: (TN / WN) x (TM / WM) work-items compute a TM x TN tile of C,
- * each a WM x WN block in registers.  Per TK-deep slice of the product the
- * group stages A (TM x TK) and B (TK x TN) in local memory as float; loads
- * walk memory contiguously whichever way an operand is transposed.  Work-item
- * (x, y) owns rows y + r * (TM / WM) and columns x + c * (TN / WN), so that
- * neighbours read neighbouring local words and write neighbouring C words.
+ * A family of kernels, one per set of host #defines (lib/ops/gemm_kernel.c):
+ * the tile (TM x TN outputs per work-group, WM x WN per work-item, TK-deep
+ * k-slices), the vector width VW of the global loads, the transposes TA / TB
+ * (compile-time, as CLBlast's NN/NT/TN/TT entry points: no runtime branch in
+ * the loads), and DIRECT (no local memory: CPUs and narrow products).
+ *
+ * Tiled: per slice the group stages op(A) (TK x TM) and op(B) (TK x TN) in
+ * local memory as float, double-buffered: while it multiplies out slice s
+ * from one buffer, each work-item has already fetched its share of slice s+1
+ * into registers, which it stores into the other buffer afterwards; one
+ * barrier per slice.  Loads walk memory contiguously whichever way an operand
+ * is transposed, VW elements at a time where the host checked that offsets,
+ * leading dimensions and strides are multiples of VW (else it builds VW 1);
+ * a vector that crosses the matrix's edge is loaded element by element.
+ * Work-item (x, y) owns rows and columns in runs of 4 (OWN_ROW / OWN_COL), so
+ * that its reads of local memory are float4 and neighbours' runs neighbour.
  * Edges are zero-padded on load and masked on store: any m, n, k.
  *
- * Epilogue (gmlp_epilogue): a bias per column (fc layers, stem, head) or per
- * row (the token-axis matmuls) and the exact GELU (fc1), applied in a second
- * sweep over each work-item's outputs so that neither needs a pass of its
- * own over memory; the residual comes in as C with beta 1.
- * gmlp_epilogue_only runs the same after a CLBlast GEMM. */
+ * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
+ * (token-axis matmuls), the exact GELU (fc1), applied to the accumulators in
+ * registers before the one store.  gmlp_epilogue_only runs the same after a
+ * CLBlast GEMM. */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
 #ifndef GMLP_GEMM_B_HALF
 #define GMLP_GEMM_B_HALF 0
 #endif
-/* tile sizes: the host (lib/ops/gemm_kernel.c) picks them from the device's
- * limits and the product's size; these defaults are its small tiling */
+#ifndef GMLP_GEMM_TA
+#define GMLP_GEMM_TA 0
+#endif
+#ifndef GMLP_GEMM_TB
+#define GMLP_GEMM_TB 0
+#endif
+#ifndef GMLP_GEMM_VW
+#define GMLP_GEMM_VW 1
+#endif
+#ifndef GMLP_GEMM_DIRECT
+#define GMLP_GEMM_DIRECT 0
+#endif
+/* #pragma unroll on every fixed-trip loop: GPUs keep the accumulators in
+ * registers only when the loops are unrolled (clang's NVPTX: a 288-byte stack
+ * frame without).  Off on CPUs: PoCL 3.1 vectorises across work-items and,
+ * fully unrolled, ran the large tiling at 1 GFLOP/s instead of 13 (SGEMM
+ * 1024^3, 2-core EPYC, 2026-11-23). */
+#ifndef GMLP_GEMM_UNROLL
+#define GMLP_GEMM_UNROLL 1
+#endif
+#if GMLP_GEMM_UNROLL
+#define GMLP_UNROLL _Pragma("unroll")
+#else
+#define GMLP_UNROLL
+#endif
 #ifndef GMLP_GEMM_TM
 #define GMLP_GEMM_TM 64
 #endif
@@ -32,7 +62,7 @@
 #define GMLP_GEMM_TN 64
 #endif
 #ifndef GMLP_GEMM_TK
-#define GMLP_GEMM_TK 16
+#define GMLP_GEMM_TK 8
 #endif
 #ifndef GMLP_GEMM_WM
 #define GMLP_GEMM_WM 4
@@ -53,23 +83,73 @@
 #error "GMLP_GEMM_TM / TN must be multiples of WM / WN"
 #endif
 
+/* runs of a work-item's own rows / columns: 4 where its block allows */
+#define LVM (WM % 4 == 0 ? 4 : WM % 2 == 0 ? 2 : 1)
+#define LVN (WN % 4 == 0 ? 4 : WN % 2 == 0 ? 2 : 1)
+#define OWN_ROW(y, r) ((((r) / LVM) * RY + (y)) * LVM + (r) % LVM)
+#define OWN_COL(x, s) ((((s) / LVN) * RX + (x)) * LVN + (s) % LVN)
+
 #if GMLP_GEMM_A_HALF
 #define A_TYPE half
-#define LOAD_A(p, i) vload_half((i), (p))
 #else
 #define A_TYPE float
-#define LOAD_A(p, i) (p)[i]
 #endif
 #if GMLP_GEMM_B_HALF
 #define B_TYPE half
-#define LOAD_B(p, i) vload_half((i), (p))
 #else
 #define B_TYPE float
-#define LOAD_B(p, i) (p)[i]
 #endif
 
+/* v (1, 2 or 4: a constant once inlined) elements from p into d.  The
+ * float path dereferences a vector pointer: p is v-aligned (host-checked). */
+static inline void gmlp_ldv_float(__global const float *p, float *d, const int v)
+{
+    if (v == 4) {
+        const float4 x = *(__global const float4 *)p;
+        d[0] = x.s0, d[1] = x.s1, d[2] = x.s2, d[3] = x.s3;
+    } else if (v == 2) {
+        const float2 x = *(__global const float2 *)p;
+        d[0] = x.s0, d[1] = x.s1;
+    } else {
+        d[0] = *p;
+    }
+}
+static inline void gmlp_ldv_half(__global const half *p, float *d, const int v)
+{
+    if (v == 4) {
+        const float4 x = vload_half4(0, p);
+        d[0] = x.s0, d[1] = x.s1, d[2] = x.s2, d[3] = x.s3;
+    } else if (v == 2) {
+        const float2 x = vload_half2(0, p);
+        d[0] = x.s0, d[1] = x.s1;
+    } else {
+        d[0] = vload_half(0, p);
+    }
+}
+static inline float gmlp_ld1_float(__global const float *p)
+{
+    return *p;
+}
+static inline float gmlp_ld1_half(__global const half *p)
+{
+    return vload_half(0, p);
+}
+/* v floats of local memory at p (v-aligned) into d */
+static inline void gmlp_ldl(__local const float *p, float *d, const int v)
+{
+    if (v == 4) {
+        const float4 x = *(__local const float4 *)p;
+        d[0] = x.s0, d[1] = x.s1, d[2] = x.s2, d[3] = x.s3;
+    } else if (v == 2) {
+        const float2 x = *(__local const float2 *)p;
+        d[0] = x.s0, d[1] = x.s1;
+    } else {
+        d[0] = *p;
+    }
+}
+
 /* Element (i, j) of C, whose pre-epilogue value is v (bias_mode: GMLP_BIAS_*). */
-static float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
+static inline float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
 {
     if (bias_mode == GMLP_BIAS_COLS)
         v += bias[j];
@@ -89,20 +169,65 @@ __kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, u
         c[at] = gmlp_epilogue(c[at], i, j, bias, bias_mode, gelu);
 }
 
+#if !GMLP_GEMM_DIRECT
+/* An operand's staging: NAME_fetch reads this work-item's share of one
+ * TK x W slice of op(X) (W = TM or TN; the matrix dim wide, k deep, stored
+ * contiguously along k if CONTIG_K) into registers r, NAME_stash writes them
+ * into the local slice (TK rows of W + 4: the pad spreads a contiguous-k
+ * operand's transposing stores over the banks and keeps rows 16-byte
+ * aligned).  V: the vector width, VW where it divides the contiguous extent. */
+#define GMLP_STAGE(NAME, TYPE, W, CONTIG_K)                                                                   \
+    enum { NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW, NAME##_LD = W + 4,             \
+           NAME##_VECS = W * TK / NAME##_V, NAME##_PER = (NAME##_VECS + NT - 1) / NT };                     \
+    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
+                                    float *r)                                                                 \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
+        {                                                                                                     \
+            const int e = t + l * NT;                                                                         \
+            if (NAME##_VECS % NT == 0 || e < NAME##_VECS) {                                                   \
+                const int w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                 \
+                const int q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                 \
+                const int gw = base + w, gq = q0 + q;                                                         \
+                __global const TYPE *src = p + (CONTIG_K ? (size_t)gw * ld + gq : (size_t)gq * ld + gw);      \
+                if (CONTIG_K ? gw < dim && gq + NAME##_V <= k : gq < k && gw + NAME##_V <= dim) {             \
+                    gmlp_ldv_##TYPE(src, r + l * NAME##_V, NAME##_V);                                         \
+                } else {                                                                                      \
+                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                \
+                        (CONTIG_K ? gw < dim && gq + v < k : gq < k && gw + v < dim) ? gmlp_ld1_##TYPE(src + v) \
+                                                                                     : 0.0f;                  \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+    }                                                                                                         \
+    static inline void NAME##_stash(__local float *lds, const float *r, int t)                               \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
+        {                                                                                                     \
+            const int e = t + l * NT;                                                                         \
+            if (NAME##_VECS % NT == 0 || e < NAME##_VECS) {                                                   \
+                const int w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                 \
+                const int q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                 \
+                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++)                                         \
+                    lds[CONTIG_K ? (q + v) * NAME##_LD + w : q * NAME##_LD + w + v] = r[l * NAME##_V + v];    \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+#define GMLP_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
+GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
+GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+#endif
+
 /* Offsets, leading dimensions and batch strides count elements of the
  * operand's own type.  beta == 0 never reads C.  bias may be NULL. */
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
 void gmlp_gemm(int m, int n, int k,
-               __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride, int ta,
-               __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, int tb,
+               __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,
+               __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride,
                float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
                __global const float *bias, int bias_mode, int gelu)
 {
-    /* +1 column: a column-wise fill of a non-transposed operand would
-     * otherwise hit one local memory bank TK times */
-    __local float as[TK][TM + 1];
-    __local float bs[TK][TN + 1];
-    const int x = get_local_id(0), y = get_local_id(1), t = y * RX + x;
+    const int x = get_local_id(0), y = get_local_id(1);
     const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
     const size_t p = get_global_id(2);
     a += a_off + p * a_stride;
@@ -110,67 +235,110 @@ void gmlp_gemm(int m, int n, int k,
     c += c_off + p * c_stride;
 
     float acc[WM][WN];
+GMLP_UNROLL
     for (int r = 0; r < WM; r++)
+GMLP_UNROLL
         for (int s = 0; s < WN; s++)
             acc[r][s] = 0.0f;
 
+#if GMLP_GEMM_DIRECT
+    /* Straight from global memory: rows and columns past the edge read the
+     * last one (in bounds, results discarded), k is masked in the tail. */
+    size_t ra[WM], cb[WN];
+GMLP_UNROLL
+    for (int r = 0; r < WM; r++) {
+        const size_t i = (size_t)min(i0 + OWN_ROW(y, r), m - 1);
+        ra[r] = GMLP_GEMM_TA ? i : i * lda;
+    }
+GMLP_UNROLL
+    for (int s = 0; s < WN; s++) {
+        const size_t j = (size_t)min(j0 + OWN_COL(x, s), n - 1);
+        cb[s] = GMLP_GEMM_TB ? j * ldb : j;
+    }
+    const size_t sa = GMLP_GEMM_TA ? lda : 1, sb = GMLP_GEMM_TB ? 1 : ldb; /* one step along k */
     for (int q0 = 0; q0 < k; q0 += TK) {
-        for (int l = 0; l < (TM * TK + NT - 1) / NT; l++) {
-            const int e = t + l * NT;
-            if (e < TM * TK) {
-                /* consecutive work-items take consecutive memory: along k
-                 * for a plain A, along m for a transposed one */
-                const int i = ta ? e % TM : e / TK, q = ta ? e / TM : e % TK;
-                const int gi = i0 + i, gq = q0 + q;
-                float v = 0.0f;
-                if (gi < m && gq < k)
-                    v = LOAD_A(a, ta ? (size_t)gq * lda + gi : (size_t)gi * lda + gq);
-                as[q][i] = v;
+        const int full = q0 + TK <= k;
+GMLP_UNROLL
+        for (int q = 0; q < TK; q++) {
+            if (full || q0 + q < k) {
+                float av[WM], bv[WN];
+GMLP_UNROLL
+                for (int r = 0; r < WM; r++)
+#if GMLP_GEMM_A_HALF
+                    av[r] = vload_half(0, a + ra[r] + (size_t)(q0 + q) * sa);
+#else
+                    av[r] = a[ra[r] + (size_t)(q0 + q) * sa];
+#endif
+GMLP_UNROLL
+                for (int s = 0; s < WN; s++)
+#if GMLP_GEMM_B_HALF
+                    bv[s] = vload_half(0, b + cb[s] + (size_t)(q0 + q) * sb);
+#else
+                    bv[s] = b[cb[s] + (size_t)(q0 + q) * sb];
+#endif
+GMLP_UNROLL
+                for (int r = 0; r < WM; r++)
+GMLP_UNROLL
+                    for (int s = 0; s < WN; s++)
+                        acc[r][s] += av[r] * bv[s];
             }
         }
-        for (int l = 0; l < (TN * TK + NT - 1) / NT; l++) {
-            const int e = t + l * NT;
-            if (e < TN * TK) {
-                const int j = tb ? e / TK : e % TN, q = tb ? e % TK : e / TN;
-                const int gj = j0 + j, gq = q0 + q;
-                float v = 0.0f;
-                if (gj < n && gq < k)
-                    v = LOAD_B(b, tb ? (size_t)gj * ldb + gq : (size_t)gq * ldb + gj);
-                bs[q][j] = v;
-            }
+    }
+#else
+    __local float as[2 * TK * stage_a_LD];
+    __local float bs[2 * TK * stage_b_LD];
+    const int t = y * RX + x;
+    float pa[stage_a_PER * stage_a_V], pb[stage_b_PER * stage_b_V];
+    const int slices = (k + TK - 1) / TK;
+    if (slices > 0) {
+        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
+        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
+        stage_a_stash(as, pa, t);
+        stage_b_stash(bs, pb, t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int sl = 0; sl < slices; sl++) {
+        const int cur = sl & 1, more = sl + 1 < slices;
+        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
+            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
+            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        __local const float *la = as + cur * TK * stage_a_LD, *lb = bs + cur * TK * stage_b_LD;
+GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             float av[WM], bv[WN];
+GMLP_UNROLL
+            for (int r = 0; r < WM; r += LVM)
+                gmlp_ldl(la + q * stage_a_LD + OWN_ROW(y, r), av + r, LVM);
+GMLP_UNROLL
+            for (int s = 0; s < WN; s += LVN)
+                gmlp_ldl(lb + q * stage_b_LD + OWN_COL(x, s), bv + s, LVN);
+GMLP_UNROLL
             for (int r = 0; r < WM; r++)
-                av[r] = as[q][y + r * RY];
-            for (int s = 0; s < WN; s++)
-                bv[s] = bs[q][x + s * RX];
-            for (int r = 0; r < WM; r++)
+GMLP_UNROLL
                 for (int s = 0; s < WN; s++)
                     acc[r][s] += av[r] * bv[s]; /* contracted to an FMA where the device has one */
         }
+        /* the other buffer's last readers passed the previous barrier */
+        if (more) {
+            stage_a_stash(as + (cur ^ 1) * TK * stage_a_LD, pa, t);
+            stage_b_stash(bs + (cur ^ 1) * TK * stage_b_LD, pb, t);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 
-    /* stmt for each of this work-item's outputs inside C, with gi, gj and
-     * cv (its address) in scope */
-#define FOR_OWN_OUTPUTS(stmt)                                                                                 \
-    for (int r = 0; r < WM; r++) {                                                                            \
-        const int gi = i0 + y + r * RY;                                                                       \
-        for (int s = 0; s < WN; s++) {                                                                        \
-            const int gj = j0 + x + s * RX;                                                                   \
-            if (gi < m && gj < n) {                                                                           \
-                __global float *cv = c + (size_t)gi * ldc + gj;                                               \
-                stmt;                                                                                         \
-            }                                                                                                 \
-        }                                                                                                     \
+GMLP_UNROLL
+    for (int r = 0; r < WM; r++) {
+        const int gi = i0 + OWN_ROW(y, r);
+GMLP_UNROLL
+        for (int s = 0; s < WN; s++) {
+            const int gj = j0 + OWN_COL(x, s);
+            if (gi < m && gj < n) {
+                __global float *cv = c + (size_t)gi * ldc + gj;
+                const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
+                *cv = gmlp_epilogue(v, gi, gj, bias, bias_mode, gelu);
+            }
+        }
     }
-    FOR_OWN_OUTPUTS(*cv = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv)
-    /* the epilogue as a second sweep over this work-item's own outputs, once
-     * the accumulators are dead: in the loop above, the large tiles spilled
-     * on Intel Gen12LP */
-    if (bias_mode == GMLP_BIAS_NONE && !gelu)
-        return;
-    FOR_OWN_OUTPUTS(*cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu))
 }

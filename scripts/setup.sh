@@ -25,6 +25,7 @@ test_optional=(
     dataset-fashion-mnist  # model: the Fashion-MNIST test set
     intel-opencl-icd       # portability: ocloc, the offline Intel compiler
     clang-15 libclc-15     # portability: the offline AMD compiler; fuzz: libFuzzer
+    oclgrind               # oclgrind: the kernels under a race and bounds checker
     python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).

@@ -5,7 +5,7 @@
  * with strides (A shared or not), offsets and padded leading dimensions, beta
  * 1 and beta 0 (with NaN in C, which must not be read), each epilogue (bias
  * per column or per row, GELU), with the large and the small
- * tiles; again with the smaller tiles the host picks for devices with smaller
+ * tiles, the direct variant (narrow products) and the deep-k tiles; again with the smaller tiles the host picks for devices with smaller
  * work-groups; and the wrapper's refusals. */
 #include <string.h>
 
@@ -188,9 +188,41 @@ static void test_build_failure(void)
     ctx = big;
 }
 
-int main(void)
+/* --oclgrind: each variant the host picks once, on one awkward shape per
+ * transpose case, float and half weights (tests/test_oclgrind.sh runs this
+ * under Oclgrind's race and bounds checks: small, as that is slow). */
+static void oclgrind_sweep(void)
+{
+    static const int modes[] = {KERNEL, B_HALF, A_HALF};
+    cl_uint cus = ctx->dev.compute_units;
+    cl_device_type type = ctx->dev.type;
+    /* large, small, narrow (direct on CPUs, small tiles on GPUs), deep k */
+    const struct {
+        cl_uint cus;
+        cl_device_type type;
+        size_t m, n, k;
+    } classes[] = {{0, CL_DEVICE_TYPE_CPU, 19, 37, 13},   {UINT32_MAX, CL_DEVICE_TYPE_CPU, 19, 37, 13},
+                   {0, CL_DEVICE_TYPE_CPU, 3, 37, 13},    {0, CL_DEVICE_TYPE_GPU, 3, 37, 13},
+                   {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259}};
+    for (size_t c = 0; c < sizeof classes / sizeof *classes; c++)
+        for (int t = 0; t < 4; t++) {
+            ctx->dev.compute_units = classes[c].cus;
+            ctx->dev.type = classes[c].type;
+            test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
+                      modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
+        }
+    ctx->dev.compute_units = cus;
+    ctx->dev.type = type;
+}
+
+int main(int argc, char **argv)
 {
     ctx = check_context();
+    if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
+        oclgrind_sweep();
+        gmlp_context_destroy(ctx);
+        return check_summary("test_gemm --oclgrind");
+    }
     /* CLBlast, then the epilogue kernel, as the model calls them with GMLP_GEMM=clblast */
     test_gemm(1, 1, 1, 0, 0, 0.0f, 1, CLBLAST, EPI_NONE);
     test_gemm(17, 33, 65, 0, 1, 0.0f, 1, CLBLAST, EPI_COLS_GELU);
@@ -213,6 +245,16 @@ int main(void)
         ctx->dev.compute_units = large ? 0 : UINT32_MAX;
         sweep(modes, 4, N_SIZES);
     }
+    /* the deep-k small tiles, which the host picks on GPUs for few output
+     * tiles over k >= 256: every transpose, float and half operands */
+    cl_device_type type = ctx->dev.type;
+    ctx->dev.type = CL_DEVICE_TYPE_GPU;
+    ctx->dev.compute_units = UINT32_MAX;
+    for (int t = 0; t < 4; t++)
+        for (int md = 0; md < 4; md++)
+            test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
+                      (t + md) % EPI_COUNT);
+    ctx->dev.type = type;
     ctx->dev.compute_units = cus;
     test_refusals();
     test_small_groups(64, 32);

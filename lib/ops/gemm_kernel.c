@@ -1,9 +1,11 @@
 /* The library's own GEMM (cl_kernels/gemm.cl): float or half operands (which
  * CLBlast cannot read on devices without cl_khr_fp16), bias and GELU fused.
- * A variant is the kernel compiled for one operand-type pair and one tiling;
- * each call picks the tiling by the size of its product, among those the
- * device's limits and the compiled kernel allow.  The tilings are data
- * (gmlp_gemm_variants lists them for the portability suite). */
+ * A variant is the kernel compiled for one operand-type pair, one pair of
+ * transposes, one vector width and one tiling; each call picks the tiling by
+ * the size of its product, among those the device's limits and the compiled
+ * kernel allow, and the widest vector loads its operands' alignment allows.
+ * The tilings are data (gmlp_gemm_variants lists them for the portability
+ * suite). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,30 +15,38 @@
 
 typedef struct tiles {
     int tm, tn, tk, wm, wn;
+    int vw;     /* global loads of this many elements where the operands' alignment allows */
+    int direct; /* no local memory: each work-item reads its operands from global memory */
 } tiles;
 
 /* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
- * speed of 4 x 4); tk 2 because with the epilogue sweep tk 4 spilled on Intel
- * Arc (dg2), and deeper slices on RDNA3 (PoCL: tk 2 as fast as tk 4). */
-static const tiles large = {128, 128, 2, 8, 8}; /* 16 x 16 work-items */
+ * speed of 4 x 4).  TK 2, as on main: with the epilogue in registers deeper
+ * slices spilled on RDNA3 (gfx1100, clang-15: 124 bytes/lane at TK 4, 472 at
+ * TK 8; TK 2: 119 VGPRs, none). */
+static const tiles large = {128, 128, 2, 8, 8, 4, 0}; /* 16 x 16 work-items */
 
 /* For products too small to keep the device busy with large tiles, and for
- * devices that do not take them: in order of preference.  tk keeps the
- * staging loads at 4 per operand and work-item per slice: deeper slices on
- * fewer work-items unroll into spills (RDNA3, Gen12LP). */
+ * devices that do not take them: in order of preference. */
 static const tiles candidates[] = {
-    {64, 64, 16, 4, 4}, /* 16 x 16 work-items */
-    {32, 32, 8, 4, 4},  /* 8 x 8 */
-    {16, 16, 4, 4, 4},  /* 4 x 4 */
-    {4, 4, 1, 4, 4},    /* one work-item, for a device that runs nothing larger */
+    {64, 64, 8, 4, 4, 4, 0}, /* 16 x 16 work-items */
+    {32, 32, 8, 4, 4, 4, 0}, /* 8 x 8 */
+    {16, 16, 4, 4, 4, 4, 0}, /* 4 x 4; 8-deep slices spilled on RDNA3 (gfx1100) */
+    {4, 4, 4, 4, 4, 4, 0},   /* one work-item, for a device that runs nothing larger */
 };
 #define N_CANDIDATES (sizeof candidates / sizeof *candidates)
 
+/* Few output tiles over a deep k (fc2 and the stem at batch 1): small tiles
+ * give more work-groups, 2 x 2 outputs each, 16-deep slices. */
+static const tiles deep = {16, 16, 16, 2, 2, 4, 0}; /* 8 x 8 work-items */
+
 /* Products with at most this many rows or columns (a decoding step, a head
- * of few classes) take the first of these that fits, so that little of each
- * tile is padding: with 64 x 64 tiles a one-row product wastes 63/64. */
+ * of few classes): on GPUs the 16 x 16 tiles, so that little of each tile is
+ * padding; on CPUs the direct variant, 1 x 4 outputs per work-item over
+ * 4 x 16 work-items (PoCL vectorises across work-items; local memory is
+ * only a copy there). */
 #define NARROW 16
 static const tiles *const narrow = &candidates[2];
+static const tiles direct = {4, 64, 8, 1, 4, 1, 1};
 
 /* Large tiles once they give each compute unit this many work-groups: on
  * a GPU a few, to switch between while others wait on memory (a guess, not
@@ -44,23 +54,40 @@ static const tiles *const narrow = &candidates[2];
  * small ones even at one per core. */
 #define LARGE_GROUPS_PER_GPU_CU 4
 #define LARGE_GROUPS_PER_CPU_CU 1
+/* The deep tiling when the small one leaves most compute units idle and k is
+ * at least this deep. */
+#define DEEP_K 256
 
-typedef enum size_class { SMALL, LARGE, NARROW_CLASS } size_class;
+typedef enum size_class { SMALL, LARGE, NARROW_CLASS, DEEP, N_CLASSES } size_class;
+
+/* One variant: operand types, transposes, vector width. */
+typedef struct form {
+    int a_half, b_half, ta, tb, vw;
+} form;
+
+/* Loops unrolled (gemm.cl's GMLP_GEMM_UNROLL) everywhere but on CPUs. */
+static int unrolled(const gmlp_context *ctx)
+{
+    return (ctx->dev.type & CL_DEVICE_TYPE_CPU) == 0;
+}
 
 static const gmlp_kernel_spec gemm = {"gemm.cl", "gmlp_gemm"};
 static const gmlp_kernel_spec epilogue = {"gemm.cl", "gmlp_epilogue_only"};
 
-static int defines(char *buf, size_t size, int a_half, int b_half, const tiles *t)
+static int defines(char *buf, size_t size, const form *f, const tiles *t, int unroll)
 {
     return snprintf(buf, size,
-                    "-DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d "
-                    "-DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                    a_half, b_half, t->tm, t->tn, t->tk, t->wm, t->wn);
+                    "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d "
+                    "-DGMLP_GEMM_DIRECT=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
+                    "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
+                    unroll, f->a_half, f->b_half, f->ta, f->tb, t->direct, f->vw < t->vw ? f->vw : t->vw, t->tm, t->tn,
+                    t->tk, t->wm, t->wn);
 }
 
 static size_t local_bytes(const tiles *t)
 {
-    return sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 1 + t->tn + 1); /* gemm.cl pads each row by 1 */
+    /* gemm.cl: two slices of each operand, rows padded by 4 */
+    return t->direct ? 0 : 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
 }
 
 static int fits_device(const gmlp_devinfo *d, const tiles *t)
@@ -71,12 +98,14 @@ static int fits_device(const gmlp_devinfo *d, const tiles *t)
 
 /* Tiling t's variant; *k NULL when the compiled kernel cannot run a whole
  * tile (too many registers for that many work-items, say). */
-static gmlp_status variant(gmlp_context *ctx, int a_half, int b_half, const tiles *t, const gmlp_kernel **k)
+static gmlp_status variant(gmlp_context *ctx, const form *f, const tiles *t, const gmlp_kernel **k)
 {
-    char defs[256], label[160];
-    defines(defs, sizeof defs, a_half, b_half, t);
-    snprintf(label, sizeof label, "gmlp_gemm %dx%dx%d/%dx%d A:%s B:%s", t->tm, t->tn, t->tk, t->wm, t->wn,
-             a_half ? "half" : "float", b_half ? "half" : "float");
+    static const char *const tr[] = {"N", "T"};
+    char defs[400], label[160];
+    defines(defs, sizeof defs, f, t, unrolled(ctx));
+    snprintf(label, sizeof label, "gmlp_gemm%s %dx%dx%d/%dx%d %s%s v%d A:%s B:%s", t->direct ? "_direct" : "", t->tm,
+             t->tn, t->tk, t->wm, t->wn, tr[f->ta], tr[f->tb], f->vw < t->vw ? f->vw : t->vw,
+             f->a_half ? "half" : "float", f->b_half ? "half" : "float");
     GMLP_TRY(gmlp_kernel_get(ctx, &gemm, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
@@ -87,13 +116,13 @@ static gmlp_status variant(gmlp_context *ctx, int a_half, int b_half, const tile
 }
 
 /* The first of list[0..n) that the device and the compiled kernel take; NULL if none. */
-static gmlp_status first_fitting(gmlp_context *ctx, int a_half, int b_half, const tiles *list, size_t n,
+static gmlp_status first_fitting(gmlp_context *ctx, const form *f, const tiles *list, size_t n,
                                  const gmlp_kernel **k, const tiles **t)
 {
     *k = NULL;
     for (size_t i = 0; i < n && !*k; i++)
         if (fits_device(&ctx->dev, &list[i])) {
-            GMLP_TRY(variant(ctx, a_half, b_half, &list[i], k));
+            GMLP_TRY(variant(ctx, f, &list[i], k));
             *t = &list[i];
         }
     return GMLP_OK;
@@ -101,16 +130,20 @@ static gmlp_status first_fitting(gmlp_context *ctx, int a_half, int b_half, cons
 
 /* The variant for a product of this size class: its own tiling when it
  * fits, else the small one. */
-static gmlp_status pick(gmlp_context *ctx, int a_half, int b_half, size_class size, const gmlp_kernel **k,
-                        const tiles **t)
+static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const gmlp_kernel **k, const tiles **t)
 {
+    int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     *k = NULL;
     if (size == LARGE)
-        GMLP_TRY(first_fitting(ctx, a_half, b_half, &large, 1, k, t));
+        GMLP_TRY(first_fitting(ctx, f, &large, 1, k, t));
+    else if (size == DEEP)
+        GMLP_TRY(first_fitting(ctx, f, &deep, 1, k, t));
+    else if (size == NARROW_CLASS && cpu)
+        GMLP_TRY(first_fitting(ctx, f, &direct, 1, k, t));
     else if (size == NARROW_CLASS)
-        GMLP_TRY(first_fitting(ctx, a_half, b_half, narrow, (size_t)(candidates + N_CANDIDATES - narrow), k, t));
+        GMLP_TRY(first_fitting(ctx, f, narrow, (size_t)(candidates + N_CANDIDATES - narrow), k, t));
     if (!*k)
-        GMLP_TRY(first_fitting(ctx, a_half, b_half, candidates, N_CANDIDATES, k, t));
+        GMLP_TRY(first_fitting(ctx, f, candidates, N_CANDIDATES, k, t));
     if (!*k)
         return gmlp_fail(&ctx->err, GMLP_ERR_UNSUPPORTED,
                          "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
@@ -120,44 +153,57 @@ static gmlp_status pick(gmlp_context *ctx, int a_half, int b_half, size_class si
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
 {
-    const int types[][2] = {{0, 0}, {1, 0}, {0, 1}}; /* {a_half, b_half}: activations and weights either side */
+    /* {a_half, b_half, ta, tb}: the model's products, NT (activations x
+     * linear weights) and NN (token mixing: weights x activations, and
+     * attention), with 4-aligned operands; others build on first use */
+    const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
     const gmlp_kernel *k;
     const tiles *t;
     if (!half_weights && ctx->set.gemm == GMLP_GEMM_CLBLAST) /* only the stand-alone epilogue */
         return gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k);
-    for (int i = 0; i < (half_weights ? 3 : 1); i++)
-        for (int size = SMALL; size <= NARROW_CLASS; size++)
-            GMLP_TRY(pick(ctx, types[i][0], types[i][1], (size_class)size, &k, &t));
+    for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
+        const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
+        for (int size = SMALL; size < N_CLASSES; size++)
+            GMLP_TRY(pick(ctx, &f, (size_class)size, &k, &t));
+    }
     return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size)
 {
-    static const char *const uses[] = {"", "large products", "narrow ones"};
-    const gmlp_kernel *k[3];
-    const tiles *t[3];
-    for (int s = SMALL; s <= NARROW_CLASS; s++)
-        GMLP_TRY(pick(ctx, a_half, b_half, (size_class)s, &k[s], &t[s]));
+    static const char *const uses[] = {"", "large products", "narrow ones", "deep ones"};
+    const gmlp_kernel *k[N_CLASSES];
+    const tiles *t[N_CLASSES];
+    const form f = {a_half, b_half, 0, 0, 4};
+    for (int s = SMALL; s < N_CLASSES; s++)
+        GMLP_TRY(pick(ctx, &f, (size_class)s, &k[s], &t[s]));
     int n = snprintf(buf, size, "%dx%dx%d tiles (%dx%d per work-item)", t[0]->tm, t[0]->tn, t[0]->tk, t[0]->wm,
                      t[0]->wn);
-    for (int s = LARGE; s <= NARROW_CLASS && n > 0 && (size_t)n < size; s++)
+    for (int s = LARGE; s < N_CLASSES && n > 0 && (size_t)n < size; s++)
         if (k[s] != k[SMALL])
-            n += snprintf(buf + n, size - (size_t)n, ", %dx%dx%d (%dx%d) for %s", t[s]->tm, t[s]->tn, t[s]->tk,
-                          t[s]->wm, t[s]->wn, uses[s]);
+            n += snprintf(buf + n, size - (size_t)n, ", %s%dx%dx%d (%dx%d) for %s", t[s]->direct ? "direct " : "",
+                          t[s]->tm, t[s]->tn, t[s]->tk, t[s]->wm, t[s]->wn, uses[s]);
     return GMLP_OK;
 }
 
 size_t gmlp_gemm_variants(char *buf, size_t size)
 {
+    /* every tiling with each pair of transposes on float operands, and the
+     * model's half-weight forms (NT with half B, NN with half A); all with
+     * float4 loads, whose staging needs the most registers, unrolled as on GPUs */
+    static const int forms[][4] = {{0, 0, 0, 0}, {0, 0, 0, 1}, {0, 0, 1, 0}, {0, 0, 1, 1}, {0, 1, 0, 1}, {1, 0, 0, 0}};
     size_t need = 0;
-    char line[320];
+    char line[480];
     if (buf && size)
         buf[0] = 0;
-    for (size_t i = 0; i <= N_CANDIDATES; i++) {
-        const tiles *t = i < N_CANDIDATES ? &candidates[i] : &large;
-        for (int h = 0; h < 4; h++) {
-            char defs[256];
-            defines(defs, sizeof defs, h & 1, h >> 1, t);
+    for (size_t i = 0; i < N_CANDIDATES + 3; i++) {
+        const tiles *t = i < N_CANDIDATES ? &candidates[i] : i == N_CANDIDATES ? &large
+                                                         : i == N_CANDIDATES + 1 ? &deep
+                                                                                  : &direct;
+        for (size_t h = 0; h < sizeof forms / sizeof *forms; h++) {
+            char defs[400];
+            const form f = {forms[h][0], forms[h][1], forms[h][2], forms[h][3], 4};
+            defines(defs, sizeof defs, &f, t, 1);
             int n = snprintf(line, sizeof line, "%s %s\n", gemm.file, defs);
             if (buf && need + (size_t)n < size)
                 memcpy(buf + need, line, (size_t)n + 1);
@@ -167,6 +213,17 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     return need;
 }
 
+/* The widest of 4, 2, 1 that divides a float operand's offset, leading
+ * dimension and batch stride (vector pointers need that alignment); half
+ * operands load through vload_halfN, which needs none. */
+static int vector_width(const gmlp_view *v)
+{
+    if (v->half)
+        return 4;
+    size_t bits = v->off | v->ld | v->stride;
+    return bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
+}
+
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
@@ -174,20 +231,24 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
-    size_t per_cu = ctx->dev.type & CL_DEVICE_TYPE_CPU ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;
-    size_class size = m <= NARROW || n <= NARROW                               ? NARROW_CLASS
+    size_t small_groups = (m + 63) / 64 * ((n + 63) / 64) * batch;
+    int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    size_t per_cu = cpu ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;
+    size_class size = m <= NARROW || n <= NARROW                                ? NARROW_CLASS
                       : groups * batch >= per_cu * (size_t)ctx->dev.compute_units ? LARGE
-                                                                                 : SMALL;
+                      : !cpu && g->k >= DEEP_K && small_groups < ctx->dev.compute_units ? DEEP
+                                                                                     : SMALL;
+    int va = vector_width(&g->a), vb = vector_width(&g->b);
+    const form f = {g->a.half, g->b.half, g->a.trans != 0, g->b.trans != 0, va < vb ? va : vb};
     const gmlp_kernel *k;
     const tiles *t;
-    GMLP_TRY(pick(ctx, g->a.half, g->b.half, size, &k, &t));
+    GMLP_TRY(pick(ctx, &f, size, &k, &t));
     int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
-                              ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_INT(g->a.trans != 0), ARG_MEM(g->b.buf),
-                              ARG_ULONG(g->b.off), ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride),
-                              ARG_INT(g->b.trans != 0), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
-                              ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias), ARG_INT(bias_mode),
-                              ARG_INT(g->gelu != 0), GMLP_ARG_END));
+                              ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
+                              ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),
+                              ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias),
+                              ARG_INT(bias_mode), ARG_INT(g->gelu != 0), GMLP_ARG_END));
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
                         batch};
