@@ -7,7 +7,7 @@
 [ $? = 1 ] && [ ! -e "$tmp/nomodel.jsonl" ] && [ ! -e "$tmp/nomodel.jsonl.gmlp-run.json" ]
 check $? "a model that does not load: exit 1, no output file left"
 
-# --resume after a kill and after SIGTERM, two devices and an injected device
+# --resume after a kill and after SIGINT/SIGTERM, two devices and an injected device
 # failure giving the one-device rows.
 set -u
 app=$1
@@ -130,21 +130,26 @@ for fmt in csv jsonl; do
     check $? "$fmt: after the kill and --resume, every image once, as in a clean run"
 done
 # a torn last line (cut mid-write) is cut off and written again
-head -c 1000 "$tmp/clean.csv" >"$tmp/torn.csv"
-cp "$tmp/clean.csv.gmlp-run.json" "$tmp/torn.csv.gmlp-run.json"
-"$app" -q --resume -o "$tmp/torn.csv" "$tmp/many"
-cmp -s "$tmp/torn.csv" "$tmp/clean.csv"; check $? "a torn last row is rewritten"
-# SIGTERM: the finished rows are flushed, the run says so and exits 1
-"$app" -b 1 -t 1 -o "$tmp/term.jsonl" "$tmp/many" 2>"$tmp/err" &
-pid=$!
-wait_lines "$tmp/term.jsonl" 20
-kill -TERM $pid
-wait $pid
-[ $? = 1 ]; check $? "SIGTERM: exit 1"
-grep -q "interrupted" "$tmp/err"; check $? "SIGTERM: says it was interrupted"
-tail -c 1 "$tmp/term.jsonl" | od -c | grep -q '\\n'; check $? "SIGTERM: the output ends with a whole row"
-"$app" -q --resume -o "$tmp/term.jsonl" "$tmp/many"
-bc "$tmp/term.jsonl" --files "$tmp/want-many" --same-as "$tmp/clean.csv"; check $? "SIGTERM then --resume: every image once"
+"$app" -q -b 4 -o "$tmp/clean.jsonl" "$tmp/many"
+for fmt in csv jsonl; do
+    head -c 1000 "$tmp/clean.$fmt" >"$tmp/torn.$fmt"
+    cp "$tmp/clean.$fmt.gmlp-run.json" "$tmp/torn.$fmt.gmlp-run.json"
+    "$app" -q --resume -o "$tmp/torn.$fmt" "$tmp/many"
+    cmp -s "$tmp/torn.$fmt" "$tmp/clean.$fmt"; check $? "$fmt: a torn last row is rewritten"
+done
+# SIGINT and SIGTERM: the finished rows are flushed, the run says so and exits 1
+for sig in INT TERM; do
+    "$app" -b 1 -t 1 -o "$tmp/sig$sig.jsonl" "$tmp/many" 2>"$tmp/err" &
+    pid=$!
+    wait_lines "$tmp/sig$sig.jsonl" 20
+    kill -$sig $pid
+    wait $pid
+    [ $? = 1 ]; check $? "SIG$sig: exit 1"
+    grep -q "interrupted" "$tmp/err"; check $? "SIG$sig: says it was interrupted"
+    tail -c 1 "$tmp/sig$sig.jsonl" | od -c | grep -q '\\n'; check $? "SIG$sig: the output ends with a whole row"
+    "$app" -q --resume -o "$tmp/sig$sig.jsonl" "$tmp/many"
+    bc "$tmp/sig$sig.jsonl" --files "$tmp/want-many" --same-as "$tmp/clean.csv"; check $? "SIG$sig then --resume: every image once"
+done
 
 # --resume with another --top or model is refused; error rows are kept unless --retry-errors
 "$app" -q -k 3 --resume -o "$tmp/r.jsonl" "$in" 2>"$tmp/err"

@@ -84,7 +84,7 @@ for r in rows:
     names = {k["kernel"] for k in p}
     assert entries[r["model"]] <= names, (r["model"], names)
     gemms = [k for k in p if k["gemm"]]
-    assert all(k["kernel"].startswith("gmlp_gemm " if r["gemm"] == "kernel" else "CLBlast") for k in gemms), gemms
+    assert all(k["kernel"].startswith(("gmlp_gemm ", "gmlp_gemm_direct ") if r["gemm"] == "kernel" else "CLBlast") for k in gemms), gemms
     assert sum(k["launches"] for k in gemms) == linear[r["model"]], (r["model"], r["gemm"], gemms)
     assert abs(sum(k["share"] for k in p) - 100) < 1, p
     assert all(k["total_us"] > 0 and abs(k["mean_us"] * k["launches"] - k["total_us"]) < 1e-6 * k["total_us"] for k in p), p

@@ -160,6 +160,13 @@ for r in rows:
 PY
     check $? "model folder $name: timm's probabilities (1e-4) and labels"
 done
+# $GMLP_MODEL names a folder as --model does (and --model wins over it)
+"$app" --model "$src/data/hf/mixer_miil" -j "$src"/data/hf/images/*.png >"$tmp/flag.json" 2>/dev/null &&
+    GMLP_MODEL="$src/data/hf/mixer_miil" "$app" -j "$src"/data/hf/images/*.png >"$tmp/env.json" 2>/dev/null &&
+    cmp -s "$tmp/flag.json" "$tmp/env.json" &&
+    GMLP_MODEL="$src/data/hf/mixer_miil" "$app" --model "$src/data/hf/gmlp_squash" -j "$src"/data/hf/images/*.png >"$tmp/both.json" 2>/dev/null &&
+    grep -q '"model": ".*/gmlp_squash"' "$tmp/both.json"
+check $? "\$GMLP_MODEL=FOLDER: the same results as --model FOLDER; --model wins over it"
 "$app" --model "$src/data/hf/gmlp_conflict" "$one" 2>"$tmp/err" >/dev/null
 grep -q "warning: .*gmlp.mean '0.5,0.4,0.3' (used) and config.json pretrained_cfg.mean '0.485,0.456,0.406' differ" "$tmp/err" &&
     grep -q "warning: .*gmlp.labels (used) and config.json label_names differ" "$tmp/err"

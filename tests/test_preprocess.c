@@ -2,7 +2,9 @@
  * (tools/make_preprocess_refs.py): max |difference| in pixel units
  * (difference x std) at most 2/255; PNGs decode identically, so they must
  * match to within float rounding.  JPEG decoders (stb vs libjpeg) differ by
- * a few levels, hence the bound. */
+ * a few levels, hence the bound.  Then its batch form, and gmlp_softmax_topk
+ * against a float64 softmax. */
+#include <math.h>
 #include <stb/stb_image.h>
 #include <string.h>
 
@@ -103,6 +105,81 @@ static void test_arguments(void)
         }
 }
 
+/* The batch call: each image as the single call writes it, one after the
+ * other; a bad image stops it with its index named. */
+static void test_batch(void)
+{
+    gmlp_config cfg = {.in_chans = 3, .img_h = 6, .img_w = 5, .crop_pct = 0.9f, .mean = {0.4f, 0.5f, 0.6f},
+                       .std = {0.2f, 0.3f, 0.25f}};
+    enum { N = 3, PLANE = 3 * 6 * 5 };
+    static const int w[N] = {7, 3, 11}, h[N] = {4, 9, 11}, ch[N] = {3, 1, 4};
+    uint8_t *px[N];
+    float want[N * PLANE], got[N * PLANE];
+    for (int i = 0; i < N; i++) {
+        px[i] = malloc((size_t)w[i] * h[i] * ch[i]);
+        for (int b = 0; b < w[i] * h[i] * ch[i]; b++)
+            px[i][b] = (uint8_t)(b * 37 + i * 101);
+        CHECK(gmlp_preprocess_rgb8(&cfg, px[i], w[i], h[i], ch[i], want + i * PLANE) == GMLP_OK, "image %d: %s", i,
+              gmlp_last_error(NULL));
+    }
+    CHECK(gmlp_preprocess_rgb8_batch(&cfg, (const uint8_t *const *)px, w, h, ch, N, got) == GMLP_OK, "batch: %s",
+          gmlp_last_error(NULL));
+    CHECK(!memcmp(got, want, sizeof got), "batch: not the single calls' output");
+    const int bad_ch[N] = {3, 1, 5};
+    CHECK(gmlp_preprocess_rgb8_batch(&cfg, (const uint8_t *const *)px, w, h, bad_ch, N, got) ==
+                  GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "image 2"),
+          "batch with a bad third image: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_preprocess_rgb8_batch(&cfg, (const uint8_t *const *)px, w, h, ch, 0, got) == GMLP_OK, "batch of 0");
+    for (int i = 0; i < N; i++)
+        free(px[i]);
+}
+
+/* gmlp_softmax_topk against a float64 softmax and a stable sort: ties in
+ * index order, every k, extreme logits, and its refusals. */
+static void test_topk(void)
+{
+    const float logits[] = {1.5f, -2.0f, 3.25f, 1.5f, 88.0f, -88.0f, 3.25f, 0.0f, 1.5f};
+    enum { N = sizeof logits / sizeof *logits };
+    double p[N], sum = 0, mx = 88.0;
+    for (int i = 0; i < N; i++)
+        sum += p[i] = exp((double)logits[i] - mx);
+    int order[N];
+    for (int i = 0; i < N; i++) {
+        p[i] /= sum;
+        order[i] = i;
+    }
+    for (int i = 1; i < N; i++) /* insertion sort: stable, descending */
+        for (int j = i; j > 0 && logits[order[j]] > logits[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int k = 1; k <= N; k++) {
+        int32_t idx[N];
+        float prob[N];
+        CHECK(gmlp_softmax_topk(logits, N, k, idx, prob) == GMLP_OK, "k %d: %s", k, gmlp_last_error(NULL));
+        for (int r = 0; r < k; r++) {
+            CHECK(idx[r] == order[r], "k %d rank %d: index %d, expected %d", k, r, idx[r], order[r]);
+            CHECK(fabs(prob[r] - p[order[r]]) <= 1e-6 * p[order[r]] + 1e-30, "k %d rank %d: prob %.9g, expected %.9g",
+                  k, r, prob[r], p[order[r]]);
+        }
+    }
+    int32_t idx[N];
+    CHECK(gmlp_softmax_topk(logits, N, 3, idx, NULL) == GMLP_OK && idx[0] == 4 && idx[1] == 2 && idx[2] == 6,
+          "prob NULL: %d %d %d", idx[0], idx[1], idx[2]);
+    CHECK(gmlp_softmax_topk(logits, N, 0, idx, NULL) == GMLP_ERR_INVALID_ARGUMENT, "k 0");
+    CHECK(gmlp_softmax_topk(logits, N, N + 1, idx, NULL) == GMLP_ERR_INVALID_ARGUMENT, "k > n");
+    CHECK(gmlp_softmax_topk(NULL, N, 1, idx, NULL) == GMLP_ERR_INVALID_ARGUMENT, "NULL logits");
+    CHECK(gmlp_softmax_topk(logits, N, 1, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "NULL index");
+    float with_nan[N];
+    memcpy(with_nan, logits, sizeof with_nan);
+    with_nan[5] = NAN;
+    CHECK(gmlp_softmax_topk(with_nan, N, 2, idx, NULL) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "NaN"),
+          "a NaN logit: %s", gmlp_last_error(NULL));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -120,5 +197,7 @@ int main(int argc, char **argv)
         fclose(f);
     CHECK(cases >= 15, "only %d cases", cases);
     test_arguments();
+    test_batch();
+    test_topk();
     return check_summary("test_preprocess");
 }
