@@ -105,7 +105,7 @@ static void write_file(const char *bytes, size_t n)
         fclose(f);
 }
 
-static int steps, winners, rejected;
+static int steps, timed_kernels, winners, rejected;
 
 static void on_progress(void *user, const gmlp_tune_step *s)
 {
@@ -115,6 +115,7 @@ static void on_progress(void *user, const gmlp_tune_step *s)
         printf("winner %-28s %-26s %10.1f us\n", s->group, s->candidate, s->us);
     } else {
         steps++;
+        timed_kernels += !s->skipped && !strncmp(s->candidate, "kernel", 6);
         rejected += s->skipped && !strcmp(s->skipped, "wrong result");
     }
 }
@@ -172,8 +173,9 @@ int main(int argc, char **argv)
     CHECK(gmlp_tune(NULL, m, 1, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "NULL context refused");
     gmlp_status st = gmlp_tune(ctx, m, BATCH, on_progress, NULL);
     CHECK(st == GMLP_OK, "gmlp_tune: %s", gmlp_last_error(ctx));
-    CHECK(steps >= 20 && winners >= 2 && rejected == 0, "%d candidates timed, %d winners, %d wrong results", steps,
+    CHECK(steps >= 20 && winners >= 2 && rejected == 0, "%d candidates, %d winners, %d wrong results", steps,
           winners, rejected);
+    CHECK(timed_kernels >= 10, "%d kernel candidates timed", timed_kernels);
     gmlp_model_free(m);
     gmlp_context_destroy(ctx);
     find_tune_file();

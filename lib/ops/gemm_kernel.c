@@ -318,7 +318,9 @@ gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp
     const form f = form_of(g);
     const gmlp_kernel *k;
     GMLP_TRY(variant(ctx, &f, t, &k));
-    if (!k || k->private_mem > 0)
+    /* private memory on a GPU is spilled registers; on a CPU it is the
+     * stack every kernel uses (PoCL reports the accumulator arrays) */
+    if (!k || (k->private_mem > 0 && !(ctx->dev.type & CL_DEVICE_TYPE_CPU)))
         return GMLP_OK;
     *ran = 1;
     return launch(ctx, g, k, t);

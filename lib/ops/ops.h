@@ -136,7 +136,7 @@ int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t);
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
 /* g on the kernel with tiling t, whatever the defaults or tuned choices say;
  * *ran 0 (nothing enqueued) when the compiled kernel cannot run t's
- * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE). */
+ * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs). */
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran);
 
 /* The tuned winner for a class and operand form: a tiling, or CLBlast. */
