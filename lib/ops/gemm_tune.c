@@ -218,6 +218,8 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
             json_object_set_new(w, "us_per_run", json_real(us[s]));
         json_array_append_new(winners, w);
     }
+    if (!root)
+        json_decref(winners);
     int ok = root && winners && json_object_set_new(root, "winners", winners) == 0;
     FILE *f = NULL;
     if (ok && snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp && (f = fopen(tmp, "w"))) {
