@@ -252,7 +252,23 @@ int main(int argc, char **argv)
     free(got);
     unsetenv("GMLP_GEMM");
 
-    write_file(text, (size_t)len); /* the real results again, for a look after the test */
+    /* a causal language model: its whole-sequence and decoding-step shapes */
+    const gmlp_config lm = {.arch = GMLP_ARCH_LM, .vocab_size = 40, .seq_len = 24, .dim = 32, .depth = 1,
+                            .ffn_dim = 64, .causal = 1, .heads = 1};
+    void *lm_data;
+    size_t lm_size;
+    CHECK(gmlp_diag_random_model(&lm, 3, &lm_data, &lm_size) == GMLP_OK, "random LM: %s", gmlp_last_error(NULL));
+    ctx = context(1);
+    m = NULL;
+    winners = steps = rejected = 0;
+    CHECK(gmlp_model_load_memory(ctx, lm_data, lm_size, &m) == GMLP_OK, "LM load: %s", gmlp_last_error(ctx));
+    CHECK(m && gmlp_tune(ctx, m, 2, on_progress, NULL) == GMLP_OK, "LM tune: %s", gmlp_last_error(ctx));
+    CHECK(winners >= 2 && rejected == 0, "LM: %d winners, %d wrong results", winners, rejected);
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+    free(lm_data);
+
+    write_file(text, (size_t)len); /* the image model's results again, for a look after the test */
     free(clb);
     free(other);
     free(tiling);
