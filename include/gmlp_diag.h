@@ -60,7 +60,7 @@ GMLP_API gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t see
  * same device, driver and library version, unless the backend was forced
  * (gmlp_context_options.gemm or GMLP_GEMM: then only kernel tilings apply
  * with "kernel", only half-operand tilings with "clblast").  Needs a cache
- * directory. */
+ * directory; clears the context's profile (gmlp_diag_profile). */
 typedef struct gmlp_tune_step {
     const char *group;     /* size class and form, e.g. "large NT float x float" */
     const char *candidate; /* e.g. "kernel 64x64x8/4x4" or "clblast" */

@@ -192,8 +192,13 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
         return gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k);
     for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
         const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
-        for (int size = SMALL; size < N_CLASSES; size++)
+        const gmlp_gemm g = {.a = {.half = f.a_half, .trans = f.ta}, .b = {.half = f.b_half, .trans = f.tb}};
+        for (int size = SMALL; size < N_CLASSES; size++) {
             GMLP_TRY(pick(ctx, &f, (size_class)size, &k, &t));
+            const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, &g);
+            if (w && w->tiling)
+                GMLP_TRY(variant(ctx, &f, w->tiling, &k));
+        }
     }
     return GMLP_OK;
 }
