@@ -20,3 +20,14 @@ static inline float gmlp_act(float v, int act)
         return gmlp_gelu(v);
     return v;
 }
+
+/* A GEMM's epilogue on element (i, j) of C, whose product is v (bias_mode:
+ * GMLP_BIAS_*): gemm.cl applies it in registers, epilogue.cl after CLBlast. */
+static inline float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
+{
+    if (bias_mode == GMLP_BIAS_COLS)
+        v += bias[j];
+    else if (bias_mode == GMLP_BIAS_ROWS)
+        v += bias[i];
+    return gelu ? gmlp_gelu(v) : v;
+}

@@ -22,8 +22,8 @@
  *
  * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
  * (token-axis matmuls), the exact GELU (fc1), applied to the accumulators in
- * registers before the one store.  gmlp_epilogue_only runs the same after a
- * CLBlast GEMM. */
+ * registers before the one store (gmlp_epilogue, common.cl; epilogue.cl runs
+ * the same after a CLBlast GEMM). */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
@@ -146,27 +146,6 @@ static inline void gmlp_ldl(__local const float *p, float *d, const int v)
     } else {
         d[0] = *p;
     }
-}
-
-/* Element (i, j) of C, whose pre-epilogue value is v (bias_mode: GMLP_BIAS_*). */
-static inline float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
-{
-    if (bias_mode == GMLP_BIAS_COLS)
-        v += bias[j];
-    else if (bias_mode == GMLP_BIAS_ROWS)
-        v += bias[i];
-    return gelu ? gmlp_gelu(v) : v;
-}
-
-/* The epilogue alone, in place on C = m x n (batch in dimension 2), for
- * products computed elsewhere (CLBlast). */
-__kernel void gmlp_epilogue_only(int m, int n, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
-                                 __global const float *bias, int bias_mode, int gelu)
-{
-    const int j = get_global_id(0), i = get_global_id(1);
-    const size_t at = c_off + get_global_id(2) * c_stride + (size_t)i * ldc + j;
-    if (i < m && j < n)
-        c[at] = gmlp_epilogue(c[at], i, j, bias, bias_mode, gelu);
 }
 
 #if !GMLP_GEMM_DIRECT

@@ -17,7 +17,7 @@
 /* The parameters an op case may name; unnamed ones are 0. */
 #define PARAMS(X)                                                                                                 \
     X(batch) X(rows) X(cols) X(n) X(m) X(k) X(p0) X(dim) X(heads) X(act) X(split) X(causal) X(ld) X(width)      \
-    X(hist) X(chans) X(h) X(w) X(ph) X(pw) X(vocab) X(segments) X(first) X(cb) X(off) X(trans_b) X(gelu)
+    X(hist) X(chans) X(h) X(w) X(ph) X(pw) X(vocab) X(segments) X(first) X(cb) X(off) X(trans_b) X(gelu) X(bias)
 #define FIELD(name) int name;
 typedef struct params {
     PARAMS(FIELD)
@@ -216,6 +216,27 @@ static void run_gemm(const params *p, int reps)
     free(a), free(b), free(bias), free(want);
 }
 
+/* The GEMM epilogue alone, as after CLBlast: C (batch of m x n, rows ld
+ * apart, from element off) += bias per column or per row (bias:
+ * GMLP_BIAS_*), then GELU; the padding between rows and before off is
+ * checked untouched. */
+static void run_epilogue(const params *p, int reps)
+{
+    size_t m = (size_t)p->m, n = (size_t)p->n, ld = (size_t)p->ld, batch = (size_t)p->batch, off = (size_t)p->off;
+    size_t nc = off + batch * m * ld, nbias = p->bias == GMLP_BIAS_ROWS ? m : n;
+    float *c = rnd(nc), *bias = rnd(nbias), *want = malloc(nc * sizeof *want);
+    memcpy(want, c, nc * sizeof *want);
+    ref_epilogue(want + off, m, n, ld, m * ld, batch, p->bias ? bias : NULL, p->bias == GMLP_BIAS_ROWS, p->gelu);
+    cl_mem dc = up(c, nc), dbias = up(bias, nbias);
+    const gmlp_gemm g = {.m = m, .n = n, .batch = batch, .c = {.buf = dc, .off = off, .ld = ld, .stride = m * ld},
+                         .bias = p->bias ? dbias : NULL, .bias_rows = p->bias == GMLP_BIAS_ROWS, .gelu = p->gelu};
+    RUN(reps, gmlp_op_epilogue(ctx, &g));
+    if (IN_PLACE(reps, dc))
+        expect("epilogue", dc, want, nc, 2e-6);
+    gmlp_buffer_release(ctx, &dbias);
+    free(c), free(bias), free(want);
+}
+
 #define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}}
 static const op_case cases[] = {
     CASE(layernorm, .rows = 1, .cols = 1),
@@ -260,6 +281,11 @@ static const op_case cases[] = {
     CASE(mean_tokens, .batch = 1, .n = 1, .dim = 1),
     CASE(mean_tokens, .batch = 3, .n = 25, .dim = 37, .off = 74),
     CASE(mean_tokens, .batch = 2, .n = 196, .dim = 65, .off = 3),
+    CASE(epilogue, .batch = 1, .m = 1, .n = 1, .ld = 1, .bias = GMLP_BIAS_COLS),
+    CASE(epilogue, .batch = 3, .m = 7, .n = 33, .ld = 37, .off = 5, .bias = GMLP_BIAS_COLS, .gelu = 1),
+    CASE(epilogue, .batch = 2, .m = 13, .n = 65, .ld = 65, .off = 1, .bias = GMLP_BIAS_ROWS),
+    CASE(epilogue, .batch = 2, .m = 196, .n = 129, .ld = 130, .gelu = 1),              /* GELU alone */
+    CASE(epilogue, .batch = 8, .m = 196, .n = 768, .ld = 768, .bias = GMLP_BIAS_COLS, .gelu = 1), /* ti16 fc1 */
     CASE(gemm, .m = 7, .n = 33, .k = 97, .gelu = 1),
     CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
     CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .gelu = 1), /* gmlp_ti16 fc1, 2 images */

@@ -98,3 +98,16 @@ gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_row
                                        dst.ld * f, dst.seq * f, 0, NULL, NULL);
     return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueCopyBufferRect", e);
 }
+
+static const gmlp_kernel_spec epilogue = {"epilogue.cl", "gmlp_epilogue_only"};
+
+gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
+{
+    if (g->m == 0 || g->n == 0 || (!g->bias && !g->gelu))
+        return GMLP_OK;
+    GMLP_TRY(gmlp_gemm_check(ctx, g));
+    int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
+    size_t global[3] = {g->n, g->m, g->batch ? g->batch : 1};
+    RUN(ctx, epilogue, 3, global, NULL, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
+        ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias), ARG_INT(bias_mode), ARG_INT(g->gelu != 0));
+}

@@ -96,7 +96,6 @@ static int unrolled(const gmlp_context *ctx)
 }
 
 static const gmlp_kernel_spec gemm = {"gemm.cl", "gmlp_gemm"};
-static const gmlp_kernel_spec epilogue = {"gemm.cl", "gmlp_epilogue_only"};
 
 static int defines(char *buf, size_t size, const form *f, const tiles *t, int unroll)
 {
@@ -188,8 +187,8 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
     const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
     const gmlp_kernel *k;
     const tiles *t;
-    if (!half_weights && ctx->set.gemm == GMLP_GEMM_CLBLAST) /* only the stand-alone epilogue */
-        return gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k);
+    if (!half_weights && ctx->set.gemm == GMLP_GEMM_CLBLAST) /* CLBlast, then epilogue.cl */
+        return GMLP_OK;
     for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
         const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
         const gmlp_gemm g = {.a = {.half = f.a_half, .trans = f.ta}, .b = {.half = f.b_half, .trans = f.tb}};
@@ -329,20 +328,4 @@ gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp
         return GMLP_OK;
     *ran = 1;
     return launch(ctx, g, k, t);
-}
-
-gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
-{
-    const size_t batch = g->batch ? g->batch : 1;
-    if (g->m == 0 || g->n == 0 || (!g->bias && !g->gelu))
-        return GMLP_OK;
-    GMLP_TRY(gmlp_gemm_check(ctx, g));
-    const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k));
-    int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
-    GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
-                              ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias), ARG_INT(bias_mode),
-                              ARG_INT(g->gelu != 0), GMLP_ARG_END));
-    size_t global[3] = {g->n, g->m, batch};
-    return gmlp_kernel_launch(ctx, k, 3, global, NULL);
 }

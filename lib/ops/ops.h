@@ -100,7 +100,8 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g);
 gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
-/* The epilogue alone, in place on C. */
+/* The epilogue alone, in place on C (an element-wise op: ops/elementwise.c,
+ * cl_kernels/epilogue.cl); A, B, k and beta unused. */
 gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
