@@ -12,7 +12,7 @@
 
 typedef struct bench_opts {
     const char *device, *model, *json, *csv, *md, *compare, *svg;
-    int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile;
+    int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile, tune;
     int weights[2], n_weights; /* gmlp_weight_type */
     int gemms[2], n_gemms;     /* gmlp_gemm_backend */
     size_t sgemm_n;
@@ -75,6 +75,9 @@ gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_
  * first_row on), its kernels into the row's "profile"; 0 (said why) on failure. */
 int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, gmlp_gemm_backend gemm,
                   const unsigned char *file, size_t size, size_t first_row, double flops_per_image);
+/* --tune: gmlp_tune on the model in file at each batch, per weight storage;
+ * 0 (said why) on failure. */
+int bench_tune(const bench_opts *o, const char *dev_spec, const char *name, const unsigned char *file, size_t size);
 /* The profiled rows' kernel tables, as text and as markdown (nonzero on failure). */
 void bench_profile_print(json_t *rows, FILE *f);
 int bench_profile_md(json_t *rows, FILE *f);

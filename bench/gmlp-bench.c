@@ -333,7 +333,7 @@ static int parse_two(char *arg, const char *option, const char *a, const char *b
     return 1;
 }
 
-enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE };
+enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE, OPT_TUNE };
 
 /* Every option: getopt's entry (a val below 256 is also the short option), the
  * argument's name and the help text with the default ('\n' continues it). */
@@ -371,6 +371,11 @@ static const struct {
     {{"profile", no_argument, 0, OPT_PROFILE}, NULL,
      "per image row, one more forward with queue profiling: device time per\n"
      "kernel, its share, the GEMMs' GFLOP/s (default off)"},
+    {{"tune", no_argument, 0, OPT_TUNE}, NULL,
+     "tune the GEMMs instead of timing: each kernel tiling of the library's set\n"
+     "and CLBlast on the shapes of --model (default gmlp_ti16_224 random, --tiny\n"
+     "gmlp_tiny) at each --batch (default 8) per --weights; the winners go to\n"
+     "the cache directory, used from then on (default off)"},
     {{"help", no_argument, 0, 'h'}, NULL, "this text"},
     {{"version", no_argument, 0, OPT_VERSION}, NULL,
      "the versions of the program and the library, the OpenCL platforms"},
@@ -456,6 +461,7 @@ static int parse(int argc, char **argv, bench_opts *o)
         case OPT_MD: o->md = optarg; break;
         case 't': o->tiny = 1; break;
         case OPT_PROFILE: o->profile = 1; break;
+        case OPT_TUNE: o->tune = 1; break;
         case 'C': o->compare = optarg; break;
         case 's': o->svg = optarg; break;
         case 'r':
@@ -497,6 +503,10 @@ static int parse(int argc, char **argv, bench_opts *o)
         o->weights[o->n_weights++] = GMLP_WEIGHTS_F32;
     if (!o->n_gemms)
         o->gemms[o->n_gemms++] = GMLP_GEMM_KERNEL;
+    if (!o->n_batches && o->tune) {
+        o->batches[0] = 8;
+        o->n_batches = 1;
+    }
     if (!o->n_batches) {
         o->batches[0] = 1;
         o->batches[1] = o->tiny ? 8 : 64;
@@ -729,6 +739,21 @@ int main(int argc, char **argv)
             images[i] = to_config(&set[i]);
         const bench_cfg *lm = bench_lm_set(o->tiny, &n_lms);
         memcpy(lms, lm, n_lms * sizeof *lm);
+    }
+    if (o->tune) { /* the first configuration only: the standard set would take hours on a CPU */
+        const bench_cfg *c = n_images ? &images[0] : &lms[0];
+        rc = APP_EXIT_OK;
+        for (size_t d = 0; d < ndev; d++) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "%zu", d);
+            size_t size = model_size;
+            unsigned char *file = model ? model : bench_random_model(&c->cfg, &size);
+            if (!file || !bench_tune(o, all ? spec : o->device, c->name, file, size))
+                rc = APP_EXIT_FAIL;
+            if (file != model)
+                free(file);
+        }
+        goto done;
     }
     /* the model column fits the longest name, within reason */
     b.name_w = 16;

@@ -201,7 +201,10 @@ GMLP_API void gmlp_context_options_default(gmlp_context_options *opts);
  * value (in opts or in the environment) is GMLP_ERR_INVALID_ARGUMENT.  Both
  * report into gmlp_last_error(NULL). */
 GMLP_API gmlp_status gmlp_context_create_ex(const gmlp_context_options *opts, gmlp_context **out);
-/* The backend a context chose (never GMLP_GEMM_AUTO). */
+/* The backend a context chose (never GMLP_GEMM_AUTO).  GMLP_GEMM_KERNEL where
+ * none was asked for, even when the device's tuning file (gmlp_tune,
+ * gmlp_diag.h) sends some shapes to CLBlast: it names the default, not every
+ * GEMM's backend. */
 GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
 
 /* Detail of the last failure on ctx, never NULL; with ctx == NULL, the calling

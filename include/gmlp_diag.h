@@ -45,6 +45,34 @@ GMLP_API void gmlp_diag_profile_reset(gmlp_context *ctx);
  * free() it. */
 GMLP_API gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void **data, size_t *size);
 
+/* GEMM tuning.  gmlp_tune runs the model once at this batch (zeros in) to
+ * note the GEMM shapes it uses (fc1, fc2, spatial, stem, head; an LM's whole
+ * sequence and one decoding step), groups them by size class and operand
+ * form, and times on each group every kernel tiling of the library's curated
+ * set that the device takes without spilling, and CLBlast for float
+ * operands: device time from queue profiling when the context was made with
+ * gmlp_context_options.profiling, else host time around a queue finish; the
+ * median of 3 calls after an untimed one, summed over the group's shapes.
+ * A candidate whose result differs from the default kernel's beyond
+ * float-rounding bounds is rejected.  The fastest per group are written to
+ * the cache directory as the device's tuning file (kept beside winners of
+ * other groups from earlier runs) and used by this and later contexts on the
+ * same device, driver and library version, unless the backend was forced
+ * (gmlp_context_options.gemm or GMLP_GEMM: then only kernel tilings apply
+ * with "kernel", only half-operand tilings with "clblast").  Needs a cache
+ * directory; clears the context's profile (gmlp_diag_profile). */
+typedef struct gmlp_tune_step {
+    const char *group;     /* size class and form, e.g. "large NT float x float" */
+    const char *candidate; /* e.g. "kernel 64x64x8/4x4" or "clblast" */
+    int index, count;      /* this candidate of the group's count */
+    double us;             /* microseconds per call over the group's shapes; < 0: not timed */
+    const char *skipped;   /* NULL, or why not timed or rejected */
+    int winner;            /* 1: the group's winner, reported once after its candidates */
+} gmlp_tune_step;
+typedef void (*gmlp_tune_progress)(void *user, const gmlp_tune_step *step);
+GMLP_API gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_tune_progress progress,
+                               void *user);
+
 /* Every OpenCL program the library may build, one line each: "NAME
  * OPTIONS", NAME "shared" (the element-wise kernels, built with each
  * context) or a kernel file built alone in variants ("gemm.cl").  Written

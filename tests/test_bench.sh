@@ -131,9 +131,16 @@ assert all(x["tokens_per_s"] > 0 and x["spread_s"] >= 0 for x in r), r
 ' "$out/lm.json"
 check $? "--model LM: full, cached and uncached rows with their spread"
 
+# --tune: in a cache directory of its own (a tuning file in the shared one would change the other tests)
+GMLP_CACHE_DIR="$out/tune-cache" "$bench" --tune --model "$image_model" --batch 2 >"$out/tune" 2>"$out/tune.err"
+check $? "--tune --model FILE --batch 2"
+grep -q "batch 2: tuned GEMM winners" "$out/tune" && [ "$(grep -cE '^(small|large|narrow|deep) .* [0-9.]+$' "$out/tune")" -ge 1 ] &&
+    ls "$out"/tune-cache/*.tune.json >/dev/null && grep -q "tuning .*: 1/" "$out/tune.err"
+check $? "--tune: the winners on stdout, progress on stderr, the tuning file in the cache directory"
+
 # --help, --version
 check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \
-    -c --csv --md -s --svg -C --compare --profile -h --help --version
+    -c --csv --md -s --svg -C --compare --profile --tune -h --help --version
 for d in "default 1,64" "default 10" "default 3" "default f32" "default kernel" "default: \$GMLP_DEVICE"; do
     grep -q "$d" "$out/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }
 done

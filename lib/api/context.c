@@ -68,6 +68,7 @@ static gmlp_status create(const gmlp_context_options *opts, const cl_command_que
         free(ctx);
         return st;
     }
+    gmlp_gemm_tune_load(ctx);
     pthread_mutex_init(&ctx->lock, NULL);
     snprintf(ctx->err.msg, sizeof ctx->err.msg, "no error");
     *out = ctx;
@@ -99,6 +100,7 @@ void gmlp_context_destroy(gmlp_context *ctx)
         return;
     gmlp_clblast_context_closed(ctx);
     gmlp_context_close(ctx);
+    gmlp_gemm_tune_free(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

@@ -10,6 +10,7 @@
 #include "cl/program.h"
 #include "gmlp_diag.h"
 #include "model/model.h"
+#include "ops/gemm_tune.h"
 
 gmlp_status gmlp_diag_memory(const gmlp_context *ctx, size_t *used, size_t *peak)
 {
@@ -193,4 +194,57 @@ size_t gmlp_diag_program_source(const char *name, char *buf, size_t size)
     }
     free(src);
     return len;
+}
+
+/* The model once at this batch, zeros in, so that its GEMMs note their shapes. */
+static gmlp_status run_model(gmlp_model *model, const gmlp_config *c, size_t batch)
+{
+    int lm = c->arch == GMLP_ARCH_LM;
+    size_t in = batch * (lm ? (size_t)c->seq_len : (size_t)c->in_chans * c->img_h * c->img_w);
+    size_t outs = batch * (lm ? (size_t)c->seq_len * c->vocab_size : (size_t)(c->num_classes ? c->num_classes : c->dim));
+    void *input = calloc(in, lm ? sizeof(int32_t) : sizeof(float));
+    float *out = malloc(outs * sizeof *out);
+    gmlp_status st = input && out ? GMLP_OK : gmlp_fail(gmlp_api_error(), GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
+    if (st == GMLP_OK && !lm)
+        st = c->num_classes ? gmlp_classify(model, input, batch, out) : gmlp_features(model, input, batch, out);
+    if (st == GMLP_OK && lm) {
+        st = gmlp_lm_logits(model, input, batch, (size_t)c->seq_len, out);
+        gmlp_lm_state *s = NULL;
+        if (st == GMLP_OK && c->causal && (st = gmlp_lm_state_create(model, batch, &s)) == GMLP_OK)
+            st = gmlp_lm_step(s, input, out); /* a decoding step's narrow products */
+        gmlp_lm_state_free(s);
+    }
+    free(input);
+    free(out);
+    return st;
+}
+
+gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_tune_progress progress, void *user)
+{
+    if (!ctx || !model)
+        return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: NULL argument");
+    gmlp_config c;
+    GMLP_TRY(gmlp_model_config(model, &c));
+    if (batch < 1 || batch > 4096)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: batch %zu outside 1 .. 4096", batch);
+    if (!ctx->set.cache_dir[0])
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gmlp_tune: the context has no cache directory to keep the results in");
+    gmlp_gemm_record *rec = calloc(1, sizeof *rec);
+    if (!rec)
+        return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
+    pthread_mutex_lock(&ctx->lock);
+    ctx->record = rec;
+    pthread_mutex_unlock(&ctx->lock);
+    gmlp_status st = run_model(model, &c, batch);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->record = NULL;
+    if (st == GMLP_OK && rec->lost)
+        st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory noting the shapes");
+    if (st == GMLP_OK)
+        st = gmlp_tune_run(ctx, rec, progress, user);
+    pthread_mutex_unlock(&ctx->lock);
+    free(rec->g);
+    free(rec);
+    return st;
 }

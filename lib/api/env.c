@@ -56,6 +56,7 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     *device = opts->device ? opts->device : env("GMLP_DEVICE");
     const char *v;
     out->gemm = opts->gemm;
+    out->gemm_forced = opts->gemm != GMLP_GEMM_AUTO || env("GMLP_GEMM");
     if (out->gemm == GMLP_GEMM_AUTO) {
         v = env("GMLP_GEMM");
         if (!v || !strcmp(v, "kernel"))

@@ -14,6 +14,7 @@
 /* What a context was asked for, resolved against the environment (lib/api/env.c). */
 typedef struct gmlp_settings {
     gmlp_gemm_backend gemm;  /* GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST */
+    int gemm_forced;         /* gemm was asked for (options or GMLP_GEMM), not the default: tuned choices may not override it */
     char cache_dir[1024];    /* "": no disk cache */
     char cl_options[1024];   /* appended to every build */
     size_t mem_limit;        /* bytes the library's buffers may take; 0: no limit */
@@ -45,6 +46,8 @@ struct gmlp_context {
     size_t n_profile;
     pthread_mutex_t lock;   /* lib/api holds it around every call on the context */
     gmlp_error err;         /* err.log points at set.log */
+    struct gmlp_tuned *tuned;        /* ops/gemm_tune.c: the device's tuned GEMM winners; NULL: none */
+    struct gmlp_gemm_record *record; /* ops/gemm_tune.c: non-NULL while gmlp_tune notes a model's GEMMs */
 };
 
 /* A context on the device spec selects (gmlp_device_select), with

@@ -68,15 +68,15 @@ static void make_dirs(char *path)
     mkdir(path, 0755);
 }
 
-static int cache_path(const char *dir, const char *src, const char *options, const gmlp_devinfo *dev, char *buf,
-                      size_t size)
+/* dir/<128-bit hash of parts><ext>, dir made if missing; 0 when there is
+ * no cache directory or the path is too long. */
+static int hashed_path(const char *dir, const char *const *parts, size_t n_parts, const char *ext, char *buf,
+                       size_t size)
 {
     if (!*dir)
         return 0;
-    const char *parts[] = {src, options, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver,
-                           gmlp_version()};
     uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    for (size_t i = 0; i < n_parts; i++) {
         size_t n = strlen(parts[i]) + 1; /* the NUL separates fields */
         h1 = fnv1a(h1, parts[i], n);
         h2 = fnv1a(h2, parts[i], n);
@@ -84,8 +84,23 @@ static int cache_path(const char *dir, const char *src, const char *options, con
     char made[1024];
     snprintf(made, sizeof made, "%s", dir);
     make_dirs(made);
-    int n = snprintf(buf, size, "%s/%016llx%016llx.clbin", dir, (unsigned long long)h1, (unsigned long long)h2);
+    int n = snprintf(buf, size, "%s/%016llx%016llx%s", dir, (unsigned long long)h1, (unsigned long long)h2, ext);
     return n > 0 && (size_t)n < size;
+}
+
+static int cache_path(const char *dir, const char *src, const char *options, const gmlp_devinfo *dev, char *buf,
+                      size_t size)
+{
+    const char *parts[] = {src, options, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver,
+                           gmlp_version()};
+    return hashed_path(dir, parts, sizeof parts / sizeof *parts, ".clbin", buf, size);
+}
+
+int gmlp_cache_device_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size)
+{
+    const gmlp_devinfo *dev = &ctx->dev;
+    const char *parts[] = {dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver, gmlp_version()};
+    return hashed_path(ctx->set.cache_dir, parts, sizeof parts / sizeof *parts, ext, buf, size);
 }
 
 static cl_int build(cl_program prog, const gmlp_devinfo *dev, const char *options)

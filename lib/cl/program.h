@@ -20,4 +20,9 @@ gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *
  * malloc'd; "" when file names no solo source, NULL when out of memory. */
 char *gmlp_program_source(const char *file);
 
+/* A file of the cache directory for ctx's device, driver and library version
+ * alone (tuning results): DIR/<hash>ext, the directory made if missing; 0
+ * (buf unset) when the context has no cache directory. */
+int gmlp_cache_device_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size);
+
 #endif

@@ -13,11 +13,7 @@
 #include "kernel_abi.h"
 #include "ops/ops.h"
 
-typedef struct tiles {
-    int tm, tn, tk, wm, wn;
-    int vw;     /* global loads of this many elements where the operands' alignment allows */
-    int direct; /* no local memory: each work-item reads its operands from global memory */
-} tiles;
+typedef gmlp_tiling tiles;
 
 /* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
  * speed of 4 x 4).  TK 2, as on main: with the epilogue in registers deeper
@@ -58,7 +54,35 @@ static const tiles direct = {4, 64, 8, 1, 4, 1, 1};
  * at least this deep. */
 #define DEEP_K 256
 
-typedef enum size_class { SMALL, LARGE, NARROW_CLASS, DEEP, N_CLASSES } size_class;
+typedef enum size_class {
+    SMALL = GMLP_GEMM_SMALL,
+    LARGE = GMLP_GEMM_LARGE,
+    NARROW_CLASS = GMLP_GEMM_NARROW,
+    DEEP = GMLP_GEMM_DEEP,
+    N_CLASSES = GMLP_GEMM_CLASSES
+} size_class;
+
+/* Tuning (gemm_tune.c) tries these beside the defaults: neighbours of the
+ * defaults in depth, shape and outputs per work-item, picked by hand (not a
+ * search).  None is used unless a tuning run on the device chose it. */
+static const tiles extras[] = {
+    {128, 128, 4, 8, 8, 4, 0}, {128, 64, 4, 8, 4, 4, 0}, {64, 128, 4, 4, 8, 4, 0}, {64, 64, 4, 4, 4, 4, 0},
+    {64, 64, 16, 4, 4, 4, 0},  {64, 64, 8, 8, 8, 4, 0},  {32, 64, 8, 4, 4, 4, 0},  {64, 32, 8, 4, 4, 4, 0},
+    {32, 32, 16, 4, 4, 4, 0},  {32, 32, 8, 2, 2, 4, 0},  {16, 16, 8, 2, 2, 4, 0},  {4, 128, 8, 1, 4, 1, 1},
+    {8, 64, 8, 2, 4, 1, 1},
+};
+
+const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n)
+{
+    static const tiles *const all[] = {&large, &candidates[0], &candidates[1], &candidates[2], &candidates[3],
+                                       &deep, &direct, &extras[0], &extras[1], &extras[2], &extras[3], &extras[4],
+                                       &extras[5], &extras[6], &extras[7], &extras[8], &extras[9], &extras[10],
+                                       &extras[11], &extras[12]};
+    _Static_assert(sizeof all / sizeof *all == N_CANDIDATES + 3 + sizeof extras / sizeof *extras,
+                   "every tiling listed once");
+    *n = sizeof all / sizeof *all;
+    return all;
+}
 
 /* One variant: operand types, transposes, vector width. */
 typedef struct form {
@@ -93,6 +117,11 @@ static int fits_device(const gmlp_devinfo *d, const tiles *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     return rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
+}
+
+int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t)
+{
+    return fits_device(dev, t);
 }
 
 /* Tiling t's variant; *k NULL when the compiled kernel cannot run a whole
@@ -162,8 +191,13 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
         return GMLP_OK;
     for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
         const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
-        for (int size = SMALL; size < N_CLASSES; size++)
+        const gmlp_gemm g = {.a = {.half = f.a_half, .trans = f.ta}, .b = {.half = f.b_half, .trans = f.tb}};
+        for (int size = SMALL; size < N_CLASSES; size++) {
             GMLP_TRY(pick(ctx, &f, (size_class)size, &k, &t));
+            const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, &g);
+            if (w && w->tiling)
+                GMLP_TRY(variant(ctx, &f, w->tiling, &k));
+        }
     }
     return GMLP_OK;
 }
@@ -223,12 +257,9 @@ static int vector_width(const gmlp_view *v)
     return bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
 }
 
-gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
+int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
-    if (m == 0 || n == 0)
-        return GMLP_OK;
-    GMLP_TRY(gmlp_gemm_check(ctx, g));
     size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
     size_t small_groups = (m + 63) / 64 * ((n + 63) / 64) * batch;
     int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
@@ -237,11 +268,19 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
                       : groups * batch >= per_cu * (size_t)ctx->dev.compute_units ? LARGE
                       : !cpu && g->k >= DEEP_K && small_groups < ctx->dev.compute_units ? DEEP
                                                                                      : SMALL;
+    return size;
+}
+
+static form form_of(const gmlp_gemm *g)
+{
     int va = vector_width(&g->a), vb = vector_width(&g->b);
-    const form f = {g->a.half, g->b.half, g->a.trans != 0, g->b.trans != 0, va < vb ? va : vb};
-    const gmlp_kernel *k;
-    const tiles *t;
-    GMLP_TRY(pick(ctx, &f, size, &k, &t));
+    return (form){g->a.half, g->b.half, g->a.trans != 0, g->b.trans != 0, va < vb ? va : vb};
+}
+
+/* g on variant k of tiling t. */
+static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const tiles *t)
+{
+    const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
@@ -253,4 +292,40 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
                         batch};
     size_t local[3] = {rx, ry, 1};
     return gmlp_kernel_launch(ctx, k, 3, global, local);
+}
+
+gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
+{
+    if (g->m == 0 || g->n == 0)
+        return GMLP_OK;
+    GMLP_TRY(gmlp_gemm_check(ctx, g));
+    const size_class size = (size_class)gmlp_gemm_class(ctx, g);
+    const form f = form_of(g);
+    const gmlp_kernel *k = NULL;
+    const tiles *t = NULL;
+    const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, g);
+    if (w && w->tiling) { /* the device's tuned tiling; the defaults if it does not build to fit */
+        t = w->tiling;
+        GMLP_TRY(variant(ctx, &f, t, &k));
+    }
+    if (!k)
+        GMLP_TRY(pick(ctx, &f, size, &k, &t));
+    return launch(ctx, g, k, t);
+}
+
+gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran)
+{
+    *ran = 0;
+    if (g->m == 0 || g->n == 0 || !fits_device(&ctx->dev, t))
+        return GMLP_OK;
+    GMLP_TRY(gmlp_gemm_check(ctx, g));
+    const form f = form_of(g);
+    const gmlp_kernel *k;
+    GMLP_TRY(variant(ctx, &f, t, &k));
+    /* private memory on a GPU is spilled registers; on a CPU it is the
+     * stack every kernel uses (PoCL reports the accumulator arrays) */
+    if (!k || (k->private_mem > 0 && !(ctx->dev.type & CL_DEVICE_TYPE_CPU)))
+        return GMLP_OK;
+    *ran = 1;
+    return launch(ctx, g, k, t);
 }

@@ -117,4 +117,43 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *
 /* Called when a context closes: lets CLBlast release what it cached for it. */
 void gmlp_clblast_context_closed(gmlp_context *ctx);
 
+/* ---- GEMM tilings and tuned choices (ops/gemm_kernel.c, ops/gemm_tune.c) ---- */
+
+/* A tiling of the GEMM kernel: tm x tn outputs per work-group, wm x wn per
+ * work-item, tk-deep slices; loads up to vw wide; direct: no local memory. */
+typedef struct gmlp_tiling {
+    int tm, tn, tk, wm, wn, vw, direct;
+} gmlp_tiling;
+
+/* The size classes gmlp_op_gemm_kernel picks a tiling by. */
+enum { GMLP_GEMM_SMALL, GMLP_GEMM_LARGE, GMLP_GEMM_NARROW, GMLP_GEMM_DEEP, GMLP_GEMM_CLASSES };
+
+/* The tilings a tuning run tries, the defaults first (*n of them); the only
+ * ones a tuning file may name. */
+const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n);
+/* Whether the device's limits take tiling t. */
+int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t);
+/* g's size class (GMLP_GEMM_SMALL ...) on ctx's device. */
+int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
+/* g on the kernel with tiling t, whatever the defaults or tuned choices say;
+ * *ran 0 (nothing enqueued) when the compiled kernel cannot run t's
+ * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs). */
+gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran);
+
+/* The tuned winner for a class and operand form: a tiling, or CLBlast. */
+typedef struct gmlp_tuned_choice {
+    int clblast;              /* 1: CLBlast (float operands only) */
+    const gmlp_tiling *tiling; /* else: one of gmlp_gemm_tilings */
+} gmlp_tuned_choice;
+/* ctx's winner for g's class and form; NULL: none (the defaults apply). */
+const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
+/* Reads the device's tuning file from the cache directory into ctx->tuned;
+ * a missing file leaves none, an unusable one (corrupt, another device,
+ * driver or library version, unknown tilings) is ignored with one log line. */
+void gmlp_gemm_tune_load(gmlp_context *ctx);
+/* Frees ctx->tuned and any recording. */
+void gmlp_gemm_tune_free(gmlp_context *ctx);
+/* While ctx->record is set, gmlp_op_gemm notes each distinct shape there. */
+void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g);
+
 #endif

@@ -29,10 +29,14 @@ cd "$work"
 mkdir -p "$work/corpus_config"
 for f in "$root"/tests/data/hf/*/config.json; do cp "$f" "$work/corpus_config/$(basename "$(dirname "$f")").json"; done
 cp "$root"/tests/data/broken/config/*.json "$work/corpus_config/"
-for t in fuzz_safetensors fuzz_model_load fuzz_config_json; do
+# the tuning-file target starts from tests/data/tune (valid and invalid files for its made-up device)
+mkdir -p "$work/corpus_tune"
+cp "$root"/tests/data/tune/*.json "$work/corpus_tune/"
+for t in fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file; do
     mkdir -p "out_$t"
     seeds=corpus
     [ "$t" = fuzz_config_json ] && seeds=corpus_config
+    [ "$t" = fuzz_tune_file ] && seeds=corpus_tune
     "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
         -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1 ||
         { tail -n 40 "$t.log"; echo "FAIL: $t crashed; input kept in $work"; exit 1; }

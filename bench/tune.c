@@ -1,0 +1,54 @@
+/* gmlp-bench --tune: gmlp_tune on one model at each batch given, each
+ * candidate's time as progress on stderr, the winners as a table on stdout. */
+#include <stdio.h>
+
+#include "bench.h"
+#include "gmlp_diag.h"
+
+static void on_step(void *user, const gmlp_tune_step *s)
+{
+    (void)user;
+    if (s->winner) {
+        printf("%-30s %-28s %12.1f\n", s->group, s->candidate, s->us);
+        fflush(stdout);
+    } else if (s->skipped) {
+        fprintf(stderr, "gmlp-bench: tuning %s: %d/%d %s: %s\n", s->group, s->index + 1, s->count, s->candidate,
+                s->skipped);
+    } else {
+        fprintf(stderr, "gmlp-bench: tuning %s: %d/%d %s: %.1f us\n", s->group, s->index + 1, s->count,
+                s->candidate, s->us);
+    }
+}
+
+int bench_tune(const bench_opts *o, const char *dev_spec, const char *name, const unsigned char *file, size_t size)
+{
+    gmlp_context_options co;
+    gmlp_context_options_default(&co);
+    co.device = dev_spec;
+    co.profiling = 1; /* candidates timed by the device's own clock */
+    gmlp_context *ctx = NULL;
+    if (gmlp_context_create_ex(&co, &ctx) != GMLP_OK) {
+        fprintf(stderr, "gmlp-bench: %s\n", gmlp_last_error(NULL));
+        return 0;
+    }
+    int ok = 1;
+    for (int w = 0; w < o->n_weights && ok; w++) {
+        gmlp_load_options lo;
+        gmlp_load_options_default(&lo);
+        lo.weights = (gmlp_weight_type)o->weights[w];
+        gmlp_model *m = NULL;
+        ok = gmlp_model_load_memory_ex(ctx, file, size, &lo, &m) == GMLP_OK;
+        for (int b = 0; b < o->n_batches && ok; b++) {
+            printf("\n# %s, %s, %s weights, batch %d: tuned GEMM winners (device time per model forward's calls)\n",
+                   gmlp_context_device_name(ctx), bench_base_name(name), o->weights[w] ? "f16" : "f32",
+                   o->batches[b]);
+            printf("%-30s %-28s %12s\n", "group", "winner", "us");
+            ok = gmlp_tune(ctx, m, (size_t)o->batches[b], on_step, NULL) == GMLP_OK;
+        }
+        if (!ok)
+            fprintf(stderr, "gmlp-bench: tuning %s: %s\n", bench_base_name(name), gmlp_last_error(ctx));
+        gmlp_model_free(m);
+    }
+    gmlp_context_destroy(ctx);
+    return ok;
+}

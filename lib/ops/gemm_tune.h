@@ -1,0 +1,46 @@
+/* What the tuned-choice store (gemm_tune.c) and the tuning run
+ * (gemm_tune_run.c) share; lib/api/diag.c and the fuzz target use it too. */
+#ifndef GMLP_GEMM_TUNE_H
+#define GMLP_GEMM_TUNE_H
+
+#include "gmlp_diag.h"
+#include "ops/ops.h"
+
+/* One slot per size class and operand form (A half, B half, A transposed, B transposed). */
+#define GMLP_TUNE_SLOTS (GMLP_GEMM_CLASSES * 16)
+
+struct gmlp_tuned {
+    int set[GMLP_TUNE_SLOTS];
+    gmlp_tuned_choice choice[GMLP_TUNE_SLOTS];
+};
+typedef struct gmlp_tuned gmlp_tuned;
+
+/* The distinct GEMM shapes a model ran (buffers NULL; bias non-NULL when
+ * there was one, beta 0 or 1). */
+struct gmlp_gemm_record {
+    gmlp_gemm *g;
+    size_t n, cap;
+    int lost; /* out of host memory: some shapes were not noted */
+};
+typedef struct gmlp_gemm_record gmlp_gemm_record;
+
+size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb);
+/* "large NT float x half": a slot, for messages and progress. */
+void gmlp_tune_slot_name(size_t slot, char *buf, size_t size);
+
+/* A tuning file's text for device dev into *out; 0, with why set and *out
+ * empty, when anything in it is off: not JSON, another format, device,
+ * driver or library version, an unknown or unfitting tiling, CLBlast for
+ * half operands, a slot named twice. */
+int gmlp_tune_parse(const gmlp_devinfo *dev, const void *data, size_t size, gmlp_tuned *out, char *why,
+                    size_t why_size);
+/* Writes t as the device's tuning file (us: microseconds per slot, for
+ * readers; may be NULL). */
+gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double *us);
+
+/* Times every candidate on the recorded shapes, checks each against the
+ * default kernel's result, keeps the fastest per slot in ctx->tuned (slots
+ * not run keep their old winners) and saves the file.  ctx's lock held. */
+gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_tune_progress progress, void *user);
+
+#endif

@@ -1,0 +1,65 @@
+/* The tuning-file reader alone (no device): tests/data/tune's files for the
+ * fuzz target's made-up device, valid.json taken with its three winners and
+ * every other file refused with a reason; then every prefix of valid.json
+ * and the file for another driver refused.  argv[1]: tests/data/tune. */
+#include <string.h>
+
+#include "check.h"
+#include "ops/gemm_tune.h"
+
+static const gmlp_devinfo dev = {.platform_name = "Fuzz Platform", .name = "Fuzz Device", .vendor = "Fuzz Vendor",
+                                 .version = "OpenCL 3.0 Fuzz", .driver = "1.0", .compute_units = 4,
+                                 .local_mem = 32768, .max_wg = 256, .max_wi = {256, 256, 64}};
+
+static char *slurp(const char *dir, const char *name, size_t *n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    char *buf = calloc(1, 1 << 16);
+    *n = f && buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    gmlp_tuned t;
+    char why[200];
+    size_t n;
+    char *valid = slurp(argv[1], "valid.json", &n);
+    CHECK(n > 0 && gmlp_tune_parse(&dev, valid, n, &t, why, sizeof why), "valid.json taken");
+    size_t set = 0;
+    for (size_t s = 0; s < GMLP_TUNE_SLOTS; s++)
+        set += (size_t)t.set[s];
+    size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1), narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, 0, 0, 0, 0);
+    CHECK(set == 3 && t.set[large] && t.choice[large].tiling && t.choice[large].tiling->tm == 128 &&
+              t.set[narrow] && t.choice[narrow].clblast,
+          "valid.json's winners: %zu", set);
+    const char *bad[] = {"clblast_half.json", "unknown_tiling.json", "slot_twice.json"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t m;
+        char *text = slurp(argv[1], bad[i], &m);
+        why[0] = 0;
+        CHECK(m > 0 && !gmlp_tune_parse(&dev, text, m, &t, why, sizeof why) && why[0], "%s refused: %s", bad[i], why);
+        free(text);
+    }
+    int prefixes_taken = 0;
+    size_t body = n;
+    while (body && (valid[body - 1] == '\n' || valid[body - 1] == ' '))
+        body--; /* the JSON text itself, without the trailing newline */
+    for (size_t k = 0; k < body; k++)
+        prefixes_taken += gmlp_tune_parse(&dev, valid, k, &t, why, sizeof why);
+    CHECK(prefixes_taken == 0, "%d proper prefixes of valid.json taken", prefixes_taken);
+    gmlp_devinfo other = dev;
+    snprintf(other.driver, sizeof other.driver, "1.1");
+    CHECK(!gmlp_tune_parse(&other, valid, n, &t, why, sizeof why) && strstr(why, "driver"), "another driver: %s", why);
+    other = dev;
+    other.max_wg = 64; /* 128 x 128 tiles of 8 x 8 need 256 work-items */
+    CHECK(!gmlp_tune_parse(&other, valid, n, &t, why, sizeof why) && strstr(why, "fit"), "smaller device: %s", why);
+    free(valid);
+    return check_summary("tune-file");
+}
