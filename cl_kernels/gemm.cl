@@ -22,8 +22,8 @@
  *
  * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
  * (token-axis matmuls), the exact GELU (fc1), applied to the accumulators in
- * registers before the one store (gmlp_epilogue, common.cl; epilogue.cl runs
- * the same after a CLBlast GEMM). */
+ * registers before the one store (gmlp_epilogue, common.cl; large blocks:
+ * EPILOGUE_SWEEP; epilogue.cl runs the same after a CLBlast GEMM). */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
@@ -197,6 +197,12 @@ GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 #endif
 
+/* Blocks of more than 16 outputs per work-item store the accumulators (with
+ * beta * C) first and apply bias and GELU in a second sweep: with the
+ * epilogue in registers the 8 x 8 blocks spilled 2 KiB per thread on Intel
+ * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help). */
+#define EPILOGUE_SWEEP (WM * WN > 16)
+
 /* Offsets, leading dimensions and batch strides count elements of the
  * operand's own type.  beta == 0 never reads C.  bias may be NULL. */
 __kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
@@ -316,8 +322,22 @@ GMLP_UNROLL
             if (gi < m && gj < n) {
                 __global float *cv = c + (size_t)gi * ldc + gj;
                 const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
-                *cv = gmlp_epilogue(v, gi, gj, bias, bias_mode, gelu);
+                *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, bias, bias_mode, gelu);
             }
         }
     }
+#if EPILOGUE_SWEEP
+    /* bias and GELU as a second sweep over this work-item's outputs, once the
+     * accumulators are dead (a loop not unrolled: GELU 64 times over spilled) */
+    if (bias_mode == GMLP_BIAS_NONE && !gelu)
+        return;
+    for (int r = 0; r < WM; r++)
+        for (int s = 0; s < WN; s++) {
+            const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
+            if (gi < m && gj < n) {
+                __global float *cv = c + (size_t)gi * ldc + gj;
+                *cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu);
+            }
+        }
+#endif
 }
