@@ -4,9 +4,10 @@
 
 /* Exact GELU, as nn.GELU(): 0.5 v (1 + erf(v / sqrt 2)), written with erfc
  * so that negative v does not lose its digits to 1 + erf cancelling. */
+#define GMLP_GELU(v) (0.5f * (v) * erfc(-(v) * 0.70710678118654752f)) /* also on vectors */
 static inline float gmlp_gelu(float v)
 {
-    return 0.5f * v * erfc(-v * 0.70710678118654752f);
+    return GMLP_GELU(v);
 }
 
 /* act: GMLP_ACT_*. */

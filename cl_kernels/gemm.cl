@@ -6,7 +6,7 @@
  * the tile (TM x TN outputs per work-group, WM x WN per work-item, TK-deep
  * k-slices), the vector width VW of the global loads, the transposes TA / TB
  * (compile-time, as CLBlast's NN/NT/TN/TT entry points: no runtime branch in
- * the loads), and DIRECT (no local memory: CPUs and narrow products).
+ * the loads), and DIRECT (no local memory: CPUs and narrow products; below).
  *
  * Tiled: per slice the group stages op(A) (TK x TM) and op(B) (TK x TN) in
  * local memory as float, double-buffered: while it multiplies out slice s
@@ -100,6 +100,196 @@
 #define B_TYPE float
 #endif
 
+#if GMLP_GEMM_DIRECT
+/* Direct: no local memory and no barrier, for CPUs (the caches do the
+ * staging, and PoCL runs a barrier-free work-group as one plain loop).
+ * Work-item (x, y) owns the WM x WN block of C at rows i0 + y WM, columns
+ * j0 + x WN, in vectors of DV = GMLP_GEMM_VW floats (vloadn: no alignment
+ * beyond the element's), the vector unit filled explicitly:
+ * - op(B) contiguous along n (TB 0: token mixing, attention's values): per
+ *   k step, WN / DV vectors of op(B)'s row times WM broadcast elements of
+ *   op(A) into WM x WN / DV vector accumulators (BLIS's outer products);
+ * - NT (TA 0, TB 1: the linear layers, contiguous along k on both sides):
+ *   DM x DN sub-blocks of dot products over DV elements of k at a time,
+ *   summed across the vector at the end, then bias and GELU on vectors;
+ * - TT (no model product): outer products, op(B)'s row gathered.
+ * Rows and columns past the edge read the last one (in bounds; discarded),
+ * so the loops carry no masks; the stores are masked.  The block loops are
+ * unrolled on every device: the accumulators must be registers. */
+#define DV GMLP_GEMM_VW
+#if WN % DV
+#error "direct: GMLP_GEMM_WN must be a multiple of GMLP_GEMM_VW"
+#endif
+#define DCAT_(x, y) x##y
+#define DCAT(x, y) DCAT_(x, y)
+#define vecf DCAT(float, DV)
+#define VLOADF DCAT(vload, DV)
+#define VSTOREF DCAT(vstore, DV)
+#if GMLP_GEMM_A_HALF
+#define LOAD_A(p) vload_half(0, p)
+#define LOADV_A(p) DCAT(vload_half, DV)(0, p)
+#else
+#define LOAD_A(p) (*(p))
+#define LOADV_A(p) VLOADF(0, p)
+#endif
+#if GMLP_GEMM_B_HALF
+#define LOAD_B(p) vload_half(0, p)
+#define LOADV_B(p) DCAT(vload_half, DV)(0, p)
+#else
+#define LOAD_B(p) (*(p))
+#define LOADV_B(p) VLOADF(0, p)
+#endif
+#define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
+#define WV (WN / DV) /* vectors per row of a block */
+
+/* bias and GELU on C[i, j .. j + DV) */
+static inline vecf direct_epilogue(vecf v, int i, int j, __global const float *bias, int bias_mode, int gelu)
+{
+    if (bias_mode == GMLP_BIAS_COLS)
+        v += VLOADF(0, bias + j);
+    else if (bias_mode == GMLP_BIAS_ROWS)
+        v += bias[i];
+    return gelu ? GMLP_GELU(v) : v;
+}
+
+/* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
+static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
+                              __global const float *bias, int bias_mode, int gelu)
+{
+    __global float *cv = c + (size_t)i * ldc + j;
+    if (i >= m)
+        return;
+    if (j + DV <= n) {
+        if (beta != 0.0f)
+            v += beta * VLOADF(0, cv);
+        VSTOREF(direct_epilogue(v, i, j, bias, bias_mode, gelu), 0, cv);
+    } else {
+        float e[DV];
+        VSTOREF(v, 0, e);
+        for (int l = 0; l < DV && j + l < n; l++)
+            cv[l] = gmlp_epilogue(beta == 0.0f ? e[l] : e[l] + beta * cv[l], i, j + l, bias, bias_mode, gelu);
+    }
+}
+
+#if DOT
+/* sub-blocks of at most 12 accumulators (AVX2 has 16 vector registers) */
+#define DM (WM % 4 == 0 ? 4 : WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
+#define DN (WN % 4 == 0 && DM <= 3 ? 4 : WN % 3 == 0 && DM <= 4 ? 3 : WN % 2 == 0 ? 2 : 1)
+
+/* C[i0 .. i0+DM, j0 .. j0+DN) = A[i, :] . B[j, :] + beta * C, no bias or GELU yet */
+static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
+                               ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
+{
+    __global const A_TYPE *ar[DM];
+    __global const B_TYPE *br[DN];
+    vecf acc[DM][DN];
+    _Pragma("unroll") for (int r = 0; r < DM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * lda;
+    _Pragma("unroll") for (int s = 0; s < DN; s++) br[s] = b + (size_t)min(j0 + s, n - 1) * ldb;
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < DN; s++) acc[r][s] = (vecf)0.0f;
+    int q = 0;
+    for (; q + DV <= k; q += DV) {
+        vecf bv[DN];
+        _Pragma("unroll") for (int s = 0; s < DN; s++) bv[s] = LOADV_B(br[s] + q);
+        _Pragma("unroll") for (int r = 0; r < DM; r++)
+        {
+            const vecf av = LOADV_A(ar[r] + q);
+            _Pragma("unroll") for (int s = 0; s < DN; s++) acc[r][s] += av * bv[s];
+        }
+    }
+    float sum[DM][DN];
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < DN; s++)
+        {
+            float e[DV];
+            VSTOREF(acc[r][s], 0, e);
+            sum[r][s] = 0.0f;
+            _Pragma("unroll") for (int l = 0; l < DV; l++) sum[r][s] += e[l];
+        }
+    for (; q < k; q++) /* k's tail */
+        _Pragma("unroll") for (int r = 0; r < DM; r++)
+            _Pragma("unroll") for (int s = 0; s < DN; s++) sum[r][s] += LOAD_A(ar[r] + q) * LOAD_B(br[s] + q);
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < DN; s++) if (i0 + r < m && j0 + s < n)
+        {
+            __global float *cv = c + (size_t)(i0 + r) * ldc + j0 + s;
+            *cv = beta == 0.0f ? sum[r][s] : sum[r][s] + beta * *cv;
+        }
+}
+#else
+/* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
+ * constant once inlined): op(B)'s rows are read as vectors, else gathered */
+static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
+                                ulong ldb, int i0, int j0, vecf acc[WM][WV], const int contiguous)
+{
+    __global const A_TYPE *ar[WM]; /* op(A)[i0 + r, q] at ar[r] + q * sa */
+    const size_t sa = GMLP_GEMM_TA ? lda : 1;
+    _Pragma("unroll") for (int r = 0; r < WM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * (GMLP_GEMM_TA ? 1 : lda);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    for (int q = 0; q < k; q++) {
+        vecf bv[WV];
+        if (contiguous) {
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = LOADV_B(b + (size_t)q * ldb + j0 + s * DV);
+        } else {
+            float e[WN];
+            _Pragma("unroll") for (int s = 0; s < WN; s++)
+            {
+                const size_t j = (size_t)min(j0 + s, n - 1);
+                e[s] = LOAD_B(b + (GMLP_GEMM_TB ? j * ldb + q : (size_t)q * ldb + j));
+            }
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = VLOADF(s, e);
+        }
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+        {
+            const float av = LOAD_A(ar[r] + (size_t)q * sa);
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] += av * bv[s];
+        }
+    }
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
+void gmlp_gemm(int m, int n, int k,
+               __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,
+               __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride,
+               float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
+               __global const float *bias, int bias_mode, int gelu)
+{
+    const int i0 = get_group_id(1) * TM + get_local_id(1) * WM, j0 = get_group_id(0) * TN + get_local_id(0) * WN;
+    const size_t p = get_global_id(2);
+    if (i0 >= m || j0 >= n) /* no barrier to reach */
+        return;
+    a += a_off + p * a_stride;
+    b += b_off + p * b_stride;
+    c += c_off + p * c_stride;
+#if DOT
+    for (int r = 0; r < WM; r += DM)
+        for (int s = 0; s < WN; s += DN)
+            direct_dots(m, n, k, a, lda, b, ldb, beta, c, ldc, i0 + r, j0 + s);
+    if (bias_mode == GMLP_BIAS_NONE && !gelu)
+        return;
+    for (int r = 0; r < WM && i0 + r < m; r++)
+        for (int s = 0; s < WN; s += DV) {
+            __global float *cv = c + (size_t)(i0 + r) * ldc + j0 + s;
+            if (j0 + s + DV <= n)
+                VSTOREF(direct_epilogue(VLOADF(0, cv), i0 + r, j0 + s, bias, bias_mode, gelu), 0, cv);
+            else
+                for (int l = 0; l < DV && j0 + s + l < n; l++)
+                    cv[l] = gmlp_epilogue(cv[l], i0 + r, j0 + s + l, bias, bias_mode, gelu);
+        }
+#else
+    vecf acc[WM][WV];
+    if (!GMLP_GEMM_TB && j0 + WN <= n)
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 1);
+    else
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 0);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+            direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, bias, bias_mode, gelu);
+#endif
+}
+#else
 /* v (1, 2 or 4: a constant once inlined) elements from p into d.  The
  * float path dereferences a vector pointer: p is v-aligned (host-checked). */
 static inline void gmlp_ldv_float(__global const float *p, float *d, const int v)
@@ -148,7 +338,6 @@ static inline void gmlp_ldl(__local const float *p, float *d, const int v)
     }
 }
 
-#if !GMLP_GEMM_DIRECT
 /* An operand's staging: NAME_fetch reads this work-item's share of one
  * TK x W slice of op(X) (W = TM or TN; the matrix dim wide, k deep, stored
  * contiguously along k if CONTIG_K) into registers r, NAME_stash writes them
@@ -195,7 +384,6 @@ static inline void gmlp_ldl(__local const float *p, float *d, const int v)
 #define GMLP_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
 GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
-#endif
 
 /* Blocks of more than 16 outputs per work-item store the accumulators (with
  * beta * C) first and apply bias and GELU in a second sweep: with the
@@ -226,50 +414,6 @@ GMLP_UNROLL
         for (int s = 0; s < WN; s++)
             acc[r][s] = 0.0f;
 
-#if GMLP_GEMM_DIRECT
-    /* Straight from global memory: rows and columns past the edge read the
-     * last one (in bounds, results discarded), k is masked in the tail. */
-    size_t ra[WM], cb[WN];
-GMLP_UNROLL
-    for (int r = 0; r < WM; r++) {
-        const size_t i = (size_t)min(i0 + OWN_ROW(y, r), m - 1);
-        ra[r] = GMLP_GEMM_TA ? i : i * lda;
-    }
-GMLP_UNROLL
-    for (int s = 0; s < WN; s++) {
-        const size_t j = (size_t)min(j0 + OWN_COL(x, s), n - 1);
-        cb[s] = GMLP_GEMM_TB ? j * ldb : j;
-    }
-    const size_t sa = GMLP_GEMM_TA ? lda : 1, sb = GMLP_GEMM_TB ? 1 : ldb; /* one step along k */
-    for (int q0 = 0; q0 < k; q0 += TK) {
-        const int full = q0 + TK <= k;
-GMLP_UNROLL
-        for (int q = 0; q < TK; q++) {
-            if (full || q0 + q < k) {
-                float av[WM], bv[WN];
-GMLP_UNROLL
-                for (int r = 0; r < WM; r++)
-#if GMLP_GEMM_A_HALF
-                    av[r] = vload_half(0, a + ra[r] + (size_t)(q0 + q) * sa);
-#else
-                    av[r] = a[ra[r] + (size_t)(q0 + q) * sa];
-#endif
-GMLP_UNROLL
-                for (int s = 0; s < WN; s++)
-#if GMLP_GEMM_B_HALF
-                    bv[s] = vload_half(0, b + cb[s] + (size_t)(q0 + q) * sb);
-#else
-                    bv[s] = b[cb[s] + (size_t)(q0 + q) * sb];
-#endif
-GMLP_UNROLL
-                for (int r = 0; r < WM; r++)
-GMLP_UNROLL
-                    for (int s = 0; s < WN; s++)
-                        acc[r][s] += av[r] * bv[s];
-            }
-        }
-    }
-#else
     __local float as[2 * TK * stage_a_LD];
     __local float bs[2 * TK * stage_b_LD];
     const int t = y * RX + x;
@@ -311,7 +455,6 @@ GMLP_UNROLL
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-#endif
 
 GMLP_UNROLL
     for (int r = 0; r < WM; r++) {
@@ -341,3 +484,4 @@ GMLP_UNROLL
         }
 #endif
 }
+#endif

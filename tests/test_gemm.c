@@ -4,8 +4,9 @@
  * both, on awkward sizes (1, 7, 33, 97, 130, k = 0), every transpose, batched
  * with strides (A shared or not), offsets and padded leading dimensions, beta
  * 1 and beta 0 (with NaN in C, which must not be read), each epilogue (bias
- * per column or per row, GELU), with the large and the small
- * tiles, the direct variant (narrow products) and the deep-k tiles; again with the smaller tiles the host picks for devices with smaller
+ * per column or per row, GELU): the direct variant (CPUs; narrow or not),
+ * the large and the small tiles, the narrow and the deep-k ones (GPUs);
+ * again with the smaller tiles the host picks for GPUs with smaller
  * work-groups; and the wrapper's refusals. */
 #include <string.h>
 
@@ -154,6 +155,7 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     gmlp_context *big = ctx;
     ctx = check_context();
     ctx->dev.max_wg = max_wg;
+    ctx->dev.type = CL_DEVICE_TYPE_GPU; /* CPUs take the direct variant's 8 work-items */
     char tiles[512] = "", want[32];
     snprintf(want, sizeof want, "%dx%dx", expect_tm, expect_tm);
     gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, tiles, sizeof tiles);
@@ -196,14 +198,15 @@ static void oclgrind_sweep(void)
     static const int modes[] = {KERNEL, B_HALF, A_HALF};
     cl_uint cus = ctx->dev.compute_units;
     cl_device_type type = ctx->dev.type;
-    /* large, small, narrow (direct on CPUs, small tiles on GPUs), deep k */
+    /* large, small, the CPU's direct (and its narrow one), narrow on GPUs
+     * (small tiles), deep k */
     const struct {
         cl_uint cus;
         cl_device_type type;
         size_t m, n, k;
-    } classes[] = {{0, CL_DEVICE_TYPE_CPU, 19, 37, 13},   {UINT32_MAX, CL_DEVICE_TYPE_CPU, 19, 37, 13},
-                   {0, CL_DEVICE_TYPE_CPU, 3, 37, 13},    {0, CL_DEVICE_TYPE_GPU, 3, 37, 13},
-                   {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259}};
+    } classes[] = {{0, CL_DEVICE_TYPE_GPU, 19, 37, 13},   {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 37, 13},
+                   {0, CL_DEVICE_TYPE_CPU, 19, 37, 13},   {0, CL_DEVICE_TYPE_CPU, 3, 37, 13},
+                   {0, CL_DEVICE_TYPE_GPU, 3, 37, 13},    {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259}};
     for (size_t c = 0; c < sizeof classes / sizeof *classes; c++)
         for (int t = 0; t < 4; t++) {
             ctx->dev.compute_units = classes[c].cus;
@@ -238,23 +241,27 @@ int main(int argc, char **argv)
     /* the model's calls through gmlp_op_gemm on the default backend */
     test_gemm(49, 65, 49, 0, 0, 0.0f, 3, SHARED_A | PADDED, EPI_NONE);
     test_gemm(98, 130, 37, 0, 1, 1.0f, 1, 0, EPI_COLS);
-    /* the kernel, first with large tiles whatever the size (no compute unit
-     * to keep busy), then with the small ones (too many); products of at
-     * most 16 rows or columns take the narrow tiles either way */
+    /* the kernel as the host picks it for this device (on a CPU the direct
+     * variant, narrow or not), then the tiles it picks for a GPU: first the
+     * large ones whatever the size (no compute unit to keep busy), then the
+     * small ones (too many); products of at most 16 rows or columns take the
+     * narrow tiles either way */
     static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
     cl_uint cus = ctx->dev.compute_units;
+    cl_device_type type = ctx->dev.type;
     char tiles[512];
     if (gmlp_gemm_describe(ctx, 1, 1, tiles, sizeof tiles) == GMLP_OK)
         printf("tiles on '%s': %s\n", ctx->dev.name, tiles);
     static const int quick_modes[] = {KERNEL, B_HALF};
+    if (type & CL_DEVICE_TYPE_CPU)
+        sweep(quick ? quick_modes : modes, quick ? 2 : 4, N_SIZES);
+    ctx->dev.type = CL_DEVICE_TYPE_GPU;
     for (int large = 1; large >= 0; large--) {
         ctx->dev.compute_units = large ? 0 : UINT32_MAX;
         sweep(quick ? quick_modes : modes, quick ? 2 : 4, N_SIZES);
     }
     /* the deep-k small tiles, which the host picks on GPUs for few output
      * tiles over k >= 256: every transpose, float and half operands */
-    cl_device_type type = ctx->dev.type;
-    ctx->dev.type = CL_DEVICE_TYPE_GPU;
     ctx->dev.compute_units = UINT32_MAX;
     for (int t = 0; t < 4; t++)
         for (int md = 0; md < 4; md += quick ? 3 : 1)

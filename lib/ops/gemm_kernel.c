@@ -37,12 +37,18 @@ static const tiles deep = {16, 16, 16, 2, 2, 4, 0}; /* 8 x 8 work-items */
 
 /* Products with at most this many rows or columns (a decoding step, a head
  * of few classes): on GPUs the 16 x 16 tiles, so that little of each tile is
- * padding; on CPUs the direct variant, 1 x 4 outputs per work-item over
- * 4 x 16 work-items (PoCL vectorises across work-items; local memory is
- * only a copy there). */
+ * padding. */
 #define NARROW 16
 static const tiles *const narrow = &candidates[2];
-static const tiles direct = {4, 64, 8, 1, 4, 1, 1};
+
+/* CPUs take the direct variant (gemm.cl: no local memory, which is only a
+ * copy there, no barriers, float8 arithmetic written out) for every product:
+ * on PoCL 3.1 (2-core EPYC, AVX2, 2026-11-23) the tiled kernel ran the
+ * linear layers of gmlp_ti16_224 at about 4 GFLOP/s, this one at ... .
+ * 6 x 16 outputs per work-item: 12 accumulators of 8 floats, AVX2's 16
+ * registers less the operands; the narrow one, 1 x 32, for decoding steps. */
+static const tiles direct = {24, 32, 1, 6, 16, 8, 1};        /* 2 x 4 work-items */
+static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1}; /* 2 x 4 */
 
 /* Large tiles once they give each compute unit this many work-groups: on
  * a GPU a few, to switch between while others wait on memory (a guess, not
@@ -68,17 +74,23 @@ typedef enum size_class {
 static const tiles extras[] = {
     {128, 128, 4, 8, 8, 4, 0}, {128, 64, 4, 8, 4, 4, 0}, {64, 128, 4, 4, 8, 4, 0}, {64, 64, 4, 4, 4, 4, 0},
     {64, 64, 16, 4, 4, 4, 0},  {64, 64, 8, 8, 8, 4, 0},  {32, 64, 8, 4, 4, 4, 0},  {64, 32, 8, 4, 4, 4, 0},
-    {32, 32, 16, 4, 4, 4, 0},  {32, 32, 8, 2, 2, 4, 0},  {16, 16, 8, 2, 2, 4, 0},  {4, 128, 8, 1, 4, 1, 1},
-    {8, 64, 8, 2, 4, 1, 1},
+    {32, 32, 16, 4, 4, 4, 0},  {32, 32, 8, 2, 2, 4, 0},  {16, 16, 8, 2, 2, 4, 0},  {4, 64, 1, 1, 4, 4, 1},
+    {8, 64, 1, 2, 8, 4, 1},    {16, 32, 1, 4, 16, 8, 1}, {32, 48, 1, 4, 24, 8, 1}, {12, 32, 1, 3, 16, 8, 1},
+    {24, 16, 1, 6, 8, 8, 1},   {16, 16, 1, 4, 8, 4, 1},
 };
+
+/* the defaults: large, candidates, deep, direct, direct_narrow */
+#define N_DEFAULTS (N_CANDIDATES + 4)
 
 const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n)
 {
-    static const tiles *const all[] = {&large, &candidates[0], &candidates[1], &candidates[2], &candidates[3],
-                                       &deep, &direct, &extras[0], &extras[1], &extras[2], &extras[3], &extras[4],
-                                       &extras[5], &extras[6], &extras[7], &extras[8], &extras[9], &extras[10],
-                                       &extras[11], &extras[12]};
-    _Static_assert(sizeof all / sizeof *all == N_CANDIDATES + 3 + sizeof extras / sizeof *extras,
+    static const tiles *const all[] = {&large,      &candidates[0], &candidates[1], &candidates[2], &candidates[3],
+                                       &deep,       &direct,        &direct_narrow, &extras[0],     &extras[1],
+                                       &extras[2],  &extras[3],     &extras[4],     &extras[5],     &extras[6],
+                                       &extras[7],  &extras[8],     &extras[9],     &extras[10],    &extras[11],
+                                       &extras[12], &extras[13],    &extras[14],    &extras[15],    &extras[16],
+                                       &extras[17]};
+    _Static_assert(sizeof all / sizeof *all == N_DEFAULTS + sizeof extras / sizeof *extras,
                    "every tiling listed once");
     *n = sizeof all / sizeof *all;
     return all;
@@ -97,14 +109,20 @@ static int unrolled(const gmlp_context *ctx)
 
 static const gmlp_kernel_spec gemm = {"gemm.cl", "gmlp_gemm"};
 
+/* The vector width: the direct variant's arithmetic (vloadn needs no
+ * alignment), else the widest the operands' alignment allows up to t's. */
+static int vw(const form *f, const tiles *t)
+{
+    return t->direct || f->vw > t->vw ? t->vw : f->vw;
+}
+
 static int defines(char *buf, size_t size, const form *f, const tiles *t, int unroll)
 {
     return snprintf(buf, size,
                     "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d "
                     "-DGMLP_GEMM_DIRECT=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
                     "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                    unroll, f->a_half, f->b_half, f->ta, f->tb, t->direct, f->vw < t->vw ? f->vw : t->vw, t->tm, t->tn,
-                    t->tk, t->wm, t->wn);
+                    unroll, f->a_half, f->b_half, f->ta, f->tb, t->direct, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
 }
 
 static size_t local_bytes(const tiles *t)
@@ -132,7 +150,7 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const tiles *t, con
     char defs[400], label[160];
     defines(defs, sizeof defs, f, t, unrolled(ctx));
     snprintf(label, sizeof label, "gmlp_gemm%s %dx%dx%d/%dx%d %s%s v%d A:%s B:%s", t->direct ? "_direct" : "", t->tm,
-             t->tn, t->tk, t->wm, t->wn, tr[f->ta], tr[f->tb], f->vw < t->vw ? f->vw : t->vw,
+             t->tn, t->tk, t->wm, t->wn, tr[f->ta], tr[f->tb], vw(f, t),
              f->a_half ? "half" : "float", f->b_half ? "half" : "float");
     GMLP_TRY(gmlp_kernel_get(ctx, &gemm, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
@@ -162,12 +180,12 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
 {
     int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     *k = NULL;
-    if (size == LARGE)
+    if (cpu)
+        GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : &direct, 1, k, t));
+    else if (size == LARGE)
         GMLP_TRY(first_fitting(ctx, f, &large, 1, k, t));
     else if (size == DEEP)
         GMLP_TRY(first_fitting(ctx, f, &deep, 1, k, t));
-    else if (size == NARROW_CLASS && cpu)
-        GMLP_TRY(first_fitting(ctx, f, &direct, 1, k, t));
     else if (size == NARROW_CLASS)
         GMLP_TRY(first_fitting(ctx, f, narrow, (size_t)(candidates + N_CANDIDATES - narrow), k, t));
     if (!*k)
@@ -210,8 +228,8 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *
     const form f = {a_half, b_half, 0, 0, 4};
     for (int s = SMALL; s < N_CLASSES; s++)
         GMLP_TRY(pick(ctx, &f, (size_class)s, &k[s], &t[s]));
-    int n = snprintf(buf, size, "%dx%dx%d tiles (%dx%d per work-item)", t[0]->tm, t[0]->tn, t[0]->tk, t[0]->wm,
-                     t[0]->wn);
+    int n = snprintf(buf, size, "%s%dx%dx%d tiles (%dx%d per work-item)", t[0]->direct ? "direct " : "", t[0]->tm,
+                     t[0]->tn, t[0]->tk, t[0]->wm, t[0]->wn);
     for (int s = LARGE; s < N_CLASSES && n > 0 && (size_t)n < size; s++)
         if (k[s] != k[SMALL])
             n += snprintf(buf + n, size - (size_t)n, ", %s%dx%dx%d (%dx%d) for %s", t[s]->direct ? "direct " : "",
@@ -229,10 +247,10 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     char line[480];
     if (buf && size)
         buf[0] = 0;
-    for (size_t i = 0; i < N_CANDIDATES + 3; i++) {
-        const tiles *t = i < N_CANDIDATES ? &candidates[i] : i == N_CANDIDATES ? &large
-                                                         : i == N_CANDIDATES + 1 ? &deep
-                                                                                  : &direct;
+    size_t n_all;
+    const tiles *const *all = gmlp_gemm_tilings(&n_all);
+    for (size_t i = 0; i < N_DEFAULTS; i++) {
+        const tiles *t = all[i];
         for (size_t h = 0; h < sizeof forms / sizeof *forms; h++) {
             char defs[400];
             const form f = {forms[h][0], forms[h][1], forms[h][2], forms[h][3], 4};
