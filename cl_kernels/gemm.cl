@@ -142,16 +142,102 @@
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
 
-/* bias and GELU on C[i, j .. j + DV) */
+GMLP_GELU_DEFINE(direct_gelu, vecf)
+
+/* bias and GELU on C[i, j .. j + DV), GELU on whole vectors */
 static inline vecf direct_epilogue(vecf v, int i, int j, __global const float *bias, int bias_mode, int gelu)
 {
     if (bias_mode == GMLP_BIAS_COLS)
         v += VLOADF(0, bias + j);
     else if (bias_mode == GMLP_BIAS_ROWS)
         v += bias[i];
-    return gelu ? GMLP_GELU(v) : v;
+    return gelu ? direct_gelu(v) : v;
 }
 
+#if DOT
+/* Sub-blocks of DM rows x 4 columns: at most 12 accumulators (AVX2 has 16
+ * vector registers), and a row's four sums come out as one float4. */
+#if WN % 4
+#error "direct NT: GMLP_GEMM_WN must be a multiple of 4"
+#endif
+#define DM (WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
+
+/* the sum of v's lanes folded into 4 */
+static inline float4 direct_fold4(vecf v)
+{
+#if DV == 16
+    return v.lo.lo + v.lo.hi + v.hi.lo + v.hi.hi;
+#elif DV == 8
+    return v.lo + v.hi;
+#elif DV == 4
+    return v;
+#else
+#error "direct NT: GMLP_GEMM_VW must be 4, 8 or 16"
+#endif
+}
+
+/* (sum of t0, sum of t1, sum of t2, sum of t3) by two rounds of pairwise adds */
+static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
+{
+    const float4 x = (float4)(t0.s02, t1.s02) + (float4)(t0.s13, t1.s13);
+    const float4 y = (float4)(t2.s02, t3.s02) + (float4)(t2.s13, t3.s13);
+    return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
+}
+
+/* C[i0 .. i0+DM, j0 .. j0+4) = A[i, :] . B[j, :] + beta * C, no bias or GELU yet */
+static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
+                               ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
+{
+    __global const A_TYPE *ar[DM];
+    __global const B_TYPE *br[4];
+    vecf acc[DM][4];
+    _Pragma("unroll") for (int r = 0; r < DM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * lda;
+    _Pragma("unroll") for (int s = 0; s < 4; s++) br[s] = b + (size_t)min(j0 + s, n - 1) * ldb;
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] = (vecf)0.0f;
+    int q = 0;
+    for (; q + DV <= k; q += DV) {
+        vecf bv[4];
+        _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = LOADV_B(br[s] + q);
+        _Pragma("unroll") for (int r = 0; r < DM; r++)
+        {
+            const vecf av = LOADV_A(ar[r] + q);
+            _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] += av * bv[s];
+        }
+    }
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+    {
+        float4 sum = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
+                                 direct_fold4(acc[r][3]));
+        for (int t = q; t < k; t++) /* k's tail */
+            sum += LOAD_A(ar[r] + t) *
+                   (float4)(LOAD_B(br[0] + t), LOAD_B(br[1] + t), LOAD_B(br[2] + t), LOAD_B(br[3] + t));
+        __global float *cv = c + (size_t)(i0 + r) * ldc + j0;
+        if (i0 + r < m && j0 + 4 <= n) {
+            vstore4(beta == 0.0f ? sum : sum + beta * vload4(0, cv), 0, cv);
+        } else if (i0 + r < m) {
+            float e[4];
+            vstore4(sum, 0, e);
+            for (int l = 0; l < 4 && j0 + l < n; l++)
+                cv[l] = beta == 0.0f ? e[l] : e[l] + beta * cv[l];
+        }
+    }
+}
+
+/* bias and GELU over C[i, j .. j + DV) in place, the part left of column n */
+static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int i, int j, __global const float *bias,
+                                 int bias_mode, int gelu)
+{
+    __global float *cv = c + (size_t)i * ldc + j;
+    if (i >= m)
+        return;
+    if (j + DV <= n)
+        VSTOREF(direct_epilogue(VLOADF(0, cv), i, j, bias, bias_mode, gelu), 0, cv);
+    else
+        for (int l = 0; l < DV && j + l < n; l++)
+            cv[l] = gmlp_epilogue(cv[l], i, j + l, bias, bias_mode, gelu);
+}
+#else
 /* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
 static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
                               __global const float *bias, int bias_mode, int gelu)
@@ -171,52 +257,6 @@ static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i,
     }
 }
 
-#if DOT
-/* sub-blocks of at most 12 accumulators (AVX2 has 16 vector registers) */
-#define DM (WM % 4 == 0 ? 4 : WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
-#define DN (WN % 4 == 0 && DM <= 3 ? 4 : WN % 3 == 0 && DM <= 4 ? 3 : WN % 2 == 0 ? 2 : 1)
-
-/* C[i0 .. i0+DM, j0 .. j0+DN) = A[i, :] . B[j, :] + beta * C, no bias or GELU yet */
-static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
-                               ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
-{
-    __global const A_TYPE *ar[DM];
-    __global const B_TYPE *br[DN];
-    vecf acc[DM][DN];
-    _Pragma("unroll") for (int r = 0; r < DM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * lda;
-    _Pragma("unroll") for (int s = 0; s < DN; s++) br[s] = b + (size_t)min(j0 + s, n - 1) * ldb;
-    _Pragma("unroll") for (int r = 0; r < DM; r++)
-        _Pragma("unroll") for (int s = 0; s < DN; s++) acc[r][s] = (vecf)0.0f;
-    int q = 0;
-    for (; q + DV <= k; q += DV) {
-        vecf bv[DN];
-        _Pragma("unroll") for (int s = 0; s < DN; s++) bv[s] = LOADV_B(br[s] + q);
-        _Pragma("unroll") for (int r = 0; r < DM; r++)
-        {
-            const vecf av = LOADV_A(ar[r] + q);
-            _Pragma("unroll") for (int s = 0; s < DN; s++) acc[r][s] += av * bv[s];
-        }
-    }
-    float sum[DM][DN];
-    _Pragma("unroll") for (int r = 0; r < DM; r++)
-        _Pragma("unroll") for (int s = 0; s < DN; s++)
-        {
-            float e[DV];
-            VSTOREF(acc[r][s], 0, e);
-            sum[r][s] = 0.0f;
-            _Pragma("unroll") for (int l = 0; l < DV; l++) sum[r][s] += e[l];
-        }
-    for (; q < k; q++) /* k's tail */
-        _Pragma("unroll") for (int r = 0; r < DM; r++)
-            _Pragma("unroll") for (int s = 0; s < DN; s++) sum[r][s] += LOAD_A(ar[r] + q) * LOAD_B(br[s] + q);
-    _Pragma("unroll") for (int r = 0; r < DM; r++)
-        _Pragma("unroll") for (int s = 0; s < DN; s++) if (i0 + r < m && j0 + s < n)
-        {
-            __global float *cv = c + (size_t)(i0 + r) * ldc + j0 + s;
-            *cv = beta == 0.0f ? sum[r][s] : sum[r][s] + beta * *cv;
-        }
-}
-#else
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
  * constant once inlined): op(B)'s rows are read as vectors, else gathered */
 static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
@@ -265,19 +305,12 @@ void gmlp_gemm(int m, int n, int k,
     c += c_off + p * c_stride;
 #if DOT
     for (int r = 0; r < WM; r += DM)
-        for (int s = 0; s < WN; s += DN)
+        for (int s = 0; s < WN; s += 4)
             direct_dots(m, n, k, a, lda, b, ldb, beta, c, ldc, i0 + r, j0 + s);
-    if (bias_mode == GMLP_BIAS_NONE && !gelu)
-        return;
-    for (int r = 0; r < WM && i0 + r < m; r++)
-        for (int s = 0; s < WN; s += DV) {
-            __global float *cv = c + (size_t)(i0 + r) * ldc + j0 + s;
-            if (j0 + s + DV <= n)
-                VSTOREF(direct_epilogue(VLOADF(0, cv), i0 + r, j0 + s, bias, bias_mode, gelu), 0, cv);
-            else
-                for (int l = 0; l < DV && j0 + s + l < n; l++)
-                    cv[l] = gmlp_epilogue(cv[l], i0 + r, j0 + s + l, bias, bias_mode, gelu);
-        }
+    if (bias_mode != GMLP_BIAS_NONE || gelu)
+        for (int r = 0; r < WM; r++)
+            for (int s = 0; s < WN; s += DV)
+                direct_finish(c, ldc, m, n, i0 + r, j0 + s, bias, bias_mode, gelu);
 #else
     vecf acc[WM][WV];
     if (!GMLP_GEMM_TB && j0 + WN <= n)

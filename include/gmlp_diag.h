@@ -73,10 +73,12 @@ typedef void (*gmlp_tune_progress)(void *user, const gmlp_tune_step *step);
 GMLP_API gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_tune_progress progress,
                                void *user);
 
-/* Every OpenCL program the library may build, one line each: "NAME
- * OPTIONS", NAME "shared" (the element-wise kernels, built with each
- * context) or a kernel file built alone in variants ("gemm.cl").  Written
- * into buf as gmlp_list_devices does; returns the length the full text needs. */
+/* Every OpenCL program the library may build for a GPU, one line each:
+ * "NAME OPTIONS", NAME "shared" (the element-wise kernels, built with each
+ * context) or a kernel file built alone in variants ("gemm.cl"; the GEMM's
+ * CPU-only variants, whose blocks would spill a GPU's registers, are left
+ * out).  Written into buf as gmlp_list_devices does; returns the length the
+ * full text needs. */
 GMLP_API size_t gmlp_diag_programs(char *buf, size_t size);
 /* The source text of program NAME as the library builds it (the prelude
  * included); returns its length, 0 for an unknown NAME. */

@@ -8,6 +8,8 @@
 
 static int pick_reduce_wg(const gmlp_devinfo *d)
 {
+    if (d->type & CL_DEVICE_TYPE_CPU)
+        return 1;
     int wg = GMLP_REDUCE_WG_MAX;
     while (wg > 1 && (size_t)wg > d->max_wg)
         wg /= 2;

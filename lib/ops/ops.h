@@ -123,6 +123,7 @@ void gmlp_clblast_context_closed(gmlp_context *ctx);
  * work-item, tk-deep slices; loads up to vw wide; direct: no local memory. */
 typedef struct gmlp_tiling {
     int tm, tn, tk, wm, wn, vw, direct;
+    int cpu_only; /* a block too large for a GPU's registers (it spills there) */
 } gmlp_tiling;
 
 /* The size classes gmlp_op_gemm_kernel picks a tiling by. */
