@@ -2,11 +2,12 @@
 """The PyTorch baseline for gmlp-bench: the same configurations and batches
 through timm, CUDA if present, else CPU, written in gmlp-bench's JSON schema
 so that `gmlp-bench --compare torch.json` prints the ratios.
-    python3 tools/bench_torch.py --batch 1,64 --json torch.json [--tiny] [--mode fp32|tf32|bf16]
+    python3 tools/bench_torch.py --batch 1,64 --json torch.json [--tiny] [--mode fp32|tf32|bf16] [--threads N]
 fp32 turns TF32 off (the fair comparison with gmlp-cl's fp32); tf32 and bf16
 (autocast) are for reference."""
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -55,7 +56,11 @@ def main():
     ap.add_argument("--tiny", action="store_true")
     ap.add_argument("--mode", choices=["fp32", "tf32", "bf16"], default="fp32")
     ap.add_argument("--json")
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
+                    help="CPU threads (default: every processor this process may use; some builds of "
+                         "PyTorch start with one, where gmlp-cl's OpenCL CPU device uses them all)")
     args = ap.parse_args()
+    torch.set_num_threads(args.threads)
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if dev.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = args.mode == "tf32"
@@ -80,7 +85,8 @@ def main():
             ips = batch / med
             row = {"device": name, "model": model_name, "batch": batch, "median_s": med,
                    "spread_s": max(times) - min(times), "images_per_s": ips,
-                   "tflops": ips * flops_per_image(spec) / 1e12, "mode": args.mode}
+                   "tflops": ips * flops_per_image(spec) / 1e12, "mode": args.mode,
+                   "threads": torch.get_num_threads()}
             rows.append(row)
             print(f"{name:28.28s} {model_name:16s} {batch:6d} {med * 1e3:10.3f} ms {ips:10.1f} images/s "
                   f"{row['tflops']:8.3f} TFLOP/s ({args.mode})", flush=True)

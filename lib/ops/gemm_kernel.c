@@ -42,12 +42,15 @@ static const tiles deep = {16, 16, 16, 2, 2, 4, 0, 0}; /* 8 x 8 work-items */
 static const tiles *const narrow = &candidates[2];
 
 /* CPUs take the direct variant (gemm.cl: no local memory, which is only a
- * copy there, no barriers, float8 arithmetic written out) for every product:
- * on PoCL 3.1 (2-core EPYC, AVX2, 2026-11-23) the tiled kernel ran the
- * linear layers of gmlp_ti16_224 at about 4 GFLOP/s, this one at ... .
- * 6 x 16 outputs per work-item: 12 accumulators of 8 floats, AVX2's 16
- * registers less the operands; the narrow one, 1 x 32, for decoding steps. */
-static const tiles direct = {24, 32, 1, 6, 16, 8, 1, 1};        /* 2 x 4 work-items */
+ * copy there, no barriers, float8 arithmetic written out) for every product.
+ * The blocks are the winners of a quiet tuning run (gmlp-bench --tune,
+ * gmlp_ti16_224 at batch 8, PoCL 3.1, 2-core EPYC with AVX2, 2026-11-23),
+ * device time of the model's GEMM group (fc1 + fc2 + stem; the token
+ * mixing): NT 4 x 16 per work-item 9.9 ms (6 x 16: 13.1, the tiled kernel's
+ * 128x128x2: 123, CLBlast: 103); NN 3 x 16 2.7 ms (6 x 16: 3.7, tiled: 31,
+ * CLBlast: 30).  Narrow products (a decoding step, the head): one row of 32. */
+static const tiles direct_nt = {16, 32, 1, 4, 16, 8, 1, 1};    /* 2 x 4 work-items */
+static const tiles direct = {12, 32, 1, 3, 16, 8, 1, 1};       /* 2 x 4 */
 static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1, 1}; /* 2 x 4 */
 
 /* Large tiles once they give each compute unit this many work-groups: on
@@ -79,20 +82,19 @@ static const tiles extras[] = {
     {64, 32, 8, 4, 4, 4, 0, 0},  {32, 32, 8, 2, 2, 4, 0, 0},  {16, 16, 8, 2, 2, 4, 0, 0}, {4, 64, 1, 1, 4, 4, 1, 0},
     {8, 64, 1, 2, 8, 4, 1, 0},
     /* CPUs: other blocks of the direct variant, and float4 for 128-bit vector units */
-    {16, 32, 1, 4, 16, 8, 1, 1}, {32, 48, 1, 4, 24, 8, 1, 1}, {12, 32, 1, 3, 16, 8, 1, 1}, {24, 16, 1, 6, 8, 8, 1, 1},
-    {16, 16, 1, 4, 8, 4, 1, 1},
+    {24, 32, 1, 6, 16, 8, 1, 1}, {32, 48, 1, 4, 24, 8, 1, 1}, {24, 16, 1, 6, 8, 8, 1, 1}, {16, 16, 1, 4, 8, 4, 1, 1},
 };
 
-/* the defaults: large, candidates, deep, direct, direct_narrow */
-#define N_DEFAULTS (N_CANDIDATES + 4)
+/* the defaults: large, candidates, deep, the three direct ones */
+#define N_DEFAULTS (N_CANDIDATES + 5)
 
 const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n)
 {
     static const tiles *const all[] = {&large,      &candidates[0], &candidates[1], &candidates[2], &candidates[3],
-                                       &deep,       &direct,        &direct_narrow, &extras[0],     &extras[1],
-                                       &extras[2],  &extras[3],     &extras[4],     &extras[5],     &extras[6],
-                                       &extras[7],  &extras[8],     &extras[9],     &extras[10],    &extras[11],
-                                       &extras[12], &extras[13]};
+                                       &deep,       &direct_nt,     &direct,        &direct_narrow, &extras[0],
+                                       &extras[1],  &extras[2],     &extras[3],     &extras[4],     &extras[5],
+                                       &extras[6],  &extras[7],     &extras[8],     &extras[9],     &extras[10],
+                                       &extras[11], &extras[12]};
     _Static_assert(sizeof all / sizeof *all == N_DEFAULTS + sizeof extras / sizeof *extras,
                    "every tiling listed once");
     *n = sizeof all / sizeof *all;
@@ -184,7 +186,8 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
     int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     *k = NULL;
     if (cpu)
-        GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : &direct, 1, k, t));
+        GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : !f->ta && f->tb ? &direct_nt : &direct, 1, k,
+                               t));
     else if (size == LARGE)
         GMLP_TRY(first_fitting(ctx, f, &large, 1, k, t));
     else if (size == DEEP)
