@@ -100,6 +100,16 @@
 #define B_TYPE float
 #endif
 
+/* The entry point, one ABI for every variant (lib/ops/gemm_kernel.c sets
+ * the arguments).  Offsets, leading dimensions and batch strides count
+ * elements of the operand's own type.  beta == 0 never reads C.  bias may
+ * be NULL. */
+#define GMLP_GEMM_KERNEL                                                                                       \
+    __kernel __attribute__((reqd_work_group_size(RX, RY, 1))) void gmlp_gemm(                                 \
+        int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
+        __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global float *c,       \
+        ulong c_off, ulong ldc, ulong c_stride, __global const float *bias, int bias_mode, int gelu)
+
 #if GMLP_GEMM_DIRECT
 /* Direct: no local memory and no barrier, for CPUs (the caches do the
  * staging, and PoCL runs a barrier-free work-group as one plain loop).
@@ -289,12 +299,7 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
 }
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
-void gmlp_gemm(int m, int n, int k,
-               __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,
-               __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride,
-               float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
-               __global const float *bias, int bias_mode, int gelu)
+GMLP_GEMM_KERNEL
 {
     const int i0 = get_group_id(1) * TM + get_local_id(1) * WM, j0 = get_group_id(0) * TN + get_local_id(0) * WN;
     const size_t p = get_global_id(2);
@@ -424,14 +429,7 @@ GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
  * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help). */
 #define EPILOGUE_SWEEP (WM * WN > 16)
 
-/* Offsets, leading dimensions and batch strides count elements of the
- * operand's own type.  beta == 0 never reads C.  bias may be NULL. */
-__kernel __attribute__((reqd_work_group_size(RX, RY, 1)))
-void gmlp_gemm(int m, int n, int k,
-               __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,
-               __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride,
-               float beta, __global float *c, ulong c_off, ulong ldc, ulong c_stride,
-               __global const float *bias, int bias_mode, int gelu)
+GMLP_GEMM_KERNEL
 {
     const int x = get_local_id(0), y = get_local_id(1);
     const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
