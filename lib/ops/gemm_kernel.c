@@ -139,7 +139,8 @@ static size_t local_bytes(const tiles *t)
 static int fits_device(const gmlp_devinfo *d, const tiles *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
-    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
+    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && rx * ry <= d->max_wg && rx <= d->max_wi[0] &&
+           ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
 }
 
 int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t)

@@ -120,7 +120,8 @@ void gmlp_clblast_context_closed(gmlp_context *ctx);
 /* ---- GEMM tilings and tuned choices (ops/gemm_kernel.c, ops/gemm_tune.c) ---- */
 
 /* A tiling of the GEMM kernel: tm x tn outputs per work-group, wm x wn per
- * work-item, tk-deep slices; loads up to vw wide; direct: no local memory. */
+ * work-item, tk-deep slices; loads up to vw wide.  direct: no local memory,
+ * arithmetic in vectors of vw floats, tk unused (1). */
 typedef struct gmlp_tiling {
     int tm, tn, tk, wm, wn, vw, direct;
     int cpu_only; /* a block too large for a GPU's registers (it spills there) */
