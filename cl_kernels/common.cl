@@ -27,25 +27,54 @@
     }
 GMLP_GELU_DEFINE(gmlp_gelu, float)
 
-/* act: GMLP_ACT_*. */
-static inline float gmlp_act(float v, int act)
+/* act: GMLP_ACT_*, for type T (float, or a vector type whose exact GELU
+ * GELU names). */
+#define GMLP_ACT_DEFINE(NAME, T, GELU)                                                                        \
+    static inline T NAME(T v, int act)                                                                        \
+    {                                                                                                         \
+        if (act == GMLP_ACT_GELU)                                                                             \
+            return GELU(v);                                                                                   \
+        if (act == GMLP_ACT_TANH)                                                                             \
+            return tanh(v);                                                                                   \
+        if (act == GMLP_ACT_SIGMOID)                                                                          \
+            return 1.0f / (1.0f + exp(-v));                                                                   \
+        return v;                                                                                             \
+    }
+GMLP_ACT_DEFINE(gmlp_act, float, gmlp_gelu)
+
+/* A GEMM's epilogue on element (i, j) of one matrix of C, whose product
+ * (plus beta C) is v, in this order:
+ *   v = act(v + bias[j] or bias[i]) * gate[i, j]
+ * bias per column (fc layers, stem, head) or per row (token-axis matmuls:
+ * the SGU's bias per position), act GELU (fc1) or the gate's activation,
+ * and the gate the SGU's un-normalised half u (the spatial matmul: the gate
+ * fused into its GEMM).  gemm.cl applies it in registers, epilogue.cl after
+ * CLBlast.  GMLP_EPI_PARAMS are the kernels' parameters for it (the host's
+ * GMLP_EPI_ARGS), GMLP_EPI_OF(p) the initialiser for matrix p of a batch. */
+typedef struct gmlp_epi {
+    __global const float *bias; /* NULL: none */
+    __global const float *gate; /* NULL: none; else gate[i * ldg + j] */
+    ulong ldg;
+    int bias_mode, act;
+} gmlp_epi;
+#define GMLP_EPI_PARAMS                                                                                       \
+    __global const float *bias, ulong bias_off, int bias_mode, int act, __global const float *gate,           \
+        ulong gate_off, ulong ldg, ulong gate_stride
+#define GMLP_EPI_OF(p)                                                                                        \
+    {bias ? bias + bias_off : 0, gate ? gate + gate_off + (p) * gate_stride : 0, ldg, bias_mode, act}
+
+/* whether the epilogue does anything beyond storing v */
+static inline int gmlp_epi_any(const gmlp_epi *e)
 {
-    if (act == GMLP_ACT_TANH)
-        return tanh(v);
-    if (act == GMLP_ACT_SIGMOID)
-        return 1.0f / (1.0f + exp(-v));
-    if (act == GMLP_ACT_GELU)
-        return gmlp_gelu(v);
-    return v;
+    return e->bias_mode != GMLP_BIAS_NONE || e->act != GMLP_ACT_IDENTITY || e->gate;
 }
 
-/* A GEMM's epilogue on element (i, j) of C, whose product is v (bias_mode:
- * GMLP_BIAS_*): gemm.cl applies it in registers, epilogue.cl after CLBlast. */
-static inline float gmlp_epilogue(float v, int i, int j, __global const float *bias, int bias_mode, int gelu)
+static inline float gmlp_epilogue(float v, int i, int j, const gmlp_epi *e)
 {
-    if (bias_mode == GMLP_BIAS_COLS)
-        v += bias[j];
-    else if (bias_mode == GMLP_BIAS_ROWS)
-        v += bias[i];
-    return gelu ? gmlp_gelu(v) : v;
+    if (e->bias_mode == GMLP_BIAS_COLS)
+        v += e->bias[j];
+    else if (e->bias_mode == GMLP_BIAS_ROWS)
+        v += e->bias[i];
+    v = gmlp_act(v, e->act);
+    return e->gate ? v * e->gate[(size_t)i * e->ldg + j] : v;
 }

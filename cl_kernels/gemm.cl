@@ -21,9 +21,10 @@
  * Edges are zero-padded on load and masked on store: any m, n, k.
  *
  * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
- * (token-axis matmuls), the exact GELU (fc1), applied to the accumulators in
- * registers before the one store (gmlp_epilogue, common.cl; large blocks:
- * EPILOGUE_SWEEP; epilogue.cl runs the same after a CLBlast GEMM). */
+ * (token-axis matmuls), an activation (fc1's exact GELU, the gate's), and
+ * the SGU's gate (times u), applied to the accumulators in registers before
+ * the one store (gmlp_epilogue, common.cl; large blocks: EPILOGUE_SWEEP;
+ * epilogue.cl runs the same after a CLBlast GEMM). */
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif
@@ -102,13 +103,13 @@
 
 /* The entry point, one ABI for every variant (lib/ops/gemm_kernel.c sets
  * the arguments).  Offsets, leading dimensions and batch strides count
- * elements of the operand's own type.  beta == 0 never reads C.  bias may
- * be NULL. */
+ * elements of the operand's own type.  beta == 0 never reads C.  The
+ * epilogue's bias and gate may be NULL. */
 #define GMLP_GEMM_KERNEL                                                                                       \
     __kernel __attribute__((reqd_work_group_size(RX, RY, 1))) void gmlp_gemm(                                 \
         int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
         __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global float *c,       \
-        ulong c_off, ulong ldc, ulong c_stride, __global const float *bias, int bias_mode, int gelu)
+        ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS)
 
 #if GMLP_GEMM_DIRECT
 /* Direct: no local memory and no barrier, for CPUs (the caches do the
@@ -121,7 +122,7 @@
  *   op(A) into WM x WN / DV vector accumulators (BLIS's outer products);
  * - NT (TA 0, TB 1: the linear layers, contiguous along k on both sides):
  *   DM x DN sub-blocks of dot products over DV elements of k at a time,
- *   summed across the vector at the end, then bias and GELU on vectors;
+ *   summed across the vector at the end, then the epilogue on vectors;
  * - TT (no model product): outer products, op(B)'s row gathered.
  * Rows and columns past the edge read the last one (in bounds; discarded),
  * so the loops carry no masks; the stores are masked.  The block loops are
@@ -153,15 +154,40 @@
 #define WV (WN / DV) /* vectors per row of a block */
 
 GMLP_GELU_DEFINE(direct_gelu, vecf)
+GMLP_ACT_DEFINE(direct_act, vecf, direct_gelu)
 
-/* bias and GELU on C[i, j .. j + DV), GELU on whole vectors */
-static inline vecf direct_epilogue(vecf v, int i, int j, __global const float *bias, int bias_mode, int gelu)
+/* Columns j .. j + DV of a row: a vector load where all are left of column
+ * n (full), else lanes past it repeat column n - 1 (in bounds; discarded).
+ * The lane loops are unrolled so that x stays in registers: a loop left
+ * rolled put it in a 16-byte stack frame on sm_90 and spilled on tgllp. */
+static inline vecf direct_load(__global const float *row, int j, int n, int full)
 {
-    if (bias_mode == GMLP_BIAS_COLS)
-        v += VLOADF(0, bias + j);
-    else if (bias_mode == GMLP_BIAS_ROWS)
-        v += bias[i];
-    return gelu ? direct_gelu(v) : v;
+    if (full)
+        return VLOADF(0, row + j);
+    float x[DV];
+    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = row[min(j + l, n - 1)];
+    return VLOADF(0, x);
+}
+static inline void direct_store(__global float *row, int j, int n, int full, vecf v)
+{
+    if (full) {
+        VSTOREF(v, 0, row + j);
+        return;
+    }
+    float x[DV];
+    VSTOREF(v, 0, x);
+    _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
+}
+
+/* the epilogue on C[i, j .. j + DV), on whole vectors */
+static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
+{
+    if (e->bias_mode == GMLP_BIAS_COLS)
+        v += direct_load(e->bias, j, n, full);
+    else if (e->bias_mode == GMLP_BIAS_ROWS)
+        v += e->bias[i];
+    v = direct_act(v, e->act);
+    return e->gate ? v * direct_load(e->gate + (size_t)i * e->ldg, j, n, full) : v;
 }
 
 #if DOT
@@ -194,7 +220,7 @@ static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
     return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
 }
 
-/* C[i0 .. i0+DM, j0 .. j0+4) = A[i, :] . B[j, :] + beta * C, no bias or GELU yet */
+/* C[i0 .. i0+DM, j0 .. j0+4) = A[i, :] . B[j, :] + beta * C, no epilogue yet */
 static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
                                ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
 {
@@ -234,37 +260,26 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
     }
 }
 
-/* bias and GELU over C[i, j .. j + DV) in place, the part left of column n */
-static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int i, int j, __global const float *bias,
-                                 int bias_mode, int gelu)
+/* the epilogue over C[i, j .. j + DV) in place, the part left of column n */
+static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int i, int j, const gmlp_epi *e)
 {
-    __global float *cv = c + (size_t)i * ldc + j;
-    if (i >= m)
-        return;
-    if (j + DV <= n)
-        VSTOREF(direct_epilogue(VLOADF(0, cv), i, j, bias, bias_mode, gelu), 0, cv);
-    else
-        for (int l = 0; l < DV && j + l < n; l++)
-            cv[l] = gmlp_epilogue(cv[l], i, j + l, bias, bias_mode, gelu);
+    __global float *row = c + (size_t)i * ldc;
+    const int full = j + DV <= n;
+    if (i < m)
+        direct_store(row, j, n, full, direct_epilogue(direct_load(row, j, n, full), i, j, n, full, e));
 }
 #else
 /* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
 static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
-                              __global const float *bias, int bias_mode, int gelu)
+                              const gmlp_epi *e)
 {
-    __global float *cv = c + (size_t)i * ldc + j;
+    __global float *row = c + (size_t)i * ldc;
+    const int full = j + DV <= n;
     if (i >= m)
         return;
-    if (j + DV <= n) {
-        if (beta != 0.0f)
-            v += beta * VLOADF(0, cv);
-        VSTOREF(direct_epilogue(v, i, j, bias, bias_mode, gelu), 0, cv);
-    } else {
-        float e[DV];
-        VSTOREF(v, 0, e);
-        for (int l = 0; l < DV && j + l < n; l++)
-            cv[l] = gmlp_epilogue(beta == 0.0f ? e[l] : e[l] + beta * cv[l], i, j + l, bias, bias_mode, gelu);
-    }
+    if (beta != 0.0f)
+        v += beta * direct_load(row, j, n, full);
+    direct_store(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
 }
 
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
@@ -308,14 +323,15 @@ GMLP_GEMM_KERNEL
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
 #if DOT
     for (int r = 0; r < WM; r += DM)
         for (int s = 0; s < WN; s += 4)
             direct_dots(m, n, k, a, lda, b, ldb, beta, c, ldc, i0 + r, j0 + s);
-    if (bias_mode != GMLP_BIAS_NONE || gelu)
+    if (gmlp_epi_any(&e))
         for (int r = 0; r < WM; r++)
             for (int s = 0; s < WN; s += DV)
-                direct_finish(c, ldc, m, n, i0 + r, j0 + s, bias, bias_mode, gelu);
+                direct_finish(c, ldc, m, n, i0 + r, j0 + s, &e);
 #else
     vecf acc[WM][WV];
     if (!GMLP_GEMM_TB && j0 + WN <= n)
@@ -324,7 +340,7 @@ GMLP_GEMM_KERNEL
         direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 0);
     _Pragma("unroll") for (int r = 0; r < WM; r++)
         _Pragma("unroll") for (int s = 0; s < WV; s++)
-            direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, bias, bias_mode, gelu);
+            direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, &e);
 #endif
 }
 #else
@@ -424,7 +440,7 @@ GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 
 /* Blocks of more than 16 outputs per work-item store the accumulators (with
- * beta * C) first and apply bias and GELU in a second sweep: with the
+ * beta * C) first and apply the epilogue in a second sweep: with the
  * epilogue in registers the 8 x 8 blocks spilled 2 KiB per thread on Intel
  * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help). */
 #define EPILOGUE_SWEEP (WM * WN > 16)
@@ -437,6 +453,7 @@ GMLP_GEMM_KERNEL
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
 
     float acc[WM][WN];
 GMLP_UNROLL
@@ -496,21 +513,21 @@ GMLP_UNROLL
             if (gi < m && gj < n) {
                 __global float *cv = c + (size_t)gi * ldc + gj;
                 const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
-                *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, bias, bias_mode, gelu);
+                *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e);
             }
         }
     }
 #if EPILOGUE_SWEEP
-    /* bias and GELU as a second sweep over this work-item's outputs, once the
+    /* the epilogue as a second sweep over this work-item's outputs, once the
      * accumulators are dead (a loop not unrolled: GELU 64 times over spilled) */
-    if (bias_mode == GMLP_BIAS_NONE && !gelu)
+    if (!gmlp_epi_any(&e))
         return;
     for (int r = 0; r < WM; r++)
         for (int s = 0; s < WN; s++) {
             const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
             if (gi < m && gj < n) {
                 __global float *cv = c + (size_t)gi * ldc + gj;
-                *cv = gmlp_epilogue(*cv, gi, gj, bias, bias_mode, gelu);
+                *cv = gmlp_epilogue(*cv, gi, gj, &e);
             }
         }
 #endif

@@ -4,7 +4,7 @@
  * both, on awkward sizes (1, 7, 33, 97, 130, k = 0), every transpose, batched
  * with strides (A shared or not), offsets and padded leading dimensions, beta
  * 1 and beta 0 (with NaN in C, which must not be read), each epilogue (bias
- * per column or per row, GELU): the direct variant (CPUs; narrow or not),
+ * per column or per row, GELU, the SGU gate): the direct variant (CPUs; narrow or not),
  * the large and the small tiles, the narrow and the deep-k ones (GPUs);
  * again with the smaller tiles the host picks for GPUs with smaller
  * work-groups; and the wrapper's refusals. */
@@ -17,8 +17,10 @@
 enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 32 };
 
 /* Epilogues: none; fc1 (bias per column + GELU); fc2 / stem (bias per column,
- * usually beta 1); the Mixer's token MLP (bias per row, with or without GELU). */
-enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_ROWS, EPI_COUNT };
+ * usually beta 1); the Mixer's token MLP (bias per row, with or without
+ * GELU); the SGU gate fused into the spatial matmul (bias per row, the gate's
+ * activation: timm's identity, an LM's tanh, then times u). */
+enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_ROWS, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
 
 /* A stored rows x cols operand (batch of them), its host copy holding the
  * values the device sees (half-rounded when stored as half). */
@@ -61,19 +63,26 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     operand a = make(ta ? k : m, ta ? m : k, batch, flags, flags & SHARED_A, flags & A_HALF, ta, 0);
     operand b = make(tb ? n : k, tb ? k : n, batch, flags, 0, (flags & B_HALF) != 0, tb, 0);
     operand c = make(m, n, batch, flags, 0, 0, 0, beta == 0.0f && own_kernel);
-    int rows = epi == EPI_ROWS_GELU || epi == EPI_ROWS, gelu = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU;
+    const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH;
+    const int rows = epi == EPI_ROWS_GELU || epi == EPI_ROWS || gated;
+    const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU
+                    : epi == EPI_GATE_TANH                      ? GMLP_ACT_TANH
+                                                                : GMLP_ACT_IDENTITY;
     int use_bias = epi != EPI_NONE;
     size_t nb = rows ? m : n;
     float *bias = rnd(nb ? nb : 1);
     cl_mem dbias = up(bias, nb ? nb : 1);
+    operand u = make(m, n, batch, gated ? flags & PADDED : 0, 0, 0, 0, 0); /* the gate, u of the SGU */
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
-    const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat;
+    const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat, *U = &u.mat;
     ref_gemm(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
              want + C->off, C->ld, C->stride, batch);
-    ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, use_bias ? bias : NULL, rows, gelu);
+    const ref_epi re = {use_bias ? bias : NULL, rows, act, gated ? u.host + U->off : NULL, U->ld, U->stride};
+    ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, &re);
     const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = *A, .b = *B, .c = *C, .beta = beta,
-                         .bias = use_bias ? dbias : NULL, .bias_rows = rows, .gelu = gelu};
+                         .bias = use_bias ? dbias : NULL, .bias_rows = rows, .act = act,
+                         .gate = gated ? *U : (gmlp_view){0}};
     ctx->set.gemm = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
     gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g) : gmlp_op_gemm(ctx, &g);
     ctx->set.gemm = GMLP_GEMM_KERNEL;
@@ -84,11 +93,12 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
              flags & SHARED_A ? "sharedA" : "");
     CHECK(st == GMLP_OK, "%s: %s", what, gmlp_last_error(ctx));
     /* the whole buffer: padding untouched; erf in float costs a few ulp more */
-    expect(what, c.mat.buf, want, c.n, gelu ? 3e-5 : 1e-5);
+    expect(what, c.mat.buf, want, c.n, act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
     gmlp_buffer_release(ctx, &a.mat.buf);
     gmlp_buffer_release(ctx, &b.mat.buf);
+    gmlp_buffer_release(ctx, &u.mat.buf);
     gmlp_buffer_release(ctx, &dbias);
-    free(a.host), free(b.host), free(c.host), free(bias), free(want);
+    free(a.host), free(b.host), free(c.host), free(u.host), free(bias), free(want);
 }
 
 static const size_t sizes[][3] = {{1, 1, 1}, {7, 33, 97}, {130, 7, 33}, {33, 130, 130}, {97, 1, 7}, {64, 64, 16},
@@ -144,6 +154,17 @@ static void test_refusals(void)
     CHECK(refused_gemm(buf, (gmlp_gemm){.bias = four, .bias_rows = 1}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "the bias"),
           "a bias shorter than C's rows: %s", gmlp_last_error(ctx));
+    CHECK(refused_gemm(buf, (gmlp_gemm){.m = 4, .n = 1, .k = 1, .bias = four, .bias_off = 1, .bias_rows = 1}) ==
+                  GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "the bias"),
+          "a bias offset past its buffer: %s", gmlp_last_error(ctx));
+    CHECK(refused_gemm(buf, (gmlp_gemm){.gate = {.buf = buf, .off = 1, .ld = 8}}) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "the gate"),
+          "a gate past its buffer: %s", gmlp_last_error(ctx));
+    CHECK(refused_gemm(buf, (gmlp_gemm){.gate = half}) == GMLP_ERR_INVALID_ARGUMENT, "a half gate refused");
+    CHECK(refused_gemm(buf, (gmlp_gemm){.act = 7}) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "activation"),
+          "an unknown activation: %s", gmlp_last_error(ctx));
     gmlp_buffer_release(ctx, &four);
     gmlp_buffer_release(ctx, &buf);
 }
@@ -238,6 +259,8 @@ int main(int argc, char **argv)
     test_gemm(25, 36, 25, 0, 0, 0.0f, 3, CLBLAST | SHARED_A, EPI_ROWS);
     test_gemm(49, 65, 49, 0, 0, 1.0f, 2, CLBLAST | SHARED_A | PADDED, EPI_ROWS_GELU);
     test_gemm(9, 7, 11, 1, 0, 0.0f, 2, CLBLAST, EPI_NONE);
+    test_gemm(196, 65, 196, 0, 0, 0.0f, 2, CLBLAST | SHARED_A | PADDED, EPI_GATE);
+    test_gemm(13, 36, 13, 0, 0, 1.0f, 3, CLBLAST | SHARED_A, EPI_GATE_TANH);
     /* the model's calls through gmlp_op_gemm on the default backend */
     test_gemm(49, 65, 49, 0, 0, 0.0f, 3, SHARED_A | PADDED, EPI_NONE);
     test_gemm(98, 130, 37, 0, 1, 1.0f, 1, 0, EPI_COLS);

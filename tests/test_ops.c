@@ -17,7 +17,7 @@
 /* The parameters an op case may name; unnamed ones are 0. */
 #define PARAMS(X)                                                                                                 \
     X(batch) X(rows) X(cols) X(n) X(m) X(k) X(p0) X(dim) X(heads) X(act) X(split) X(causal) X(ld) X(width)      \
-    X(hist) X(chans) X(h) X(w) X(ph) X(pw) X(vocab) X(segments) X(first) X(cb) X(off) X(trans_b) X(gelu) X(bias)
+    X(hist) X(chans) X(h) X(w) X(ph) X(pw) X(vocab) X(segments) X(first) X(res) X(off) X(trans_b) X(bias) X(gate)
 #define FIELD(name) int name;
 typedef struct params {
     PARAMS(FIELD)
@@ -76,25 +76,45 @@ static void run_layernorm(const params *p, int reps)
     free(x), free(g), free(b), free(want);
 }
 
-/* The SGU gate: vision (one head, positions 0..n-1) and the language models
- * (heads, positions p0.., an attention bias, each gate activation); rows
- * padded to ld > 2 * cols when ld is named. */
-static void run_sgu_gate(const params *p, int reps)
+/* The spatial matmul with the SGU gate in its epilogue, as a block runs it:
+ * z = [u | v] rows of ld floats (batch sequences of n positions p0..), per
+ * head h (dh = cols / heads channels) and sequence
+ *   v[i] = act(W_h[p0 + i, 0 .. L) . hist[0 .. L) + res v[i] + b[h, p0 + i]) * u[i]
+ * with L = p0 + n positions of history (LN(v) of all positions so far),
+ * res (an LM's tiny attention output already in v) beta 1.  Vision is one
+ * head, p0 0, identity. */
+static void run_sgu(const params *p, int reps)
 {
-    int half = p->cols, heads = p->heads ? p->heads : 1, rows = p->batch * p->n, bstride = p->p0 + p->n;
-    size_t ld = p->ld ? (size_t)p->ld : 2 * (size_t)half, nz = (size_t)rows * ld;
-    float *z = rnd(nz), *bias = rnd((size_t)heads * bstride), *cb = rnd(half), *want = malloc(nz * sizeof *want);
+    const size_t half = (size_t)p->cols, heads = p->heads ? (size_t)p->heads : 1, dh = half / heads;
+    const size_t n = (size_t)p->n, S = (size_t)(p->p0 + p->n), batch = (size_t)p->batch;
+    const size_t ld = p->ld ? (size_t)p->ld : 2 * half, nz = batch * n * ld, nh = batch * S * half;
+    float *z = rnd(nz), *hist = rnd(nh), *w = rnd(heads * S * S), *bias = rnd(heads * S);
+    float *want = malloc(nz * sizeof *want);
     memcpy(want, z, nz * sizeof *z);
-    ref_sgu_gate(want, rows, (int)ld, half, bias, bstride, half / heads, p->p0, p->n, p->cb ? cb : NULL, p->act);
-    cl_mem dz = up(z, nz), db = up(bias, (size_t)heads * bstride), dcb = up(cb, half);
-    gmlp_gate g = {.bias = db, .cb = p->cb ? dcb : NULL, .bstride = bstride, .dh = half / heads, .p0 = p->p0,
-                   .m = p->n, .act = p->act};
-    RUN(reps, gmlp_op_sgu_gate(ctx, (gmlp_rows){dz, 0, ld}, rows, half, &g));
+    cl_mem dz = up(z, nz), dhist = up(hist, nh), dw = up(w, heads * S * S), db = up(bias, heads * S);
+    for (size_t h = 0; h < heads; h++) {
+        const float *wh = w + (h * S + (size_t)p->p0) * S;
+        ref_gemm(n, dh, S, wh, S, 0, 0, hist + h * dh, half, S * half, 0, p->res ? 1.0f : 0.0f,
+                 want + half + h * dh, ld, n * ld, batch);
+        const ref_epi e = {bias + h * S + p->p0, 1, p->act, want + h * dh, ld, n * ld};
+        ref_epilogue(want + half + h * dh, n, dh, ld, n * ld, batch, &e);
+    }
+    for (size_t h = 0; h < heads; h++) {
+        const gmlp_gemm g = {.m = n, .n = dh, .k = S, .batch = batch,
+                             .a = {.buf = dw, .off = (h * S + (size_t)p->p0) * S, .ld = S},
+                             .b = {.buf = dhist, .off = h * dh, .ld = half, .stride = S * half},
+                             .c = {.buf = dz, .off = half + h * dh, .ld = ld, .stride = n * ld},
+                             .beta = p->res ? 1.0f : 0.0f, .bias = db, .bias_off = h * S + (size_t)p->p0,
+                             .bias_rows = 1, .act = p->act,
+                             .gate = {.buf = dz, .off = h * dh, .ld = ld, .stride = n * ld}};
+        RUN(reps, gmlp_op_gemm(ctx, &g));
+    }
     if (IN_PLACE(reps, dz))
-        expect("sgu_gate", dz, want, nz, 1e-6);
+        expect("sgu", dz, want, nz, p->act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
+    gmlp_buffer_release(ctx, &dhist);
+    gmlp_buffer_release(ctx, &dw);
     gmlp_buffer_release(ctx, &db);
-    gmlp_buffer_release(ctx, &dcb);
-    free(z), free(bias), free(cb), free(want);
+    free(z), free(hist), free(w), free(bias), free(want);
 }
 
 static void run_embed(const params *p, int reps)
@@ -194,7 +214,7 @@ static void run_mean_tokens(const params *p, int reps)
 }
 
 /* C (m x n) = A (m x k) . B (k x n, or n x k used transposed) [+ bias per
- * column, GELU] on the context's backend: the shapes a model runs (every
+ * column, the activation] on the context's backend: the shapes a model runs (every
  * transpose, storage and tiling: test_gemm.c). */
 static void run_gemm(const params *p, int reps)
 {
@@ -202,14 +222,15 @@ static void run_gemm(const params *p, int reps)
     size_t na = batch * m * k, nb = batch * k * n, nc = batch * m * n;
     float *a = rnd(na), *b = rnd(nb), *bias = rnd(n), *want = calloc(nc, sizeof *want);
     ref_gemm(m, n, k, a, k, m * k, 0, b, p->trans_b ? k : n, k * n, p->trans_b, 0.0f, want, n, m * n, batch);
-    ref_epilogue(want, m, n, n, m * n, batch, p->gelu ? bias : NULL, 0, p->gelu);
+    const ref_epi e = {p->act ? bias : NULL, 0, p->act, NULL, 0, 0};
+    ref_epilogue(want, m, n, n, m * n, batch, &e);
     cl_mem da = up(a, na), db = up(b, nb), dbias = up(bias, n), dc = up(NULL, nc);
     const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = {.buf = da, .ld = k, .stride = m * k},
                          .b = {.buf = db, .ld = p->trans_b ? k : n, .stride = k * n, .trans = p->trans_b},
-                         .c = {.buf = dc, .ld = n, .stride = m * n}, .bias = p->gelu ? dbias : NULL,
-                         .gelu = p->gelu};
+                         .c = {.buf = dc, .ld = n, .stride = m * n}, .bias = p->act ? dbias : NULL,
+                         .act = p->act};
     RUN(reps, gmlp_op_gemm(ctx, &g));
-    expect("gemm", dc, want, nc, p->gelu ? 3e-5 : 1e-5);
+    expect("gemm", dc, want, nc, p->act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
     gmlp_buffer_release(ctx, &da);
     gmlp_buffer_release(ctx, &db);
     gmlp_buffer_release(ctx, &dbias);
@@ -218,23 +239,27 @@ static void run_gemm(const params *p, int reps)
 
 /* The GEMM epilogue alone, as after CLBlast: C (batch of m x n, rows ld
  * apart, from element off) += bias per column or per row (bias:
- * GMLP_BIAS_*), then GELU; the padding between rows and before off is
- * checked untouched. */
+ * GMLP_BIAS_*), then act, then times the gate (with gate: an m x n matrix
+ * per batch, rows ld apart, in a buffer of its own); the padding between
+ * rows and before off is checked untouched. */
 static void run_epilogue(const params *p, int reps)
 {
     size_t m = (size_t)p->m, n = (size_t)p->n, ld = (size_t)p->ld, batch = (size_t)p->batch, off = (size_t)p->off;
     size_t nc = off + batch * m * ld, nbias = p->bias == GMLP_BIAS_ROWS ? m : n;
-    float *c = rnd(nc), *bias = rnd(nbias), *want = malloc(nc * sizeof *want);
+    float *c = rnd(nc), *bias = rnd(nbias), *u = rnd(nc), *want = malloc(nc * sizeof *want);
     memcpy(want, c, nc * sizeof *want);
-    ref_epilogue(want + off, m, n, ld, m * ld, batch, p->bias ? bias : NULL, p->bias == GMLP_BIAS_ROWS, p->gelu);
-    cl_mem dc = up(c, nc), dbias = up(bias, nbias);
+    const ref_epi e = {p->bias ? bias : NULL, p->bias == GMLP_BIAS_ROWS, p->act, p->gate ? u + off : NULL, ld, m * ld};
+    ref_epilogue(want + off, m, n, ld, m * ld, batch, &e);
+    cl_mem dc = up(c, nc), dbias = up(bias, nbias), du = up(u, nc);
     const gmlp_gemm g = {.m = m, .n = n, .batch = batch, .c = {.buf = dc, .off = off, .ld = ld, .stride = m * ld},
-                         .bias = p->bias ? dbias : NULL, .bias_rows = p->bias == GMLP_BIAS_ROWS, .gelu = p->gelu};
+                         .bias = p->bias ? dbias : NULL, .bias_rows = p->bias == GMLP_BIAS_ROWS, .act = p->act,
+                         .gate = {.buf = p->gate ? du : NULL, .off = off, .ld = ld, .stride = m * ld}};
     RUN(reps, gmlp_op_epilogue(ctx, &g));
     if (IN_PLACE(reps, dc))
         expect("epilogue", dc, want, nc, 2e-6);
     gmlp_buffer_release(ctx, &dbias);
-    free(c), free(bias), free(want);
+    gmlp_buffer_release(ctx, &du);
+    free(c), free(bias), free(u), free(want);
 }
 
 #define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}}
@@ -247,16 +272,16 @@ static const op_case cases[] = {
     CASE(layernorm, .rows = 4, .cols = 1000, .split = 1),
     CASE(layernorm, .rows = 196, .cols = 256),            /* gmlp_s16: one image's block input */
     CASE(layernorm, .rows = 196, .cols = 768, .split = 1), /* its SGU norm */
-    CASE(sgu_gate, .batch = 1, .n = 1, .cols = 1),
-    CASE(sgu_gate, .batch = 3, .n = 25, .cols = 36),
-    CASE(sgu_gate, .batch = 2, .n = 49, .cols = 65, .ld = 140),
-    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_IDENTITY),
-    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_TANH, .cb = 1),
-    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_SIGMOID),
-    CASE(sgu_gate, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_GELU, .cb = 1),
-    CASE(sgu_gate, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .cb = 1, .act = GMLP_ACT_TANH),
-    CASE(sgu_gate, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
-    CASE(sgu_gate, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
+    CASE(sgu, .batch = 1, .n = 1, .cols = 1),
+    CASE(sgu, .batch = 3, .n = 25, .cols = 36),
+    CASE(sgu, .batch = 2, .n = 49, .cols = 65, .ld = 140),
+    CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_IDENTITY),
+    CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_TANH, .res = 1),
+    CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_SIGMOID),
+    CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_GELU, .res = 1),
+    CASE(sgu, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .res = 1, .act = GMLP_ACT_TANH), /* decoding */
+    CASE(sgu, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
+    CASE(sgu, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
     CASE(embed, .rows = 1, .vocab = 1, .dim = 1),
     CASE(embed, .rows = 37, .vocab = 256, .dim = 65),
     CASE(embed, .rows = 130, .vocab = 50, .dim = 3),
@@ -282,13 +307,16 @@ static const op_case cases[] = {
     CASE(mean_tokens, .batch = 3, .n = 25, .dim = 37, .off = 74),
     CASE(mean_tokens, .batch = 2, .n = 196, .dim = 65, .off = 3),
     CASE(epilogue, .batch = 1, .m = 1, .n = 1, .ld = 1, .bias = GMLP_BIAS_COLS),
-    CASE(epilogue, .batch = 3, .m = 7, .n = 33, .ld = 37, .off = 5, .bias = GMLP_BIAS_COLS, .gelu = 1),
+    CASE(epilogue, .batch = 3, .m = 7, .n = 33, .ld = 37, .off = 5, .bias = GMLP_BIAS_COLS, .act = GMLP_ACT_GELU),
     CASE(epilogue, .batch = 2, .m = 13, .n = 65, .ld = 65, .off = 1, .bias = GMLP_BIAS_ROWS),
-    CASE(epilogue, .batch = 2, .m = 196, .n = 129, .ld = 130, .gelu = 1),              /* GELU alone */
-    CASE(epilogue, .batch = 8, .m = 196, .n = 768, .ld = 768, .bias = GMLP_BIAS_COLS, .gelu = 1), /* ti16 fc1 */
-    CASE(gemm, .m = 7, .n = 33, .k = 97, .gelu = 1),
+    CASE(epilogue, .batch = 2, .m = 196, .n = 129, .ld = 130, .act = GMLP_ACT_GELU), /* GELU alone */
+    CASE(epilogue, .batch = 8, .m = 196, .n = 768, .ld = 768, .bias = GMLP_BIAS_COLS, .act = GMLP_ACT_GELU), /* fc1 */
+    CASE(epilogue, .batch = 2, .m = 196, .n = 384, .ld = 768, .off = 384, .bias = GMLP_BIAS_ROWS, .gate = 1),
+    CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
+    CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
+    CASE(gemm, .m = 7, .n = 33, .k = 97, .act = GMLP_ACT_GELU),
     CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
-    CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .gelu = 1), /* gmlp_ti16 fc1, 2 images */
+    CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .act = GMLP_ACT_GELU), /* gmlp_ti16 fc1, 2 images */
     CASE(gemm, .m = 392, .n = 128, .k = 384, .trans_b = 1),            /* its fc2 */
     CASE(gemm, .m = 196, .n = 384, .k = 196, .batch = 2),              /* its spatial matmul */
 };

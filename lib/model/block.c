@@ -7,8 +7,8 @@
  *   ys = shift_tokens(y)                         PreShiftTokens (optional)
  *   ao = softmax(q k^T / sqrt(a)) v              tiny attention on ys (optional)
  *   z  = GELU(ys W_in^T + b_in) = [u | v]        fc1 / proj_in
- *   v  = W_h[pos, :] . LN(v) (per head) + ao W_o^T
- *   v  = act(v + b_sgu[h, pos] + b_o) * u        the gate, in place
+ *   v  = act(W_h[pos, :] . LN(v) (per head) + ao W_o^T + b_o + b_sgu[h, pos]) * u
+ *                                                the gate: the spatial GEMM's epilogue
  *   x += v W_out^T + b_out                       fc2 / proj_out
  * What a later position reads (LN(x) rows for the shift, LN(v) for the
  * spatial matmul, keys and values) comes from "history" buffers holding all
@@ -66,7 +66,8 @@ static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem 
     const size_t d = (size_t)p->m->cfg.dim, h = (size_t)p->m->cfg.ffn_dim;
     return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
-                                                .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b, .gelu = 1});
+                                                .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b,
+                                                .act = GMLP_ACT_GELU});
 }
 
 /* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1 */
@@ -117,22 +118,24 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
         GMLP_TRY(to_cache(p, w->y, 0, g, g, p->cache->gate[l]));
         gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g};
     }
-    /* per head and sequence: v[p0 .. p0+n) (n x dh) = W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) */
+    /* v (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to */
+    if (a)
+        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
+                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a),
+                                                .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->attn_out_b}));
+    /* per head and sequence, the gate in the GEMM's epilogue:
+     * v[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u */
     for (size_t hd = 0; hd < (size_t)c->heads; hd++) {
         gmlp_view gh = gate;
         gh.off += hd * dh;
         GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
                                                 .a = gmlp_weight(m, wt->sgu_w, (hd * S + (size_t)p->p0) * S, S),
-                                                .b = gh, .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h}}));
+                                                .b = gh,
+                                                .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h},
+                                                .beta = a ? 1.0f : 0.0f, .bias = wt->sgu_b,
+                                                .bias_off = hd * S + (size_t)p->p0, .bias_rows = 1, .act = c->gate_act,
+                                                .gate = {.buf = w->z, .off = hd * dh, .ld = h, .stride = n * h}}));
     }
-    /* v (rows x g) += ao . W_o^T */
-    if (a)
-        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
-                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a),
-                                                .c = {.buf = w->z, .off = g, .ld = h}, .beta = 1.0f}));
-    gmlp_gate gt = {.bias = wt->sgu_b, .cb = a ? wt->attn_out_b : NULL, .bstride = c->seq_len, .dh = (int)dh,
-                    .p0 = p->p0, .m = p->n, .act = c->gate_act};
-    GMLP_TRY(gmlp_op_sgu_gate(ctx, (gmlp_rows){w->z, 0, h}, p->rows, (int)g, &gt));
     /* x (rows x d) += v . W_out^T + b_out */
     return fc2(p, wt, g, g);
 }
@@ -152,7 +155,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_view tokens = {.buf = w->z, .ld = d, .stride = t * d};
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = t, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = tokens,
-                                            .bias = wt->tok1_b, .bias_rows = 1, .gelu = 1}));
+                                            .bias = wt->tok1_b, .bias_rows = 1, .act = GMLP_ACT_GELU}));
     /* per image: x (N x d) += W_t2 (N x t) . z (t x d) + b per row */
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = t, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, t),
                                             .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,

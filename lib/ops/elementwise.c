@@ -29,17 +29,6 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }
 
-static const gmlp_kernel_spec sgu_gate = {"sgu.cl", "gmlp_sgu_gate"};
-
-gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, gmlp_rows z, int rows, int half, const gmlp_gate *g)
-{
-    size_t global[2] = {(size_t)half, (size_t)rows};
-    cl_mem cb = g->cb ? g->cb : g->bias; /* any valid buffer: unread without has_cb */
-    RUN(ctx, sgu_gate, 2, global, NULL, ARG_MEM(z.buf), ARG_ULONG(z.ld), ARG_INT(half), ARG_MEM(g->bias),
-        ARG_INT(g->bstride), ARG_INT(g->dh), ARG_INT(g->p0), ARG_INT(g->m), ARG_MEM(cb), ARG_INT(g->cb != NULL),
-        ARG_INT(g->act));
-}
-
 static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};
 
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
@@ -103,11 +92,10 @@ static const gmlp_kernel_spec epilogue = {"epilogue.cl", "gmlp_epilogue_only"};
 
 gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
 {
-    if (g->m == 0 || g->n == 0 || (!g->bias && !g->gelu))
+    if (g->m == 0 || g->n == 0 || !gmlp_gemm_has_epilogue(g))
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
-    int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
     size_t global[3] = {g->n, g->m, g->batch ? g->batch : 1};
     RUN(ctx, epilogue, 3, global, NULL, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
-        ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias), ARG_INT(bias_mode), ARG_INT(g->gelu != 0));
+        ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), GMLP_EPI_ARGS(g));
 }

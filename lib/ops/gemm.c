@@ -36,8 +36,15 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     GMLP_TRY(check_operand(ctx, "B", g->b, g->b.trans ? g->n : g->k, g->b.trans ? g->k : g->n, batch));
     GMLP_TRY(check_operand(ctx, "C", g->c, g->m, g->n, batch));
     if (g->bias) {
-        gmlp_view bias = {.buf = g->bias, .ld = 1};
+        gmlp_view bias = {.buf = g->bias, .off = g->bias_off, .ld = 1};
         GMLP_TRY(check_operand(ctx, "the bias", bias, g->bias_rows ? g->m : g->n, 1, 1));
+    }
+    if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_GELU)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
+    if (g->gate.buf) {
+        if (g->gate.half || g->gate.trans)
+            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the gate must be float, not transposed");
+        GMLP_TRY(check_operand(ctx, "the gate", g->gate, g->m, g->n, batch));
     }
     return GMLP_OK;
 }

@@ -92,5 +92,5 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g)
                          batch == 1 ? "" : "StridedBatched", g->m, g->n, g->k, batch, status_name(s), (int)s);
     if (ev)
         GMLP_TRY(gmlp_profile_record(ctx, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched", ev));
-    return g->bias || g->gelu ? gmlp_op_epilogue(ctx, g) : GMLP_OK;
+    return gmlp_op_epilogue(ctx, g);
 }

@@ -308,12 +308,11 @@ static form form_of(const gmlp_gemm *g)
 static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const tiles *t)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
-    int bias_mode = !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
                               ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),
-                              ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), ARG_MEM(g->bias),
-                              ARG_INT(bias_mode), ARG_INT(g->gelu != 0), GMLP_ARG_END));
+                              ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), GMLP_EPI_ARGS(g),
+                              GMLP_ARG_END));
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
                         batch};

@@ -254,13 +254,15 @@ void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
     gmlp_gemm s = *g; /* the shape, without the buffers */
     s.a.buf = s.b.buf = s.c.buf = NULL;
     s.bias = g->bias ? (cl_mem)1 : NULL; /* whether there is one */
+    s.bias_off = 0;
+    s.gate = (gmlp_view){.buf = g->gate.buf ? (cl_mem)1 : NULL};
     s.beta = g->beta != 0.0f;
     s.batch = g->batch ? g->batch : 1;
     for (size_t i = 0; i < r->n; i++) {
         const gmlp_gemm *o = &r->g[i];
         if (o->m == s.m && o->n == s.n && o->k == s.k && o->batch == s.batch && o->a.half == s.a.half &&
             o->b.half == s.b.half && !o->a.trans == !s.a.trans && !o->b.trans == !s.b.trans && o->beta == s.beta &&
-            o->bias == s.bias && o->bias_rows == s.bias_rows && !o->gelu == !s.gelu)
+            o->bias == s.bias && o->bias_rows == s.bias_rows && o->act == s.act && o->gate.buf == s.gate.buf)
             return;
     }
     if (r->n == r->cap) {

@@ -23,7 +23,7 @@
 /* One shape's device buffers and the default kernel's result. */
 typedef struct shape {
     gmlp_gemm g;
-    cl_mem a, b, c, bias;
+    cl_mem a, b, c, bias, gate;
     float *c0;   /* C's starting values */
     float *want; /* the default kernel's C */
     size_t c_elems;
@@ -63,6 +63,7 @@ static void shape_free(gmlp_context *ctx, shape *s)
     gmlp_buffer_release(ctx, &s->b);
     gmlp_buffer_release(ctx, &s->c);
     gmlp_buffer_release(ctx, &s->bias);
+    gmlp_buffer_release(ctx, &s->gate);
     free(s->c0);
     free(s->want);
 }
@@ -101,6 +102,10 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
     GMLP_TRY(filled(ctx, s->c_elems, 0, &s->c, s->c0));
     if (rec->bias)
         GMLP_TRY(filled(ctx, g->bias_rows ? g->m : g->n, 0, &s->bias, NULL));
+    if (rec->gate.buf) {
+        GMLP_TRY(filled(ctx, s->c_elems, 0, &s->gate, NULL));
+        g->gate = (gmlp_view){.buf = s->gate, .ld = g->n, .stride = g->m * g->n};
+    }
     g->a.buf = s->a;
     g->b.buf = s->b;
     g->c.buf = s->c;

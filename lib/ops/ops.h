@@ -8,6 +8,7 @@
 #define GMLP_OPS_H
 
 #include "cl/context.h"
+#include "kernel_abi.h"
 
 /* ---- element-wise and reduction ops (ops/elementwise.c) ---- */
 
@@ -20,17 +21,6 @@ typedef struct gmlp_rows {
 /* y rows = LayerNorm(x rows) over cols values. */
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps);
-
-/* The SGU gate, in place on z = [u | v] (rows of z.ld floats, v from column
- * half): v = act(v + bias[head, position] + cb) * u, for rows that are m
- * positions p0.. of each sequence (image); head h owns channels [h * dh,
- * (h+1) * dh) and its biases start at h * bstride; cb (per channel) may be
- * NULL.  act: GMLP_ACT_*. */
-typedef struct gmlp_gate {
-    cl_mem bias, cb;
-    int bstride, dh, p0, m, act;
-} gmlp_gate;
-gmlp_status gmlp_op_sgu_gate(gmlp_context *ctx, gmlp_rows z, int rows, int half, const gmlp_gate *g);
 
 /* images (batch, chans, height, width) from element img_off -> patches
  * (batch * ntok, chans*ph*pw), rows in (c, ky, kx) order: the stem's GEMM input. */
@@ -78,17 +68,36 @@ typedef struct gmlp_view {
 } gmlp_view;
 
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
- * the inner size k; the epilogue adds the bias (per column, or per row of
- * each matrix with bias_rows), then applies the exact GELU with gelu. */
+ * the inner size k.  The epilogue, in this order (gmlp_epilogue, common.cl):
+ * plus the bias (per column, or per row of each matrix with bias_rows),
+ * then act, then times the gate's element (the SGU: the gate fused into the
+ * spatial matmul, u beside v in the same buffer). */
 typedef struct gmlp_gemm {
     size_t m, n, k;
     size_t batch;  /* 0 counts as 1 */
     gmlp_view a, b, c;
     float beta;    /* 0: C is not read; 1: C holds the residual */
-    cl_mem bias;   /* NULL: none */
+    cl_mem bias;   /* NULL: none; else from element bias_off */
+    size_t bias_off;
     int bias_rows;
-    int gelu;
+    int act;         /* GMLP_ACT_*: GELU for fc1, the SGU gate's activation */
+    gmlp_view gate;  /* buf NULL: none; else m x n per matrix, float */
 } gmlp_gemm;
+
+static inline int gmlp_gemm_bias_mode(const gmlp_gemm *g)
+{
+    return !g->bias ? GMLP_BIAS_NONE : g->bias_rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
+}
+/* whether g's epilogue does anything beyond beta * C */
+static inline int gmlp_gemm_has_epilogue(const gmlp_gemm *g)
+{
+    return g->bias || g->act != GMLP_ACT_IDENTITY || g->gate.buf;
+}
+/* The kernels' epilogue arguments (GMLP_EPI_PARAMS, common.cl), as
+ * gmlp_kernel_args pairs (cl/kernels.h). */
+#define GMLP_EPI_ARGS(g)                                                                                      \
+    ARG_MEM((g)->bias), ARG_ULONG((g)->bias_off), ARG_INT(gmlp_gemm_bias_mode(g)), ARG_INT((g)->act),         \
+        ARG_MEM((g)->gate.buf), ARG_ULONG((g)->gate.off), ARG_ULONG((g)->gate.ld), ARG_ULONG((g)->gate.stride)
 
 /* On the context's backend: the library's kernel, epilogue fused; or, for
  * float operands with GMLP_GEMM_CLBLAST, CLBlast then the epilogue as a

@@ -21,31 +21,23 @@ void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off,
     }
 }
 
-void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const float *bias, int bias_rows,
-                  int gelu)
+static double activation(double v, int kind)
+{
+    return kind == 1   ? tanh(v)
+           : kind == 2 ? 1.0 / (1.0 + exp(-v))
+           : kind == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0)))
+                       : v;
+}
+
+void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const ref_epi *e)
 {
     for (size_t p = 0; p < batch; p++)
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 size_t at = p * sc + i * ldc + j;
-                double v = c[at] + (bias ? bias[bias_rows ? i : j] : 0.0);
-                if (gelu)
-                    v = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
-                c[at] = (float)v;
+                double v = activation(c[at] + (e->bias ? e->bias[e->bias_rows ? i : j] : 0.0), e->act);
+                c[at] = (float)(e->gate ? v * e->gate[p * e->sg + i * e->ldg + j] : v);
             }
-}
-
-void ref_sgu_gate(float *z, int rows, int ld, int half, const float *bias, int bstride, int dh, int p0, int m,
-                  const float *cb, int act)
-{
-    for (int r = 0; r < rows; r++) {
-        float *row = z + (size_t)r * ld;
-        for (int c = 0; c < half; c++) {
-            double v = (double)row[half + c] + bias[(c / dh) * bstride + p0 + r % m] + (cb ? cb[c] : 0.0);
-            v = act == 1 ? tanh(v) : act == 2 ? 1.0 / (1.0 + exp(-v)) : act == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0))) : v;
-            row[half + c] = (float)((double)row[c] * v);
-        }
-    }
 }
 
 void ref_embed(const int *tokens, const float *table, float *x, int rows, int dim)

@@ -6,10 +6,6 @@
 
 void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off, int y_stride, const float *gamma,
                    const float *beta, int rows, int cols, float eps);
-/* z rows (ld apart) = m positions p0.. of each sequence: g = act(g + bias[(c / dh) * bstride + pos] + cb[c]) * u;
- * cb may be NULL; act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf). */
-void ref_sgu_gate(float *z, int rows, int ld, int half, const float *bias, int bstride, int dh, int p0, int m,
-                  const float *cb, int act);
 void ref_embed(const int *tokens, const float *table, float *x, int rows, int dim);
 /* out rows = m positions p0.. of each sequence, hist: hist_rows per sequence. */
 void ref_shift_tokens(const float *hist, int hist_rows, int p0, int m, float *out, int rows, int dim, int segments,
@@ -20,9 +16,15 @@ void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim);
 /* Row-major C[i] = op(A[i]) . op(B[i]) + beta C[i]. */
 void ref_gemm(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b, size_t ldb,
               size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch);
-/* The GEMM epilogue in place on C (m x n, ld, stride, batch): + bias[j] (bias[i] with bias_rows), GELU (erf);
- * bias may be NULL. */
-void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const float *bias, int bias_rows,
-                  int gelu);
+/* The GEMM epilogue in place on C (m x n, ld, stride, batch), as the kernels' gmlp_epilogue:
+ * v = act(v + bias[j] (bias[i] with bias_rows)) * gate[i, j] (gate ldg, sg apart); bias and gate may be NULL;
+ * act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf). */
+typedef struct ref_epi {
+    const float *bias;
+    int bias_rows, act;
+    const float *gate;
+    size_t ldg, sg;
+} ref_epi;
+void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const ref_epi *e);
 
 #endif
