@@ -1,5 +1,6 @@
 /* The library's own GEMM (cl_kernels/gemm.cl): float or half operands (which
- * CLBlast cannot read on devices without cl_khr_fp16), bias and GELU fused.
+ * CLBlast cannot read on devices without cl_khr_fp16), the epilogue (bias,
+ * activation, the SGU gate) fused.
  * A variant is the kernel compiled for one operand-type pair, one pair of
  * transposes, one vector width and one tiling; each call picks the tiling by
  * the size of its product, among those the device's limits and the compiled
