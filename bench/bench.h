@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gmlp.h"
+#include "timing.h"
 
 #define BENCH_MAX_BATCHES 16
 
@@ -43,9 +44,6 @@ typedef struct bench_run {
     int failed; /* some configuration failed: the exit status is 1 */
 } bench_run;
 
-double bench_now(void);
-/* The median of n timings (sorted in place); *spread (may be NULL): max - min. */
-double bench_median(double *times, int n, double *spread);
 /* A safetensors file in memory with random weights for config c. */
 unsigned char *bench_random_model(const gmlp_config *c, size_t *size);
 /* A model path's file name, for tables. */

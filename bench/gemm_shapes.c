@@ -3,28 +3,17 @@
  * 1024^3, through the internal ops of this tree (the library's pick, then
  * CLBlast) or, built with -DOLD, of main at 7b55eb2 (its kernel): the old
  * internal API has no place in this tree's build, so it is built by hand
- * against each tree's build directory T (not by meson):
+ * against each tree's build directory T, with this tree's timing helpers
+ * (S: this checkout):
  *   cc -O2 -std=c11 -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 [-DOLD] \
- *      -I$T/tests -I$T/include -I$T/build/include -I$T/lib -I$T/cl_kernels \
- *      bench/gemm_shapes.c -o shapes -Wl,--start-group \
+ *      -I$S/bench -I$T/tests -I$T/include -I$T/build/include -I$T/lib -I$T/cl_kernels \
+ *      $S/bench/gemm_shapes.c $S/bench/timing.c -o shapes -Wl,--start-group \
  *      $T/build/lib/libgmlp_internal.a -lOpenCL -lclblast -ljansson -pthread -lm -Wl,--end-group
  * Timer: host wall time of 10 calls and a clFinish, per call; the median of
  * 9 such after 2 warm-up calls.  Run the two builds in turn (A B A B). */
-#include <math.h>
-#include <time.h>
 #include "ops_check.h"
+#include "timing.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 typedef struct shape {
     const char *name;
     size_t m, n, k, batch, lda, ldb, ldc, sa, sb, sc;
@@ -82,15 +71,14 @@ int main(void)
                 CHECK(call((int)be, s, a, b, c, bias) == GMLP_OK, "%s", gmlp_last_error(ctx));
             clFinish(ctx->queue);
             for (int r = 0; r < 9; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 for (int q = 0; q < 10; q++)
                     call((int)be, s, a, b, c, bias);
                 clFinish(ctx->queue);
-                t[r] = (now() - t0) / 10 * 1e6;
+                t[r] = (bench_now() - t0) / 10 * 1e6;
             }
-            qsort(t, 9, sizeof *t, cmp);
-            double flops = 2.0 * s->m * s->n * s->k * s->batch;
-            printf("%-40s %-15s %10.1f us  %6.1f GFLOP/s\n", s->name, backends[be], t[4], flops / t[4] * 1e-3);
+            const double us = bench_median(t, 9, NULL), flops = 2.0 * s->m * s->n * s->k * s->batch;
+            printf("%-40s %-15s %10.1f us  %6.1f GFLOP/s\n", s->name, backends[be], us, flops / us * 1e-3);
         }
         gmlp_buffer_release(ctx, &a), gmlp_buffer_release(ctx, &b), gmlp_buffer_release(ctx, &c),
             gmlp_buffer_release(ctx, &bias);

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -49,13 +48,6 @@ static const image_shape tiny[] = {
     {"gmlp_tiny", GMLP_ARCH_GMLP, 32, 4, 32, 2, 96, 0, 10},
     {"mixer_tiny", GMLP_ARCH_MIXER, 32, 4, 32, 2, 128, 16, 10},
 };
-
-double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static bench_cfg to_config(const image_shape *b)
 {
@@ -96,20 +88,6 @@ unsigned char *bench_random_model(const gmlp_config *c, size_t *size)
         return NULL;
     }
     return data;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double bench_median(double *times, int n, double *spread)
-{
-    qsort(times, (size_t)n, sizeof *times, cmp_double);
-    if (spread)
-        *spread = times[n - 1] - times[0];
-    return times[n / 2];
 }
 
 /* SGEMM rate on a square problem through one backend: the larger of CLBlast's

@@ -72,7 +72,7 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     size_t nb = rows ? m : n;
     float *bias = rnd(nb ? nb : 1);
     cl_mem dbias = up(bias, nb ? nb : 1);
-    operand u = make(m, n, batch, gated ? flags & PADDED : 0, 0, 0, 0, 0); /* the gate, u of the SGU */
+    operand u = gated ? make(m, n, batch, flags & PADDED, 0, 0, 0, 0) : (operand){0}; /* the gate: the SGU's u */
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
     const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat, *U = &u.mat;
@@ -82,7 +82,7 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, &re);
     const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = *A, .b = *B, .c = *C, .beta = beta,
                          .bias = use_bias ? dbias : NULL, .bias_rows = rows, .act = act,
-                         .gate = gated ? *U : (gmlp_view){0}};
+                         .gate = *U};
     ctx->set.gemm = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
     gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g) : gmlp_op_gemm(ctx, &g);
     ctx->set.gemm = GMLP_GEMM_KERNEL;
