@@ -15,7 +15,7 @@ typedef struct bench_opts {
     const char *device, *model, *json, *csv, *md, *compare, *svg;
     int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile, tune;
     int weights[2], n_weights; /* gmlp_weight_type */
-    int gemms[2], n_gemms;     /* gmlp_gemm_backend */
+    int gemms[3], n_gemms;     /* gmlp_gemm_backend */
     size_t sgemm_n;
 } bench_opts;
 

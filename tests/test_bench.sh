@@ -4,9 +4,9 @@
 # SVG) checked for content, the progress lines; --model with an image model
 # under a long path (the table keeps its columns) and with a language model
 # (its rows with warm-up, runs and spread); --compare against a file in
-# bench_torch.py's schema; --profile (per-kernel device time); --help,
-# --version, usage errors (exit 2, naming the range) and run-time errors
-# (exit 1).
+# bench_torch.py's schema; --profile (per-kernel device time); --tune and
+# --gemm auto after it; --help, --version, usage errors (exit 2, naming the
+# range) and run-time errors (exit 1).
 #   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL
 set -u
 bench=$1
@@ -137,6 +137,18 @@ check $? "--tune --model FILE --batch 2"
 grep -q "batch 2: tuned GEMM winners" "$out/tune" && [ "$(grep -cE '^(small|large|narrow|deep) .* [0-9.]+$' "$out/tune")" -ge 1 ] &&
     ls "$out"/tune-cache/*.tune.json >/dev/null && grep -q "tuning .*: 1/" "$out/tune.err"
 check $? "--tune: the winners on stdout, progress on stderr, the tuning file in the cache directory"
+# the rows are timed with the user's cache directory, so its tuning file applies (GMLP_LOG says so);
+# auto (the tuned choice) beside the kernel, half weights on the kernel alone
+GMLP_LOG=info GMLP_CACHE_DIR="$out/tune-cache" "$bench" --model "$image_model" --batch 2 --runs 1 --warmup 0 \
+    --weights f32,f16 --gemm auto,kernel --json "$out/auto.json" >"$out/auto" 2>"$out/auto.err"
+check $? "--gemm auto,kernel after --tune"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert sorted((x["weights"], x["gemm"]) for x in r) == [("f16", "kernel"), ("f32", "auto"), ("f32", "kernel")], r
+' "$out/auto.json" && grep -q "GEMM tuning file .*tune-cache.*: used" "$out/auto.err" &&
+    grep -qE "^device .* kernel +auto +speed" "$out/auto"
+check $? "--gemm auto: its rows (f32 only), the tuning file used, auto against the kernel"
 
 # --help, --version
 check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \
@@ -155,7 +167,8 @@ expect_exit 2 "17 batch sizes" "up to 16" "$bench" --batch 1,2,3,4,5,6,7,8,9,10,
 expect_exit 2 "--runs abc" "--runs: expected an integer from 1 to 100000" "$bench" --runs abc
 expect_exit 2 "--runs 0" "--runs: expected an integer from 1 to 100000" "$bench" --runs 0
 expect_exit 2 "--warmup -1" "--warmup: expected an integer from 0 to 100000" "$bench" --warmup -1
-expect_exit 2 "--gemm cublas" "takes kernel, clblast" "$bench" --gemm cublas
+expect_exit 2 "--gemm cublas" "takes auto, kernel, clblast" "$bench" --gemm cublas
+expect_exit 2 "--gemm kernel,kernel" "each once; not 'kernel'" "$bench" --gemm kernel,kernel
 expect_exit 2 "--weights f64" "takes f32, f16" "$bench" --weights f64
 expect_exit 2 "an unknown option" "bogus" "$bench" --bogus
 expect_exit 2 "an argument" "unexpected argument 'model.safetensors'" "$bench" model.safetensors
