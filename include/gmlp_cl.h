@@ -10,6 +10,10 @@
  *     gmlp_classify_cl(model, images, batch, logits, 1, &images_ready, &done);
  *     ...                                       // more work on my_queue after `done`
  *
+ * A context of the library's own (gmlp_context_create) lends its objects the
+ * same way (gmlp_context_cl_objects), for callers that upload once and
+ * classify many times.
+ *
  * The library enqueues on the caller's queue (in order) and never releases the
  * caller's cl_context, device, queue or buffers: they must outlive the
  * gmlp_context (gmlp_context_destroy waits for the queue, then leaves it alone).
@@ -33,6 +37,14 @@ extern "C" {
  * field is ignored); NULL for the defaults. */
 GMLP_API gmlp_status gmlp_context_create_cl(cl_context cl, cl_device_id device, cl_command_queue queue,
                                             const gmlp_context_options *opts, gmlp_context **out);
+
+/* The OpenCL objects ctx runs on (its own, or the caller's of
+ * gmlp_context_create_cl), for buffers to give gmlp_classify_cl and work to
+ * order around it on the queue.  They stay ctx's: valid until
+ * gmlp_context_destroy, not to be released (clRetain* them to keep them
+ * longer).  Any output pointer may be NULL. */
+GMLP_API gmlp_status gmlp_context_cl_objects(const gmlp_context *ctx, cl_context *cl, cl_device_id *device,
+                                             cl_command_queue *queue);
 
 /* gmlp_classify from device memory to device memory: images (batch x in_chans
  * x img_h x img_w floats, normalised) and logits (batch x num_classes floats)

@@ -3,7 +3,8 @@
  * a cl_mem of logits that waits for a user event and signals its own; equal
  * to gmlp_classify on host memory, also for a batch over the chunk size;
  * refusals (objects that do not belong together, buffers too small, of
- * another context or one buffer for both); and the caller's objects neither released nor retained.
+ * another context or one buffer for both); and the caller's objects neither released nor retained;
+ * gmlp_context_cl_objects on both kinds of context (the device path on the library's own objects).
  * usage: test_cl_interop MODEL */
 #include <string.h>
 #include <time.h>
@@ -170,6 +171,22 @@ int main(int argc, char **argv)
     compare_paths(m, cl, q, host_model, 3);
     compare_paths(m, cl, q, host_model, 1100); /* two chunks: offsets into the caller's buffers */
     refusals(ctx, m, cl, dev, q, &cfg);
+
+    /* gmlp_context_cl_objects: a borrowing context lends the caller's objects back,
+     * the library's own context its own, on which the device path works as well */
+    cl_context got_cl = NULL, own_cl = NULL;
+    cl_device_id got_dev = NULL;
+    cl_command_queue got_q = NULL, own_q = NULL;
+    CHECK(gmlp_context_cl_objects(ctx, &got_cl, &got_dev, &got_q) == GMLP_OK && got_cl == cl && got_dev == dev &&
+              got_q == q,
+          "gmlp_context_cl_objects of a borrowing context: the caller's objects");
+    CHECK(gmlp_context_cl_objects(host_ctx, &own_cl, NULL, &own_q) == GMLP_OK && own_cl && own_q && own_cl != cl,
+          "gmlp_context_cl_objects of the library's own context (NULL outputs skipped)");
+    if (own_cl && own_q)
+        compare_paths(host_model, own_cl, own_q, host_model, 5);
+    CHECK(gmlp_context_cl_objects(NULL, &got_cl, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "NULL context"),
+          "gmlp_context_cl_objects(NULL): refused");
 
     gmlp_model_free(m);
     gmlp_context_destroy(ctx);

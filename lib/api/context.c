@@ -94,6 +94,20 @@ gmlp_status gmlp_context_create_cl(cl_context cl, cl_device_id device, cl_comman
     return create(opts, &queue, cl, device, out);
 }
 
+gmlp_status gmlp_context_cl_objects(const gmlp_context *ctx, cl_context *cl, cl_device_id *device,
+                                    cl_command_queue *queue)
+{
+    if (!ctx)
+        return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_cl_objects: NULL context");
+    if (cl)
+        *cl = ctx->cl;
+    if (device)
+        *device = ctx->dev.device;
+    if (queue)
+        *queue = ctx->queue;
+    return GMLP_OK;
+}
+
 void gmlp_context_destroy(gmlp_context *ctx)
 {
     if (!ctx)
