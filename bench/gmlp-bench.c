@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "common.h"
+#include "gmlp_cl.h"
 #include "gmlp_diag.h"
 
 #define PROGRAM "gmlp-bench"
@@ -158,12 +159,13 @@ static void progress_start(bench_run *b, const char *what, const char *dev, doub
     p->step++;
 }
 
-/* FLOPs of one image configuration's timed and untimed batches (the first results included). */
+/* FLOPs of one image configuration's timed and untimed batches, host to host
+ * and device to device (the first results included). */
 static double image_work(const gmlp_config *c, const bench_opts *o)
 {
-    double images = 2;
+    double images = 3;
     for (int i = 0; i < o->n_batches; i++)
-        images += (double)o->batches[i] * (o->warmup + o->runs);
+        images += 2.0 * o->batches[i] * (o->warmup + o->runs);
     return flops_per_image(c) * images;
 }
 
@@ -221,6 +223,63 @@ static double first_result(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_we
     return secs;
 }
 
+/* One batch's forward: images in host memory (gmlp_classify: the upload, the
+ * forward, the logits read back) or already on the device (gmlp_classify_cl
+ * into a device buffer, waited for: PyTorch's benchmark times the same, its
+ * batch on the GPU). */
+typedef struct forward {
+    gmlp_context *ctx;
+    gmlp_model *m;
+    size_t batch;
+    const float *img;
+    float *logits;
+    cl_mem dev_img, dev_logits; /* NULL: the host path */
+} forward;
+
+static int forward_once(const forward *f)
+{
+    if (!f->dev_img)
+        return gmlp_classify(f->m, f->img, f->batch, f->logits) == GMLP_OK;
+    cl_event done;
+    if (gmlp_classify_cl(f->m, f->dev_img, f->batch, f->dev_logits, 0, NULL, &done) != GMLP_OK)
+        return 0;
+    cl_int e = clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    if (e != CL_SUCCESS)
+        fprintf(stderr, "gmlp-bench: clWaitForEvents on the forward: OpenCL error %d\n", e);
+    return e == CL_SUCCESS;
+}
+
+/* --warmup untimed forwards, then the median and spread of --runs timed ones. */
+static int time_forward(const bench_opts *o, const forward *f, double *times, double *med, double *spread)
+{
+    for (int r = -o->warmup; r < o->runs; r++) {
+        double t = bench_now();
+        if (!forward_once(f)) {
+            if (gmlp_last_error(f->ctx)[0])
+                fprintf(stderr, "gmlp-bench: batch %zu: %s\n", f->batch, gmlp_last_error(f->ctx));
+            return 0;
+        }
+        if (r >= 0)
+            times[r] = bench_now() - t;
+    }
+    *med = bench_median(times, o->runs, spread);
+    return 1;
+}
+
+/* A device buffer of the context holding bytes from host (NULL: uninitialised). */
+static cl_mem device_buffer(gmlp_context *ctx, size_t bytes, const void *host)
+{
+    cl_context cl;
+    cl_int e = CL_INVALID_CONTEXT;
+    cl_mem m = NULL;
+    if (gmlp_context_cl_objects(ctx, &cl, NULL, NULL) == GMLP_OK)
+        m = clCreateBuffer(cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void *)host, &e);
+    if (!m)
+        fprintf(stderr, "gmlp-bench: a device buffer of %zu bytes: OpenCL error %d\n", bytes, e);
+    return m;
+}
+
 /* The rows of one model, weight storage and backend on one device; 0 (said why) on failure. */
 static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_weight_type weights,
                      gmlp_gemm_backend gemm, const unsigned char *file, size_t size, double peak)
@@ -263,36 +322,42 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
             ok = 0;
             break;
         }
-        gmlp_status st = GMLP_OK;
-        for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
-            st = gmlp_classify(m, img, batch, logits);
-        for (int r = 0; r < o->runs && st == GMLP_OK; r++) {
-            double t = bench_now();
-            st = gmlp_classify(m, img, batch, logits);
-            times[r] = bench_now() - t;
+        /* host to host first (its warm-up compiles), then device to device, the row's figure */
+        forward f = {fresh, m, batch, img, logits, NULL, NULL};
+        double e2e, spread, med;
+        int timed = time_forward(o, &f, times, &e2e, &spread);
+        if (timed) {
+            timed = (f.dev_img = device_buffer(fresh, batch * per * sizeof *img, img)) &&
+                    (f.dev_logits = device_buffer(fresh, batch * (size_t)cfg.num_classes * sizeof *logits, NULL)) &&
+                    time_forward(o, &f, times, &med, &spread);
+            if (f.dev_img)
+                clReleaseMemObject(f.dev_img);
+            if (f.dev_logits)
+                clReleaseMemObject(f.dev_logits);
         }
-        if (st != GMLP_OK) {
-            fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, batch, gmlp_last_error(fresh));
+        if (!timed) {
+            fprintf(stderr, "gmlp-bench: %s batch %zu failed (said above)\n", name, batch);
             ok = 0;
         } else {
-            double spread, med = bench_median(times, o->runs, &spread);
             double ips = batch / med, tflops = ips * fl / 1e12;
             size_t mem = 0, used;
             gmlp_diag_memory(fresh, &used, &mem);
             const char *dev = gmlp_context_device_name(fresh);
             const char *wt = weight_names[weights], *gm = gemm_names[gemm];
-            printf("%-28.28s %-*.*s %-3s %-7s %6zu %10.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
-                   dev, b->name_w, b->name_w, bench_base_name(name), wt, gm, batch, med * 1e3, spread * 1e3, ips, tflops,
+            printf("%-28.28s %-*.*s %-3s %-7s %6zu %10.3f %9.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
+                   dev, b->name_w, b->name_w, bench_base_name(name), wt, gm, batch, med * 1e3, spread * 1e3, e2e * 1e3,
+                   ips, tflops,
                    peak > 0 ? 100 * tflops / peak : 0.0, cold, first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
             json_array_append_new(
-                b->rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
+                b->rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
                                 dev, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
-                                "median_s", med, "spread_s", spread, "images_per_s", ips, "tflops", tflops,
+                                "median_s", med, "spread_s", spread, "e2e_median_s", e2e, "images_per_s", ips,
+                                "tflops", tflops,
                                 "sgemm_peak_tflops", peak, "first_result_cold_s", cold, "first_result_s", first,
                                 "peak_device_bytes", (json_int_t)mem, "weight_bytes", (json_int_t)cfg.weight_bytes));
             if (b->csv)
-                fprintf(b->csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
-                        wt, gm, batch, med, spread, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
+                fprintf(b->csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
+                        wt, gm, batch, med, spread, e2e, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
         }
         free(img), free(logits), free(times);
     }
@@ -771,12 +836,12 @@ int main(int argc, char **argv)
         b.progress.total += ndev * bench_lm_work(&lms[i].cfg, o);
 
     if (b.csv)
-        fputs("device,model,weights,gemm,batch,median_s,spread_s,images_per_s,tflops,sgemm_peak_tflops,"
+        fputs("device,model,weights,gemm,batch,median_s,spread_s,e2e_median_s,images_per_s,tflops,sgemm_peak_tflops,"
               "first_result_cold_s,first_result_s,peak_device_bytes,weight_bytes,tokens_per_s\n",
               b.csv);
     if (n_images)
-        printf("%-28s %-*s %-3s %-7s %6s %10s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", b.name_w, "model", "wts",
-               "gemm", "batch", "median ms", "spread ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s",
+        printf("%-28s %-*s %-3s %-7s %6s %10s %9s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", b.name_w, "model",
+               "wts", "gemm", "batch", "median ms", "spread ms", "e2e ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s",
                "peakMiB", "wMiB");
     rc = APP_EXIT_OK;
     for (size_t d = 0; d < ndev; d++) {

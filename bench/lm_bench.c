@@ -51,7 +51,7 @@ static void row(bench_run *b, const char *dev, const char *name, size_t batch, c
                                              "batch", (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs,
                                              "seconds", secs, "spread_s", spread));
     if (b->csv)
-        fprintf(b->csv, "%s,%s %s,,,%zu,%.6f,%.6f,,,,,,,,%.2f\n", dev, name, mode, batch, secs, spread, tokens / secs);
+        fprintf(b->csv, "%s,%s %s,,,%zu,%.6f,%.6f,,,,,,,,,%.2f\n", dev, name, mode, batch, secs, spread, tokens / secs);
 }
 
 /* Generates len tokens from token 0: with a state (cached) or by a full pass

@@ -38,9 +38,9 @@ int bench_md(json_t *rows, FILE *f)
         lms += json_object_get(r, "tokens_per_s") != NULL;
     }
     if (images) {
-        fputs("| device | model | weights | gemm | batch | median ms | spread ms | images/s | TFLOP/s | % of SGEMM peak "
-              "| cold first result s | first result s | peak MiB | weights MiB |\n"
-              "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        fputs("| device | model | weights | gemm | batch | median ms | spread ms | e2e ms (host to host) | images/s | TFLOP/s "
+              "| % of SGEMM peak | cold first result s | first result s | peak MiB | weights MiB |\n"
+              "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
               f);
         json_array_foreach(rows, i, r) {
             if (!json_object_get(r, "images_per_s"))
@@ -48,9 +48,10 @@ int bench_md(json_t *rows, FILE *f)
             double peak = num(r, "sgemm_peak_tflops");
             cell(f, str(r, "device"));
             cell(f, bench_base_name(str(r, "model")));
-            fprintf(f, "| %s | %s | %lld | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f | %.3f | %.1f | %.1f |\n",
+            fprintf(f, "| %s | %s | %lld | %.3f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f | %.3f | %.1f | %.1f |\n",
                     str(r, "weights"), str(r, "gemm"), (long long)json_integer_value(json_object_get(r, "batch")),
-                    num(r, "median_s") * 1e3, num(r, "spread_s") * 1e3, num(r, "images_per_s"), num(r, "tflops"),
+                    num(r, "median_s") * 1e3, num(r, "spread_s") * 1e3, num(r, "e2e_median_s") * 1e3,
+                    num(r, "images_per_s"), num(r, "tflops"),
                     peak > 0 ? 100 * num(r, "tflops") / peak : 0.0, num(r, "first_result_cold_s"),
                     num(r, "first_result_s"), num(r, "peak_device_bytes") / 1048576.0,
                     num(r, "weight_bytes") / 1048576.0);

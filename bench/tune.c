@@ -1,5 +1,6 @@
 /* gmlp-bench --tune: gmlp_tune on one model at each batch given, each
- * candidate's time as progress on stderr, the winners as a table on stdout. */
+ * candidate's time as progress on stderr, the winners as a table on stdout
+ * with the tuning's wall time. */
 #include <stdio.h>
 
 #include "bench.h"
@@ -43,7 +44,10 @@ int bench_tune(const bench_opts *o, const char *dev_spec, const char *name, cons
                    gmlp_context_device_name(ctx), bench_base_name(name), o->weights[w] ? "f16" : "f32",
                    o->batches[b]);
             printf("%-30s %-28s %12s\n", "group", "winner", "us");
+            double t0 = bench_now();
             ok = gmlp_tune(ctx, m, (size_t)o->batches[b], on_step, NULL) == GMLP_OK;
+            if (ok) /* compiles included: the candidates not yet in the kernel cache */
+                printf("# tuned in %.1f s\n", bench_now() - t0);
         }
         if (!ok)
             fprintf(stderr, "gmlp-bench: tuning %s: %s\n", bench_base_name(name), gmlp_last_error(ctx));

@@ -31,6 +31,7 @@ want = {(m, w, g, b) for m in ("gmlp_tiny", "mixer_tiny") for w, g in (("f32", "
 assert got == want, f"rows {sorted(got)}"
 for r in img:
     assert r["images_per_s"] > 0 and r["tflops"] > 0 and r["sgemm_peak_tflops"] > 0, r
+    assert abs(r["images_per_s"] * r["median_s"] - r["batch"]) < 1e-3 * r["batch"] and r["e2e_median_s"] > 0, r
     assert r["first_result_cold_s"] > 0 and r["first_result_s"] > 0, r
     assert r["peak_device_bytes"] >= r["weight_bytes"] > 0, r
 lm = [r for r in rows if "tokens_per_s" in r]
@@ -40,6 +41,7 @@ for r in lm:  # the median of --runs, and their spread
 table = list(csv.DictReader(open(d + "/r.csv")))
 assert len(table) == len(rows) and all(t["device"] for t in table), len(table)
 assert all(t["spread_s"] for t in table), "a CSV row without spread_s"
+assert all(bool(t["e2e_median_s"]) == bool(t["images_per_s"]) for t in table), "e2e_median_s in the CSV"
 svg = xml.dom.minidom.parse(d + "/r.svg")
 assert len(svg.getElementsByTagName("polyline")) == 6 and len(svg.getElementsByTagName("circle")) == 12
 # markdown: an image table and a language-model table, a line per JSON row, every line as many cells as its header
