@@ -44,14 +44,18 @@ static const tiles *const narrow = &candidates[2];
 
 /* CPUs take the direct variant (gemm.cl: no local memory, which is only a
  * copy there, no barriers, float8 arithmetic written out) for every product.
- * The blocks are the winners of a quiet tuning run (gmlp-bench --tune,
- * gmlp_ti16_224 at batch 8, PoCL 3.1, 2-core EPYC with AVX2, 2026-11-23),
- * device time of the model's GEMM group (fc1 + fc2 + stem; the token
- * mixing): NT 4 x 16 per work-item 9.9 ms (6 x 16: 13.1, the tiled kernel's
- * 128x128x2: 123, CLBlast: 103); NN 3 x 16 2.7 ms (6 x 16: 3.7, tiled: 31,
- * CLBlast: 30).  Narrow products (a decoding step, the head): one row of 32. */
+ * The blocks are the winners of quiet tuning runs (gmlp-bench --tune,
+ * gmlp_ti16_224 at batch 8, PoCL 3.1, 2-core EPYC with AVX2), device time of
+ * the model's GEMM group: NT (fc1 + fc2 + stem) 4 x 16 per work-item 9.9 ms
+ * (6 x 16: 13.1, the tiled kernel's 128x128x2: 123, CLBlast: 103;
+ * 2026-11-23).  NN (the token mixing, its SGU gate fused since): 6 x 16,
+ * which three runs on 2026-11-24 put at 1.5-3.3 ms against 3 x 16's 2.0-3.3
+ * (tiled: 44, CLBlast: 36); the whole forward, six rounds in turn with each
+ * block forced by a tuning file: 32.9 images/s median (6 x 16) against 31.6
+ * (3 x 16), 31.8 (4 x 16), 32.4 (4 x 24).  Narrow products (a decoding step,
+ * the head): one row of 32. */
 static const tiles direct_nt = {16, 32, 1, 4, 16, 8, 1, 1};    /* 2 x 4 work-items */
-static const tiles direct = {12, 32, 1, 3, 16, 8, 1, 1};       /* 2 x 4 */
+static const tiles direct = {24, 32, 1, 6, 16, 8, 1, 1};       /* 4 x 2 */
 static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1, 1}; /* 2 x 4 */
 
 /* Large tiles once they give each compute unit this many work-groups: on
@@ -82,8 +86,9 @@ static const tiles extras[] = {
     {128, 64, 4, 8, 4, 4, 0, 0}, {64, 128, 4, 4, 8, 4, 0, 0}, {64, 64, 4, 4, 4, 4, 0, 0}, {32, 64, 8, 4, 4, 4, 0, 0},
     {64, 32, 8, 4, 4, 4, 0, 0},  {32, 32, 8, 2, 2, 4, 0, 0},  {16, 16, 8, 2, 2, 4, 0, 0}, {4, 64, 1, 1, 4, 4, 1, 0},
     {8, 64, 1, 2, 8, 4, 1, 0},
-    /* CPUs: other blocks of the direct variant, and float4 for 128-bit vector units */
-    {24, 32, 1, 6, 16, 8, 1, 1}, {32, 48, 1, 4, 24, 8, 1, 1}, {24, 16, 1, 6, 8, 8, 1, 1}, {16, 16, 1, 4, 8, 4, 1, 1},
+    /* CPUs: other blocks of the direct variant (3 x 16: NN's default until 2026-11-24), and float4 for
+     * 128-bit vector units */
+    {12, 32, 1, 3, 16, 8, 1, 1}, {32, 48, 1, 4, 24, 8, 1, 1}, {24, 16, 1, 6, 8, 8, 1, 1}, {16, 16, 1, 4, 8, 4, 1, 1},
 };
 
 /* the defaults: large, candidates, deep, the three direct ones */
