@@ -52,7 +52,7 @@ GMLP_API gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t see
  * set that the device takes without spilling, and CLBlast for float
  * operands: device time from queue profiling when the context was made with
  * gmlp_context_options.profiling, else host time around a queue finish; the
- * median of 3 calls after an untimed one, summed over the group's shapes.
+ * fastest of 5 calls after an untimed one, summed over the group's shapes.
  * A candidate whose result differs from the default kernel's beyond
  * float-rounding bounds is rejected.  The fastest per group are written to
  * the cache directory as the device's tuning file (kept beside winners of
