@@ -470,6 +470,7 @@ int app_run_local(const app_options *o, char **args, int n_args)
             putchar('\n');
             json_decref(doc);
         }
+        app_pipeline_startup(p, &sink.open_s, &sink.load_s);
         app_sink_summary(&sink, app_pipeline_model_rate(p), app_pipeline_device_names(p));
         st = app_finish(&sink, complete);
         app_pipeline_free(p);

@@ -22,6 +22,7 @@ typedef struct device {
     int started, dead;
     size_t batches, images;
     double model_s;
+    double open_s, load_s; /* gmlp_context_create, gmlp_model_load_ex */
 } device;
 
 struct app_pipeline {
@@ -274,17 +275,21 @@ static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char 
 static int load_model(app_pipeline *p, device *d, int *status)
 {
     const app_pipeline_config *c = &p->c;
+    double t0 = now();
     if (gmlp_context_create(c->devices[d->index], &d->ctx) != GMLP_OK) {
         fprintf(stderr, "gmlp-classify: device '%s': %s\n", c->devices[d->index], gmlp_last_error(NULL));
         return 0;
     }
+    d->open_s = now() - t0;
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
     lo.weights = c->weights;
+    t0 = now();
     if (gmlp_model_load_ex(d->ctx, c->model, &lo, &d->model) != GMLP_OK) {
         fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(d->ctx));
         return 0;
     }
+    d->load_s = now() - t0;
     gmlp_config cfg;
     gmlp_model_config(d->model, &cfg);
     if (cfg.arch == GMLP_ARCH_LM) {
@@ -438,6 +443,15 @@ double app_pipeline_model_rate(app_pipeline *p)
             rate += (double)p->dev[i].images / p->dev[i].model_s;
     pthread_mutex_unlock(&p->lock);
     return rate;
+}
+
+void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s)
+{
+    *open_s = *load_s = 0;
+    for (int i = 0; i < p->n_dev; i++) {
+        *open_s += p->dev[i].open_s;
+        *load_s += p->dev[i].load_s;
+    }
 }
 
 const char *app_pipeline_device_names(app_pipeline *p)

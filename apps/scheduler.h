@@ -43,6 +43,9 @@ int app_pipeline_failed(app_pipeline *p);
 double app_pipeline_model_rate(app_pipeline *p);
 /* The devices' names, ", "-separated. */
 const char *app_pipeline_device_names(app_pipeline *p);
+/* Seconds the devices took to open (gmlp_context_create) and to load the
+ * model (kernels compiled or read from the cache), summed: one after another. */
+void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s);
 /* Stops the threads (a batch on a device finishes first) and frees what is left. */
 void app_pipeline_free(app_pipeline *p);
 

@@ -98,7 +98,10 @@ void app_sink_summary(app_sink *s, double model_rate, const char *devices)
             s->errors, s->skipped, t, t > 0 ? (double)s->images / t : 0.0);
     if (model_rate > 0)
         fprintf(stderr, ", %.1f images/s in the model", model_rate);
-    fprintf(stderr, " (%s)\n", devices);
+    fprintf(stderr, " (%s)", devices);
+    if (s->open_s > 0)
+        fprintf(stderr, "; before them: OpenCL context %.3f s, model load %.3f s", s->open_s, s->load_s);
+    fputc('\n', stderr);
 }
 
 void app_sink_free(app_sink *s)

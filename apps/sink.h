@@ -17,6 +17,7 @@ typedef struct app_sink {
     size_t total, images, errors, skipped; /* images to do in this run; done; failed; skipped files */
     int progress, quiet, bench;
     double t0, drawn;
+    double open_s, load_s; /* the devices' context creation and model load before t0 (0: not known) */
     int write_failed;
 } app_sink;
 
@@ -27,7 +28,8 @@ void app_sink_start(app_sink *s);
 void app_sink_take(app_sink *s, app_batch *b);
 /* Redraws the progress line (at most every 0.2 s unless forced). */
 void app_sink_progress(app_sink *s, int force);
-/* Ends the progress line and prints the summary (unless -q). */
+/* Ends the progress line and prints the summary (unless -q), with the
+ * start-up's split where open_s and load_s are known. */
 void app_sink_summary(app_sink *s, double model_rate, const char *devices);
 void app_sink_free(app_sink *s);
 

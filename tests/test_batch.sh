@@ -49,6 +49,9 @@ cat "$tmp/err"
 bc "$tmp/r.jsonl" --files "$tmp/want-r" --errors broken; check $? "-r: the images of the nested folders, in order, JSONL"
 # skipped: notes.txt, .dotfile.png and .hidden-folder (the symlinked folder is not followed, not counted)
 grep -q "6 images, 1 errors, 3 skipped files" "$tmp/err"; check $? "the summary counts the errors and the skipped files"
+grep -qE "6 images, 1 errors, 3 skipped files .*\); before them: OpenCL context [0-9]+\.[0-9]{3} s, model load [0-9]+\.[0-9]{3} s$" \
+    "$tmp/err"
+check $? "the summary ends with the start-up's split (context, model load)"
 "$app" -q -o "$tmp/top.jsonl" "$in"
 bc "$tmp/top.jsonl" --files "$tmp/want" --errors broken; check $? "without -r: the folder's own images"
 "$app" -q -r -o "$tmp/r.csv" "$in"
