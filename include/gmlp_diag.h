@@ -77,7 +77,8 @@ GMLP_API gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batc
  * "NAME OPTIONS", NAME "shared" (the element-wise kernels, built with each
  * context) or a kernel file built alone in variants ("gemm.cl"; the GEMM's
  * CPU-only variants, whose blocks would spill a GPU's registers, are left
- * out).  Written into buf as gmlp_list_devices does; returns the length the
+ * out; "gemm.cl@nvidia": a variant only NVIDIA GPUs get, whose deeper
+ * slices other GPUs' compilers spill).  Written into buf as gmlp_list_devices does; returns the length the
  * full text needs. */
 GMLP_API size_t gmlp_diag_programs(char *buf, size_t size);
 /* The source text of program NAME as the library builds it (the prelude

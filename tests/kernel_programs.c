@@ -1,6 +1,6 @@
 /* Writes every OpenCL program the library may build into DIR, as the library
  * builds it (prelude included), and prints one line per variant: "FILE
- * OPTIONS" with FILE in DIR.  The portability suite compiles these offline,
+ * OPTIONS" with FILE in DIR ("FILE@nvidia": for NVIDIA targets only).  The portability suite compiles these offline,
  * so it reads the variants from the library itself (gmlp_diag.h), never from
  * its sources. */
 #include <stdio.h>
@@ -22,7 +22,10 @@ int main(int argc, char **argv)
     for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
         char name[64], path[4096];
         const char *options = strchr(line, ' ');
-        snprintf(name, sizeof name, "%.*s", (int)(options ? options - line : (long)strlen(line)), line);
+        /* the source of "gemm.cl@nvidia" (a variant for NVIDIA only) is gemm.cl */
+        size_t len_name = options ? (size_t)(options - line) : strlen(line), at = strcspn(line, "@");
+        snprintf(name, sizeof name, "%.*s", (int)(at < len_name ? at : len_name), line);
+        const char *target = at < len_name ? line + at : "";
         size_t len = gmlp_diag_program_source(name, NULL, 0);
         char *src = malloc(len + 1);
         gmlp_diag_program_source(name, src, len + 1);
@@ -32,7 +35,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "kernel_programs: cannot write %s\n", path);
             rc = 1;
         }
-        printf("%s%s%s\n", name, strstr(name, ".cl") ? "" : ".cl", options ? options : "");
+        printf("%s%s%.*s%s\n", name, strstr(name, ".cl") ? "" : ".cl", (int)(len_name - strlen(name)), target,
+               options ? options : "");
         free(src);
     }
     free(list);

@@ -57,6 +57,9 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
     return o;
 }
 
+/* A tiling test_gemm runs instead of the host's pick (NULL: the pick). */
+static const gmlp_tiling *forced;
+
 static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, size_t batch, int flags, int epi)
 {
     int own_kernel = !(flags & CLBLAST);
@@ -84,14 +87,20 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
                          .bias = use_bias ? dbias : NULL, .bias_rows = rows, .act = act,
                          .gate = *U};
     ctx->set.gemm = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
-    gmlp_status st = flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g) : gmlp_op_gemm(ctx, &g);
+    int ran = 1;
+    gmlp_status st = forced            ? gmlp_op_gemm_tiled(ctx, &g, forced, &ran)
+                     : flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g)
+                                      : gmlp_op_gemm(ctx, &g);
     ctx->set.gemm = GMLP_GEMM_KERNEL;
-    char what[200];
-    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s", m, n, k,
+    char what[240], tiling[48] = "";
+    if (forced)
+        snprintf(tiling, sizeof tiling, " tiling %dx%dx%d/%dx%d", forced->tm, forced->tn, forced->tk, forced->wm,
+                 forced->wn);
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s%s", m, n, k,
              ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
              flags & A_HALF ? "halfA " : "", flags & B_HALF ? "halfB " : "", flags & PADDED ? "padded " : "",
-             flags & SHARED_A ? "sharedA" : "");
-    CHECK(st == GMLP_OK, "%s: %s", what, gmlp_last_error(ctx));
+             flags & SHARED_A ? "sharedA" : "", tiling);
+    CHECK(st == GMLP_OK && ran, "%s: %s", what, ran ? gmlp_last_error(ctx) : "the tiling did not run");
     /* the whole buffer: padding untouched; erf in float costs a few ulp more */
     expect(what, c.mat.buf, want, c.n, act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
     gmlp_buffer_release(ctx, &a.mat.buf);
@@ -235,6 +244,24 @@ static void oclgrind_sweep(void)
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
                       modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
+    /* NVIDIA's large tiles (8-deep slices), then each NVIDIA-only tiling once */
+    char vendor[sizeof ctx->dev.vendor];
+    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
+    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
+    ctx->dev.compute_units = 0;
+    ctx->dev.type = CL_DEVICE_TYPE_GPU;
+    for (int t = 0; t < 4; t++)
+        test_gemm(19, 37, 13, t & 1, t >> 1, (float)(t % 2), 1, modes[t % 3], t % EPI_COUNT);
+    ctx->dev.type = type;
+    size_t n_tilings;
+    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
+    for (size_t i = 0; i < n_tilings; i++)
+        if (all[i]->nvidia_only) {
+            forced = all[i];
+            test_gemm(19, 37, 13, (int)i & 1, (int)(i >> 1) & 1, 0.0f, 1, KERNEL | modes[i % 3], (int)i % EPI_COUNT);
+            forced = NULL;
+        }
+    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
     ctx->dev.compute_units = cus;
     ctx->dev.type = type;
 }
@@ -290,6 +317,30 @@ int main(int argc, char **argv)
         for (int md = 0; md < 4; md += quick ? 3 : 1)
             test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
                       (t + md) % EPI_COUNT);
+    /* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
+     * there (8-deep slices), every transpose; then each NVIDIA-only tiling
+     * forced, on the device's own type (a CPU build's private memory, which
+     * on a GPU means spilling, stops neither) */
+    char vendor[sizeof ctx->dev.vendor];
+    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
+    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
+    ctx->dev.compute_units = 0;
+    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK && strstr(tiles, "128x128x8 (8x8) for large"),
+          "NVIDIA's large tiles: 8-deep slices (%s)", tiles);
+    for (int t = 0; t < 4; t++)
+        test_gemm(133, 70, 29, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t] | (t == 1 ? PADDED : 0),
+                  t % EPI_COUNT);
+    ctx->dev.type = type;
+    size_t n_tilings;
+    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
+    for (size_t i = 0; i < n_tilings; i++)
+        for (int t = 0; t < 4 && all[i]->nvidia_only; t += quick ? 3 : 1) {
+            forced = all[i];
+            test_gemm(67, 45, 37, t & 1, t >> 1, (float)(t % 2), t == 2 ? 2 : 1,
+                      KERNEL | modes[(i + (size_t)t) % 4] | (t == 3 ? PADDED : 0), (int)(i + (size_t)t) % EPI_COUNT);
+            forced = NULL;
+        }
+    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
     ctx->dev.type = type;
     ctx->dev.compute_units = cus;
     test_refusals();

@@ -6,7 +6,8 @@
 # RDNA3 (gfx1100) with clang-15 + libclc, and NVIDIA Ampere (sm_80) and
 # Hopper (sm_90): clang-15 with libclc's nvptx64--nvidiacl.bc emits PTX for
 # sm_80 (it knows no sm_90), which ptxas (CUDA toolkit) assembles for both;
-# without ptxas the NVIDIA targets print SKIP.  Prints the register and scratch
+# without ptxas the NVIDIA targets print SKIP.  Variants listed as
+# "gemm.cl@nvidia" (deeper slices only NVIDIA GPUs get) compile for NVIDIA only.  Prints the register and scratch
 # use the compilers report (AMD: VGPRs and scratch bytes per lane; Intel:
 # scratch bytes per thread, from the patch tokens ocloc disasm dumps) and
 # fails on any scratch, i.e. on spilling (NVIDIA: registers per thread; any
@@ -69,9 +70,12 @@ fail=0
 variants=0
 while read -r file defs; do
     variants=$((variants + 1))
+    # "gemm.cl@nvidia": a variant the library gives NVIDIA GPUs only
+    only=
+    case $file in *@*) only=${file#*@}; file=${file%%@*} ;; esac
     f=$tmp/src/$file
-    name=$(label "$file" "$defs")
-    if [ $have_ocloc = 1 ]; then
+    name="$(label "$file" "$defs")${only:+ ($only only)}"
+    if [ $have_ocloc = 1 ] && [ -z "$only" ]; then
         for dev in tgllp dg2; do
             rm -rf "$tmp/ocl"
             if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$tmp/ocl" \
@@ -90,7 +94,7 @@ while read -r file defs; do
             fi
         done
     fi
-    if [ $have_amd = 1 ]; then
+    if [ $have_amd = 1 ] && [ -z "$only" ]; then
         for cpu in gfx906 gfx90a gfx1030 gfx1100; do
             # shellcheck disable=SC2086
             if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
@@ -106,7 +110,7 @@ while read -r file defs; do
             fi
         done
     fi
-    if [ $have_nv = 1 ]; then
+    if [ $have_nv = 1 ] && { [ -z "$only" ] || [ "$only" = nvidia ]; }; then
         # shellcheck disable=SC2086
         if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl -march=sm_80 \
             -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs -S "$f" -o "$tmp/k.ptx" \

@@ -17,24 +17,31 @@
 typedef gmlp_tiling tiles;
 
 /* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
- * speed of 4 x 4).  TK 2, as on main: with the epilogue in registers deeper
- * slices spilled on RDNA3 (gfx1100, clang-15: 124 bytes/lane at TK 4, 472 at
- * TK 8; TK 2: 119 VGPRs, none). */
-static const tiles large = {128, 128, 2, 8, 8, 4, 0, 0}; /* 16 x 16 work-items */
+ * speed of 4 x 4), 16 x 16 work-items.  NVIDIA first: 8-deep slices, twice
+ * the FMAs per local-memory load instruction of TK 2 (16 against 8,
+ * bench/NOTES.md), spill-free in 125-129 registers (ptxas -v for sm_80 and
+ * sm_90 on clang-15's PTX, 2026-11-24; the portability suite checks it): a
+ * static choice until a tuning run on an NVIDIA GPU weighs it against TK 2
+ * (the tuner has both).  Elsewhere TK 2: with the epilogue in registers
+ * deeper slices spilled on RDNA3 (gfx1100, clang-15: 124 bytes/lane at TK 4,
+ * 472 at TK 8; TK 2: 119 VGPRs, none) and on Intel (dg2, tgllp); TK 2 is
+ * also NVIDIA's where its own compiler spills the deeper build. */
+static const tiles large[] = {{128, 128, 8, 8, 8, 4, 0, 0, 1}, {128, 128, 2, 8, 8, 4, 0, 0, 0}};
+#define N_LARGE (sizeof large / sizeof *large)
 
 /* For products too small to keep the device busy with large tiles, and for
  * devices that do not take them: in order of preference. */
 static const tiles candidates[] = {
-    {64, 64, 8, 4, 4, 4, 0, 0}, /* 16 x 16 work-items */
-    {32, 32, 8, 4, 4, 4, 0, 0}, /* 8 x 8 */
-    {16, 16, 4, 4, 4, 4, 0, 0}, /* 4 x 4; 8-deep slices spilled on RDNA3 (gfx1100) */
-    {4, 4, 4, 4, 4, 4, 0, 0},   /* one work-item, for a device that runs nothing larger */
+    {64, 64, 8, 4, 4, 4, 0, 0, 0}, /* 16 x 16 work-items */
+    {32, 32, 8, 4, 4, 4, 0, 0, 0}, /* 8 x 8 */
+    {16, 16, 4, 4, 4, 4, 0, 0, 0}, /* 4 x 4; 8-deep slices spilled on RDNA3 (gfx1100) */
+    {4, 4, 4, 4, 4, 4, 0, 0, 0},   /* one work-item, for a device that runs nothing larger */
 };
 #define N_CANDIDATES (sizeof candidates / sizeof *candidates)
 
 /* Few output tiles over a deep k (fc2 and the stem at batch 1): small tiles
  * give more work-groups, 2 x 2 outputs each, 16-deep slices. */
-static const tiles deep = {16, 16, 16, 2, 2, 4, 0, 0}; /* 8 x 8 work-items */
+static const tiles deep = {16, 16, 16, 2, 2, 4, 0, 0, 0}; /* 8 x 8 work-items */
 
 /* Products with at most this many rows or columns (a decoding step, a head
  * of few classes): on GPUs the 16 x 16 tiles, so that little of each tile is
@@ -54,9 +61,9 @@ static const tiles *const narrow = &candidates[2];
  * block forced by a tuning file: 32.9 images/s median (6 x 16) against 31.6
  * (3 x 16), 31.8 (4 x 16), 32.4 (4 x 24).  Narrow products (a decoding step,
  * the head): one row of 32. */
-static const tiles direct_nt = {16, 32, 1, 4, 16, 8, 1, 1};    /* 2 x 4 work-items */
-static const tiles direct = {24, 32, 1, 6, 16, 8, 1, 1};       /* 4 x 2 */
-static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1, 1}; /* 2 x 4 */
+static const tiles direct_nt = {16, 32, 1, 4, 16, 8, 1, 1, 0};    /* 2 x 4 work-items */
+static const tiles direct = {24, 32, 1, 6, 16, 8, 1, 1, 0};       /* 4 x 2 */
+static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1, 1, 0}; /* 2 x 4 */
 
 /* Large tiles once they give each compute unit this many work-groups: on
  * a GPU a few, to switch between while others wait on memory (a guess, not
@@ -80,27 +87,40 @@ typedef enum size_class {
  * defaults in depth, shape and outputs per work-item, picked by hand (not a
  * search).  None is used unless a tuning run on the device chose it.  Left
  * out because they spill somewhere (portability suite, 2026-11-23):
- * 128x128x4/8x8 and 64x64x8/8x8 (dg2, gfx1100, tgllp), 64x64x16/4x4 and
- * 32x32x16/4x4 (gfx1100). */
+ * 64x64x16/4x4 and 32x32x16/4x4 (gfx1100); 128x128x4/8x8 and 64x64x8/8x8
+ * spill on dg2, gfx1100 and tgllp, so they are tried on NVIDIA GPUs only. */
 static const tiles extras[] = {
-    {128, 64, 4, 8, 4, 4, 0, 0}, {64, 128, 4, 4, 8, 4, 0, 0}, {64, 64, 4, 4, 4, 4, 0, 0}, {32, 64, 8, 4, 4, 4, 0, 0},
-    {64, 32, 8, 4, 4, 4, 0, 0},  {32, 32, 8, 2, 2, 4, 0, 0},  {16, 16, 8, 2, 2, 4, 0, 0}, {4, 64, 1, 1, 4, 4, 1, 0},
-    {8, 64, 1, 2, 8, 4, 1, 0},
-    /* CPUs: other blocks of the direct variant (3 x 16: NN's default until 2026-11-24), and float4 for
-     * 128-bit vector units */
-    {12, 32, 1, 3, 16, 8, 1, 1}, {32, 48, 1, 4, 24, 8, 1, 1}, {24, 16, 1, 6, 8, 8, 1, 1}, {16, 16, 1, 4, 8, 4, 1, 1},
+    {128, 64, 4, 8, 4, 4, 0, 0, 0},
+    {64, 128, 4, 4, 8, 4, 0, 0, 0},
+    {64, 64, 4, 4, 4, 4, 0, 0, 0},
+    {32, 64, 8, 4, 4, 4, 0, 0, 0},
+    {64, 32, 8, 4, 4, 4, 0, 0, 0},
+    {32, 32, 8, 2, 2, 4, 0, 0, 0},
+    {16, 16, 8, 2, 2, 4, 0, 0, 0},
+    {4, 64, 1, 1, 4, 4, 1, 0, 0},
+    {8, 64, 1, 2, 8, 4, 1, 0, 0},
+    /* NVIDIA only (spill-free there, 2026-11-24): 4-deep slices of the large
+     * tiles, and 8 x 8 per work-item on 64 x 64 tiles for mid-sized products */
+    {128, 128, 4, 8, 8, 4, 0, 0, 1},
+    {64, 64, 8, 8, 8, 4, 0, 0, 1},
+    /* CPUs: other blocks of the direct variant (3 x 16: NN's default until
+     * 2026-11-24), and float4 for 128-bit vector units */
+    {12, 32, 1, 3, 16, 8, 1, 1, 0},
+    {32, 48, 1, 4, 24, 8, 1, 1, 0},
+    {24, 16, 1, 6, 8, 8, 1, 1, 0},
+    {16, 16, 1, 4, 8, 4, 1, 1, 0},
 };
 
-/* the defaults: large, candidates, deep, the three direct ones */
-#define N_DEFAULTS (N_CANDIDATES + 5)
+/* the defaults: the large ones, candidates, deep, the three direct ones */
+#define N_DEFAULTS (N_LARGE + N_CANDIDATES + 4)
 
 const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n)
 {
-    static const tiles *const all[] = {&large,      &candidates[0], &candidates[1], &candidates[2], &candidates[3],
-                                       &deep,       &direct_nt,     &direct,        &direct_narrow, &extras[0],
-                                       &extras[1],  &extras[2],     &extras[3],     &extras[4],     &extras[5],
-                                       &extras[6],  &extras[7],     &extras[8],     &extras[9],     &extras[10],
-                                       &extras[11], &extras[12]};
+    static const tiles *const all[] = {
+        &large[0],  &large[1],   &candidates[0], &candidates[1], &candidates[2], &candidates[3], &deep,
+        &direct_nt, &direct,     &direct_narrow, &extras[0],     &extras[1],     &extras[2],     &extras[3],
+        &extras[4], &extras[5],  &extras[6],     &extras[7],     &extras[8],     &extras[9],     &extras[10],
+        &extras[11], &extras[12], &extras[13],   &extras[14]};
     _Static_assert(sizeof all / sizeof *all == N_DEFAULTS + sizeof extras / sizeof *extras,
                    "every tiling listed once");
     *n = sizeof all / sizeof *all;
@@ -145,8 +165,8 @@ static size_t local_bytes(const tiles *t)
 static int fits_device(const gmlp_devinfo *d, const tiles *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
-    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && rx * ry <= d->max_wg && rx <= d->max_wi[0] &&
-           ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
+    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && (!t->nvidia_only || !strncmp(d->vendor, "NVIDIA", 6)) &&
+           rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
 }
 
 int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t)
@@ -186,6 +206,29 @@ static gmlp_status first_fitting(gmlp_context *ctx, const form *f, const tiles *
     return GMLP_OK;
 }
 
+/* The same, preferring one that does not spill on a GPU (private memory
+ * there is spilled registers), else the first that builds: for the large
+ * tiles, whose NVIDIA-only deep slices are worth it only in registers. */
+static gmlp_status first_unspilled(gmlp_context *ctx, const form *f, const tiles *list, size_t n,
+                                   const gmlp_kernel **k, const tiles **t)
+{
+    const gmlp_kernel *spilling = NULL;
+    const tiles *spilling_t = NULL;
+    for (size_t i = 0; i < n; i++) {
+        GMLP_TRY(first_fitting(ctx, f, &list[i], 1, k, t));
+        if (*k && ((ctx->dev.type & CL_DEVICE_TYPE_CPU) || (*k)->private_mem == 0))
+            return GMLP_OK;
+        if (*k && !spilling) {
+            gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "GEMM tiling %dx%dx%d spills on '%s' (%llu bytes of private memory)",
+                     list[i].tm, list[i].tn, list[i].tk, ctx->dev.name, (unsigned long long)(*k)->private_mem);
+            spilling = *k, spilling_t = *t;
+        }
+    }
+    *k = spilling;
+    *t = spilling_t;
+    return GMLP_OK;
+}
+
 /* The variant for a product of this size class: its own tiling when it
  * fits, else the small one. */
 static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const gmlp_kernel **k, const tiles **t)
@@ -196,7 +239,7 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
         GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : !f->ta && f->tb ? &direct_nt : &direct, 1, k,
                                t));
     else if (size == LARGE)
-        GMLP_TRY(first_fitting(ctx, f, &large, 1, k, t));
+        GMLP_TRY(first_unspilled(ctx, f, large, N_LARGE, k, t));
     else if (size == DEEP)
         GMLP_TRY(first_fitting(ctx, f, &deep, 1, k, t));
     else if (size == NARROW_CLASS)
@@ -256,7 +299,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
      * and the model's half-weight forms (NT with half B, NN with half A);
      * the tuner's extras in the model's forms; all with float4 loads, whose
      * staging needs the most registers, unrolled as on GPUs.  CPU-only
-     * tilings are left out (tests/test_gemm runs them). */
+     * tilings are left out (tests/test_gemm runs them); NVIDIA-only ones are
+     * marked "gemm.cl@nvidia". */
     static const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 1, 1}};
     size_t need = 0, n_all;
     char line[480];
@@ -270,7 +314,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
             char defs[400];
             const form f = {forms[h][0], forms[h][1], forms[h][2], forms[h][3], 4};
             defines(defs, sizeof defs, &f, all[i], 1);
-            int n = snprintf(line, sizeof line, "%s %s\n", gemm.file, defs);
+            int n = snprintf(line, sizeof line, "%s%s %s\n", gemm.file, all[i]->nvidia_only ? "@nvidia" : "", defs);
             if (buf && need + (size_t)n < size)
                 memcpy(buf + need, line, (size_t)n + 1);
             need += (size_t)n;
@@ -293,7 +337,8 @@ static int vector_width(const gmlp_view *v)
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
-    size_t groups = (m + (size_t)large.tm - 1) / (size_t)large.tm * ((n + (size_t)large.tn - 1) / (size_t)large.tn);
+    const size_t tm = (size_t)large[0].tm, tn = (size_t)large[0].tn; /* every large tiling's */
+    size_t groups = (m + tm - 1) / tm * ((n + tn - 1) / tn);
     size_t small_groups = (m + 63) / 64 * ((n + 63) / 64) * batch;
     int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
     size_t per_cu = cpu ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;

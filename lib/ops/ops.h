@@ -133,7 +133,8 @@ void gmlp_clblast_context_closed(gmlp_context *ctx);
  * arithmetic in vectors of vw floats, tk unused (1). */
 typedef struct gmlp_tiling {
     int tm, tn, tk, wm, wn, vw, direct;
-    int cpu_only; /* a block too large for a GPU's registers (it spills there) */
+    int cpu_only;    /* a block too large for a GPU's registers (it spills there) */
+    int nvidia_only; /* deeper slices that NVIDIA's 255 registers hold and other GPUs' spill */
 } gmlp_tiling;
 
 /* The size classes gmlp_op_gemm_kernel picks a tiling by. */
