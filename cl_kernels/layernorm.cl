@@ -48,3 +48,51 @@ void gmlp_layernorm(__global const float *x, ulong x_off, ulong ldx,
     for (int c = lid; c < cols; c += GMLP_WG)
         yr[c] = (xr[c] - mean) * rstd * gamma[c] + beta[c];
 }
+
+static float sum8(float8 v)
+{
+    float4 s = v.lo + v.hi;
+    return (s.x + s.y) + (s.z + s.w);
+}
+
+/* The same on CPUs, one work-item per row: no barriers (PoCL runs each as a
+ * loop over the work-group's items: 118 us for 196 rows of 256 through the
+ * version above) and float8 arithmetic written out.  Same two passes; the
+ * row is read three times, from cache after the first. */
+__kernel void gmlp_layernorm_rows(__global const float *x, ulong x_off, ulong ldx,
+                                  __global float *y, ulong y_off, ulong ldy,
+                                  __global const float *gamma, __global const float *beta,
+                                  int cols, float eps, int rows)
+{
+    const size_t row = get_global_id(0);
+    if (row >= (size_t)rows)
+        return;
+    __global const float *xr = x + x_off + row * ldx;
+    __global float *yr = y + y_off + row * ldy;
+    const int vec = cols & ~7;
+
+    float8 s8 = 0.0f;
+    for (int c = 0; c < vec; c += 8)
+        s8 += vload8(0, xr + c);
+    float s = sum8(s8);
+    for (int c = vec; c < cols; c++)
+        s += xr[c];
+    const float mean = s / (float)cols;
+
+    float8 v8 = 0.0f;
+    for (int c = 0; c < vec; c += 8) {
+        float8 d = vload8(0, xr + c) - mean;
+        v8 = mad(d, d, v8);
+    }
+    float v = sum8(v8);
+    for (int c = vec; c < cols; c++) {
+        float d = xr[c] - mean;
+        v += d * d;
+    }
+    const float rstd = 1.0f / sqrt(v / (float)cols + eps);
+
+    for (int c = 0; c < vec; c += 8)
+        vstore8(mad((vload8(0, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)), 0, yr + c);
+    for (int c = vec; c < cols; c++)
+        yr[c] = (xr[c] - mean) * rstd * gamma[c] + beta[c];
+}

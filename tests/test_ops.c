@@ -70,6 +70,16 @@ static void run_layernorm(const params *p, int reps)
     gmlp_rows from = {dx, (size_t)off, (size_t)ld}, to = {dy, 0, (size_t)p->cols};
     RUN(reps, gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps));
     expect("layernorm", dy, want, ny, 2e-6);
+    /* on a CPU (a work-item per row), also the GPUs' work-group-per-row kernel */
+    const cl_device_type type = ctx->dev.type;
+    if (!reps && (type & CL_DEVICE_TYPE_CPU)) {
+        ctx->dev.type = CL_DEVICE_TYPE_GPU;
+        to.buf = up(NULL, ny); /* expect released the first */
+        CHECK(gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps) == GMLP_OK, "layernorm as on a GPU: %s",
+              gmlp_last_error(ctx));
+        expect("layernorm as on a GPU", to.buf, want, ny, 2e-6);
+        ctx->dev.type = type;
+    }
     gmlp_buffer_release(ctx, &dx);
     gmlp_buffer_release(ctx, &dg);
     gmlp_buffer_release(ctx, &db);

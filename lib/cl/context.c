@@ -6,9 +6,11 @@
 
 #include "cl/clerr.h"
 
-/* One work-item per row on CPUs: PoCL runs each barrier of a work-group
- * reduction as a loop over the work-items (LayerNorm of gmlp_ti16_224's
- * forward: 97 ms at 64, 37 ms at 1; 2-core EPYC, 2026-11-23). */
+/* The work-group LayerNorm's size (GMLP_WG): 1 on CPUs, where PoCL runs each
+ * barrier of a work-group reduction as a loop over the work-items (LayerNorm
+ * of gmlp_ti16_224's forward: 97 ms at 64, 37 ms at 1; 2-core EPYC,
+ * 2026-11-23).  CPUs now take gmlp_layernorm_rows instead (elementwise.c);
+ * the tests still run this one there. */
 static int pick_reduce_wg(const gmlp_devinfo *d)
 {
     if (d->type & CL_DEVICE_TYPE_CPU)

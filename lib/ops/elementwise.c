@@ -20,10 +20,17 @@ _Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP
     } while (0)
 
 static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
+static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_rows"};
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
+    if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
+        size_t global[1] = {(size_t)rows};
+        RUN(ctx, layernorm_rows, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+            ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
+            ARG_INT(rows));
+    }
     size_t global[1] = {(size_t)rows * (size_t)ctx->reduce_wg}, local[1] = {(size_t)ctx->reduce_wg};
     RUN(ctx, layernorm, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
