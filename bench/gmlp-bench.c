@@ -294,14 +294,14 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
         perror("gmlp-bench: mkdtemp");
         return 0;
     }
-    gmlp_context *fresh;
+    gmlp_context *ctx;
     gmlp_model *m;
-    double cold = first_result(dev_spec, gemm, weights, file, size, dir, &fresh, &m), first = -1;
+    double cold = first_result(dev_spec, gemm, weights, file, size, dir, &ctx, &m), first = -1;
     nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     for (int i = 0; i < 2 && cold >= 0; i++) {
         gmlp_model_free(m);
-        gmlp_context_destroy(fresh);
-        if ((first = first_result(dev_spec, gemm, weights, file, size, NULL, &fresh, &m)) < 0)
+        gmlp_context_destroy(ctx);
+        if ((first = first_result(dev_spec, gemm, weights, file, size, NULL, &ctx, &m)) < 0)
             break;
     }
     if (first < 0)
@@ -323,12 +323,12 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
             break;
         }
         /* host to host first (its warm-up compiles), then device to device, the row's figure */
-        forward f = {fresh, m, batch, img, logits, NULL, NULL};
+        forward f = {ctx, m, batch, img, logits, NULL, NULL};
         double e2e, spread, med;
         int timed = time_forward(o, &f, times, &e2e, &spread);
         if (timed) {
-            timed = (f.dev_img = device_buffer(fresh, batch * per * sizeof *img, img)) &&
-                    (f.dev_logits = device_buffer(fresh, batch * (size_t)cfg.num_classes * sizeof *logits, NULL)) &&
+            timed = (f.dev_img = device_buffer(ctx, batch * per * sizeof *img, img)) &&
+                    (f.dev_logits = device_buffer(ctx, batch * (size_t)cfg.num_classes * sizeof *logits, NULL)) &&
                     time_forward(o, &f, times, &med, &spread);
             if (f.dev_img)
                 clReleaseMemObject(f.dev_img);
@@ -341,8 +341,8 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
         } else {
             double ips = batch / med, tflops = ips * fl / 1e12;
             size_t mem = 0, used;
-            gmlp_diag_memory(fresh, &used, &mem);
-            const char *dev = gmlp_context_device_name(fresh);
+            gmlp_diag_memory(ctx, &used, &mem);
+            const char *dev = gmlp_context_device_name(ctx);
             const char *wt = weight_names[weights], *gm = gemm_names[gemm];
             printf("%-28.28s %-*.*s %-3s %-7s %6zu %10.3f %9.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
                    dev, b->name_w, b->name_w, bench_base_name(name), wt, gm, batch, med * 1e3, spread * 1e3, e2e * 1e3,
@@ -362,7 +362,7 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
         free(img), free(logits), free(times);
     }
     gmlp_model_free(m);
-    gmlp_context_destroy(fresh);
+    gmlp_context_destroy(ctx);
     if (o->profile)
         ok &= bench_profile(b, dev_spec, weights, gemm, file, size, first_row, fl);
     return ok;
