@@ -223,6 +223,41 @@ static void test_build_failure(void)
 /* --oclgrind: each variant the host picks once, on one awkward shape per
  * transpose case, float and half weights (tests/test_oclgrind.sh runs this
  * under Oclgrind's race and bounds checks: small, as that is slow). */
+/* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
+ * there (8-deep slices) on every transpose of an m x n x k product; then each
+ * NVIDIA-only tiling forced on every step-th transpose (from one of its own),
+ * on the device's own type (a CPU build's private memory, which on a GPU
+ * means spilling, stops neither); operand forms from modes[0..n_modes). */
+static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_modes, int step)
+{
+    const cl_uint cus = ctx->dev.compute_units;
+    const cl_device_type type = ctx->dev.type;
+    char vendor[sizeof ctx->dev.vendor], tiles[512];
+    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
+    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
+    ctx->dev.compute_units = 0;
+    ctx->dev.type = CL_DEVICE_TYPE_GPU;
+    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK && strstr(tiles, "128x128x8 (8x8) for large"),
+          "NVIDIA's large tiles: 8-deep slices (%s)", tiles);
+    for (int t = 0; t < 4; t++)
+        test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
+                  t % EPI_COUNT);
+    ctx->dev.type = type;
+    size_t n_tilings;
+    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
+    for (size_t i = 0; i < n_tilings; i++)
+        for (int s = 0; s < 4 && all[i]->nvidia_only; s += step) {
+            const int t = (s + (int)i) % 4;
+            forced = all[i];
+            test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 2 ? 2 : 1,
+                      KERNEL | modes[(i + (size_t)t) % (size_t)n_modes] | (t == 3 ? PADDED : 0),
+                      (int)(i + (size_t)t) % EPI_COUNT);
+            forced = NULL;
+        }
+    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
+    ctx->dev.compute_units = cus;
+}
+
 static void oclgrind_sweep(void)
 {
     static const int modes[] = {KERNEL, B_HALF, A_HALF};
@@ -244,26 +279,9 @@ static void oclgrind_sweep(void)
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
                       modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
-    /* NVIDIA's large tiles (8-deep slices), then each NVIDIA-only tiling once */
-    char vendor[sizeof ctx->dev.vendor];
-    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
-    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
-    ctx->dev.compute_units = 0;
-    ctx->dev.type = CL_DEVICE_TYPE_GPU;
-    for (int t = 0; t < 4; t++)
-        test_gemm(19, 37, 13, t & 1, t >> 1, (float)(t % 2), 1, modes[t % 3], t % EPI_COUNT);
-    ctx->dev.type = type;
-    size_t n_tilings;
-    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
-    for (size_t i = 0; i < n_tilings; i++)
-        if (all[i]->nvidia_only) {
-            forced = all[i];
-            test_gemm(19, 37, 13, (int)i & 1, (int)(i >> 1) & 1, 0.0f, 1, KERNEL | modes[i % 3], (int)i % EPI_COUNT);
-            forced = NULL;
-        }
-    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
     ctx->dev.compute_units = cus;
     ctx->dev.type = type;
+    nvidia_sweep(19, 37, 13, modes, 3, 4);
 }
 
 int main(int argc, char **argv)
@@ -317,32 +335,9 @@ int main(int argc, char **argv)
         for (int md = 0; md < 4; md += quick ? 3 : 1)
             test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
                       (t + md) % EPI_COUNT);
-    /* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
-     * there (8-deep slices), every transpose; then each NVIDIA-only tiling
-     * forced, on the device's own type (a CPU build's private memory, which
-     * on a GPU means spilling, stops neither) */
-    char vendor[sizeof ctx->dev.vendor];
-    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
-    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
-    ctx->dev.compute_units = 0;
-    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK && strstr(tiles, "128x128x8 (8x8) for large"),
-          "NVIDIA's large tiles: 8-deep slices (%s)", tiles);
-    for (int t = 0; t < 4; t++)
-        test_gemm(133, 70, 29, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t] | (t == 1 ? PADDED : 0),
-                  t % EPI_COUNT);
-    ctx->dev.type = type;
-    size_t n_tilings;
-    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
-    for (size_t i = 0; i < n_tilings; i++)
-        for (int t = 0; t < 4 && all[i]->nvidia_only; t += quick ? 3 : 1) {
-            forced = all[i];
-            test_gemm(67, 45, 37, t & 1, t >> 1, (float)(t % 2), t == 2 ? 2 : 1,
-                      KERNEL | modes[(i + (size_t)t) % 4] | (t == 3 ? PADDED : 0), (int)(i + (size_t)t) % EPI_COUNT);
-            forced = NULL;
-        }
-    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
     ctx->dev.type = type;
     ctx->dev.compute_units = cus;
+    nvidia_sweep(133, 70, 29, modes, 4, quick ? 3 : 1);
     test_refusals();
     test_small_groups(64, 32);
     if (!quick) {
