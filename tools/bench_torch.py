@@ -35,6 +35,16 @@ def build(spec):
                     mlp_ratio=ratio, **extra)
 
 
+def save_seeded(name, path, tiny=False):
+    """The named configuration with timm's random initialisation under seed 0, its weights saved as
+    safetensors at path (what gmlp-bench --model reads); returns the model."""
+    from safetensors.torch import save_file
+    torch.manual_seed(0)
+    model = build((TINY if tiny else STANDARD)[name]).eval()
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, path)
+    return model
+
+
 def flops_per_image(spec):
     """Linear layers, 2 x multiply-adds (gmlp-bench counts the same)."""
     gmlp, img, patch, dim, depth, ratio, classes = spec
