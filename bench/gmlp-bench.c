@@ -76,8 +76,10 @@ const char *bench_base_name(const char *path)
 static double flops_per_image(const gmlp_config *c)
 {
     double n = c->seq_len, d = c->dim, h = c->ffn_dim, k = (double)c->in_chans * c->patch_h * c->patch_w;
-    double block = c->arch == GMLP_ARCH_GMLP ? n * d * h + (h / 2) * n * n + n * (h / 2) * d
-                                             : 2 * c->token_dim * n * d + 2 * n * d * h;
+    double a = c->attn_dim; /* gMLPVision's tiny attention: qkv, q k^T, A v, out */
+    double block = c->arch == GMLP_ARCH_MIXER ? 2 * c->token_dim * n * d + 2 * n * d * h
+                                              : n * d * h + (h / 2) * n * n + n * (h / 2) * d +
+                                                    a * (3 * n * d + 2 * n * n + n * (h / 2));
     return 2 * (n * k * d + c->depth * block + d * c->num_classes);
 }
 

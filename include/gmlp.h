@@ -91,6 +91,7 @@ enum {
     GMLP_ARCH_GMLP = 0,  /* timm MlpMixer with SpatialGatingBlock */
     GMLP_ARCH_MIXER = 1, /* timm MlpMixer with MixerBlock */
     GMLP_ARCH_LM = 2,    /* g-mlp-pytorch gMLP language model */
+    GMLP_ARCH_GMLP_VISION = 3, /* g-mlp-pytorch gMLPVision: an image model with heads and tiny attention */
 };
 
 /* Activation on the SGU gate before the multiply (gmlp_config.gate_act;
@@ -140,8 +141,8 @@ typedef struct gmlp_config {
     /* Language models (GMLP_ARCH_LM) also use seq_len, dim, depth, ffn_dim,
      * norm_eps (block and final LayerNorm) and sgu_eps; image fields are 0. */
     int vocab_size;   /* LM: number of tokens; vision: 0 */
-    int heads;        /* SGU heads: contiguous channel blocks, one spatial matrix each (timm: 1) */
-    int attn_dim;     /* aMLP tiny attention width, 0 = none */
+    int heads;        /* SGU heads: contiguous channel blocks, one spatial matrix each (timm: 1; LM, gMLPVision) */
+    int attn_dim;     /* aMLP tiny attention width, 0 = none (LM, gMLPVision) */
     int causal;       /* 1: autoregressive (any length n <= seq_len); 0: needs n = seq_len */
     int gate_act;     /* GMLP_GATE_* */
     int shift_tokens; /* g-mlp-pytorch shift_tokens */

@@ -29,7 +29,7 @@ test_optional=(
     python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).
-test_pip=(timm==1.0.31 safetensors)
+test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2)
 
 # Optional packages apt could not install are listed here and not tried again
 # (so apt-get update does not run on every call); delete the file to retry.

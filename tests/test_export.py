@@ -2,17 +2,18 @@
 """tools/export_vision.py on checkpoints laid out as timm's train.py saves them,
 made here from small random timm models: args as a Namespace and as a dict,
 with and without DDP's ``module.`` prefix and EMA weights, names from args.model,
---arch NAME.TAG and none, and the refusals.  Every exported file must hold the
+--arch NAME.TAG and none, and the refusals; and g-mlp-pytorch gMLPVision
+state_dicts (square and non-square patches).  Every exported file must hold the
 source tensors exactly and the right metadata.
 
     test_export.py [GMLP_CLASSIFY TESTS_DIR]
 
 With the app, gmlp-classify also runs on three exported files (timm's default
 gMLP cfg; a Mixer with a tag's cfg: mean 0, std 1, bilinear; a grey model with
-train.py's --mean/--std/--img-size/--crop-pct) and its top-5 probabilities must
-match timm's in float64 on the same image and eval transform within 1e-4
-relative.  Without torch + timm + safetensors it skips (exit 77), or fails when
-CI is set."""
+train.py's --mean/--std/--img-size/--crop-pct), and on two gMLPVision files, and
+its top-5 probabilities must match timm's (g-mlp-pytorch's) in float64 on the
+same image and timm's eval transform within 1e-4 relative.  Without torch +
+timm + g-mlp-pytorch + safetensors it skips (exit 77), or fails when CI is set."""
 import argparse
 import contextlib
 import copy
@@ -30,6 +31,7 @@ try:
     from PIL import Image
     from safetensors import safe_open
     from safetensors.torch import load_file
+    from g_mlp_pytorch import gMLPVision
 except ImportError as e:
     ci = bool(os.environ.get("CI"))
     print(f"{'FAIL' if ci else 'SKIP'}: {e} (Python {sys.executable}); scripts/test makes the tools venv")
@@ -39,6 +41,7 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)
 import export_vision  # noqa: E402
 from make_fixtures import build, randomise  # noqa: E402
+import make_lm_fixtures  # noqa: E402  (randomises g-mlp-pytorch models)
 
 failures = 0
 
@@ -156,11 +159,12 @@ def cfg_meta(spec, arch):
             "gmlp.crop_pct": repr(float(cfg.crop_pct)), "gmlp.interpolation": cfg.interpolation}
 
 
-def classify(app, path, model, image, meta):
-    """gmlp-classify --json on ``image`` against timm in float64 on its eval transform."""
+def classify(app, path, model, image, meta, c=None):
+    """gmlp-classify --json on ``image`` against the model (c input channels) in
+    float64 on timm's eval transform."""
     from timm.data import create_transform
 
-    c = model.stem.proj.in_channels
+    c = c or model.stem.proj.in_channels
     h, w = map(int, meta["gmlp.img_size"].split(","))
     t = create_transform(input_size=(c, h, w), interpolation=meta["gmlp.interpolation"],
                          mean=tuple(map(float, meta["gmlp.mean"].split(","))),
@@ -278,11 +282,57 @@ def run(tmp, app, tests_dir):
     refused("a file that is no checkpoint", rc, log, "not a PyTorch checkpoint")
     check(not os.path.exists(f("x.safetensors")), "nothing written by a refused export")
 
+    vis, vis_wide = gmlp_vision(f)
+
     if app:
         images = os.path.join(tests_dir, "data", "preprocess")
+        classify(app, f("vis.safetensors"), vis, os.path.join(images, "rgb_large.png"),
+                 dict(VIS_META, **{"gmlp.mean": "0.5", "gmlp.std": "0.5", "gmlp.crop_pct": "0.875",
+                                   "gmlp.interpolation": "bicubic"}), c=3)
+        classify(app, f("vis-wide.safetensors"), vis_wide, os.path.join(images, "grey_large.png"),
+                 VIS_WIDE_META, c=1)
         classify(app, f("ns.safetensors"), gm, os.path.join(images, "rgb_large.png"), s16)
         classify(app, f("mixer.safetensors"), mixer, os.path.join(images, "rgba_wide.png"), cfg_meta(miil, "mixer"))
         classify(app, f("grey.safetensors"), grey, os.path.join(images, "grey_large.png"), grey_meta)
+
+
+VIS_META = {"gmlp.arch": "gmlp_vision", "gmlp.patch_size": "8,8", "gmlp.img_size": "32,32"}
+VIS_WIDE_META = {"gmlp.arch": "gmlp_vision", "gmlp.patch_size": "4,8", "gmlp.img_size": "24,40",
+                 "gmlp.mean": "0.3", "gmlp.std": "0.2", "gmlp.crop_pct": "1.0", "gmlp.interpolation": "bilinear"}
+
+
+def gmlp_vision(f):
+    """g-mlp-pytorch gMLPVision state_dicts: a square one inferred from the tensors,
+    a grey one with a non-square patch that needs --meta; returns both models."""
+    def tiny_vision(seed, **kw):
+        torch.manual_seed(seed)
+        m = gMLPVision(**kw).eval()
+        tokens = m.layers[0].fn.fn.sgu.bias.shape[1]
+        make_lm_fixtures.randomise(m, {"seq": tokens}, np.random.default_rng(seed))
+        return m
+
+    vis = tiny_vision(6, image_size=32, patch_size=8, num_classes=7, dim=16, depth=2, heads=2, attn_dim=8)
+    torch.save(vis.state_dict(), f("vis.pth"))
+    rc, log = export(f("vis.pth"), f("vis.safetensors"))
+    exported("gMLPVision, square patch and grid inferred", rc, log, f("vis.safetensors"), vis, VIS_META)
+    check("records no preprocessing" in log, "gMLPVision: the missing preprocessing is pointed out")
+    rc, log = export(f("vis.pth"), f("x.safetensors"), "--arch", "gmlp_s16_224")
+    refused("gMLPVision with a timm --arch", rc, log, "has no timm name")
+
+    wide = tiny_vision(7, image_size=(24, 40), patch_size=(4, 8), channels=1, num_classes=4, dim=12, depth=1)
+    torch.save(wide.state_dict(), f("wide-vis.pth"))
+    rc, log = export(f("wide-vis.pth"), f("x.safetensors"))  # 32 inputs read as 2 x 4x4: 30 tokens, no square
+    refused("gMLPVision, non-square grid without sizes", rc, log, "gmlp.img_size")
+    rc, log = export(f("wide-vis.pth"), f("x.safetensors"), "--meta", "gmlp.img_size=24,40")
+    refused("gMLPVision, non-square patch without gmlp.patch_size", rc, log, "does not give the 30 tokens")
+    rc, log = export(f("wide-vis.pth"), f("x.safetensors"), "--meta", "gmlp.patch_size=3,8")
+    refused("gMLPVision, a patch_size the embedding does not fit", rc, log, "not 1-3 channels of that patch")
+    check(not os.path.exists(f("x.safetensors")), "gMLPVision: nothing written by a refused export")
+    flags = [a for k, v in VIS_WIDE_META.items() if k != "gmlp.arch" for a in ("--meta", f"{k}={v}")]
+    rc, log = export(f("wide-vis.pth"), f("vis-wide.safetensors"), *flags)
+    exported("gMLPVision, non-square patch and image, grey, --meta", rc, log, f("vis-wide.safetensors"), wide,
+             VIS_WIDE_META)
+    return vis, wide
 
 
 def main(argv):

@@ -84,7 +84,8 @@ def lm_settings(model):
         raise ExportError(f"expected a g_mlp_pytorch.gMLP, got {type(model).__name__}")
     if not isinstance(model.to_embed, nn.Embedding) or not isinstance(model.to_logits, nn.Sequential):
         raise ExportError("this gMLP has no token embedding / logits head: build it with "
-                          "num_tokens=... (a language model); gmlp-cl runs gMLPVision through timm")
+                          "num_tokens=... (a language model); a gMLPVision's state_dict goes through "
+                          "tools/export_vision.py")
     if len(model.layers) == 0:
         raise ExportError("the model has no layers (depth 0)")
     found = None
@@ -167,7 +168,7 @@ def model_from_state_dict(sd, causal, act, shift_tokens):
         if any(k.startswith("module.") for k in sd):
             hint = " (the keys start with 'module.': strip that DataParallel prefix first)"
         elif "to_patch_embed.1.weight" in sd:
-            hint = " (this is a gMLPVision state_dict, not a language model)"
+            hint = " (this is a gMLPVision state_dict, not a language model: use tools/export_vision.py)"
         elif "state_dict" in sd or "model" in sd:
             hint = " (it looks like a training checkpoint: save checkpoint['state_dict'] or ['model'])"
         raise ExportError("no 'to_embed.weight': not a g-mlp-pytorch gMLP language model state_dict"
@@ -176,8 +177,8 @@ def model_from_state_dict(sd, causal, act, shift_tokens):
         if not torch.is_tensor(v):
             raise ExportError(f"{k} is a {type(v).__name__}, not a tensor")
     if any(re.match(r"^layers\.\d+\.fn\.fn\.proj_in", k) for k in sd):
-        raise ExportError("keys layers.N.fn.fn.proj_in...: that is gMLPVision's nesting; a gMLP LM "
-                          "has layers.N.fn.fn.fn.proj_in...")
+        raise ExportError("keys layers.N.fn.fn.proj_in...: that is gMLPVision's nesting (tools/export_vision.py); "
+                          "a gMLP LM has layers.N.fn.fn.fn.proj_in...")
     emb = sd["to_embed.weight"]
     if emb.dim() != 2:
         raise ExportError(f"to_embed.weight has shape {tuple(emb.shape)}, expected (num_tokens, dim)")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Exports a timm gMLP or MLP-Mixer checkpoint to the safetensors file gmlp-cl
-loads.
+"""Exports a timm gMLP or MLP-Mixer checkpoint, or a g-mlp-pytorch gMLPVision
+state_dict, to the safetensors file gmlp-cl loads.
 
     tools/export_vision.py CHECKPOINT OUT.safetensors [--ema] [--arch NAME[.TAG]]
                            [--labels FILE] [--meta KEY=VALUE ...] [--trust-pickle]
@@ -27,6 +27,17 @@ not ``center``, ``gmlp.crop_mode``.  An
 preprocessing metadata is written (the library then uses timm's defaults for the
 architecture).  ``--labels`` (one class name per line) gives ``gmlp.labels``, and
 ``--meta`` adds or overrides any key.
+
+A g-mlp-pytorch ``gMLPVision`` state_dict (``to_patch_embed.1.weight``,
+``layers.N.fn.fn...``) is written with its names unchanged and ``gmlp.arch``
+``gmlp_vision``, ``gmlp.patch_size`` and ``gmlp.img_size``: the patch is the square
+one (with 1-3 channels) that the embedding's width allows, the image the square
+grid of the spatial weights' tokens; give ``--meta gmlp.patch_size=H,W`` and
+``--meta gmlp.img_size=H,W`` for non-square ones.  g-mlp-pytorch defines no
+preprocessing: give the training's with ``--meta gmlp.mean=... gmlp.std=...``
+(and crop_pct, interpolation), else gmlp-cl assumes timm's defaults.  The
+tensors are checked by loading them strictly into a ``gMLPVision`` of those sizes
+(needs g-mlp-pytorch).
 
 The checkpoint is a pickle, loaded with ``torch.load(weights_only=True)``
 (``argparse.Namespace`` allowed where PyTorch has ``add_safe_globals``, 2.4+).
@@ -124,8 +135,7 @@ def tensor_arch(sd):
     if "to_embed.weight" in sd:
         raise ExportError("this is a g-mlp-pytorch language model: export it with tools/export_lm.py")
     if "to_patch_embed.1.weight" in sd:
-        raise ExportError("this is a g-mlp-pytorch gMLPVision state_dict; gmlp-cl runs timm's gMLP "
-                          "(gmlp_*) and MLP-Mixer (mixer_*) models")
+        return "gmlp_vision"
     first = ", ".join(list(sd)[:4])
     raise ExportError("not a timm gMLP or MLP-Mixer state_dict: no stem.proj.weight with "
                       "blocks.0.mlp_channels.gate.proj.weight (gMLP) or blocks.0.mlp_tokens.fc1.weight "
@@ -189,14 +199,81 @@ def data_metadata(cfg, args, in_chans):
             **({"gmlp.crop_mode": d["crop_mode"]} if d["crop_mode"] != "center" else {})}
 
 
-def parse_img_size(s):
+def parse_img_size(s, key="gmlp.img_size"):
     try:
         v = [int(x) for x in s.split(",")]
     except ValueError:
         v = []
     if len(v) not in (1, 2) or min(v) <= 0:
-        raise ExportError(f"gmlp.img_size {s!r}: expected \"H,W\" or \"S\"")
+        raise ExportError(f"{key} {s!r}: expected \"H,W\" or \"S\"")
     return (v[0], v[-1])
+
+
+def vision_patch(sd, meta):
+    """(channels, (patch h, patch w)) of a gMLPVision, as the library infers them."""
+    k = sd["to_patch_embed.1.weight"].shape[1]
+    if "gmlp.patch_size" in meta:
+        patch = parse_img_size(meta["gmlp.patch_size"], "gmlp.patch_size")
+        area = patch[0] * patch[1]
+        if k % area or not 1 <= k // area <= 3:
+            raise ExportError(f"gmlp.patch_size {patch[0]}x{patch[1]}: to_patch_embed.1.weight has {k} inputs, "
+                              "not 1-3 channels of that patch")
+        return k // area, patch
+    for c in (1, 2, 3):
+        side = math.isqrt(k // c)
+        if k % c == 0 and side * side * c == k:
+            return c, (side, side)
+    raise ExportError(f"to_patch_embed.1.weight has {k} inputs, not 1-3 channels of a square patch: give "
+                      "--meta gmlp.patch_size=H,W")
+
+
+def gmlp_vision_model(sd, meta):
+    """A g-mlp-pytorch gMLPVision of the sizes the tensors have, ``sd`` loaded
+    into it strictly; fills in meta's gmlp.patch_size and gmlp.img_size."""
+    try:
+        from g_mlp_pytorch import gMLPVision
+    except ImportError:
+        raise ExportError("checking a gMLPVision state_dict needs g-mlp-pytorch (pip install g-mlp-pytorch)") \
+            from None
+    w = sd["to_patch_embed.1.weight"]
+    dim = w.shape[0]
+    chans, patch = vision_patch(sd, meta)
+    depth = 0
+    while any(k.startswith(f"layers.{depth}.") for k in sd):
+        depth += 1
+    P = "layers.0.fn.fn."
+    if depth == 0 or P + "sgu.bias" not in sd or P + "proj_in.0.weight" not in sd:
+        raise ExportError("no layers.0.fn.fn.sgu.bias / proj_in.0.weight: not a gMLPVision's layers")
+    heads, tokens = sd[P + "sgu.bias"].shape
+    ff = sd[P + "proj_in.0.weight"].shape[0]
+    if ff % dim:
+        raise ExportError(f"proj_in width {ff} is not a multiple of dim {dim} (gMLPVision's ff_mult)")
+    attn_dim = sd[P + "attn.to_qkv.weight"].shape[0] // 3 if P + "attn.to_qkv.weight" in sd else None
+    if "gmlp.img_size" in meta:
+        img = parse_img_size(meta["gmlp.img_size"])
+    else:
+        side = math.isqrt(tokens)
+        if side * side != tokens:
+            raise ExportError(f"{tokens} tokens are not a square grid: give --meta gmlp.img_size=H,W")
+        img = (side * patch[0], side * patch[1])
+    if img[0] % patch[0] or img[1] % patch[1] or (img[0] // patch[0]) * (img[1] // patch[1]) != tokens:
+        raise ExportError(f"input size {img[0]}x{img[1]} with {patch[0]}x{patch[1]} patches does not give the "
+                          f"{tokens} tokens of the spatial weights")
+    headless = "to_logits.2.weight" not in sd
+    kw = dict(image_size=img, patch_size=patch, num_classes=1 if headless else sd["to_logits.2.weight"].shape[0],
+              dim=dim, depth=depth, heads=heads, ff_mult=ff // dim, channels=chans, attn_dim=attn_dim)
+    model = gMLPVision(**kw)
+    try:
+        missing, _ = model.load_state_dict(sd, strict=not headless)
+        if headless and (sorted(missing) != ["to_logits.2.bias", "to_logits.2.weight"]):
+            model.load_state_dict(sd, strict=True)  # raises, naming what is wrong
+    except RuntimeError as e:
+        raise ExportError(f"the tensors are not a g-mlp-pytorch gMLPVision({', '.join(f'{k}={v}' for k, v in kw.items())}) "
+                          f"gmlp-cl can run: {e}") from None
+    meta["gmlp.patch_size"] = f"{patch[0]},{patch[1]}"
+    meta["gmlp.img_size"] = f"{img[0]},{img[1]}"
+    model.num_classes = 0 if headless else kw["num_classes"]
+    return model
 
 
 def timm_model(sd, arch, img_size):
@@ -250,6 +327,8 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
     for k, v in sd.items():
         if not torch.is_floating_point(v) or not torch.isfinite(v).all():
             raise ExportError(f"{source}: {k} is not a finite floating-point tensor")
+    if arch == "gmlp_vision":
+        return export_gmlp_vision(sd, out, source, arch_spec, labels, extra_metadata)
     spec = arch_spec or (args or {}).get("model")
     name, cfg = resolve_name(spec, arch_spec is None) if spec else (None, None)
     if name is not None and name_arch(name) != arch:
@@ -267,6 +346,24 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
     model = timm_model(sd, arch, img_size)
     if labels is not None and len(labels) != model.num_classes:
         raise ExportError(f"{len(labels)} labels for {model.num_classes} classes")
+    stfile.write(sd, out, meta)
+    return meta, model, source
+
+
+def export_gmlp_vision(sd, out, source, arch_spec, labels, extra_metadata):
+    if arch_spec:
+        raise ExportError(f"--arch {arch_spec}: the tensors are a g-mlp-pytorch gMLPVision, which has no timm "
+                          "name; give its preprocessing with --meta gmlp.mean=... gmlp.std=...")
+    meta = {"gmlp.arch": "gmlp_vision"}
+    if labels is not None:
+        meta["gmlp.labels"] = "\n".join(labels)
+    meta.update(extra_metadata or {})
+    model = gmlp_vision_model(sd, meta)
+    if labels is not None and len(labels) != model.num_classes:
+        raise ExportError(f"{len(labels)} labels for {model.num_classes} classes")
+    if not any(k in meta for k in ("gmlp.mean", "gmlp.std")):
+        note("g-mlp-pytorch records no preprocessing: gmlp-cl will assume timm's defaults (mean = std = 0.5, "
+             "bicubic, crop_pct 0.875) unless --meta gmlp.mean=... gmlp.std=... give the training's")
     stfile.write(sd, out, meta)
     return meta, model, source
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes a corpus of broken model files to tests/data/broken/.
 
-Every file is derived from one of three tiny valid models (a timm gMLP and a timm
-MLP-Mixer, 9 tokens each, and a g-mlp-pytorch gMLP language model written by
-tools/export_lm.py; randomised weights), with the safetensors bytes
+Every file is derived from one of four tiny valid models (a timm gMLP and a timm
+MLP-Mixer, 9 tokens each, a g-mlp-pytorch gMLP language model written by
+tools/export_lm.py and a g-mlp-pytorch gMLPVision written by tools/export_vision.py;
+randomised weights), with the safetensors bytes
 written by hand (8-byte little-endian header length, JSON header padded with
 spaces to a multiple of 8, then the data) so that each defect is exactly the
 one intended.  manifest.txt lists one case per line:
@@ -36,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_fixtures as mf  # noqa: E402  (build + randomise, shared with the e2e fixtures)
 from export_lm import export_lm  # noqa: E402
+from export_vision import export_vision  # noqa: E402
 
 import torch  # noqa: E402
 from safetensors import safe_open  # noqa: E402
@@ -50,6 +52,10 @@ MIXER_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=(0.
 # g-mlp-pytorch LM: ffn 32 -> gate width 16, sgu.weight [2, 6, 6], to_qkv [12, 8]
 LM_KW = dict(num_tokens=20, dim=8, depth=2, seq_len=6, causal=True, heads=2, attn_dim=4,
              shift_tokens=1)
+
+# g-mlp-pytorch gMLPVision: 12 patch inputs (3 x 2x2), 9 tokens, ffn 16 -> gate 8, 2 heads, to_qkv [12, 8]
+VIS_KW = dict(image_size=6, patch_size=2, num_classes=3, dim=8, depth=2, heads=2, ff_mult=2, channels=3,
+              attn_dim=4)
 
 NP_DT = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I32": "<i4"}
 
@@ -87,15 +93,25 @@ def lm_model(**kw):
     return gMLP(**dict(LM_KW, **kw)).eval()
 
 
-def lm_base(seed, tmpdir):
-    """The LM base exactly as export_lm writes it: (tensors, metadata, file bytes)."""
-    model = lm_model()
+def vision_model(**kw):
+    from g_mlp_pytorch import gMLPVision
+    torch.manual_seed(0)
+    return gMLPVision(**dict(VIS_KW, **kw)).eval()
+
+
+def lm_base(seed, tmpdir, vision=False):
+    """The LM (or gMLPVision) base exactly as export_lm (export_vision) writes it:
+    (tensors, metadata, file bytes)."""
+    model = vision_model() if vision else lm_model()
     rng = np.random.default_rng(seed)
     with torch.no_grad():
         for _, p in model.state_dict().items():
             p.copy_(torch.from_numpy(rng.normal(0.0, 0.3, tuple(p.shape))))
     path = os.path.join(tmpdir, ".lm_base.tmp")
-    export_lm(model, path)
+    if vision:
+        export_vision(model.state_dict(), path)
+    else:
+        export_lm(model, path)
     with open(path, "rb") as f:
         blob = f.read()
     tensors, meta = read_st(path)
@@ -493,10 +509,37 @@ def cases(tmpdir):
     add("lm_embed_3d.safetensors", "FORMAT", "to_embed.weight",
         lmf(lt(**{"to_embed.weight": ("F32", [20, 8, 1], L["to_embed.weight"][2][..., None])})), lm=LM_KW)
 
+    # --- g-mlp-pytorch gMLPVision ---------------------------------------------------
+    V, VMETA, vis_blob = lm_base([SEED, 5], tmpdir, vision=True)
+    assert valid(V, VMETA) == vis_blob and VMETA["gmlp.arch"] == "gmlp_vision"
+    vrng = np.random.default_rng([SEED, 6])
+
+    def vf(tensors=V, **meta):
+        md = dict(VMETA)
+        for k, v in meta.items():
+            k = k.replace("_", ".", 1)
+            md.pop(k) if v is None else md.__setitem__(k, v)
+        return valid(tensors, md)
+
+    add("vision_patch_not_square.safetensors", "FORMAT", "not 1-3 channels of a square patch",
+        valid(changed(V, **{"to_patch_embed.1.weight": ("F32", [8, 20], rnd((8, 20), vrng))})), lm=VIS_KW)
+    add("vision_patch_size_wrong.safetensors", "FORMAT", "gmlp.patch_size 3x3", vf(gmlp_patch_size="3"))
+    add("vision_patch_size_abc.safetensors", "FORMAT", "gmlp.patch_size 'abc'", vf(gmlp_patch_size="abc"))
+    add("vision_img_size_tokens.safetensors", "FORMAT", "gives 16 tokens", vf(gmlp_img_size="8"))
+    add("vision_arch_on_lm.safetensors", "FORMAT", "gmlp.arch", lmf(gmlp_arch="gmlp_vision"))
+    add("vision_missing_patch_embed.safetensors", "FORMAT", "missing tensor 'to_patch_embed.1.weight'",
+        valid(without(V, "to_patch_embed.1.weight")), lm=VIS_KW)
+    add("vision_head_bias_only.safetensors", "FORMAT", "'to_logits.2.weight' is missing",
+        vf(without(V, "to_logits.2.weight")), lm=VIS_KW)
+    lm_nested = collections.OrderedDict((k.replace("layers.1.fn.fn.proj_in", "layers.1.fn.fn.fn.proj_in"), v)
+                                        for k, v in V.items())
+    add("vision_lm_nesting.safetensors", "FORMAT", "missing tensor 'layers.1.fn.fn.proj_in.0.weight'",
+        vf(lm_nested), lm=VIS_KW)
+
     # --- IO ------------------------------------------------------------------------
     add("does_not_exist.safetensors", "IO", "does_not_exist.safetensors", None, st=None)
     add("is_a_directory.safetensors", "IO", "is_a_directory.safetensors", "DIR", st=None)
-    return cs, G, M, L
+    return cs, G, M, L, V
 
 
 def reference_parser_accepts(path):
@@ -511,11 +554,13 @@ def reference_parser_accepts(path):
 
 def strict_accepts(path, kw):
     """Whether timm (kw for make_fixtures.build) or g-mlp-pytorch (kw for gMLP,
-    with num_tokens) loads the tensors with a strict load_state_dict."""
+    with num_tokens, or gMLPVision, with image_size) loads the tensors with a
+    strict load_state_dict."""
     from safetensors.torch import load_file
     try:
         sd = load_file(path)
-        model = lm_model(**kw) if "num_tokens" in kw else mf.build(kw)[0]
+        model = lm_model(**kw) if "num_tokens" in kw else vision_model(**kw) if "image_size" in kw \
+            else mf.build(kw)[0]
         model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
         return True
     except Exception:
@@ -528,10 +573,10 @@ def main():
     args = ap.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
-    cs, G, M, L = cases(out)
+    cs, G, M, L, V = cases(out)
 
     # the bases themselves must be valid, for the parser and for timm / g-mlp-pytorch
-    for kw, t in ((GMLP_KW, G), (MIXER_KW, M), (LM_KW, L)):
+    for kw, t in ((GMLP_KW, G), (MIXER_KW, M), (LM_KW, L), (VIS_KW, V)):
         p = os.path.join(out, ".base.tmp")
         with open(p, "wb") as f:
             f.write(valid(t))

@@ -160,12 +160,12 @@ def _shift(y, shift, causal):
     return out
 
 
-def doc_reference(sd, tokens, c):
-    sd = {k: v.double() for k, v in sd.items()}
-    x = sd["to_embed.weight"][tokens]
-    n, S, H = tokens.shape[1], c["seq"], c["heads"]
+def doc_layers(sd, x, c, block="fn.fn.fn."):
+    """The layers on x (B x n x dim, float64); block: the gMLPBlock's path in a
+    layer (the LM's; gMLPVision's is fn.fn.)."""
+    n, S, H = x.shape[1], c["seq"], c["heads"]
     for l in range(c["depth"]):
-        P = f"layers.{l}.fn.fn.fn."
+        P = f"layers.{l}.{block}"
         y = _ln(x, sd[f"layers.{l}.fn.norm.weight"], sd[f"layers.{l}.fn.norm.bias"])
         y = _shift(y, c["shift"], c["causal"])
         z = _gelu(y @ sd[P + "proj_in.0.weight"].T + sd[P + "proj_in.0.bias"])
@@ -199,6 +199,12 @@ def doc_reference(sd, tokens, c):
             out = out + torch.softmax(sim, -1) @ v @ sd[P + "attn.to_out.weight"].T + sd[P + "attn.to_out.bias"]
         s = _act(out, c["act"]) * res
         x = x + s @ sd[P + "proj_out.weight"].T + sd[P + "proj_out.bias"]
+    return x
+
+
+def doc_reference(sd, tokens, c):
+    sd = {k: v.double() for k, v in sd.items()}
+    x = doc_layers(sd, sd["to_embed.weight"][tokens], c)
     x = _ln(x, sd["to_logits.0.weight"], sd["to_logits.0.bias"])
     return x @ sd["to_logits.1.weight"].T + sd["to_logits.1.bias"]
 # ---------------------------------------------------------------------------

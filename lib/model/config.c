@@ -163,8 +163,10 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *h
     cfg->crop_pct = 0.875f;
     cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;
-    cfg->norm_eps = 1e-6f;
-    cfg->sgu_eps = cfg->arch == GMLP_ARCH_GMLP ? 1e-5f : 0.0f;
+    /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout */
+    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION;
+    cfg->norm_eps = vision ? 1e-5f : 1e-6f;
+    cfg->sgu_eps = cfg->arch == GMLP_ARCH_MIXER ? 0.0f : 1e-5f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
                                      GMLP_PK_INTERPOLATION};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -195,12 +197,12 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
 }
 
 /* Indexed by GMLP_ARCH_*: the gmlp.arch value and what it is, for messages. */
-static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", NULL};
-static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM"};
+static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", NULL};
+static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision"};
 
-/* The architecture a tensor name gives away (and that name), or -1.  The LM
- * head is a second witness so that an LM missing its embedding still reads
- * as an LM. */
+/* The architecture a tensor name gives away (and that name), or -1.  The
+ * g-mlp-pytorch heads are second witnesses so that a model missing its
+ * embedding still reads as what it is. */
 static int sniff_arch(const gmlp_st_file *f, const char **witness)
 {
     static const struct {
@@ -211,6 +213,8 @@ static int sniff_arch(const gmlp_st_file *f, const char **witness)
         {"blocks.0.mlp_channels.gate.proj.weight", GMLP_ARCH_GMLP},
         {"to_embed.weight", GMLP_ARCH_LM},
         {"to_logits.1.weight", GMLP_ARCH_LM},
+        {"to_patch_embed.1.weight", GMLP_ARCH_GMLP_VISION},
+        {"to_logits.2.weight", GMLP_ARCH_GMLP_VISION},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (gmlp_st_find(f, keys[i].name)) {
@@ -228,9 +232,10 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     int sniffed = sniff_arch(f, &witness);
     if (!arch && sniffed < 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
-                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM state_dict: none of "
+                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM / gMLPVision state_dict: none of "
                          "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight', "
-                         "'to_embed.weight' and 'to_logits.1.weight' is present");
+                         "'to_embed.weight', 'to_logits.1.weight', 'to_patch_embed.1.weight' and "
+                         "'to_logits.2.weight' is present");
     if (!arch) {
         cfg->arch = sniffed;
         return GMLP_OK;
@@ -238,7 +243,8 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     int k = gmlp_cfg_choice(arch, arch_names);
     if (k < 0)
         return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
-                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer' and 'gmlp_lm')",
+                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer', 'gmlp_lm' and "
+                         "'gmlp_vision')",
                          arch);
     /* otherwise the first tensor of the wrong family would be reported missing */
     if (sniffed >= 0 && sniffed != k)
@@ -272,6 +278,24 @@ gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor
     if (v < 1 || v > MAX_DIM)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' gives %s = %lld, outside [1, %d]", tensor,
                          what, v, MAX_DIM);
+    return GMLP_OK;
+}
+
+/* num_classes from PREFIX.weight; none (a feature extractor) without it. */
+static gmlp_status infer_head(const gmlp_st_file *f, gmlp_config *cfg, const char *prefix, gmlp_error *err)
+{
+    char w[64], b[64];
+    snprintf(w, sizeof w, "%s.weight", prefix);
+    snprintf(b, sizeof b, "%s.bias", prefix);
+    const gmlp_st_tensor *t = gmlp_st_find(f, w);
+    if (t) {
+        if (t->ndim != 2)
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' has %d dimensions, expected 2", w, t->ndim);
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "num_classes", t->name, err));
+        cfg->num_classes = (int)t->shape[0];
+    } else if (gmlp_st_find(f, b)) {
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' is present but '%s' is missing", b, w);
+    }
     return GMLP_OK;
 }
 
@@ -314,16 +338,54 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
         cfg->token_dim = (int)t->shape[0];
         cfg->seq_len = (int)t->shape[1];
     }
-    if ((t = gmlp_st_find(f, "head.weight"))) {
-        if (t->ndim != 2)
-            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor 'head.weight' has %d dimensions, expected 2",
-                             t->ndim);
-        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "num_classes", t->name, err));
-        cfg->num_classes = (int)t->shape[0];
-    } else if (gmlp_st_find(f, "head.bias")) {
-        return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor 'head.bias' is present but 'head.weight' is missing");
+    return infer_head(f, cfg, "head", err);
+}
+
+/* gMLPVision's patch embedding (a Linear on patches flattened as (c p1 p2),
+ * the timm stem's weight reshaped) and its layers.  The patch: metadata
+ * gmlp.patch_size, else the square one that, with 1-3 channels, makes the
+ * embedding's inputs: at most one does, as c p^2 = c' q^2 has no other
+ * solution for c, c' in 1..3. */
+static gmlp_status infer_vision_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+{
+    const gmlp_st_tensor *t;
+    if (!(t = gmlp_cfg_need(f, cfg, -1, "to_patch_embed.1.weight", 2, err)))
+        return GMLP_ERR_FORMAT;
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "dim", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "channels x patch area", t->name, err));
+    cfg->dim = (int)t->shape[0];
+    const long long k = t->shape[1];
+    const char *s = gmlp_st_meta(f, "gmlp.patch_size");
+    if (s) {
+        float v[2];
+        int n = parse_floats(s, v, 2);
+        for (int i = 0; i < n; i++)
+            if (!(v[i] >= 1 && v[i] <= MAX_DIM && v[i] == floorf(v[i])))
+                n = -1;
+        if (n < 1)
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.patch_size '%s' is not \"S\" or \"H,W\" with "
+                             "positive integers", s);
+        long long area = (long long)v[0] * (long long)v[n - 1];
+        if (k % area || k / area > 3)
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.patch_size %dx%d: tensor '%s' has %lld inputs, "
+                             "not 1-3 channels of that patch", (int)v[0], (int)v[n - 1], t->name, k);
+        cfg->patch_h = (int)v[0];
+        cfg->patch_w = (int)v[n - 1];
+        cfg->in_chans = (int)(k / area);
+    } else {
+        for (int c = 1; c <= 3 && !cfg->in_chans; c++) {
+            long long side = k % c ? 0 : llround(sqrt((double)(k / c)));
+            if (side * side * c == k) {
+                cfg->in_chans = c;
+                cfg->patch_h = cfg->patch_w = (int)side;
+            }
+        }
+        if (!cfg->in_chans)
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s' has %lld inputs, not 1-3 channels of a square "
+                             "patch: a non-square patch needs metadata gmlp.patch_size", t->name, k);
     }
-    return GMLP_OK;
+    GMLP_TRY(gmlp_layers_config_infer(f, cfg, err));
+    return infer_head(f, cfg, "to_logits.2", err);
 }
 
 /* Image size: metadata, else config.json, else the square whose patch grid has seq_len tokens. */
@@ -373,13 +435,15 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
 {
     if (!hf)
         return GMLP_OK;
+    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION;
     for (int i = 0; i < hf->n_sizes; i++) {
         const gmlp_hf_size *z = &hf->sizes[i];
         int have = z->classes ? cfg->num_classes : cfg->in_chans;
         if (z->value != have)
             return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json %s says %lld %s, but the weights have %d (%s)",
                              z->key, z->value, z->classes ? "classes" : "input channels", have,
-                             z->classes ? (cfg->num_classes ? "head.weight" : "no head") : "stem.proj.weight");
+                             z->classes ? (cfg->num_classes ? (vision ? "to_logits.2.weight" : "head.weight") : "no head")
+                                        : (vision ? "to_patch_embed.1.weight" : "stem.proj.weight"));
     }
     /* timm's registry names say the family; other names are left to the tensors */
     const char *a = hf->architecture;
@@ -400,7 +464,7 @@ gmlp_status gmlp_config_infer(const gmlp_st_file *f, const gmlp_hf_config *hf, g
     if (cfg->arch == GMLP_ARCH_LM)
         return gmlp_lm_config_infer(f, cfg, err);
     cfg->heads = 1;
-    GMLP_TRY(infer_sizes(f, cfg, err));
+    GMLP_TRY(cfg->arch == GMLP_ARCH_GMLP_VISION ? infer_vision_sizes(f, cfg, err) : infer_sizes(f, cfg, err));
     GMLP_TRY(check_hf(hf, cfg, err));
     GMLP_TRY(infer_image(f, hf, cfg, err));
     GMLP_TRY(parse_metadata(f, hf, cfg, err));
@@ -458,20 +522,22 @@ gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *
             int known = 0;
             for (const gmlp_tensor_spec *s = gmlp_model_specs(cfg); s->leaf && !known; s++)
                 known = gmlp_spec_present(cfg, s) && !strcmp(n, s->leaf);
-            const char *prefix = cfg->arch == GMLP_ARCH_LM ? "layers." : "blocks.";
+            const char *prefix = gmlp_arch_layers(cfg) ? "layers." : "blocks.";
             size_t plen = strlen(prefix);
             if (!strncmp(n, prefix, plen)) {
                 char *end;
                 long l = strtol(n + plen, &end, 10);
-                for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf && !known && *end == '.'; s++)
-                    known = l >= 0 && l < cfg->depth && gmlp_spec_present(cfg, s) && !strcmp(end + 1, s->leaf);
+                for (const gmlp_tensor_spec *s = gmlp_block_specs(cfg); s->leaf && !known && *end == '.'; s++) {
+                    char name[256];
+                    gmlp_tensor_name(cfg, name, sizeof name, (int)l, s->leaf);
+                    known = l >= 0 && l < cfg->depth && gmlp_spec_present(cfg, s) && !strcmp(n, name);
+                }
             }
-            /* an LM's per-layer options come from layers.0 alone: say what it chose */
-            if (!known && cfg->arch == GMLP_ARCH_LM)
+            /* g-mlp-pytorch's per-layer options come from layers.0 alone: say what it chose */
+            if (!known && gmlp_arch_layers(cfg))
                 return gmlp_fail(err, GMLP_ERR_FORMAT,
-                                 "unexpected tensor '%s' for a g-mlp-pytorch LM laid out like layers.0 (%s, %s "
-                                 "sgu.weight)",
-                                 n, cfg->attn_dim ? "tiny attention" : "no tiny attention",
+                                 "unexpected tensor '%s' for a %s laid out like layers.0 (%s, %s sgu.weight)", n,
+                                 arch_descs[cfg->arch], cfg->attn_dim ? "tiny attention" : "no tiny attention",
                                  cfg->circulant ? "circulant" : "dense");
             if (!known)
                 return gmlp_fail(err, GMLP_ERR_FORMAT, "unexpected tensor '%s' for a %s model", n,

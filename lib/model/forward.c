@@ -1,6 +1,7 @@
-/* The vision forward, as timm's MlpMixer.forward: the stem (a patch Conv2d as
- * patches . W^T), the blocks, the final LayerNorm, the mean over tokens and
- * the head, on chunks of images that fit the workspace budget. */
+/* The vision forward, as timm's MlpMixer.forward (and g-mlp-pytorch's
+ * gMLPVision.forward): the stem (a patch Conv2d, or gMLPVision's patch
+ * Linear, as patches . W^T), the blocks, the final LayerNorm, the mean over
+ * tokens and the head, on chunks of images that fit the workspace budget. */
 #include "model/model.h"
 
 /* One chunk of b images from src (floats from src_off) to b rows of logits
@@ -40,7 +41,8 @@ static gmlp_status prepare(gmlp_model *m, size_t batch, size_t *chunk)
     *chunk = gmlp_workspace_max_seqs(m, (size_t)m->cfg.seq_len, 1);
     if (*chunk > batch)
         *chunk = batch;
-    return gmlp_workspace_reserve(m, *chunk * (size_t)m->cfg.seq_len, *chunk, 0, *chunk);
+    /* a tiny attention (gMLPVision) sees every token */
+    return gmlp_workspace_reserve(m, *chunk * (size_t)m->cfg.seq_len, *chunk, (size_t)m->cfg.seq_len, *chunk);
 }
 
 static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)

@@ -1,6 +1,7 @@
 /* gmlp_config for a g-mlp-pytorch gMLP language model: sizes from tensor
  * shapes, what the weights cannot tell (causal, gate activation, token
- * shift) from __metadata__, with g-mlp-pytorch's defaults. */
+ * shift) from __metadata__, with g-mlp-pytorch's defaults; and the layers'
+ * sizes, which the LM and gMLPVision share. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "model/model.h"
 #include "model/tensors.h"
 
-#define BLOCK "fn.fn.fn."
+#define BLOCK "$" /* the gMLPBlock (gmlp_tensor_name) */
 
 static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, gmlp_error *err)
 {
@@ -54,15 +55,9 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_
     return GMLP_OK;
 }
 
-gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+gmlp_status gmlp_layers_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     const gmlp_st_tensor *t;
-    if (!(t = gmlp_cfg_need(f, cfg, -1, "to_embed.weight", 2, err)))
-        return GMLP_ERR_FORMAT;
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "vocab_size", t->name, err));
-    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "dim", t->name, err));
-    cfg->vocab_size = (int)t->shape[0];
-    cfg->dim = (int)t->shape[1];
     cfg->depth = gmlp_cfg_count_blocks(f, "layers.");
     if (cfg->depth == 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "no 'layers.0.*' tensors: the model has no layers");
@@ -98,5 +93,18 @@ gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_e
                              (long long)t->shape[0]);
         cfg->attn_dim = (int)(t->shape[0] / 3);
     }
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
+{
+    const gmlp_st_tensor *t;
+    if (!(t = gmlp_cfg_need(f, cfg, -1, "to_embed.weight", 2, err)))
+        return GMLP_ERR_FORMAT;
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "vocab_size", t->name, err));
+    GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "dim", t->name, err));
+    cfg->vocab_size = (int)t->shape[0];
+    cfg->dim = (int)t->shape[1];
+    GMLP_TRY(gmlp_layers_config_infer(f, cfg, err));
     return parse_settings(f, cfg, err);
 }

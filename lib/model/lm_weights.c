@@ -1,12 +1,13 @@
-/* The LM's spatial matrices, built once at load time so that every pass is a
- * plain GEMM: g-mlp-pytorch's "circulant" construction and its causal mask. */
+/* g-mlp-pytorch's spatial matrices (LM and gMLPVision), built once at load
+ * time so that every pass is a plain GEMM: the "circulant" construction and
+ * the causal mask. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
 #include "model/tensors.h"
 
-#define SGU "fn.fn.fn.sgu."
+#define SGU "$sgu." /* in the gMLPBlock (gmlp_tensor_name) */
 
 static const gmlp_st_tensor *find(const gmlp_model *m, const gmlp_st_file *f, int l, const char *leaf)
 {
@@ -26,7 +27,7 @@ static void circulant(float *out, const float *w, const float *px, const float *
                     j <= i ? w[(size_t)h * n + n - 1 - (i - j)] * px[(size_t)h * n + i] * py[(size_t)h * n + j] : 0.0f;
 }
 
-gmlp_status gmlp_lm_upload_spatial(gmlp_model *m, const gmlp_st_file *f)
+gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f)
 {
     const int heads = m->cfg.heads, n = m->cfg.seq_len;
     const size_t numel = (size_t)heads * n * n, vec = (size_t)heads * n;

@@ -46,7 +46,7 @@ static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(&m->cfg); s->leaf; s++)
             if (uploaded(&m->cfg, s))
                 GMLP_TRY(upload(m, f, l, s, field(&m->blocks[l], s->field)));
-    return m->cfg.arch == GMLP_ARCH_LM ? gmlp_lm_upload_spatial(m, f) : GMLP_OK;
+    return gmlp_arch_layers(&m->cfg) ? gmlp_layers_upload_spatial(m, f) : GMLP_OK;
 }
 
 static char *dup_str(const char *s)
@@ -302,7 +302,7 @@ void gmlp_model_destroy(gmlp_model *m)
     release_fields(m, m, gmlp_model_specs(&m->cfg));
     for (int l = 0; m->blocks && l < m->cfg.depth; l++) {
         release_fields(m, &m->blocks[l], gmlp_block_specs(&m->cfg));
-        gmlp_buffer_release(m->ctx, &m->blocks[l].sgu_w); /* the LM builds it outside the specs */
+        gmlp_buffer_release(m->ctx, &m->blocks[l].sgu_w); /* g-mlp-pytorch's is built outside the specs */
     }
     free(m->blocks);
     for (size_t i = 0; i < m->n_meta; i++) {

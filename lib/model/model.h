@@ -99,10 +99,13 @@ int gmlp_cfg_choice(const char *s, const char *const *names);
 gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 /* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
 gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
+/* g-mlp-pytorch's layers (LM and gMLPVision; dim already set): depth,
+ * ffn_dim, heads, seq_len, the circulant form and attn_dim from the shapes. */
+gmlp_status gmlp_layers_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 
-/* The LM's spatial matrices (heads x N x N) from the file: circulant
+/* g-mlp-pytorch's spatial matrices (heads x N x N) from the file: circulant
  * construction and causal mask applied. */
-gmlp_status gmlp_lm_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
+gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
 
 /* A weight as a new device buffer of numel values: a matrix (matrix != 0)
  * as half when the model stores weights as GMLP_WEIGHTS_F16, anything else

@@ -40,7 +40,7 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
     json_t *hdr = json_object();
     size_t off = 0;
     int ok = hdr != NULL;
-    char name[256], img[32];
+    char name[256], img[32], patch[32];
     for (const gmlp_tensor_spec *s = gmlp_model_specs(c); ok && s->leaf; s++)
         if (gmlp_spec_present(c, s))
             ok = add_tensor(hdr, s->leaf, c, s->dims, &off);
@@ -51,8 +51,12 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
                 ok = add_tensor(hdr, name, c, s->dims, &off);
             }
     snprintf(img, sizeof img, "%d,%d", c->img_h, c->img_w);
-    json_t *meta = c->arch == GMLP_ARCH_LM
-                       ? json_pack("{s:s, s:s}", "gmlp.arch", "gmlp_lm", "gmlp.causal", c->causal ? "true" : "false")
+    snprintf(patch, sizeof patch, "%d,%d", c->patch_h, c->patch_w);
+    json_t *meta = c->arch == GMLP_ARCH_LM ? json_pack("{s:s, s:s}", "gmlp.arch", "gmlp_lm", "gmlp.causal",
+                                                      c->causal ? "true" : "false")
+                   : c->arch == GMLP_ARCH_GMLP_VISION
+                       ? json_pack("{s:s, s:s, s:s}", "gmlp.arch", "gmlp_vision", "gmlp.img_size", img,
+                                   "gmlp.patch_size", patch)
                        : json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
                                    "gmlp.img_size", img);
     ok = ok && meta && json_object_set_new(hdr, "__metadata__", meta) == 0;

@@ -50,7 +50,7 @@ static const gmlp_tensor_spec mixer_blocks[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
-/* g-mlp-pytorch gMLP(num_tokens=...): Residual(PreNorm(PreShiftTokens(gMLPBlock))). */
+/* g-mlp-pytorch gMLP(num_tokens=...). */
 static const gmlp_tensor_spec lm_model[] = {
     {"to_embed.weight", "Vd", M(embed_w), ALWAYS, 0},
     {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
@@ -60,34 +60,54 @@ static const gmlp_tensor_spec lm_model[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
-static const gmlp_tensor_spec lm_blocks[] = {
-    {"fn.norm.weight", "d", B(norm_w), ALWAYS, 0},
-    {"fn.norm.bias", "d", B(norm_b), ALWAYS, 0},
-    {"fn.fn.fn.proj_in.0.weight", "hd", B(fc1_w), ALWAYS, GEMM},
-    {"fn.fn.fn.proj_in.0.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"fn.fn.fn.attn.to_qkv.weight", "Ad", B(qkv_w), GMLP_IF_ATTN, GEMM},
-    {"fn.fn.fn.attn.to_out.weight", "ga", B(attn_out_w), GMLP_IF_ATTN, GEMM},
-    {"fn.fn.fn.attn.to_out.bias", "g", B(attn_out_b), GMLP_IF_ATTN, 0},
-    {"fn.fn.fn.sgu.norm.weight", "g", B(sgu_norm_w), ALWAYS, 0},
-    {"fn.fn.fn.sgu.norm.bias", "g", B(sgu_norm_b), ALWAYS, 0},
-    {"fn.fn.fn.sgu.weight", "HNN", GMLP_NO_FIELD, GMLP_IF_DENSE, GEMM},
-    {"fn.fn.fn.sgu.weight", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, GEMM},
-    {"fn.fn.fn.sgu.circulant_pos_x", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
-    {"fn.fn.fn.sgu.circulant_pos_y", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
-    {"fn.fn.fn.sgu.bias", "HN", B(sgu_b), ALWAYS, 0},
-    {"fn.fn.fn.proj_out.weight", "dg", B(fc2_w), ALWAYS, GEMM},
-    {"fn.fn.fn.proj_out.bias", "d", B(fc2_b), ALWAYS, 0},
+/* g-mlp-pytorch gMLPVision: the patch embedding (Rearrange to (c p1 p2), then
+ * Linear: the timm stem's weight flattened) and LayerNorm, mean, Linear. */
+static const gmlp_tensor_spec vision_model[] = {
+    {"to_patch_embed.1.weight", "dP", M(stem_w), ALWAYS, GEMM},
+    {"to_patch_embed.1.bias", "d", M(stem_b), ALWAYS, 0},
+    {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
+    {"to_logits.0.bias", "d", M(norm_b), ALWAYS, 0},
+    {"to_logits.2.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
+    {"to_logits.2.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
+/* g-mlp-pytorch's layers, '$' standing for the gMLPBlock's path: the LM's
+ * Residual(PreNorm(PreShiftTokens(gMLPBlock))), gMLPVision's
+ * Residual(PreNorm(gMLPBlock)). */
+static const gmlp_tensor_spec layer_blocks[] = {
+    {"fn.norm.weight", "d", B(norm_w), ALWAYS, 0},
+    {"fn.norm.bias", "d", B(norm_b), ALWAYS, 0},
+    {"$proj_in.0.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"$proj_in.0.bias", "h", B(fc1_b), ALWAYS, 0},
+    {"$attn.to_qkv.weight", "Ad", B(qkv_w), GMLP_IF_ATTN, GEMM},
+    {"$attn.to_out.weight", "ga", B(attn_out_w), GMLP_IF_ATTN, GEMM},
+    {"$attn.to_out.bias", "g", B(attn_out_b), GMLP_IF_ATTN, 0},
+    {"$sgu.norm.weight", "g", B(sgu_norm_w), ALWAYS, 0},
+    {"$sgu.norm.bias", "g", B(sgu_norm_b), ALWAYS, 0},
+    {"$sgu.weight", "HNN", GMLP_NO_FIELD, GMLP_IF_DENSE, GEMM},
+    {"$sgu.weight", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, GEMM},
+    {"$sgu.circulant_pos_x", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
+    {"$sgu.circulant_pos_y", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
+    {"$sgu.bias", "HN", B(sgu_b), ALWAYS, 0},
+    {"$proj_out.weight", "dg", B(fc2_w), ALWAYS, GEMM},
+    {"$proj_out.bias", "d", B(fc2_b), ALWAYS, 0},
+    {NULL, NULL, 0, ALWAYS, 0},
+};
+
+int gmlp_arch_layers(const gmlp_config *cfg)
+{
+    return cfg->arch == GMLP_ARCH_LM || cfg->arch == GMLP_ARCH_GMLP_VISION;
+}
+
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_LM ? lm_model : timm_model;
+    return cfg->arch == GMLP_ARCH_LM ? lm_model : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model : timm_model;
 }
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_LM ? lm_blocks : cfg->arch == GMLP_ARCH_MIXER ? mixer_blocks : gmlp_blocks;
+    return gmlp_arch_layers(cfg) ? layer_blocks : cfg->arch == GMLP_ARCH_MIXER ? mixer_blocks : gmlp_blocks;
 }
 
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
@@ -104,10 +124,13 @@ int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
 
 void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, const char *leaf)
 {
+    const char *block = cfg->arch == GMLP_ARCH_LM ? "fn.fn.fn." : "fn.fn.";
+    int dollar = leaf[0] == '$';
     if (l < 0)
         snprintf(buf, size, "%s", leaf);
     else
-        snprintf(buf, size, "%s.%d.%s", cfg->arch == GMLP_ARCH_LM ? "layers" : "blocks", l, leaf);
+        snprintf(buf, size, "%s.%d.%s%s", gmlp_arch_layers(cfg) ? "layers" : "blocks", l, dollar ? block : "",
+                 leaf + dollar);
 }
 
 long long gmlp_spec_dim(const gmlp_config *cfg, char s)
@@ -121,6 +144,7 @@ long long gmlp_spec_dim(const gmlp_config *cfg, char s)
     case 'C': return cfg->in_chans;
     case 'p': return cfg->patch_h;
     case 'q': return cfg->patch_w;
+    case 'P': return (long long)cfg->in_chans * cfg->patch_h * cfg->patch_w;
     case 'k': return cfg->num_classes;
     case 'V': return cfg->vocab_size;
     case 'H': return cfg->heads;

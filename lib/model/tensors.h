@@ -27,6 +27,10 @@ typedef struct gmlp_tensor_spec {
     int gemm;         /* a GEMM operand (stored as half on request), not a bias, norm or gathered table */
 } gmlp_tensor_spec;
 
+/* Whether cfg's model is laid out as g-mlp-pytorch's layers.N (the LM and
+ * gMLPVision) rather than timm's blocks.N. */
+int gmlp_arch_layers(const gmlp_config *cfg);
+
 /* Specs for the model-level and per-block tensors of cfg->arch, terminated by
  * leaf == NULL. */
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg);
@@ -35,11 +39,12 @@ const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg);
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec);
 
 /* Name of tensor `leaf` of block l (or of the model when l < 0):
- * "blocks.{l}." (timm) or "layers.{l}." (g-mlp-pytorch) in front. */
+ * "blocks.{l}." (timm) or "layers.{l}." (g-mlp-pytorch) in front, a leading
+ * '$' of a layer's leaf replaced by its gMLPBlock's path. */
 void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, const char *leaf);
 
 /* Size of dimension symbol s: d dim, h ffn, g ffn/2, N tokens, t token-MLP
- * width, C channels, p/q patch height/width, k classes, V vocabulary, H
+ * width, C channels, p/q patch height/width, P C x p x q, k classes, V vocabulary, H
  * heads, a attention width, A 3 x attention width. */
 long long gmlp_spec_dim(const gmlp_config *cfg, char s);
 

@@ -75,6 +75,7 @@ int main(void)
     ENUM("arch", "gmlp", GMLP_ARCH_GMLP);
     ENUM("arch", "mixer", GMLP_ARCH_MIXER);
     ENUM("arch", "lm", GMLP_ARCH_LM);
+    ENUM("arch", "gmlp_vision", GMLP_ARCH_GMLP_VISION);
     ENUM("interpolation", "bicubic", GMLP_INTERP_BICUBIC);
     ENUM("interpolation", "bilinear", GMLP_INTERP_BILINEAR);
     ENUM("interpolation", "nearest", GMLP_INTERP_NEAREST);

@@ -65,6 +65,16 @@ def test_config_dict() -> None:
     assert c["weights"] == "f32" and c["weight_bytes"] == 4 * c["num_params"] > 0
 
 
+@needs_device
+def test_config_dict_gmlp_vision() -> None:
+    """g-mlp-pytorch's gMLPVision: heads, tiny attention and the non-square patch its metadata gives."""
+    with gmlp.load(E2E / "gmlpvision_heads_attn_f16.safetensors") as m:
+        c = m.config
+    assert (c["arch"], c["heads"], c["attn_dim"], c["in_chans"]) == ("gmlp_vision", 2, 8, 1)
+    assert (c["patch_h"], c["patch_w"], c["img_h"], c["img_w"], c["seq_len"]) == (4, 7, 20, 28, 20)
+    assert c["norm_eps"] == c["sgu_eps"] == np.float32(1e-5) and c["gate_act"] == "identity" and not c["causal"]
+
+
 def _cases() -> list[list[str]]:
     lines = (DATA / "preprocess" / "cases.txt").read_text().splitlines()
     return [line.split() for line in lines if len(line.split()) == 9]
