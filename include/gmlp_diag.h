@@ -40,7 +40,8 @@ GMLP_API void gmlp_diag_profile_reset(gmlp_context *ctx);
 
 /* A safetensors file, in memory, holding random weights (uniform in +-0.05)
  * for cfg's architecture and sizes (arch, in_chans, img_h/w, patch_h/w, dim,
- * depth, ffn_dim, token_dim, num_classes; LMs: vocab_size, seq_len, causal),
+ * depth, ffn_dim, token_dim, num_classes; LMs: vocab_size, seq_len, causal;
+ * LMs and gMLPVision: heads, attn_dim),
  * with the gmlp.* metadata that makes it load as cfg.  *data is malloc'd:
  * free() it. */
 GMLP_API gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void **data, size_t *size);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gmlp_diag.h"
 
 static const char *data_dir;
 
@@ -236,10 +237,12 @@ static void test_cache_and_failures(void)
 
 /* A device-memory budget that leaves room for about two images of
  * activations forces batches through in chunks: same logits as one pass. */
-static void test_chunking(gmlp_context *ctx)
+/* name: a timm gMLP, and a gMLPVision whose tiny attention needs the keys of
+ * every image in the chunk. */
+static void test_chunking(gmlp_context *ctx, const char *name)
 {
     gmlp_model *m;
-    CHECK(gmlp_model_load(ctx, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_model_load(ctx, model_path(name), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
     const size_t batch = 7, per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes;
@@ -256,13 +259,13 @@ static void test_chunking(gmlp_context *ctx)
     setenv("GMLP_DEVICE_MEMORY_LIMIT", limit, 1);
     gmlp_context *small;
     CHECK(gmlp_context_create(NULL, &small) == GMLP_OK, "context: %s", gmlp_last_error(NULL));
-    CHECK(gmlp_model_load(small, model_path("gmlp_rgb"), &m) == GMLP_OK, "load under limit: %s",
+    CHECK(gmlp_model_load(small, model_path(name), &m) == GMLP_OK, "load under limit: %s",
           gmlp_last_error(small));
     CHECK(gmlp_classify(m, img, batch, chunked) == GMLP_OK, "chunked: %s", gmlp_last_error(small));
     double maxd = 0;
     for (size_t i = 0; i < batch * nc; i++)
         maxd = fmax(maxd, fabs(whole[i] - chunked[i]));
-    CHECK(maxd < 1e-5, "chunked logits differ by %g", maxd);
+    CHECK(maxd < 1e-5, "%s: chunked logits differ by %g", name, maxd);
     gmlp_model_free(m);
     gmlp_context_destroy(small);
 
@@ -271,7 +274,7 @@ static void test_chunking(gmlp_context *ctx)
     snprintf(limit, sizeof limit, "%zu", cfg.num_params * 4 + 1000);
     setenv("GMLP_DEVICE_MEMORY_LIMIT", limit, 1);
     CHECK(gmlp_context_create(NULL, &small) == GMLP_OK, "context: %s", gmlp_last_error(NULL));
-    CHECK(gmlp_model_load(small, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(small));
+    CHECK(gmlp_model_load(small, model_path(name), &m) == GMLP_OK, "load: %s", gmlp_last_error(small));
     gmlp_status st = gmlp_classify(m, img, 1, chunked);
     CHECK(st == GMLP_ERR_DEVICE_MEMORY, "workspace over the limit: %s", gmlp_status_string(st));
     gmlp_model_free(m);
@@ -281,6 +284,55 @@ static void test_chunking(gmlp_context *ctx)
     gmlp_context_destroy(small);
     unsetenv("GMLP_DEVICE_MEMORY_LIMIT");
     free(img), free(whole), free(chunked);
+}
+
+/* gmlp_diag_random_model for each architecture: the file loads as the
+ * configuration it was made from and runs. */
+static void test_random_models(gmlp_context *ctx)
+{
+    const gmlp_config cfgs[] = {
+        {.arch = GMLP_ARCH_GMLP, .in_chans = 3, .img_h = 12, .img_w = 16, .patch_h = 4, .patch_w = 4, .dim = 8,
+         .depth = 2, .ffn_dim = 16, .num_classes = 3},
+        {.arch = GMLP_ARCH_MIXER, .in_chans = 1, .img_h = 8, .img_w = 8, .patch_h = 2, .patch_w = 2, .dim = 8,
+         .depth = 1, .ffn_dim = 16, .token_dim = 4, .num_classes = 2},
+        {.arch = GMLP_ARCH_GMLP_VISION, .in_chans = 2, .img_h = 12, .img_w = 20, .patch_h = 3, .patch_w = 5,
+         .dim = 8, .depth = 2, .ffn_dim = 16, .heads = 2, .attn_dim = 4, .num_classes = 5},
+        {.arch = GMLP_ARCH_LM, .vocab_size = 11, .seq_len = 6, .dim = 8, .depth = 1, .ffn_dim = 16, .heads = 2,
+         .causal = 1},
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+        const gmlp_config *want = &cfgs[i];
+        void *data = NULL;
+        size_t size = 0;
+        gmlp_model *m = NULL;
+        CHECK(gmlp_diag_random_model(want, 3, &data, &size) == GMLP_OK, "random arch %d: %s", want->arch,
+              gmlp_last_error(NULL));
+        CHECK(gmlp_model_load_memory(ctx, data, size, &m) == GMLP_OK, "random arch %d loads: %s", want->arch,
+              gmlp_last_error(ctx));
+        gmlp_config c;
+        if (m && gmlp_model_config(m, &c) == GMLP_OK) {
+            int lm = want->arch == GMLP_ARCH_LM;
+            CHECK(c.arch == want->arch && c.dim == want->dim && c.depth == want->depth && c.ffn_dim == want->ffn_dim &&
+                      c.attn_dim == want->attn_dim && c.heads == (want->heads ? want->heads : 1) &&
+                      c.in_chans == want->in_chans && c.img_h == want->img_h && c.img_w == want->img_w &&
+                      c.patch_h == want->patch_h && c.patch_w == want->patch_w && c.num_classes == want->num_classes,
+                  "random arch %d: the config read back differs", want->arch);
+            size_t n = lm ? (size_t)c.seq_len * c.vocab_size : (size_t)c.num_classes;
+            float *out = malloc(n * sizeof *out);
+            if (lm) {
+                int32_t tok[6] = {1, 2, 3, 4, 5, 6};
+                CHECK(gmlp_lm_logits(m, tok, 1, 6, out) == GMLP_OK, "random LM runs: %s", gmlp_last_error(ctx));
+            } else {
+                float *img = calloc((size_t)c.in_chans * c.img_h * c.img_w, sizeof *img);
+                CHECK(gmlp_classify(m, img, 1, out) == GMLP_OK, "random arch %d runs: %s", c.arch,
+                      gmlp_last_error(ctx));
+                free(img);
+            }
+            free(out);
+        }
+        gmlp_model_free(m);
+        free(data);
+    }
 }
 
 /* A copy of the file in memory with one value of tensor `name` (F32) set to v. */
@@ -396,7 +448,9 @@ int main(int argc, char **argv)
     test_device_selection();
     test_device_report();
     test_model_args(ctx);
-    test_chunking(ctx);
+    test_chunking(ctx, "gmlp_rgb");
+    test_chunking(ctx, "gmlpvision_heads_attn_f16");
+    test_random_models(ctx);
     test_f16_weights(ctx);
     gmlp_context_destroy(ctx);
     ctx = check_context(); /* no kernel built yet */
