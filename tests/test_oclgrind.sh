@@ -4,10 +4,11 @@
 # on one awkward shape per transpose case (test_gemm --oclgrind), then,
 # where the apps are built, one whole forward of the bundled image model on
 # one image and the bundled language model on a prompt and four decoding
-# steps (every element-wise kernel, the GEMMs as the model calls them).
+# steps (every element-wise kernel, the GEMMs as the model calls them), and
+# a gMLPVision with heads and a tiny attention on the same image.
 # Fails on any report in Oclgrind's log (race, out-of-bounds access, API
 # error).  Exits 77 (skip) without oclgrind.
-#   test_oclgrind.sh TEST_GEMM [GMLP_CLASSIFY IMAGE_MODEL IMAGE GMLP_GENERATE LM]
+#   test_oclgrind.sh TEST_GEMM [GMLP_CLASSIFY IMAGE_MODEL IMAGE GMLP_GENERATE LM VISION_MODEL]
 set -u
 command -v oclgrind >/dev/null || { echo "SKIP: oclgrind is not installed"; exit 77; }
 tmp=$(mktemp -d)
@@ -34,4 +35,5 @@ if [ $# -ge 6 ]; then
     simulated "$2" -m "$3" "$4"
     simulated "$5" -m "$6" -n 4 -s 1 "The "
 fi
+[ $# -lt 7 ] || simulated "$2" -m "$7" "$4"
 exit $fail
