@@ -21,7 +21,6 @@ Run with a Python that has torch + g-mlp-pytorch + einops + safetensors + numpy:
 
     /usr/bin/python3 tools/make_gmlp_vision_fixtures.py [--out tests/data/e2e]
 """
-import argparse
 import copy
 import os
 import sys
@@ -32,7 +31,7 @@ from safetensors.torch import load_file, save_file
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_vision import export_vision  # noqa: E402
-from make_lm_fixtures import STORAGE, _ln, doc_layers, randomise  # noqa: E402
+from make_lm_fixtures import STORAGE, _ln, doc_layers, fixture_main, randomise  # noqa: E402
 from stfile import sort_metadata  # noqa: E402
 
 from g_mlp_pytorch import gMLPVision  # noqa: E402
@@ -158,18 +157,5 @@ def make(c, outdir, rng):
           f"max|logit|={scale:6.3f}  zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}", flush=True)
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "e2e"))
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(1)
-    torch.set_grad_enabled(False)
-    for i, c in enumerate(CASES):
-        make(c, args.out, np.random.default_rng([SEED, i]))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fixture_main(__doc__, "e2e", CASES, make, SEED))

@@ -308,16 +308,19 @@ def make(c, outdir, rng):
           f"zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}", flush=True)
 
 
-def main():
+def fixture_main(doc, subdir, cases, make_case, seed):
+    """The g-mlp-pytorch fixture scripts' command line: --out (default
+    tests/data/SUBDIR), make_case(case, out, rng) with a PCG64 stream of its
+    own per case, and the folder kept under 1 MiB."""
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "lm"))
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", subdir))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
     torch.set_grad_enabled(False)
-    for i, c in enumerate(CASES):
-        make(c, args.out, np.random.default_rng([SEED, i]))
+    for i, c in enumerate(cases):
+        make_case(c, args.out, np.random.default_rng([seed, i]))
     total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
     print(f"total {total} bytes in {os.path.normpath(args.out)}")
     assert total < 1 << 20
@@ -325,4 +328,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fixture_main(__doc__, "lm", CASES, make, SEED))

@@ -63,6 +63,21 @@ static int parse_floats(const char *s, float *out, int max)
     }
 }
 
+/* "S" or "H,W" with positive integers into hw; 0 if malformed or too large. */
+static int parse_size(const char *s, int hw[2])
+{
+    float v[2];
+    int n = parse_floats(s, v, 2);
+    for (int k = 0; k < n; k++)
+        if (!(v[k] >= 1 && v[k] <= MAX_DIM && v[k] == floorf(v[k])))
+            n = -1;
+    if (n < 1)
+        return 0;
+    hw[0] = (int)v[0];
+    hw[1] = (int)v[n - 1];
+    return 1;
+}
+
 const char *const gmlp_preproc_keys[GMLP_PK_COUNT] = {
     [GMLP_PK_IMG_SIZE] = "img_size",   [GMLP_PK_MEAN] = "mean",
     [GMLP_PK_STD] = "std",             [GMLP_PK_CROP_PCT] = "crop_pct",
@@ -76,26 +91,21 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
                                  gmlp_status st, gmlp_error *err)
 {
     float v[3];
-    int n, k;
+    int n, k, hw[2];
     switch (key) {
     case GMLP_PK_IMG_SIZE:
-        n = parse_floats(value, v, 2);
-        for (k = 0; k < n; k++)
-            if (!(v[k] >= 1 && v[k] <= MAX_DIM && v[k] == floorf(v[k])))
-                n = -1;
-        if (n < 1)
+        if (!parse_size(value, hw))
             return gmlp_fail(err, st, "%s '%s' is not \"S\" or \"H,W\" with positive integers", what, value);
-        if ((int)v[0] % cfg->patch_h || (int)v[n - 1] % cfg->patch_w)
-            return gmlp_fail(err, st, "%s %dx%d is not a multiple of the %dx%d patch", what, (int)v[0],
-                             (int)v[n - 1], cfg->patch_h, cfg->patch_w);
-        long long ntok = (long long)((int)v[0] / cfg->patch_h) * ((int)v[n - 1] / cfg->patch_w);
+        if (hw[0] % cfg->patch_h || hw[1] % cfg->patch_w)
+            return gmlp_fail(err, st, "%s %dx%d is not a multiple of the %dx%d patch", what, hw[0], hw[1],
+                             cfg->patch_h, cfg->patch_w);
+        long long ntok = (long long)(hw[0] / cfg->patch_h) * (hw[1] / cfg->patch_w);
         if (ntok != cfg->seq_len)
             return gmlp_fail(err, st,
                              "%s: image %dx%d with %dx%d patches gives %lld tokens, but the spatial weights are for "
-                             "%d tokens", what, (int)v[0], (int)v[n - 1], cfg->patch_h, cfg->patch_w, ntok,
-                             cfg->seq_len);
-        cfg->img_h = (int)v[0];
-        cfg->img_w = (int)v[n - 1];
+                             "%d tokens", what, hw[0], hw[1], cfg->patch_h, cfg->patch_w, ntok, cfg->seq_len);
+        cfg->img_h = hw[0];
+        cfg->img_w = hw[1];
         return GMLP_OK;
     case GMLP_PK_MEAN:
     case GMLP_PK_STD:
@@ -356,21 +366,17 @@ static gmlp_status infer_vision_sizes(const gmlp_st_file *f, gmlp_config *cfg, g
     cfg->dim = (int)t->shape[0];
     const long long k = t->shape[1];
     const char *s = gmlp_st_meta(f, "gmlp.patch_size");
+    int hw[2];
     if (s) {
-        float v[2];
-        int n = parse_floats(s, v, 2);
-        for (int i = 0; i < n; i++)
-            if (!(v[i] >= 1 && v[i] <= MAX_DIM && v[i] == floorf(v[i])))
-                n = -1;
-        if (n < 1)
+        if (!parse_size(s, hw))
             return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.patch_size '%s' is not \"S\" or \"H,W\" with "
                              "positive integers", s);
-        long long area = (long long)v[0] * (long long)v[n - 1];
+        long long area = (long long)hw[0] * hw[1];
         if (k % area || k / area > 3)
             return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.patch_size %dx%d: tensor '%s' has %lld inputs, "
-                             "not 1-3 channels of that patch", (int)v[0], (int)v[n - 1], t->name, k);
-        cfg->patch_h = (int)v[0];
-        cfg->patch_w = (int)v[n - 1];
+                             "not 1-3 channels of that patch", hw[0], hw[1], t->name, k);
+        cfg->patch_h = hw[0];
+        cfg->patch_w = hw[1];
         cfg->in_chans = (int)(k / area);
     } else {
         for (int c = 1; c <= 3 && !cfg->in_chans; c++) {
