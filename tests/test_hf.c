@@ -263,6 +263,33 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
     if (mf)
         fclose(mf);
     CHECK(n >= 30, "only %d broken configs", n);
+
+    /* a g-mlp-pytorch gMLPVision in a folder: config.json's preprocessing and
+     * labels apply, and a timm name for it is a contradiction */
+    snprintf(path, sizeof path, "%s/../e2e/gmlpvision_rgb.safetensors", dir);
+    CHECK(copy_file(path, weights), "cannot copy %s", path);
+    for (int timm_name = 0; timm_name < 2; timm_name++) {
+        f = fopen(config, "wb");
+        CHECK(f && fprintf(f, "{\"architecture\": \"%s\", \"num_classes\": 6, \"label_names\": [\"a\", \"b\", "
+                              "\"c\", \"d\", \"e\", \"f\"], \"pretrained_cfg\": {\"mean\": [0.1, 0.2, 0.3], "
+                              "\"interpolation\": \"bilinear\"}}", timm_name ? "gmlp_s16_224" : "gmlp_vision") > 0,
+              "cannot write %s", config);
+        if (f)
+            fclose(f);
+        if (timm_name) {
+            expect_refusal(ctx, "gMLPVision, timm name", tmp, GMLP_ERR_FORMAT,
+                           "'gmlp_s16_224' is a timm gMLP, but the weights are a g-mlp-pytorch gMLPVision");
+            continue;
+        }
+        gmlp_model *m = NULL;
+        gmlp_config cfg;
+        CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "gMLPVision folder: %s", gmlp_last_error(ctx));
+        if (m && gmlp_model_config(m, &cfg) == GMLP_OK)
+            CHECK(cfg.arch == GMLP_ARCH_GMLP_VISION && cfg.mean[2] == 0.3f && cfg.interpolation == GMLP_INTERP_BILINEAR &&
+                      !strcmp(gmlp_model_label(m, 5), "f"),
+                  "gMLPVision folder: config.json's values not applied");
+        gmlp_model_free(m);
+    }
     unlink(config);
     unlink(weights);
     rmdir(tmp);

@@ -451,9 +451,12 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
                              z->classes ? (cfg->num_classes ? (vision ? "to_logits.2.weight" : "head.weight") : "no head")
                                         : (vision ? "to_patch_embed.1.weight" : "stem.proj.weight"));
     }
-    /* timm's registry names say the family; other names are left to the tensors */
+    /* timm's registry names say the family, as do gmlp.arch's own names
+     * ("gmlp_vision" is no timm gMLP); other names are left to the tensors */
     const char *a = hf->architecture;
-    int named = !a ? -1 : !strncmp(a, "gmlp_", 5) ? GMLP_ARCH_GMLP : !strncmp(a, "mixer_", 6) ? GMLP_ARCH_MIXER : -1;
+    int named = !a ? -1 : gmlp_cfg_choice(a, arch_names);
+    if (a && named < 0)
+        named = !strncmp(a, "gmlp_", 5) ? GMLP_ARCH_GMLP : !strncmp(a, "mixer_", 6) ? GMLP_ARCH_MIXER : -1;
     if (named >= 0 && named != cfg->arch)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json architecture '%s' is a %s, but the weights are a %s", a,
                          arch_descs[named], arch_descs[cfg->arch]);
