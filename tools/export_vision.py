@@ -264,8 +264,8 @@ def gmlp_vision_model(sd, meta):
               dim=dim, depth=depth, heads=heads, ff_mult=ff // dim, channels=chans, attn_dim=attn_dim)
     model = gMLPVision(**kw)
     try:
-        missing, _ = model.load_state_dict(sd, strict=not headless)
-        if headless and (sorted(missing) != ["to_logits.2.bias", "to_logits.2.weight"]):
+        missing, unexpected = model.load_state_dict(sd, strict=not headless)
+        if headless and (sorted(missing) != ["to_logits.2.bias", "to_logits.2.weight"] or unexpected):
             model.load_state_dict(sd, strict=True)  # raises, naming what is wrong
     except RuntimeError as e:
         raise ExportError(f"the tensors are not a g-mlp-pytorch gMLPVision({', '.join(f'{k}={v}' for k, v in kw.items())}) "
