@@ -77,9 +77,10 @@ static double flops_per_image(const gmlp_config *c)
 {
     double n = c->seq_len, d = c->dim, h = c->ffn_dim, k = (double)c->in_chans * c->patch_h * c->patch_w;
     double a = c->attn_dim; /* gMLPVision's tiny attention: qkv, q k^T, A v, out */
-    double block = c->arch == GMLP_ARCH_MIXER ? 2 * c->token_dim * n * d + 2 * n * d * h
-                                              : n * d * h + (h / 2) * n * n + n * (h / 2) * d +
-                                                    a * (3 * n * d + 2 * n * n + n * (h / 2));
+    double t = c->token_dim, glu = c->arch == GMLP_ARCH_GMIXER ? 0.5 : 1.0; /* GluMlp's fc2: half the width */
+    double block = c->arch == GMLP_ARCH_MIXER || c->arch == GMLP_ARCH_GMIXER
+                       ? (1 + glu) * (t * n * d + n * d * h)
+                       : n * d * h + (h / 2) * n * n + n * (h / 2) * d + a * (3 * n * d + 2 * n * n + n * (h / 2));
     return 2 * (n * k * d + c->depth * block + d * c->num_classes);
 }
 

@@ -9,6 +9,7 @@
 #define GMLP_ACT_TANH 1
 #define GMLP_ACT_SIGMOID 2
 #define GMLP_ACT_GELU 3 /* exact (erf), as nn.GELU() */
+#define GMLP_ACT_SILU 4 /* x sigmoid(x), as nn.SiLU(): timm's gmixer GluMlp */
 
 /* Where a GEMM epilogue's bias runs along. */
 #define GMLP_BIAS_NONE 0

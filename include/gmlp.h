@@ -92,15 +92,18 @@ enum {
     GMLP_ARCH_MIXER = 1, /* timm MlpMixer with MixerBlock */
     GMLP_ARCH_LM = 2,    /* g-mlp-pytorch gMLP language model */
     GMLP_ARCH_GMLP_VISION = 3, /* g-mlp-pytorch gMLPVision: an image model with heads and tiny attention */
+    GMLP_ARCH_GMIXER = 4,      /* timm MlpMixer with MixerBlock and GluMlp (gmixer_*): gated, SiLU */
 };
 
-/* Activation on the SGU gate before the multiply (gmlp_config.gate_act;
- * g-mlp-pytorch's `act`, metadata gmlp.act). */
+/* Activation on the gate before the multiply (gmlp_config.gate_act):
+ * g-mlp-pytorch's `act` (metadata gmlp.act) on the SGU gate; timm gmixer's
+ * GluMlp activation (SiLU). */
 enum {
     GMLP_GATE_IDENTITY = 0,
     GMLP_GATE_TANH = 1,
     GMLP_GATE_SIGMOID = 2,
     GMLP_GATE_GELU = 3, /* exact (erf) */
+    GMLP_GATE_SILU = 4, /* x sigmoid(x) */
 };
 
 /* Resampling filters (gmlp_config.interpolation). */
@@ -131,7 +134,7 @@ typedef struct gmlp_config {
     float mean[3], std[3];                   /* first in_chans entries used */
     float crop_pct;
     int patch_h, patch_w;   /* patch (= stem kernel = stride) size */
-    int token_dim;          /* Mixer token-MLP width; gMLP: 0 */
+    int token_dim;          /* Mixer token-MLP width (gmixer: fc1's, twice fc2's); gMLP: 0 */
     int interpolation;      /* GMLP_INTERP_* */
     float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
     float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */

@@ -295,6 +295,8 @@ static void test_random_models(gmlp_context *ctx)
          .depth = 2, .ffn_dim = 16, .num_classes = 3},
         {.arch = GMLP_ARCH_MIXER, .in_chans = 1, .img_h = 8, .img_w = 8, .patch_h = 2, .patch_w = 2, .dim = 8,
          .depth = 1, .ffn_dim = 16, .token_dim = 4, .num_classes = 2},
+        {.arch = GMLP_ARCH_GMIXER, .in_chans = 3, .img_h = 8, .img_w = 12, .patch_h = 4, .patch_w = 4, .dim = 8,
+         .depth = 2, .ffn_dim = 16, .token_dim = 6, .num_classes = 4},
         {.arch = GMLP_ARCH_GMLP_VISION, .in_chans = 2, .img_h = 12, .img_w = 20, .patch_h = 3, .patch_w = 5,
          .dim = 8, .depth = 2, .ffn_dim = 16, .heads = 2, .attn_dim = 4, .num_classes = 5},
         {.arch = GMLP_ARCH_LM, .vocab_size = 11, .seq_len = 6, .dim = 8, .depth = 1, .ffn_dim = 16, .heads = 2,
@@ -315,7 +317,9 @@ static void test_random_models(gmlp_context *ctx)
             CHECK(c.arch == want->arch && c.dim == want->dim && c.depth == want->depth && c.ffn_dim == want->ffn_dim &&
                       c.attn_dim == want->attn_dim && c.heads == (want->heads ? want->heads : 1) &&
                       c.in_chans == want->in_chans && c.img_h == want->img_h && c.img_w == want->img_w &&
-                      c.patch_h == want->patch_h && c.patch_w == want->patch_w && c.num_classes == want->num_classes,
+                      c.patch_h == want->patch_h && c.patch_w == want->patch_w && c.num_classes == want->num_classes &&
+                      c.token_dim == want->token_dim &&
+                      c.gate_act == (want->arch == GMLP_ARCH_GMIXER ? GMLP_GATE_SILU : GMLP_GATE_IDENTITY),
                   "random arch %d: the config read back differs", want->arch);
             size_t n = lm ? (size_t)c.seq_len * c.vocab_size : (size_t)c.num_classes;
             float *out = malloc(n * sizeof *out);

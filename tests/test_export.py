@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tools/export_vision.py on checkpoints laid out as timm's train.py saves them,
-made here from small random timm models: args as a Namespace and as a dict,
+made here from small random timm models (gMLP, Mixer, gmixer): args as a Namespace and as a dict,
 with and without DDP's ``module.`` prefix and EMA weights, names from args.model,
 --arch NAME.TAG and none, and the refusals; and g-mlp-pytorch gMLPVision
 state_dicts (square and non-square patches).  Every exported file must hold the
@@ -66,6 +66,8 @@ GREY = dict(in_chans=1, img_size=28, patch_size=7, embed_dim=12, mlp_ratio=4, nu
             num_classes=10, arch="gmlp")
 WIDE = dict(in_chans=3, img_size=(24, 40), patch_size=8, embed_dim=8, mlp_ratio=4, num_blocks=1,
             num_classes=3, arch="gmlp")
+GMIXER = dict(in_chans=3, img_size=224, patch_size=16, embed_dim=8, mlp_ratio=(1.0, 4.0), num_blocks=2,
+              num_classes=6, arch="gmixer")
 
 # what train.py's parser leaves in args when only --model and --num-classes are given
 TRAIN_ARGS = dict(model="gmlp_s16_224", pretrained=False, num_classes=10, in_chans=None, img_size=None,
@@ -282,10 +284,20 @@ def run(tmp, app, tests_dir):
     refused("a file that is no checkpoint", rc, log, "not a PyTorch checkpoint")
     check(not os.path.exists(f("x.safetensors")), "nothing written by a refused export")
 
+    gmix = tiny(GMIXER, 8)
+    torch.save(gmix.state_dict(), f("gmixer.pth"))
+    rc, log = export(f("gmixer.pth"), f("gmixer.safetensors"), "--arch", "gmixer_24_224")
+    gmix_meta = cfg_meta("gmixer_24_224", "gmixer")
+    exported("bare gmixer state_dict (GluMlp), --arch gmixer_24_224", rc, log, f("gmixer.safetensors"), gmix,
+             gmix_meta)
+    rc, log = export(f("gmixer.pth"), f("x.safetensors"), "--arch", "mixer_b16_224")
+    refused("a Mixer name for gmixer tensors", rc, log, "mixer_b16_224 is not a timm gMixer")
+
     vis, vis_wide = gmlp_vision(f)
 
     if app:
         images = os.path.join(tests_dir, "data", "preprocess")
+        classify(app, f("gmixer.safetensors"), gmix, os.path.join(images, "rgb_large.png"), gmix_meta)
         classify(app, f("vis.safetensors"), vis, os.path.join(images, "rgb_large.png"),
                  dict(VIS_META, **{"gmlp.mean": "0.5", "gmlp.std": "0.5", "gmlp.crop_pct": "0.875",
                                    "gmlp.interpolation": "bicubic"}), c=3)

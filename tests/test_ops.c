@@ -289,6 +289,7 @@ static const op_case cases[] = {
     CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_TANH, .res = 1),
     CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_SIGMOID),
     CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_GELU, .res = 1),
+    CASE(sgu, .batch = 2, .n = 11, .cols = 30, .heads = 2, .act = GMLP_ACT_SILU, .res = 1),
     CASE(sgu, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .res = 1, .act = GMLP_ACT_TANH), /* decoding */
     CASE(sgu, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
     CASE(sgu, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */

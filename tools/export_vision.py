@@ -13,7 +13,8 @@ optimizer...), a dict with ``model`` / ``model_ema``, or a bare state_dict
 dtype and values).  ``--ema`` takes the EMA weights (``state_dict_ema`` or
 ``model_ema``) instead.
 
-The architecture (``gmlp`` or ``mixer``) and every size come from the tensors;
+The architecture (``gmlp``, ``mixer`` or ``gmixer``: a Mixer with GluMlp) and every
+size come from the tensors;
 the timm model name only chooses the preprocessing.  The name is ``--arch``, else
 the checkpoint's ``args.model``; with ``NAME.TAG`` that tag's pretrained_cfg is
 taken from timm's registry (no download), without a tag the name's default one.
@@ -131,7 +132,9 @@ def tensor_arch(sd):
     if "stem.proj.weight" in sd and "blocks.0.mlp_channels.gate.proj.weight" in sd:
         return "gmlp"
     if "stem.proj.weight" in sd and "blocks.0.mlp_tokens.fc1.weight" in sd:
-        return "mixer"
+        fc1, fc2 = sd["blocks.0.mlp_tokens.fc1.weight"], sd.get("blocks.0.mlp_tokens.fc2.weight")
+        glu = fc2 is not None and fc1.dim() == fc2.dim() == 2 and fc2.shape[1] * 2 == fc1.shape[0]
+        return "gmixer" if glu else "mixer"  # gmixer_*: GluMlp's fc2 takes half of fc1's outputs
     if "to_embed.weight" in sd:
         raise ExportError("this is a g-mlp-pytorch language model: export it with tools/export_lm.py")
     if "to_patch_embed.1.weight" in sd:
@@ -143,8 +146,11 @@ def tensor_arch(sd):
 
 
 def name_arch(name):
-    """'gmlp' or 'mixer' for a registered timm gMLP / Mixer name, else None."""
-    return "gmlp" if name.startswith("gmlp_") else "mixer" if name.startswith("mixer_") else None
+    """'gmlp', 'mixer' or 'gmixer' for a registered timm gMLP / Mixer name, else None."""
+    for arch in ("gmlp", "mixer", "gmixer"):
+        if name.startswith(arch + "_"):
+            return arch
+    return None
 
 
 def resolve_name(spec, from_args):
@@ -280,7 +286,7 @@ def timm_model(sd, arch, img_size):
     """A timm MlpMixer with the sizes the tensors have, ``sd`` loaded into it
     strictly: the check that the file is a timm gMLP / Mixer gmlp-cl can run."""
     from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
-    from timm.layers import GatedMlp, Mlp
+    from timm.layers import GatedMlp, GluMlp, Mlp
 
     w = sd["stem.proj.weight"]
     if w.dim() != 4 or w.shape[2] != w.shape[3]:
@@ -297,6 +303,8 @@ def timm_model(sd, arch, img_size):
         tokens = sd["blocks.0.mlp_tokens.fc1.weight"].shape[1]
         hidden = [sd[f"blocks.0.{m}.fc1.weight"].shape[0] for m in ("mlp_tokens", "mlp_channels")]
         kw = dict(block_layer=MixerBlock, mlp_layer=Mlp)
+        if arch == "gmixer":  # timm's gmixer_* registrations
+            kw = dict(block_layer=MixerBlock, mlp_layer=GluMlp, act_layer=torch.nn.SiLU)
     # timm takes widths as int(dim * ratio): half a unit of slack survives the rounding of ratio
     ratios = tuple((h + 0.5) / dim for h in hidden)
     if img_size is None:
@@ -332,7 +340,7 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
     spec = arch_spec or (args or {}).get("model")
     name, cfg = resolve_name(spec, arch_spec is None) if spec else (None, None)
     if name is not None and name_arch(name) != arch:
-        raise ExportError(f"{spec} is not a timm {'gMLP' if arch == 'gmlp' else 'MLP-Mixer'}, "
+        raise ExportError(f"{spec} is not a timm {dict(gmlp='gMLP', mixer='MLP-Mixer', gmixer='gMixer')[arch]}, "
                           f"but the tensors are one")
     meta = {"gmlp.arch": arch}
     if name is not None:

@@ -2,7 +2,7 @@
 """Writes the end-to-end reference fixtures in tests/data/e2e/.
 
 For each config a timm ``MlpMixer`` (gMLP: SpatialGatingBlock + GatedMlp;
-Mixer: MixerBlock + Mlp) is built, every parameter is randomised so that every
+Mixer: MixerBlock + Mlp; gmixer: MixerBlock + GluMlp with SiLU) is built, every parameter is randomised so that every
 part of the network matters (timm's own init makes the spatial matmul ~0 and the
 head exactly 0), the weights are rounded to the storage dtype and saved, and the
 reference outputs are computed in float64 from exactly the stored values.
@@ -34,9 +34,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stfile import sort_metadata  # noqa: E402  (stable metadata order, shared by the tools)
 
 try:
-    from timm.layers import GatedMlp, Mlp
+    from timm.layers import GatedMlp, GluMlp, Mlp
 except ImportError:  # timm < 0.9
-    from timm.models.layers import GatedMlp, Mlp
+    from timm.models.layers import GatedMlp, GluMlp, Mlp
 
 SEED = 20240611
 
@@ -80,6 +80,15 @@ CONFIGS = [
      dict(img_size=32, patch_size=16, embed_dim=16, num_blocks=2, mlp_ratio=6,
           num_classes=4, arch="gmlp"),
      "F32", 2, None),
+    # timm's gmixer_12/24_224 (GluMlp + SiLU, mlp_ratio (1, 4)), tiny; and a grey, non-square one
+    ("gmixer_rgb",
+     dict(in_chans=3, img_size=24, patch_size=4, embed_dim=16, mlp_ratio=(1.0, 4.0),
+          num_blocks=2, num_classes=6, arch="gmixer"),
+     "F32", 3, None),
+    ("gmixer_grey_f16",
+     dict(in_chans=1, img_size=(12, 20), patch_size=4, embed_dim=12, mlp_ratio=(0.5, 3.0),
+          num_blocks=2, num_classes=4, arch="gmixer"),
+     "F16", 2, {"gmlp.img_size": "12,20"}),
 ]
 
 
@@ -88,6 +97,8 @@ def build(kw):
     arch = kw.pop("arch")
     if arch == "gmlp":
         kw.update(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp)
+    elif arch == "gmixer":  # timm's gmixer_* registrations
+        kw.update(block_layer=MixerBlock, mlp_layer=GluMlp, act_layer=torch.nn.SiLU)
     else:
         kw.update(block_layer=MixerBlock, mlp_layer=Mlp)
     return MlpMixer(**kw).eval(), arch
@@ -142,6 +153,17 @@ def _gelu(x):
     return 0.5 * x * (1.0 + torch.erf(x / np.sqrt(2.0)))
 
 
+def _mlp(x, sd, pre, arch):
+    """timm's Mlp (GELU), or gmixer's GluMlp: x1, x2 = fc1(x).chunk(2); fc2(x1 * SiLU(x2))."""
+    h = x @ sd[pre + "fc1.weight"].T + sd[pre + "fc1.bias"]
+    if arch == "gmixer":
+        x1, x2 = h.chunk(2, dim=-1)
+        h = x1 * (x2 * torch.sigmoid(x2))
+    else:
+        h = _gelu(h)
+    return h @ sd[pre + "fc2.weight"].T + sd[pre + "fc2.bias"]
+
+
 def doc_reference(sd, x, arch):
     sd = {k: v.double() for k, v in sd.items()}
     w = sd["stem.proj.weight"]
@@ -165,12 +187,9 @@ def doc_reference(sd, x, arch):
             X = X + (U * G) @ sd[pre + "mlp_channels.fc2.weight"].T + sd[pre + "mlp_channels.fc2.bias"]
         else:
             Y = _ln(X, sd[pre + "norm1.weight"], sd[pre + "norm1.bias"], 1e-6).transpose(1, 2)
-            T = _gelu(Y @ sd[pre + "mlp_tokens.fc1.weight"].T + sd[pre + "mlp_tokens.fc1.bias"])
-            T = T @ sd[pre + "mlp_tokens.fc2.weight"].T + sd[pre + "mlp_tokens.fc2.bias"]
-            X = X + T.transpose(1, 2)
+            X = X + _mlp(Y, sd, pre + "mlp_tokens.", arch).transpose(1, 2)
             Y = _ln(X, sd[pre + "norm2.weight"], sd[pre + "norm2.bias"], 1e-6)
-            Cm = _gelu(Y @ sd[pre + "mlp_channels.fc1.weight"].T + sd[pre + "mlp_channels.fc1.bias"])
-            X = X + Cm @ sd[pre + "mlp_channels.fc2.weight"].T + sd[pre + "mlp_channels.fc2.bias"]
+            X = X + _mlp(Y, sd, pre + "mlp_channels.", arch)
         l += 1
     f = _ln(X, sd["norm.weight"], sd["norm.bias"], 1e-6).mean(1)
     logits = f @ sd["head.weight"].T + sd["head.bias"] if "head.weight" in sd else None

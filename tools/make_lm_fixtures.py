@@ -56,7 +56,7 @@ from g_mlp_pytorch import gMLP  # noqa: E402
 SEED = 20261123
 
 STORAGE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-ACTS = {"identity": nn.Identity, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU}
+ACTS = {"identity": nn.Identity, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU, "silu": nn.SiLU}
 
 
 def case(name, vocab, dim, seq, ff_mult=2, heads=1, attn_dim=None, causal=True,
@@ -86,6 +86,7 @@ CASES = [
     case("kitchen_sink", 67, 32, 16, heads=2, attn_dim=8, circulant=True, act="tanh", shift=1,
          storage="F16", batch=3, n=13),
     case("vocab50_bf16", 50, 24, 12, heads=2, causal=False, storage="BF16"),
+    case("act_silu", 45, 16, 8, act="silu"),
 ]
 
 
@@ -141,7 +142,7 @@ def _gelu(x):
 
 def _act(x, act):
     return {"identity": lambda v: v, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
-            "gelu": _gelu}[act](x)
+            "gelu": _gelu, "silu": lambda v: v * torch.sigmoid(v)}[act](x)
 
 
 def _shift(y, shift, causal):

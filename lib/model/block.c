@@ -140,7 +140,9 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     return fc2(p, wt, g, g);
 }
 
-/* timm MixerBlock: a token MLP across the token axis, then a channel MLP. */
+/* timm MixerBlock: a token MLP across the token axis, then a channel MLP.
+ * gmixer's GluMlp splits fc1's outputs in two, [x1 | x2], and feeds fc2
+ * x1 * act(x2): two GEMMs, the second's epilogue gating with the first. */
 gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
@@ -148,20 +150,44 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, t = (size_t)c->token_dim, B = (size_t)p->seqs;
+    const int glu = c->arch == GMLP_ARCH_GMIXER;
+    const size_t tu = glu ? t / 2 : t, h = (size_t)c->ffn_dim, g = h / 2; /* tu: the token fc2's inputs */
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d, c->norm_eps));
-    /* per image: z (t x d) = GELU(W_t1 (t x N) . y (N x d) + b per row); no transposes copied */
-    const gmlp_view tokens = {.buf = w->z, .ld = d, .stride = t * d};
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = t, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = tokens,
-                                            .bias = wt->tok1_b, .bias_rows = 1, .act = GMLP_ACT_GELU}));
-    /* per image: x (N x d) += W_t2 (N x t) . z (t x d) + b per row */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = t, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, t),
+    /* per image, no transposes copied: z (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
+     * Mlp:    z = GELU(z)
+     * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half computed first */
+    const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
+                                            .b = ys, .c = x1, .bias = wt->tok1_b, .bias_rows = 1,
+                                            .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
+    gmlp_view tokens = x1;
+    if (glu) {
+        tokens.off = tu * d;
+        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
+                                                .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
+                                                .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,
+                                                .gate = x1}));
+    }
+    /* per image: x (N x d) += W_t2 (N x tu) . tokens (tu x d) + b per row */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
                                             .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,
                                             .bias = wt->tok2_b, .bias_rows = 1}));
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
     /* the channel MLP */
-    GMLP_TRY(fc1(p, wt, w->y));
-    return fc2(p, wt, 0, (size_t)c->ffn_dim);
+    if (!glu) {
+        GMLP_TRY(fc1(p, wt, w->y));
+        return fc2(p, wt, 0, h);
+    }
+    /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
+    gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
+    const gmlp_view y_rows = {.buf = w->y, .ld = d}, u = {.buf = w->z, .ld = h};
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
+                                            .bias = wt->fc1_b}));
+    w1.off = g * d;
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
+                                            .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->fc1_b, .bias_off = g,
+                                            .act = c->gate_act, .gate = u}));
+    return fc2(p, wt, g, g);
 }

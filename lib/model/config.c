@@ -176,7 +176,7 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *h
     /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout */
     const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION;
     cfg->norm_eps = vision ? 1e-5f : 1e-6f;
-    cfg->sgu_eps = cfg->arch == GMLP_ARCH_MIXER ? 0.0f : 1e-5f;
+    cfg->sgu_eps = cfg->arch == GMLP_ARCH_MIXER || cfg->arch == GMLP_ARCH_GMIXER ? 0.0f : 1e-5f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
                                      GMLP_PK_INTERPOLATION};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -207,8 +207,9 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
 }
 
 /* Indexed by GMLP_ARCH_*: the gmlp.arch value and what it is, for messages. */
-static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", NULL};
-static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision"};
+static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", "gmixer", NULL};
+static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision",
+                                         "timm gMixer (GluMlp)"};
 
 /* The architecture a tensor name gives away (and that name), or -1.  The
  * g-mlp-pytorch heads are second witnesses so that a model missing its
@@ -229,7 +230,12 @@ static int sniff_arch(const gmlp_st_file *f, const char **witness)
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (gmlp_st_find(f, keys[i].name)) {
             *witness = keys[i].name;
-            return keys[i].arch;
+            if (keys[i].arch != GMLP_ARCH_MIXER)
+                return keys[i].arch;
+            /* GluMlp's fc2 takes half of fc1's outputs, Mlp's all of them */
+            const gmlp_st_tensor *fc1 = gmlp_st_find(f, keys[i].name), *fc2 = gmlp_st_find(f, "blocks.0.mlp_tokens.fc2.weight");
+            int glu = fc1->ndim == 2 && fc2 && fc2->ndim == 2 && fc2->shape[1] * 2 == fc1->shape[0];
+            return glu ? GMLP_ARCH_GMIXER : GMLP_ARCH_MIXER;
         }
     return -1;
 }
@@ -253,8 +259,8 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     int k = gmlp_cfg_choice(arch, arch_names);
     if (k < 0)
         return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
-                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer', 'gmlp_lm' and "
-                         "'gmlp_vision')",
+                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer', 'gmixer', "
+                         "'gmlp_lm' and 'gmlp_vision')",
                          arch);
     /* otherwise the first tensor of the wrong family would be reported missing */
     if (sniffed >= 0 && sniffed != k)
@@ -347,6 +353,12 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
         GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "the token count", t->name, err));
         cfg->token_dim = (int)t->shape[0];
         cfg->seq_len = (int)t->shape[1];
+        if (cfg->arch == GMLP_ARCH_GMIXER) {
+            if (cfg->token_dim % 2 || cfg->ffn_dim % 2)
+                return gmlp_fail(err, GMLP_ERR_FORMAT, "blocks.0: GluMlp widths %d and %d must be even",
+                                 cfg->token_dim, cfg->ffn_dim);
+            cfg->gate_act = GMLP_GATE_SILU; /* timm's gmixer: GluMlp with nn.SiLU */
+        }
     }
     return infer_head(f, cfg, "head", err);
 }
@@ -456,7 +468,10 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
     const char *a = hf->architecture;
     int named = !a ? -1 : gmlp_cfg_choice(a, arch_names);
     if (a && named < 0)
-        named = !strncmp(a, "gmlp_", 5) ? GMLP_ARCH_GMLP : !strncmp(a, "mixer_", 6) ? GMLP_ARCH_MIXER : -1;
+        named = !strncmp(a, "gmlp_", 5)     ? GMLP_ARCH_GMLP
+                : !strncmp(a, "mixer_", 6)  ? GMLP_ARCH_MIXER
+                : !strncmp(a, "gmixer_", 7) ? GMLP_ARCH_GMIXER
+                                            : -1;
     if (named >= 0 && named != cfg->arch)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json architecture '%s' is a %s, but the weights are a %s", a,
                          arch_descs[named], arch_descs[cfg->arch]);

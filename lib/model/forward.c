@@ -3,6 +3,7 @@
  * Linear, as patches . W^T), the blocks, the final LayerNorm, the mean over
  * tokens and the head, on chunks of images that fit the workspace budget. */
 #include "model/model.h"
+#include "model/tensors.h"
 
 /* One chunk of b images from src (floats from src_off) to b rows of logits
  * (or pooled features without a head) in dst from dst_off; enqueued only. */
@@ -21,7 +22,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, i
                                             .bias = m->stem_b}));
     const gmlp_pass p = {.m = m, .seqs = b, .p0 = 0, .n = c->seq_len, .rows = (int)rows, .len = c->seq_len};
     for (int l = 0; l < c->depth; l++)
-        GMLP_TRY(c->arch == GMLP_ARCH_MIXER ? gmlp_mixer_block(&p, l) : gmlp_block(&p, l));
+        GMLP_TRY(gmlp_arch_mixer(c) ? gmlp_mixer_block(&p, l) : gmlp_block(&p, l));
     GMLP_TRY(gmlp_op_layernorm(ctx, (gmlp_rows){w->x, 0, d}, (gmlp_rows){w->y, 0, d}, m->norm_w, m->norm_b, (int)rows,
                                (int)d, c->norm_eps));
     GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, (int)N,

@@ -30,11 +30,11 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_
     GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err));
     const char *s = gmlp_st_meta(f, "gmlp.act");
     if (s) {
-        static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu", NULL};
+        static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu", "silu", NULL};
         int k = gmlp_cfg_choice(s, names);
         if (k < 0)
             return gmlp_fail(err, GMLP_ERR_FORMAT,
-                             "metadata gmlp.act '%s' is not identity, tanh, sigmoid or gelu", s);
+                             "metadata gmlp.act '%s' is not identity, tanh, sigmoid, gelu or silu", s);
         cfg->gate_act = k; /* the order of GMLP_GATE_* */
     }
     if ((s = gmlp_st_meta(f, "gmlp.shift_tokens"))) {

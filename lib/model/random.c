@@ -57,7 +57,8 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
                    : c->arch == GMLP_ARCH_GMLP_VISION
                        ? json_pack("{s:s, s:s, s:s}", "gmlp.arch", "gmlp_vision", "gmlp.img_size", img,
                                    "gmlp.patch_size", patch)
-                       : json_pack("{s:s, s:s}", "gmlp.arch", c->arch == GMLP_ARCH_MIXER ? "mixer" : "gmlp",
+                       : json_pack("{s:s, s:s}", "gmlp.arch",
+                                   c->arch == GMLP_ARCH_MIXER ? "mixer" : c->arch == GMLP_ARCH_GMIXER ? "gmixer" : "gmlp",
                                    "gmlp.img_size", img);
     ok = ok && meta && json_object_set_new(hdr, "__metadata__", meta) == 0;
     char *text = ok ? json_dumps(hdr, JSON_COMPACT) : NULL;

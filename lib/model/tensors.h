@@ -30,6 +30,8 @@ typedef struct gmlp_tensor_spec {
 /* Whether cfg's model is laid out as g-mlp-pytorch's layers.N (the LM and
  * gMLPVision) rather than timm's blocks.N. */
 int gmlp_arch_layers(const gmlp_config *cfg);
+/* Whether cfg's blocks are timm's MixerBlock (with Mlp or, gmixer, GluMlp). */
+int gmlp_arch_mixer(const gmlp_config *cfg);
 
 /* Specs for the model-level and per-block tensors of cfg->arch, terminated by
  * leaf == NULL. */
@@ -45,7 +47,7 @@ void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, con
 
 /* Size of dimension symbol s: d dim, h ffn, g ffn/2, N tokens, t token-MLP
  * width, C channels, p/q patch height/width, P C x p x q, k classes, V vocabulary, H
- * heads, a attention width, A 3 x attention width. */
+ * heads, a attention width, A 3 x attention width, u half the token-MLP width. */
 long long gmlp_spec_dim(const gmlp_config *cfg, char s);
 
 #endif

@@ -2,6 +2,7 @@
  * holds per row, per sequence and per output row, its size for a capacity,
  * and how many sequences fit the memory budget. */
 #include "model/model.h"
+#include "model/tensors.h"
 
 /* Vision passes never exceed this many images, whatever the budget: the
  * largest batch measured to help on a GPU, with room for more. */
@@ -26,7 +27,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const gmlp_config *c = &m->cfg;
     gmlp_workspace *w = &m->ws;
     const size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, a = (size_t)c->attn_dim, f = sizeof(float);
-    const int lm = c->arch == GMLP_ARCH_LM, mixer = c->arch == GMLP_ARCH_MIXER;
+    const int lm = c->arch == GMLP_ARCH_LM, mixer = gmlp_arch_mixer(c);
     const size_t image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
     const size_t patch = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
     const size_t classes = lm ? (size_t)c->vocab_size : max2((size_t)c->num_classes, 1);

@@ -7,7 +7,8 @@
 #include "ops/ops.h"
 
 _Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP_ACT_TANH &&
-                   GMLP_GATE_SIGMOID == GMLP_ACT_SIGMOID && GMLP_GATE_GELU == GMLP_ACT_GELU,
+                   GMLP_GATE_SIGMOID == GMLP_ACT_SIGMOID && GMLP_GATE_GELU == GMLP_ACT_GELU &&
+                   GMLP_GATE_SILU == GMLP_ACT_SILU,
                "gmlp.h's gate activations are cl_kernels/kernel_abi.h's");
 
 /* Sets spec's arguments, then launches it over global (local NULL: any). */

@@ -39,7 +39,7 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
         gmlp_view bias = {.buf = g->bias, .off = g->bias_off, .ld = 1};
         GMLP_TRY(check_operand(ctx, "the bias", bias, g->bias_rows ? g->m : g->n, 1, 1));
     }
-    if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_GELU)
+    if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_SILU)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
     if (g->gate.buf) {
         if (g->gate.half || g->gate.trans)

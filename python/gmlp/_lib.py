@@ -138,11 +138,11 @@ class GenerateOptions(Structure):
 
 
 # Names of the enums gmlp_config holds, by value (gmlp.h).
-ARCH = ("gmlp", "mixer", "lm", "gmlp_vision")
+ARCH = ("gmlp", "mixer", "lm", "gmlp_vision", "gmixer")
 ARCH_LM = ARCH.index("lm")
 INTERPOLATION = ("bicubic", "bilinear", "nearest")
 CROP_MODE = ("center", "squash", "border")
-GATE_ACT = ("identity", "tanh", "sigmoid", "gelu")
+GATE_ACT = ("identity", "tanh", "sigmoid", "gelu", "silu")
 WEIGHTS = ("f32", "f16")
 
 # Pointers travel as c_void_p (a numpy array's .ctypes.data, an int): the

@@ -76,6 +76,7 @@ int main(void)
     ENUM("arch", "mixer", GMLP_ARCH_MIXER);
     ENUM("arch", "lm", GMLP_ARCH_LM);
     ENUM("arch", "gmlp_vision", GMLP_ARCH_GMLP_VISION);
+    ENUM("arch", "gmixer", GMLP_ARCH_GMIXER);
     ENUM("interpolation", "bicubic", GMLP_INTERP_BICUBIC);
     ENUM("interpolation", "bilinear", GMLP_INTERP_BILINEAR);
     ENUM("interpolation", "nearest", GMLP_INTERP_NEAREST);
@@ -86,6 +87,7 @@ int main(void)
     ENUM("gate_act", "tanh", GMLP_GATE_TANH);
     ENUM("gate_act", "sigmoid", GMLP_GATE_SIGMOID);
     ENUM("gate_act", "gelu", GMLP_GATE_GELU);
+    ENUM("gate_act", "silu", GMLP_GATE_SILU);
     ENUM("weights", "f32", GMLP_WEIGHTS_F32);
     ENUM("weights", "f16", GMLP_WEIGHTS_F16);
     return 0;

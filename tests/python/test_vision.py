@@ -75,6 +75,14 @@ def test_config_dict_gmlp_vision() -> None:
     assert c["norm_eps"] == c["sgu_eps"] == np.float32(1e-5) and c["gate_act"] == "identity" and not c["causal"]
 
 
+@needs_device
+def test_config_dict_gmixer() -> None:
+    """timm's gmixer: MixerBlock with GluMlp, SiLU on the gate."""
+    with gmlp.load(E2E / "gmixer_grey_f16.safetensors") as m:
+        c = m.config
+    assert (c["arch"], c["gate_act"], c["token_dim"], c["sgu_eps"]) == ("gmixer", "silu", 6, 0)
+
+
 def _cases() -> list[list[str]]:
     lines = (DATA / "preprocess" / "cases.txt").read_text().splitlines()
     return [line.split() for line in lines if len(line.split()) == 9]

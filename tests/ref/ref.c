@@ -26,6 +26,7 @@ static double activation(double v, int kind)
     return kind == 1   ? tanh(v)
            : kind == 2 ? 1.0 / (1.0 + exp(-v))
            : kind == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0)))
+           : kind == 4 ? v / (1.0 + exp(-v))
                        : v;
 }
 
