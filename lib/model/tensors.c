@@ -34,24 +34,9 @@ static const gmlp_tensor_spec gmlp_blocks[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
+/* timm MixerBlock, with Mlp or (gmixer_*) GluMlp, whose fc2 takes half of
+ * fc1's outputs: 'u' and 'f'. */
 static const gmlp_tensor_spec mixer_blocks[] = {
-    {"norm1.weight", "d", B(norm1_w), ALWAYS, 0},
-    {"norm1.bias", "d", B(norm1_b), ALWAYS, 0},
-    {"mlp_tokens.fc1.weight", "tN", B(tok1_w), ALWAYS, GEMM},
-    {"mlp_tokens.fc1.bias", "t", B(tok1_b), ALWAYS, 0},
-    {"mlp_tokens.fc2.weight", "Nt", B(tok2_w), ALWAYS, GEMM},
-    {"mlp_tokens.fc2.bias", "N", B(tok2_b), ALWAYS, 0},
-    {"norm2.weight", "d", B(norm_w), ALWAYS, 0},
-    {"norm2.bias", "d", B(norm_b), ALWAYS, 0},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
-    {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"mlp_channels.fc2.weight", "dh", B(fc2_w), ALWAYS, GEMM},
-    {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, 0},
-    {NULL, NULL, 0, ALWAYS, 0},
-};
-
-/* timm gmixer_*: MixerBlock with GluMlp, whose fc2 takes half of fc1's width. */
-static const gmlp_tensor_spec gmixer_blocks[] = {
     {"norm1.weight", "d", B(norm1_w), ALWAYS, 0},
     {"norm1.bias", "d", B(norm1_b), ALWAYS, 0},
     {"mlp_tokens.fc1.weight", "tN", B(tok1_w), ALWAYS, GEMM},
@@ -62,7 +47,7 @@ static const gmlp_tensor_spec gmixer_blocks[] = {
     {"norm2.bias", "d", B(norm_b), ALWAYS, 0},
     {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
     {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"mlp_channels.fc2.weight", "dg", B(fc2_w), ALWAYS, GEMM},
+    {"mlp_channels.fc2.weight", "df", B(fc2_w), ALWAYS, GEMM},
     {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -129,10 +114,7 @@ const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
 {
-    return gmlp_arch_layers(cfg)              ? layer_blocks
-           : cfg->arch == GMLP_ARCH_MIXER  ? mixer_blocks
-           : cfg->arch == GMLP_ARCH_GMIXER ? gmixer_blocks
-                                           : gmlp_blocks;
+    return gmlp_arch_layers(cfg) ? layer_blocks : gmlp_arch_mixer(cfg) ? mixer_blocks : gmlp_blocks;
 }
 
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
@@ -166,7 +148,8 @@ long long gmlp_spec_dim(const gmlp_config *cfg, char s)
     case 'g': return cfg->ffn_dim / 2;
     case 'N': return cfg->seq_len;
     case 't': return cfg->token_dim;
-    case 'u': return cfg->token_dim / 2;
+    case 'u': return cfg->arch == GMLP_ARCH_GMIXER ? cfg->token_dim / 2 : cfg->token_dim;
+    case 'f': return cfg->arch == GMLP_ARCH_GMIXER ? cfg->ffn_dim / 2 : cfg->ffn_dim;
     case 'C': return cfg->in_chans;
     case 'p': return cfg->patch_h;
     case 'q': return cfg->patch_w;

@@ -47,7 +47,8 @@ void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, con
 
 /* Size of dimension symbol s: d dim, h ffn, g ffn/2, N tokens, t token-MLP
  * width, C channels, p/q patch height/width, P C x p x q, k classes, V vocabulary, H
- * heads, a attention width, A 3 x attention width, u half the token-MLP width. */
+ * heads, a attention width, A 3 x attention width, u / f the Mixer's token /
+ * channel fc2 inputs (gmixer's GluMlp: half of fc1's outputs). */
 long long gmlp_spec_dim(const gmlp_config *cfg, char s);
 
 #endif
