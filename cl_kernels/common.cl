@@ -36,10 +36,8 @@ GMLP_GELU_DEFINE(gmlp_gelu, float)
             return GELU(v);                                                                                   \
         if (act == GMLP_ACT_TANH)                                                                             \
             return tanh(v);                                                                                   \
-        if (act == GMLP_ACT_SIGMOID)                                                                          \
-            return 1.0f / (1.0f + exp(-v));                                                                   \
-        if (act == GMLP_ACT_SILU)                                                                             \
-            return v / (1.0f + exp(-v));                                                                      \
+        if (act == GMLP_ACT_SIGMOID || act == GMLP_ACT_SILU) /* one path: a branch more spills on tgllp */    \
+            return (act == GMLP_ACT_SILU ? v : (T)1.0f) / (1.0f + exp(-v));                                   \
         return v;                                                                                             \
     }
 GMLP_ACT_DEFINE(gmlp_act, float, gmlp_gelu)
