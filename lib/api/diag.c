@@ -10,6 +10,7 @@
 #include "cl/program.h"
 #include "gmlp_diag.h"
 #include "model/model.h"
+#include "model/tensors.h"
 #include "ops/gemm_tune.h"
 
 gmlp_status gmlp_diag_memory(const gmlp_context *ctx, size_t *used, size_t *peak)
@@ -153,12 +154,11 @@ gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void *
         c.heads = 1;
     if (!lm && c.patch_h > 0 && c.patch_w > 0)
         c.seq_len = (c.img_h / c.patch_h) * (c.img_w / c.patch_w);
-    const int mixer = c.arch == GMLP_ARCH_MIXER || c.arch == GMLP_ARCH_GMIXER;
     int ok = c.arch >= GMLP_ARCH_GMLP && c.arch <= GMLP_ARCH_GMIXER && c.dim > 0 && c.depth > 0 && c.ffn_dim > 1 &&
              c.seq_len > 0 && c.ffn_dim % 2 == 0 && c.ffn_dim / 2 % c.heads == 0 &&
              (lm ? c.vocab_size > 0 : c.in_chans > 0 && c.in_chans <= 3 && c.img_h % c.patch_h == 0 &&
                                           c.img_w % c.patch_w == 0 && c.num_classes >= 0 &&
-                                          (!mixer || c.token_dim > 0) &&
+                                          (!gmlp_arch_mixer(&c) || c.token_dim > 0) &&
                                           (c.arch != GMLP_ARCH_GMIXER || c.token_dim % 2 == 0));
     if (!ok)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_random_model: inconsistent sizes");

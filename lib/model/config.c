@@ -176,7 +176,7 @@ static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *h
     /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout */
     const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION;
     cfg->norm_eps = vision ? 1e-5f : 1e-6f;
-    cfg->sgu_eps = cfg->arch == GMLP_ARCH_MIXER || cfg->arch == GMLP_ARCH_GMIXER ? 0.0f : 1e-5f;
+    cfg->sgu_eps = gmlp_arch_mixer(cfg) ? 0.0f : 1e-5f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
                                      GMLP_PK_INTERPOLATION};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -206,10 +206,16 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
     return GMLP_OK;
 }
 
-/* Indexed by GMLP_ARCH_*: the gmlp.arch value and what it is, for messages. */
+/* Indexed by GMLP_ARCH_*: the gmlp.arch value (also timm's name prefix for
+ * its families) and what it is, for messages. */
 static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", "gmixer", NULL};
 static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision",
                                          "timm gMixer (GluMlp)"};
+
+const char *gmlp_arch_name(int arch)
+{
+    return arch >= 0 && arch < (int)(sizeof arch_descs / sizeof *arch_descs) ? arch_names[arch] : "?";
+}
 
 /* The architecture a tensor name gives away (and that name), or -1.  The
  * g-mlp-pytorch heads are second witnesses so that a model missing its
@@ -227,16 +233,18 @@ static int sniff_arch(const gmlp_st_file *f, const char **witness)
         {"to_patch_embed.1.weight", GMLP_ARCH_GMLP_VISION},
         {"to_logits.2.weight", GMLP_ARCH_GMLP_VISION},
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (gmlp_st_find(f, keys[i].name)) {
-            *witness = keys[i].name;
-            if (keys[i].arch != GMLP_ARCH_MIXER)
-                return keys[i].arch;
-            /* GluMlp's fc2 takes half of fc1's outputs, Mlp's all of them */
-            const gmlp_st_tensor *fc1 = gmlp_st_find(f, keys[i].name), *fc2 = gmlp_st_find(f, "blocks.0.mlp_tokens.fc2.weight");
-            int glu = fc1->ndim == 2 && fc2 && fc2->ndim == 2 && fc2->shape[1] * 2 == fc1->shape[0];
-            return glu ? GMLP_ARCH_GMIXER : GMLP_ARCH_MIXER;
-        }
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const gmlp_st_tensor *t = gmlp_st_find(f, keys[i].name);
+        if (!t)
+            continue;
+        *witness = keys[i].name;
+        if (keys[i].arch != GMLP_ARCH_MIXER)
+            return keys[i].arch;
+        /* GluMlp's fc2 takes half of fc1's outputs, Mlp's all of them */
+        const gmlp_st_tensor *fc2 = gmlp_st_find(f, "blocks.0.mlp_tokens.fc2.weight");
+        int glu = t->ndim == 2 && fc2 && fc2->ndim == 2 && fc2->shape[1] * 2 == t->shape[0];
+        return glu ? GMLP_ARCH_GMIXER : GMLP_ARCH_MIXER;
+    }
     return -1;
 }
 
@@ -463,15 +471,16 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
                              z->classes ? (cfg->num_classes ? (vision ? "to_logits.2.weight" : "head.weight") : "no head")
                                         : (vision ? "to_patch_embed.1.weight" : "stem.proj.weight"));
     }
-    /* timm's registry names say the family, as do gmlp.arch's own names
-     * ("gmlp_vision" is no timm gMLP); other names are left to the tensors */
+    /* gmlp.arch's own names ("gmlp_vision" is no timm gMLP), then timm's
+     * registry names NAME_... say the family; other names are left to the tensors */
     const char *a = hf->architecture;
     int named = !a ? -1 : gmlp_cfg_choice(a, arch_names);
-    if (a && named < 0)
-        named = !strncmp(a, "gmlp_", 5)     ? GMLP_ARCH_GMLP
-                : !strncmp(a, "mixer_", 6)  ? GMLP_ARCH_MIXER
-                : !strncmp(a, "gmixer_", 7) ? GMLP_ARCH_GMIXER
-                                            : -1;
+    static const int timm_families[] = {GMLP_ARCH_GMLP, GMLP_ARCH_MIXER, GMLP_ARCH_GMIXER};
+    for (size_t i = 0; a && named < 0 && i < sizeof timm_families / sizeof *timm_families; i++) {
+        size_t len = strlen(arch_names[timm_families[i]]);
+        if (!strncmp(a, arch_names[timm_families[i]], len) && a[len] == '_')
+            named = timm_families[i];
+    }
     if (named >= 0 && named != cfg->arch)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json architecture '%s' is a %s, but the weights are a %s", a,
                          arch_descs[named], arch_descs[cfg->arch]);

@@ -97,6 +97,8 @@ int gmlp_parse_float(const char *s, float *out);
 int gmlp_cfg_choice(const char *s, const char *const *names);
 /* gmlp.norm_eps / gmlp.sgu_eps over the defaults already in cfg. */
 gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
+/* gmlp.arch's value for a GMLP_ARCH_* ("gmlp", "mixer", ...). */
+const char *gmlp_arch_name(int arch);
 /* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
 gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 /* g-mlp-pytorch's layers (LM and gMLPVision; dim already set): depth,

@@ -52,15 +52,17 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
             }
     snprintf(img, sizeof img, "%d,%d", c->img_h, c->img_w);
     snprintf(patch, sizeof patch, "%d,%d", c->patch_h, c->patch_w);
-    json_t *meta = c->arch == GMLP_ARCH_LM ? json_pack("{s:s, s:s}", "gmlp.arch", "gmlp_lm", "gmlp.causal",
-                                                      c->causal ? "true" : "false")
-                   : c->arch == GMLP_ARCH_GMLP_VISION
-                       ? json_pack("{s:s, s:s, s:s}", "gmlp.arch", "gmlp_vision", "gmlp.img_size", img,
-                                   "gmlp.patch_size", patch)
-                       : json_pack("{s:s, s:s}", "gmlp.arch",
-                                   c->arch == GMLP_ARCH_MIXER ? "mixer" : c->arch == GMLP_ARCH_GMIXER ? "gmixer" : "gmlp",
-                                   "gmlp.img_size", img);
-    ok = ok && meta && json_object_set_new(hdr, "__metadata__", meta) == 0;
+    /* gmlp.arch, and what the tensors cannot tell: the LM's causality, a
+     * vision model's image size and gMLPVision's (maybe non-square) patch */
+    const int lm = c->arch == GMLP_ARCH_LM;
+    json_t *meta = json_pack("{s:s, s:s}", "gmlp.arch", gmlp_arch_name(c->arch), lm ? "gmlp.causal" : "gmlp.img_size",
+                             lm ? (c->causal ? "true" : "false") : img);
+    if (meta && c->arch == GMLP_ARCH_GMLP_VISION && json_object_set_new(meta, "gmlp.patch_size", json_string(patch)))
+        ok = 0;
+    if (ok && meta)
+        ok = json_object_set_new(hdr, "__metadata__", meta) == 0; /* takes meta, also on failure */
+    else
+        json_decref(meta);
     char *text = ok ? json_dumps(hdr, JSON_COMPACT) : NULL;
     json_decref(hdr);
     size_t hlen = text ? strlen(text) : 0;
