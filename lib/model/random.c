@@ -57,9 +57,9 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
     const int lm = c->arch == GMLP_ARCH_LM;
     json_t *meta = json_pack("{s:s, s:s}", "gmlp.arch", gmlp_arch_name(c->arch), lm ? "gmlp.causal" : "gmlp.img_size",
                              lm ? (c->causal ? "true" : "false") : img);
-    if (meta && c->arch == GMLP_ARCH_GMLP_VISION && json_object_set_new(meta, "gmlp.patch_size", json_string(patch)))
+    if (!meta || (c->arch == GMLP_ARCH_GMLP_VISION && json_object_set_new(meta, "gmlp.patch_size", json_string(patch))))
         ok = 0;
-    if (ok && meta)
+    if (ok)
         ok = json_object_set_new(hdr, "__metadata__", meta) == 0; /* takes meta, also on failure */
     else
         json_decref(meta);
