@@ -215,6 +215,14 @@ def parse_img_size(s, key="gmlp.img_size"):
     return (v[0], v[-1])
 
 
+def count_blocks(sd, prefix):
+    """How many PREFIX.0., PREFIX.1., ... the state_dict holds in a row."""
+    depth = 0
+    while any(k.startswith(f"{prefix}.{depth}.") for k in sd):
+        depth += 1
+    return depth
+
+
 def vision_patch(sd, meta):
     """(channels, (patch h, patch w)) of a gMLPVision, as the library infers them."""
     k = sd["to_patch_embed.1.weight"].shape[1]
@@ -244,9 +252,7 @@ def gmlp_vision_model(sd, meta):
     w = sd["to_patch_embed.1.weight"]
     dim = w.shape[0]
     chans, patch = vision_patch(sd, meta)
-    depth = 0
-    while any(k.startswith(f"layers.{depth}.") for k in sd):
-        depth += 1
+    depth = count_blocks(sd, "layers")
     P = "layers.0.fn.fn."
     if depth == 0 or P + "sgu.bias" not in sd or P + "proj_in.0.weight" not in sd:
         raise ExportError("no layers.0.fn.fn.sgu.bias / proj_in.0.weight: not a gMLPVision's layers")
@@ -292,9 +298,7 @@ def timm_model(sd, arch, img_size):
     if w.dim() != 4 or w.shape[2] != w.shape[3]:
         raise ExportError(f"stem.proj.weight has shape {tuple(w.shape)}, not a square patch convolution")
     dim, in_chans, patch = w.shape[0], w.shape[1], w.shape[2]
-    depth = 0
-    while any(k.startswith(f"blocks.{depth}.") for k in sd):
-        depth += 1
+    depth = count_blocks(sd, "blocks")
     if arch == "gmlp":
         tokens = sd["blocks.0.mlp_channels.gate.proj.weight"].shape[0]
         hidden = [sd["blocks.0.mlp_channels.fc1.weight"].shape[0]]

@@ -436,12 +436,18 @@ def cases(tmpdir):
     LP, LP1 = "layers.0.fn.fn.fn.", "layers.1.fn.fn.fn."
     CIRC = dict(circulant_matrix=True)
 
-    def lmf(tensors=L, **meta):  # meta: gmlp_causal="yes" -> gmlp.causal; None drops a key
-        md = dict(LMETA)
-        for k, v in meta.items():
-            k = k.replace("_", ".", 1)
-            md.pop(k) if v is None else md.__setitem__(k, v)
-        return valid(tensors, md)
+    def exported(base, base_meta):
+        """A writer of files like `base` as its exporter wrote it, with other
+        tensors and metadata: gmlp_causal="yes" -> gmlp.causal; None drops a key."""
+        def write(tensors=base, **meta):
+            md = dict(base_meta)
+            for k, v in meta.items():
+                k = k.replace("_", ".", 1)
+                md.pop(k) if v is None else md.__setitem__(k, v)
+            return valid(tensors, md)
+        return write
+
+    lmf = exported(L, LMETA)
 
     def lt(**changes):
         return changed(L, **changes)
@@ -514,12 +520,7 @@ def cases(tmpdir):
     assert valid(V, VMETA) == vis_blob and VMETA["gmlp.arch"] == "gmlp_vision"
     vrng = np.random.default_rng([SEED, 6])
 
-    def vf(tensors=V, **meta):
-        md = dict(VMETA)
-        for k, v in meta.items():
-            k = k.replace("_", ".", 1)
-            md.pop(k) if v is None else md.__setitem__(k, v)
-        return valid(tensors, md)
+    vf = exported(V, VMETA)
 
     add("vision_patch_not_square.safetensors", "FORMAT", "not 1-3 channels of a square patch",
         valid(changed(V, **{"to_patch_embed.1.weight": ("F32", [8, 20], rnd((8, 20), vrng))})), lm=VIS_KW)
