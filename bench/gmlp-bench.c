@@ -33,7 +33,7 @@
 #define MAX_BATCH 65536
 #define MAX_RUNS 100000
 
-/* gMLP and Mixer image models: name, arch, image size, patch, dim, depth, ffn, token dim, classes. */
+/* gMLP, Mixer and ResMLP image models: name, arch, image size, patch, dim, depth, ffn, token dim, classes. */
 typedef struct image_shape {
     const char *name;
     int arch, img, patch, dim, depth, ffn, token_dim, classes;
@@ -44,6 +44,7 @@ static const image_shape standard[] = {
     {"gmlp_s16_224", GMLP_ARCH_GMLP, 224, 16, 256, 30, 1536, 0, 1000},
     {"gmlp_b16_224", GMLP_ARCH_GMLP, 224, 16, 512, 30, 3072, 0, 1000},
     {"mixer_b16_224", GMLP_ARCH_MIXER, 224, 16, 768, 12, 3072, 384, 1000},
+    {"resmlp_12_224", GMLP_ARCH_RESMLP, 224, 16, 384, 12, 1536, 0, 1000},
 };
 static const image_shape tiny[] = {
     {"gmlp_tiny", GMLP_ARCH_GMLP, 32, 4, 32, 2, 96, 0, 10},
@@ -80,6 +81,8 @@ static double flops_per_image(const gmlp_config *c)
     double t = c->token_dim, glu = c->arch == GMLP_ARCH_GMIXER ? 0.5 : 1.0; /* GluMlp's fc2: half the width */
     double block = c->arch == GMLP_ARCH_MIXER || c->arch == GMLP_ARCH_GMIXER
                        ? (1 + glu) * (t * n * d + n * d * h)
+                   : c->arch == GMLP_ARCH_RESMLP /* linear_tokens, then the channel Mlp */
+                       ? n * n * d + 2 * n * d * h
                        : n * d * h + (h / 2) * n * n + n * (h / 2) * d + a * (3 * n * d + 2 * n * n + n * (h / 2));
     return 2 * (n * k * d + c->depth * block + d * c->num_classes);
 }

@@ -93,6 +93,7 @@ enum {
     GMLP_ARCH_LM = 2,    /* g-mlp-pytorch gMLP language model */
     GMLP_ARCH_GMLP_VISION = 3, /* g-mlp-pytorch gMLPVision: an image model with heads and tiny attention */
     GMLP_ARCH_GMIXER = 4,      /* timm MlpMixer with MixerBlock and GluMlp (gmixer_*): gated, SiLU */
+    GMLP_ARCH_RESMLP = 5,      /* timm ResMLP (resmlp_*): Affine norms, a linear token mix, layer scales */
 };
 
 /* Activation on the gate before the multiply (gmlp_config.gate_act):
@@ -136,8 +137,8 @@ typedef struct gmlp_config {
     int patch_h, patch_w;   /* patch (= stem kernel = stride) size */
     int token_dim;          /* Mixer token-MLP width (gmixer: fc1's, twice fc2's); gMLP: 0 */
     int interpolation;      /* GMLP_INTERP_* */
-    float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6) */
-    float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer: 0 */
+    float norm_eps;         /* block and final LayerNorm eps (timm: 1e-6); ResMLP (Affine norms): 0 */
+    float sgu_eps;          /* SGU LayerNorm eps (timm: 1e-5); Mixer, ResMLP: 0 */
     size_t num_params;      /* number of weights */
     gmlp_weight_type weights; /* storage of the weight matrices on the device */
     size_t weight_bytes;    /* device memory the weights take */

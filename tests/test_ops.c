@@ -86,6 +86,24 @@ static void run_layernorm(const params *p, int reps)
     free(x), free(g), free(b), free(want);
 }
 
+/* split: x read from, and y written into, the second half of rows 2*cols
+ * wide; y's first half is left alone. */
+static void run_affine(const params *p, int reps)
+{
+    const size_t ld = p->split ? 2 * (size_t)p->cols : (size_t)p->cols, off = p->split ? (size_t)p->cols : 0;
+    const size_t n = (size_t)p->rows * ld;
+    float *x = rnd(n), *y = rnd(n), *a = rnd(p->cols), *b = rnd(p->cols), *want = malloc(n * sizeof *want);
+    memcpy(want, y, n * sizeof *want);
+    ref_affine(x + off, ld, want + off, ld, a, b, p->rows, p->cols);
+    cl_mem dx = up(x, n), dy = up(y, n), da = up(a, p->cols), db = up(b, p->cols);
+    RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){dx, off, ld}, (gmlp_rows){dy, off, ld}, da, db, p->rows, p->cols));
+    expect("affine", dy, want, n, 1e-6);
+    gmlp_buffer_release(ctx, &dx);
+    gmlp_buffer_release(ctx, &da);
+    gmlp_buffer_release(ctx, &db);
+    free(x), free(y), free(a), free(b), free(want);
+}
+
 /* The spatial matmul with the SGU gate in its epilogue, as a block runs it:
  * z = [u | v] rows of ld floats (batch sequences of n positions p0..), per
  * head h (dh = cols / heads channels) and sequence
@@ -282,6 +300,9 @@ static const op_case cases[] = {
     CASE(layernorm, .rows = 4, .cols = 1000, .split = 1),
     CASE(layernorm, .rows = 196, .cols = 256),            /* gmlp_s16: one image's block input */
     CASE(layernorm, .rows = 196, .cols = 768, .split = 1), /* its SGU norm */
+    CASE(affine, .rows = 1, .cols = 1),
+    CASE(affine, .rows = 5, .cols = 37, .split = 1),
+    CASE(affine, .rows = 196, .cols = 384), /* resmlp_12: one image's block input */
     CASE(sgu, .batch = 1, .n = 1, .cols = 1),
     CASE(sgu, .batch = 3, .n = 25, .cols = 36),
     CASE(sgu, .batch = 2, .n = 49, .cols = 65, .ld = 140),

@@ -13,24 +13,31 @@ import time
 
 import torch
 from timm.layers import GatedMlp
-from timm.models.mlp_mixer import MlpMixer, SpatialGatingBlock
+from timm.models.mlp_mixer import Affine, MlpMixer, ResBlock, SpatialGatingBlock
 
-# name: (gmlp?, img, patch, dim, depth, mlp_ratio, classes) -- as bench/gmlp-bench.c
+# name: (family, img, patch, dim, depth, mlp_ratio, classes) -- as bench/gmlp-bench.c
 STANDARD = {
-    "gmlp_ti16_224": (True, 224, 16, 128, 30, 6, 1000),
-    "gmlp_s16_224": (True, 224, 16, 256, 30, 6, 1000),
-    "gmlp_b16_224": (True, 224, 16, 512, 30, 6, 1000),
-    "mixer_b16_224": (False, 224, 16, 768, 12, (0.5, 4.0), 1000),
+    "gmlp_ti16_224": ("gmlp", 224, 16, 128, 30, 6, 1000),
+    "gmlp_s16_224": ("gmlp", 224, 16, 256, 30, 6, 1000),
+    "gmlp_b16_224": ("gmlp", 224, 16, 512, 30, 6, 1000),
+    "mixer_b16_224": ("mixer", 224, 16, 768, 12, (0.5, 4.0), 1000),
+    "resmlp_12_224": ("resmlp", 224, 16, 384, 12, 4, 1000),
 }
 TINY = {
-    "gmlp_tiny": (True, 32, 4, 32, 2, 3, 10),
-    "mixer_tiny": (False, 32, 4, 32, 2, (0.5, 4.0), 10),
+    "gmlp_tiny": ("gmlp", 32, 4, 32, 2, 3, 10),
+    "mixer_tiny": ("mixer", 32, 4, 32, 2, (0.5, 4.0), 10),
+}
+# timm's registrations of each family (mixer: MlpMixer's defaults)
+FAMILY = {
+    "gmlp": dict(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp),
+    "mixer": {},
+    "resmlp": dict(block_layer=ResBlock, norm_layer=Affine),
 }
 
 
 def build(spec):
-    gmlp, img, patch, dim, depth, ratio, classes = spec
-    extra = dict(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp) if gmlp else {}
+    family, img, patch, dim, depth, ratio, classes = spec
+    extra = FAMILY[family]
     return MlpMixer(num_classes=classes, img_size=img, patch_size=patch, num_blocks=depth, embed_dim=dim,
                     mlp_ratio=ratio, **extra)
 
@@ -47,11 +54,13 @@ def save_seeded(name, path, tiny=False):
 
 def flops_per_image(spec):
     """Linear layers, 2 x multiply-adds (gmlp-bench counts the same)."""
-    gmlp, img, patch, dim, depth, ratio, classes = spec
+    family, img, patch, dim, depth, ratio, classes = spec
     n = (img // patch) ** 2
-    if gmlp:
+    if family == "gmlp":
         h = int(ratio * dim)
         block = n * dim * h + (h // 2) * n * n + n * (h // 2) * dim
+    elif family == "resmlp":
+        block = n * n * dim + 2 * n * dim * int(ratio * dim)
     else:
         t, h = int(ratio[0] * dim), int(ratio[1] * dim)
         block = 2 * t * n * dim + 2 * n * dim * h

@@ -2,7 +2,7 @@
 """Writes the end-to-end reference fixtures in tests/data/e2e/.
 
 For each config a timm ``MlpMixer`` (gMLP: SpatialGatingBlock + GatedMlp;
-Mixer: MixerBlock + Mlp; gmixer: MixerBlock + GluMlp with SiLU) is built, every parameter is randomised so that every
+Mixer: MixerBlock + Mlp; gmixer: MixerBlock + GluMlp with SiLU; ResMLP: ResBlock + Affine) is built, every parameter is randomised so that every
 part of the network matters (timm's own init makes the spatial matmul ~0 and the
 head exactly 0), the weights are rounded to the storage dtype and saved, and the
 reference outputs are computed in float64 from exactly the stored values.
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
-from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
+from timm.models.mlp_mixer import Affine, MixerBlock, MlpMixer, ResBlock, SpatialGatingBlock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stfile import sort_metadata  # noqa: E402  (stable metadata order, shared by the tools)
@@ -89,6 +89,16 @@ CONFIGS = [
      dict(in_chans=1, img_size=(12, 20), patch_size=4, embed_dim=12, mlp_ratio=(0.5, 3.0),
           num_blocks=2, num_classes=4, arch="gmixer"),
      "F16", 2, {"gmlp.img_size": "12,20"}),
+    # timm's resmlp_* (ResBlock, Affine norms, layer scales), tiny and saved bare; and a grey,
+    # non-square feature extractor with half weights
+    ("resmlp_rgb",
+     dict(in_chans=3, img_size=24, patch_size=4, embed_dim=16, mlp_ratio=4,
+          num_blocks=2, num_classes=6, arch="resmlp"),
+     "F32", 3, None),
+    ("resmlp_grey_headless_f16",
+     dict(in_chans=1, img_size=(12, 20), patch_size=4, embed_dim=12, mlp_ratio=3,
+          num_blocks=3, num_classes=0, arch="resmlp"),
+     "F16", 2, {"gmlp.img_size": "12,20"}),
 ]
 
 
@@ -99,6 +109,8 @@ def build(kw):
         kw.update(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp)
     elif arch == "gmixer":  # timm's gmixer_* registrations
         kw.update(block_layer=MixerBlock, mlp_layer=GluMlp, act_layer=torch.nn.SiLU)
+    elif arch == "resmlp":  # timm's resmlp_* registrations
+        kw.update(block_layer=ResBlock, norm_layer=Affine)
     else:
         kw.update(block_layer=MixerBlock, mlp_layer=Mlp)
     return MlpMixer(**kw).eval(), arch
@@ -123,6 +135,12 @@ def randomise(model, rng):
             v = 1.0 + rng.normal(0.0, 0.2, shape)
         elif name in ln_params and name.endswith(".bias"):
             v = rng.normal(0.0, 0.2, shape)
+        elif name.endswith(".alpha"):  # ResMLP's Affine
+            v = 1.0 + rng.normal(0.0, 0.2, shape)
+        elif name.endswith(".beta"):
+            v = rng.normal(0.0, 0.2, shape)
+        elif name.endswith((".ls1", ".ls2")):  # layer scales, far from timm's 1e-4 so the blocks matter
+            v = rng.normal(0.5, 0.3, shape)
         elif len(shape) >= 2:  # Linear (out, in) or Conv2d (out, in, kh, kw)
             v = rng.normal(0.0, 1.0 / np.sqrt(int(np.prod(shape[1:]))), shape)
         elif name.endswith(".bias"):
@@ -147,6 +165,11 @@ def _ln(x, w, b, eps):
     mu = x.mean(-1, keepdim=True)
     var = ((x - mu) ** 2).mean(-1, keepdim=True)
     return (x - mu) / torch.sqrt(var + eps) * w + b
+
+
+def _aff(x, sd, pre):
+    """ResMLP's Affine: alpha * x + beta."""
+    return sd[pre + "alpha"] * x + sd[pre + "beta"]
 
 
 def _gelu(x):
@@ -174,9 +197,15 @@ def doc_reference(sd, x, arch):
     p = x.reshape(b_, c, gh, ph, gw, pw).permute(0, 2, 4, 1, 3, 5).reshape(b_, gh * gw, c * ph * pw)
     X = p @ w.reshape(d, -1).T + sd["stem.proj.bias"]
     l = 0
-    while f"blocks.{l}.{'norm' if arch == 'gmlp' else 'norm1'}.weight" in sd:
+    first = {"gmlp": "norm.weight", "resmlp": "norm1.alpha"}.get(arch, "norm1.weight")
+    while f"blocks.{l}.{first}" in sd:
         pre = f"blocks.{l}."
-        if arch == "gmlp":
+        if arch == "resmlp":
+            Y = _aff(X, sd, pre + "norm1.").transpose(1, 2)
+            T = (Y @ sd[pre + "linear_tokens.weight"].T + sd[pre + "linear_tokens.bias"]).transpose(1, 2)
+            X = X + sd[pre + "ls1"] * T
+            X = X + sd[pre + "ls2"] * _mlp(_aff(X, sd, pre + "norm2."), sd, pre + "mlp_channels.", arch)
+        elif arch == "gmlp":
             Y = _ln(X, sd[pre + "norm.weight"], sd[pre + "norm.bias"], 1e-6)
             Z = _gelu(Y @ sd[pre + "mlp_channels.fc1.weight"].T + sd[pre + "mlp_channels.fc1.bias"])
             g = Z.shape[-1] // 2
@@ -191,7 +220,7 @@ def doc_reference(sd, x, arch):
             Y = _ln(X, sd[pre + "norm2.weight"], sd[pre + "norm2.bias"], 1e-6)
             X = X + _mlp(Y, sd, pre + "mlp_channels.", arch)
         l += 1
-    f = _ln(X, sd["norm.weight"], sd["norm.bias"], 1e-6).mean(1)
+    f = (_aff(X, sd, "norm.") if arch == "resmlp" else _ln(X, sd["norm.weight"], sd["norm.bias"], 1e-6)).mean(1)
     logits = f @ sd["head.weight"].T + sd["head.bias"] if "head.weight" in sd else None
     return f, logits
 # ---------------------------------------------------------------------------
@@ -200,6 +229,8 @@ def doc_reference(sd, x, arch):
 def spatial_keys(sd, arch):
     if arch == "gmlp":
         return [k for k in sd if k.endswith("gate.proj.weight")]
+    if arch == "resmlp":
+        return [k for k in sd if k.endswith("linear_tokens.weight")]
     return [k for k in sd if ".mlp_tokens.fc" in k and k.endswith(".weight")]
 
 
@@ -207,7 +238,7 @@ def make(name, kw, storage, batch, meta, outdir, rng):
     model, arch = build(kw)
     randomise(model, rng)
     model_path = os.path.join(outdir, name + ".safetensors")
-    if name == "gmlp_s16_tiny_like":
+    if name in ("gmlp_s16_tiny_like", "resmlp_rgb"):
         assert storage == "F32" and meta is None
         save_file(model.state_dict(), model_path)
     else:

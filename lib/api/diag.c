@@ -154,8 +154,9 @@ gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void *
         c.heads = 1;
     if (!lm && c.patch_h > 0 && c.patch_w > 0)
         c.seq_len = (c.img_h / c.patch_h) * (c.img_w / c.patch_w);
-    int ok = c.arch >= GMLP_ARCH_GMLP && c.arch <= GMLP_ARCH_GMIXER && c.dim > 0 && c.depth > 0 && c.ffn_dim > 1 &&
-             c.seq_len > 0 && c.ffn_dim % 2 == 0 && c.ffn_dim / 2 % c.heads == 0 &&
+    const int halves = c.arch != GMLP_ARCH_MIXER && c.arch != GMLP_ARCH_RESMLP; /* fc1's outputs split in two */
+    int ok = c.arch >= GMLP_ARCH_GMLP && c.arch <= GMLP_ARCH_RESMLP && c.dim > 0 && c.depth > 0 && c.ffn_dim > 1 &&
+             c.seq_len > 0 && (!halves || (c.ffn_dim % 2 == 0 && c.ffn_dim / 2 % c.heads == 0)) &&
              (lm ? c.vocab_size > 0 : c.in_chans > 0 && c.in_chans <= 3 && c.img_h % c.patch_h == 0 &&
                                           c.img_w % c.patch_w == 0 && c.num_classes >= 0 &&
                                           (!gmlp_arch_mixer(&c) || c.token_dim > 0) &&

@@ -191,3 +191,32 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
                                             .act = c->gate_act, .gate = u}));
     return fc2(p, wt, g, g);
 }
+
+/* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
+ *   x += ls1 * linear_tokens(Aff1(x)^T)^T
+ *   x += ls2 * Mlp(Aff2(x))
+ * ls1 is folded into Aff1 and ls2 into fc2 at upload (tensors.c); what
+ * stays of ls1 is linear_tokens' bias times it, a rank-1 product. */
+gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
+{
+    gmlp_model *m = p->m;
+    const gmlp_config *c = &m->cfg;
+    const gmlp_block_weights *wt = &m->blocks[l];
+    const gmlp_workspace *w = &m->ws;
+    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, B = (size_t)p->seqs;
+    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    const gmlp_view xs = {.buf = w->x, .ld = d, .stride = N * d};
+    gmlp_context *ctx = m->ctx;
+    /* y = ls1 * Aff1(x) */
+    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d));
+    /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
+                                            .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = xs, .beta = 1.0f}));
+    /* per image: x (N x d) += b_tok (N x 1) . ls1 (1 x d) */
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
+                                            .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
+    /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
+    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d));
+    GMLP_TRY(fc1(p, wt, w->y));
+    return fc2(p, wt, 0, (size_t)c->ffn_dim);
+}

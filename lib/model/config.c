@@ -168,15 +168,19 @@ static gmlp_status hf_preproc(const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_p
 static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg,
                                   gmlp_error *err)
 {
-    for (int i = 0; i < 3; i++)
-        cfg->mean[i] = cfg->std[i] = 0.5f; /* timm's gMLP and Google Mixer cfgs */
+    static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f}, imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+    for (int i = 0; i < 3; i++) { /* timm's gMLP and Google Mixer cfgs; ResMLP's are ImageNet's */
+        cfg->mean[i] = cfg->arch == GMLP_ARCH_RESMLP ? imagenet_mean[i] : 0.5f;
+        cfg->std[i] = cfg->arch == GMLP_ARCH_RESMLP ? imagenet_std[i] : 0.5f;
+    }
     cfg->crop_pct = 0.875f;
     cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;
-    /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout */
-    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION;
-    cfg->norm_eps = vision ? 1e-5f : 1e-6f;
-    cfg->sgu_eps = gmlp_arch_mixer(cfg) ? 0.0f : 1e-5f;
+    /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout;
+     * ResMLP has no LayerNorm */
+    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION, resmlp = cfg->arch == GMLP_ARCH_RESMLP;
+    cfg->norm_eps = resmlp ? 0.0f : vision ? 1e-5f : 1e-6f;
+    cfg->sgu_eps = gmlp_arch_mixer(cfg) || resmlp ? 0.0f : 1e-5f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,
                                      GMLP_PK_INTERPOLATION};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -208,9 +212,9 @@ gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
 
 /* Indexed by GMLP_ARCH_*: the gmlp.arch value (also timm's name prefix for
  * its families) and what it is, for messages. */
-static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", "gmixer", NULL};
-static const char *const arch_descs[] = {"timm gMLP", "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision",
-                                         "timm gMixer (GluMlp)"};
+static const char *const arch_names[] = {"gmlp", "mixer", "gmlp_lm", "gmlp_vision", "gmixer", "resmlp", NULL};
+static const char *const arch_descs[] = {"timm gMLP",           "timm MLP-Mixer", "g-mlp-pytorch LM", "g-mlp-pytorch gMLPVision",
+                                         "timm gMixer (GluMlp)", "timm ResMLP"};
 
 const char *gmlp_arch_name(int arch)
 {
@@ -228,6 +232,7 @@ static int sniff_arch(const gmlp_st_file *f, const char **witness)
     } keys[] = {
         {"blocks.0.mlp_tokens.fc1.weight", GMLP_ARCH_MIXER},
         {"blocks.0.mlp_channels.gate.proj.weight", GMLP_ARCH_GMLP},
+        {"blocks.0.linear_tokens.weight", GMLP_ARCH_RESMLP},
         {"to_embed.weight", GMLP_ARCH_LM},
         {"to_logits.1.weight", GMLP_ARCH_LM},
         {"to_patch_embed.1.weight", GMLP_ARCH_GMLP_VISION},
@@ -256,8 +261,9 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     int sniffed = sniff_arch(f, &witness);
     if (!arch && sniffed < 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
-                         "not a timm gMLP / MLP-Mixer or g-mlp-pytorch LM / gMLPVision state_dict: none of "
+                         "not a timm gMLP / MLP-Mixer / ResMLP or g-mlp-pytorch LM / gMLPVision state_dict: none of "
                          "'blocks.0.mlp_channels.gate.proj.weight', 'blocks.0.mlp_tokens.fc1.weight', "
+                         "'blocks.0.linear_tokens.weight', "
                          "'to_embed.weight', 'to_logits.1.weight', 'to_patch_embed.1.weight' and "
                          "'to_logits.2.weight' is present");
     if (!arch) {
@@ -268,7 +274,7 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     if (k < 0)
         return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
                          "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer', 'gmixer', "
-                         "'gmlp_lm' and 'gmlp_vision')",
+                         "'resmlp', 'gmlp_lm' and 'gmlp_vision')",
                          arch);
     /* otherwise the first tensor of the wrong family would be reported missing */
     if (sniffed >= 0 && sniffed != k)
@@ -346,7 +352,12 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
         return GMLP_ERR_FORMAT;
     GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "ffn_dim", t->name, err));
     cfg->ffn_dim = (int)t->shape[0];
-    if (cfg->arch == GMLP_ARCH_GMLP) {
+    if (cfg->arch == GMLP_ARCH_RESMLP) {
+        if (!(t = gmlp_cfg_need(f, cfg, 0, "linear_tokens.weight", 2, err)))
+            return GMLP_ERR_FORMAT;
+        GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "the token count", t->name, err));
+        cfg->seq_len = (int)t->shape[0];
+    } else if (cfg->arch == GMLP_ARCH_GMLP) {
         if (cfg->ffn_dim % 2)
             return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
                              t->name, cfg->ffn_dim);
@@ -475,7 +486,7 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
      * registry names NAME_... say the family; other names are left to the tensors */
     const char *a = hf->architecture;
     int named = !a ? -1 : gmlp_cfg_choice(a, arch_names);
-    static const int timm_families[] = {GMLP_ARCH_GMLP, GMLP_ARCH_MIXER, GMLP_ARCH_GMIXER};
+    static const int timm_families[] = {GMLP_ARCH_GMLP, GMLP_ARCH_MIXER, GMLP_ARCH_GMIXER, GMLP_ARCH_RESMLP};
     for (size_t i = 0; a && named < 0 && i < sizeof timm_families / sizeof *timm_families; i++) {
         size_t len = strlen(arch_names[timm_families[i]]);
         if (!strncmp(a, arch_names[timm_families[i]], len) && a[len] == '_')

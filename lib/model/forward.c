@@ -1,6 +1,6 @@
 /* The vision forward, as timm's MlpMixer.forward (and g-mlp-pytorch's
  * gMLPVision.forward): the stem (a patch Conv2d, or gMLPVision's patch
- * Linear, as patches . W^T), the blocks, the final LayerNorm, the mean over
+ * Linear, as patches . W^T), the blocks, the final LayerNorm (ResMLP: Affine), the mean over
  * tokens and the head, on chunks of images that fit the workspace budget. */
 #include "model/model.h"
 #include "model/tensors.h"
@@ -21,10 +21,12 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, i
                                             .b = gmlp_linear_weight(m, m->stem_w, k), .c = {.buf = w->x, .ld = d},
                                             .bias = m->stem_b}));
     const gmlp_pass p = {.m = m, .seqs = b, .p0 = 0, .n = c->seq_len, .rows = (int)rows, .len = c->seq_len};
+    const int resmlp = c->arch == GMLP_ARCH_RESMLP;
     for (int l = 0; l < c->depth; l++)
-        GMLP_TRY(gmlp_arch_mixer(c) ? gmlp_mixer_block(&p, l) : gmlp_block(&p, l));
-    GMLP_TRY(gmlp_op_layernorm(ctx, (gmlp_rows){w->x, 0, d}, (gmlp_rows){w->y, 0, d}, m->norm_w, m->norm_b, (int)rows,
-                               (int)d, c->norm_eps));
+        GMLP_TRY(gmlp_arch_mixer(c) ? gmlp_mixer_block(&p, l) : resmlp ? gmlp_resmlp_block(&p, l) : gmlp_block(&p, l));
+    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    GMLP_TRY(resmlp ? gmlp_op_affine(ctx, x, y, m->norm_w, m->norm_b, (int)rows, (int)d)
+                    : gmlp_op_layernorm(ctx, x, y, m->norm_w, m->norm_b, (int)rows, (int)d, c->norm_eps));
     GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, (int)N,
                                  (int)d));
     if (!want_logits)

@@ -17,14 +17,26 @@ static cl_mem *field(void *base, size_t off)
 
 static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gmlp_tensor_spec *spec, cl_mem *dst)
 {
-    char name[256];
+    char name[256], sname[256];
     gmlp_tensor_name(&m->cfg, name, sizeof name, l, spec->leaf);
-    const gmlp_st_tensor *t = gmlp_st_find(f, name);
-    float *host = malloc(t->numel ? t->numel * sizeof(float) : sizeof(float));
+    const gmlp_st_tensor *t = gmlp_st_find(f, name), *s = NULL;
+    const char *scale = gmlp_spec_scale(spec);
+    if (scale) { /* validated: d values, d dividing numel */
+        gmlp_tensor_name(&m->cfg, sname, sizeof sname, l, scale);
+        s = gmlp_st_find(f, sname);
+    }
+    size_t ns = s ? s->numel : 0;
+    float *host = malloc((t->numel + ns) * sizeof(float) + sizeof(float));
     if (!host)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s'", name);
     gmlp_st_to_f32(t, host);
-    gmlp_status st = gmlp_model_upload(m, host, t->numel, spec->gemm, name, dst);
+    if (s) {
+        float *by = host + t->numel;
+        gmlp_st_to_f32(s, by);
+        for (size_t i = 0, per = t->numel / ns; i < t->numel; i++)
+            host[i] *= by[i / per];
+    }
+    gmlp_status st = gmlp_model_upload(m, host, t->numel, spec->flags & GMLP_SPEC_GEMM, name, dst);
     free(host);
     return st;
 }

@@ -17,8 +17,9 @@ typedef struct gmlp_block_weights {
     cl_mem sgu_norm_w, sgu_norm_b; /* the SGU's LayerNorm */
     cl_mem sgu_w, sgu_b;           /* heads x N x N (LM: causal mask / circulant built in), heads x N */
     cl_mem qkv_w, attn_out_w, attn_out_b; /* LM tiny attention */
-    cl_mem norm1_w, norm1_b;       /* Mixer token MLP */
-    cl_mem tok1_w, tok1_b, tok2_w, tok2_b;
+    cl_mem norm1_w, norm1_b;       /* Mixer token MLP; ResMLP: norm1 times ls1 */
+    cl_mem tok1_w, tok1_b, tok2_w, tok2_b; /* ResMLP: linear_tokens as tok1 */
+    cl_mem ls1;                    /* ResMLP's token-mix layer scale (also folded into norm1) */
 } gmlp_block_weights;
 
 /* The activations of one pass, one planner for every architecture
@@ -158,6 +159,7 @@ typedef struct gmlp_pass {
  * no token shift, no attention, no cache) or timm's MixerBlock. */
 gmlp_status gmlp_block(const gmlp_pass *p, int l);
 gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l);
+gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l);
 
 /* Runs the network on batch images (host memory), writing pooled features
  * and, when logits != NULL, the head's output. */

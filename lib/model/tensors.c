@@ -8,7 +8,7 @@
 #define B(f) offsetof(gmlp_block_weights, f)
 #define M(f) offsetof(gmlp_model, f)
 #define ALWAYS GMLP_IF_ALWAYS
-#define GEMM 1 /* a GEMM operand: stored as half with GMLP_WEIGHTS_F16 */
+#define GEMM GMLP_SPEC_GEMM /* a GEMM operand: stored as half with GMLP_WEIGHTS_F16 */
 
 static const gmlp_tensor_spec timm_model[] = {
     {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
@@ -49,6 +49,36 @@ static const gmlp_tensor_spec mixer_blocks[] = {
     {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
     {"mlp_channels.fc2.weight", "df", B(fc2_w), ALWAYS, GEMM},
     {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, 0},
+    {NULL, NULL, 0, ALWAYS, 0},
+};
+
+/* timm ResMLP: Affine (alpha, beta of shape 1 x 1 x d) for the norms, the
+ * layer scales ls1 / ls2 folded in at upload where a product allows: into
+ * norm1 (its output only feeds linear_tokens) and into fc2; ls1 also scales
+ * linear_tokens' bias, a rank-1 term of its own (block.c). */
+static const gmlp_tensor_spec resmlp_model[] = {
+    {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
+    {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
+    {"norm.alpha", "11d", M(norm_w), ALWAYS, 0},
+    {"norm.beta", "11d", M(norm_b), ALWAYS, 0},
+    {"head.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
+    {"head.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
+    {NULL, NULL, 0, ALWAYS, 0},
+};
+
+static const gmlp_tensor_spec resmlp_blocks[] = {
+    {"norm1.alpha", "11d", B(norm1_w), ALWAYS, GMLP_SPEC_BY_LS1},
+    {"norm1.beta", "11d", B(norm1_b), ALWAYS, GMLP_SPEC_BY_LS1},
+    {"linear_tokens.weight", "NN", B(tok1_w), ALWAYS, GEMM},
+    {"linear_tokens.bias", "N", B(tok1_b), ALWAYS, 0},
+    {"ls1", "d", B(ls1), ALWAYS, 0},
+    {"norm2.alpha", "11d", B(norm_w), ALWAYS, 0},
+    {"norm2.beta", "11d", B(norm_b), ALWAYS, 0},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
+    {"mlp_channels.fc2.weight", "dh", B(fc2_w), ALWAYS, GEMM | GMLP_SPEC_BY_LS2},
+    {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, GMLP_SPEC_BY_LS2},
+    {"ls2", "d", GMLP_NO_FIELD, ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
@@ -109,12 +139,23 @@ int gmlp_arch_mixer(const gmlp_config *cfg)
 
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_LM ? lm_model : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model : timm_model;
+    return cfg->arch == GMLP_ARCH_LM              ? lm_model
+           : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model
+           : cfg->arch == GMLP_ARCH_RESMLP      ? resmlp_model
+                                                : timm_model;
 }
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
 {
-    return gmlp_arch_layers(cfg) ? layer_blocks : gmlp_arch_mixer(cfg) ? mixer_blocks : gmlp_blocks;
+    return gmlp_arch_layers(cfg)              ? layer_blocks
+           : gmlp_arch_mixer(cfg)             ? mixer_blocks
+           : cfg->arch == GMLP_ARCH_RESMLP ? resmlp_blocks
+                                           : gmlp_blocks;
+}
+
+const char *gmlp_spec_scale(const gmlp_tensor_spec *spec)
+{
+    return spec->flags & GMLP_SPEC_BY_LS1 ? "ls1" : spec->flags & GMLP_SPEC_BY_LS2 ? "ls2" : NULL;
 }
 
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
@@ -159,6 +200,7 @@ long long gmlp_spec_dim(const gmlp_config *cfg, char s)
     case 'H': return cfg->heads;
     case 'a': return cfg->attn_dim;
     case 'A': return 3LL * cfg->attn_dim;
+    case '1': return 1;
     }
     return -1;
 }

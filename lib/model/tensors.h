@@ -24,8 +24,16 @@ typedef struct gmlp_tensor_spec {
     const char *dims; /* one symbol per dim, see gmlp_spec_dim */
     size_t field;     /* offsetof the cl_mem in gmlp_block_weights / gmlp_model, or GMLP_NO_FIELD */
     gmlp_spec_cond cond;
-    int gemm;         /* a GEMM operand (stored as half on request), not a bias, norm or gathered table */
+    int flags;        /* GMLP_SPEC_* */
 } gmlp_tensor_spec;
+
+enum {
+    GMLP_SPEC_GEMM = 1,   /* a GEMM operand (stored as half on request), not a bias, norm or gathered table */
+    GMLP_SPEC_BY_LS1 = 2, /* uploaded multiplied by the block's ls1 / ls2 (ResMLP's layer scales): */
+    GMLP_SPEC_BY_LS2 = 4, /* element i by ls[i / (numel / d)], along the first dimension longer than 1 */
+};
+/* The leaf of the vector spec is uploaded multiplied by, or NULL. */
+const char *gmlp_spec_scale(const gmlp_tensor_spec *spec);
 
 /* Whether cfg's model is laid out as g-mlp-pytorch's layers.N (the LM and
  * gMLPVision) rather than timm's blocks.N. */
@@ -47,7 +55,7 @@ void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, con
 
 /* Size of dimension symbol s: d dim, h ffn, g ffn/2, N tokens, t token-MLP
  * width, C channels, p/q patch height/width, P C x p x q, k classes, V vocabulary, H
- * heads, a attention width, A 3 x attention width, u / f the Mixer's token /
+ * heads, a attention width, A 3 x attention width, 1 one, u / f the Mixer's token /
  * channel fc2 inputs (gmixer's GluMlp: half of fc1's outputs). */
 long long gmlp_spec_dim(const gmlp_config *cfg, char s);
 

@@ -27,7 +27,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const gmlp_config *c = &m->cfg;
     gmlp_workspace *w = &m->ws;
     const size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, a = (size_t)c->attn_dim, f = sizeof(float);
-    const int lm = c->arch == GMLP_ARCH_LM, mixer = gmlp_arch_mixer(c);
+    const int lm = c->arch == GMLP_ARCH_LM, mixer = gmlp_arch_mixer(c), sgu = !mixer && c->arch != GMLP_ARCH_RESMLP;
     const size_t image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
     const size_t patch = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
     const size_t classes = lm ? (size_t)c->vocab_size : max2((size_t)c->num_classes, 1);
@@ -35,7 +35,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const buffer_plan all[N_BUFFERS] = {
         {&w->input, lm ? rows * sizeof(cl_int) : seqs * image * f, lm ? "the token ids" : "the input images"},
         {&w->x, rows * d * f, "the residual stream"},
-        {&w->y, rows * max2(d, mixer ? 0 : h / 2) * f, "the LayerNorm outputs"},
+        {&w->y, rows * max2(d, sgu ? h / 2 : 0) * f, "the LayerNorm outputs"},
         {&w->ys, c->shift_tokens ? rows * d * f : 0, "the shifted tokens"},
         {&w->z, z * f, "the MLP activations"},
         {&w->qkv, rows * 3 * a * f, "the attention queries, keys and values"},

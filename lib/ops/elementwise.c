@@ -37,6 +37,15 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }
 
+static const gmlp_kernel_spec affine = {"affine.cl", "gmlp_affine"};
+
+gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
+{
+    size_t global[2] = {(size_t)cols, (size_t)rows};
+    RUN(ctx, affine, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+        ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(alpha), ARG_MEM(beta));
+}
+
 static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};
 
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,

@@ -22,6 +22,10 @@ typedef struct gmlp_rows {
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps);
 
+/* y rows = x rows * alpha + beta per column (timm ResMLP's Affine). */
+gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows,
+                           int cols);
+
 /* images (batch, chans, height, width) from element img_off -> patches
  * (batch * ntok, chans*ph*pw), rows in (c, ky, kx) order: the stem's GEMM input. */
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,

@@ -138,7 +138,7 @@ class GenerateOptions(Structure):
 
 
 # Names of the enums gmlp_config holds, by value (gmlp.h).
-ARCH = ("gmlp", "mixer", "lm", "gmlp_vision", "gmixer")
+ARCH = ("gmlp", "mixer", "lm", "gmlp_vision", "gmixer", "resmlp")
 ARCH_LM = ARCH.index("lm")
 INTERPOLATION = ("bicubic", "bilinear", "nearest")
 CROP_MODE = ("center", "squash", "border")

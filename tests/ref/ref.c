@@ -21,6 +21,14 @@ void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off,
     }
 }
 
+void ref_affine(const float *x, size_t ldx, float *y, size_t ldy, const float *alpha, const float *beta, int rows,
+                int cols)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            y[(size_t)r * ldy + c] = (float)((double)x[(size_t)r * ldx + c] * alpha[c] + beta[c]);
+}
+
 static double activation(double v, int kind)
 {
     return kind == 1   ? tanh(v)

@@ -6,6 +6,9 @@
 
 void ref_layernorm(const float *x, int x_off, int x_stride, float *y, int y_off, int y_stride, const float *gamma,
                    const float *beta, int rows, int cols, float eps);
+/* y rows (ldy apart) = x rows (ldx apart) * alpha + beta per column. */
+void ref_affine(const float *x, size_t ldx, float *y, size_t ldy, const float *alpha, const float *beta, int rows,
+                int cols);
 void ref_embed(const int *tokens, const float *table, float *x, int rows, int dim);
 /* out rows = m positions p0.. of each sequence, hist: hist_rows per sequence. */
 void ref_shift_tokens(const float *hist, int hist_rows, int p0, int m, float *out, int rows, int dim, int segments,
