@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tools/export_vision.py on checkpoints laid out as timm's train.py saves them,
-made here from small random timm models (gMLP, Mixer, gmixer): args as a Namespace and as a dict,
+made here from small random timm models (gMLP, Mixer, gmixer, ResMLP, also in Facebook's layout): args as a Namespace and as a dict,
 with and without DDP's ``module.`` prefix and EMA weights, names from args.model,
 --arch NAME.TAG and none, and the refusals; and g-mlp-pytorch gMLPVision
 state_dicts (square and non-square patches).  Every exported file must hold the
@@ -68,6 +68,19 @@ WIDE = dict(in_chans=3, img_size=(24, 40), patch_size=8, embed_dim=8, mlp_ratio=
             num_classes=3, arch="gmlp")
 GMIXER = dict(in_chans=3, img_size=224, patch_size=16, embed_dim=8, mlp_ratio=(1.0, 4.0), num_blocks=2,
               num_classes=6, arch="gmixer")
+RESMLP = dict(in_chans=3, img_size=224, patch_size=16, embed_dim=8, mlp_ratio=4, num_blocks=2,
+              num_classes=7, arch="resmlp")
+
+
+def facebook_resmlp(sd):
+    """A timm ResMLP state_dict in the layout of Facebook's original code (deit's resmlp_models.py)."""
+    out = {}
+    for k, v in sd.items():
+        for timm_name, fb_name in (("stem.", "patch_embed."), ("linear_tokens.", "attn."), ("mlp_channels.", "mlp."),
+                                   (".ls1", ".gamma_1"), (".ls2", ".gamma_2")):
+            k = k.replace(timm_name, fb_name)
+        out[k] = v.reshape(-1) if k.endswith((".alpha", ".beta")) else v
+    return out
 
 # what train.py's parser leaves in args when only --model and --num-classes are given
 TRAIN_ARGS = dict(model="gmlp_s16_224", pretrained=False, num_classes=10, in_chans=None, img_size=None,
@@ -268,7 +281,7 @@ def run(tmp, app, tests_dir):
     # what is not a timm gMLP / Mixer, and bad names
     torch.save(timm.create_model("resnet10t", num_classes=4).state_dict(), f("resnet.pth"))
     rc, log = export(f("resnet.pth"), f("x.safetensors"))
-    refused("a ResNet state_dict", rc, log, "not a timm gMLP or MLP-Mixer")
+    refused("a ResNet state_dict", rc, log, "not a timm gMLP, MLP-Mixer or ResMLP")
     torch.save({"to_embed.weight": torch.zeros(256, 8), "to_logits.1.weight": torch.zeros(256, 8)}, f("lm.pt"))
     rc, log = export(f("lm.pt"), f("x.safetensors"))
     refused("a g-mlp-pytorch LM", rc, log, "tools/export_lm.py")
@@ -293,11 +306,28 @@ def run(tmp, app, tests_dir):
     rc, log = export(f("gmixer.pth"), f("x.safetensors"), "--arch", "mixer_b16_224")
     refused("a Mixer name for gmixer tensors", rc, log, "mixer_b16_224 is not a timm gMixer")
 
+    # timm's ResMLP with a tag's cfg (ImageNet's mean and std); Facebook's layout ({'model': ...},
+    # patch_embed., attn., gamma_1, alpha of shape (d,)) renamed by timm's checkpoint filter
+    res = tiny(RESMLP, 9)
+    torch.save(res.state_dict(), f("resmlp.pth"))
+    rc, log = export(f("resmlp.pth"), f("resmlp.safetensors"), "--arch", "resmlp_12_224.fb_in1k")
+    res_meta = cfg_meta("resmlp_12_224.fb_in1k", "resmlp")
+    exported("bare ResMLP state_dict, --arch resmlp_12_224.fb_in1k", rc, log, f("resmlp.safetensors"), res, res_meta)
+    torch.save({"model": facebook_resmlp(res.state_dict()), "epoch": 399}, f("resmlp-fb.pth"))
+    rc, log = export(f("resmlp-fb.pth"), f("resmlp-fb.safetensors"))
+    exported("Facebook's ResMLP layout, no name", rc, log, f("resmlp-fb.safetensors"), res, {"gmlp.arch": "resmlp"})
+    check("Facebook ResMLP names" in log, "the renaming is noted")
+    rc, log = export(f("resmlp.pth"), f("x.safetensors"), "--arch", "gmlp_s16_224")
+    refused("a gMLP name for ResMLP tensors", rc, log, "gmlp_s16_224 is not a timm ResMLP")
+
     vis, vis_wide = gmlp_vision(f)
 
     if app:
         images = os.path.join(tests_dir, "data", "preprocess")
         classify(app, f("gmixer.safetensors"), gmix, os.path.join(images, "rgb_large.png"), gmix_meta)
+        classify(app, f("resmlp.safetensors"), res, os.path.join(images, "rgb_large.png"), res_meta)
+        # no preprocessing metadata: the library's ResMLP defaults must be timm's resmlp cfg
+        classify(app, f("resmlp-fb.safetensors"), res, os.path.join(images, "rgba_wide.png"), res_meta)
         classify(app, f("vis.safetensors"), vis, os.path.join(images, "rgb_large.png"),
                  dict(VIS_META, **{"gmlp.mean": "0.5", "gmlp.std": "0.5", "gmlp.crop_pct": "0.875",
                                    "gmlp.interpolation": "bicubic"}), c=3)

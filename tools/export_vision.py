@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exports a timm gMLP or MLP-Mixer checkpoint, or a g-mlp-pytorch gMLPVision
+"""Exports a timm gMLP, MLP-Mixer or ResMLP checkpoint, or a g-mlp-pytorch gMLPVision
 state_dict, to the safetensors file gmlp-cl loads.
 
     tools/export_vision.py CHECKPOINT OUT.safetensors [--ema] [--arch NAME[.TAG]]
@@ -13,8 +13,10 @@ optimizer...), a dict with ``model`` / ``model_ema``, or a bare state_dict
 dtype and values).  ``--ema`` takes the EMA weights (``state_dict_ema`` or
 ``model_ema``) instead.
 
-The architecture (``gmlp``, ``mixer`` or ``gmixer``: a Mixer with GluMlp) and every
-size come from the tensors;
+The architecture (``gmlp``, ``mixer``, ``gmixer``: a Mixer with GluMlp, or ``resmlp``)
+and every size come from the tensors; a ResMLP checkpoint of Facebook's original
+code (``patch_embed.``, ``blocks.N.attn``, ``gamma_1``) is renamed to timm's names
+first, by timm's own ``checkpoint_filter_fn`` (as ``timm.create_model`` does);
 the timm model name only chooses the preprocessing.  The name is ``--arch``, else
 the checkpoint's ``args.model``; with ``NAME.TAG`` that tag's pretrained_cfg is
 taken from timm's registry (no download), without a tag the name's default one.
@@ -128,9 +130,12 @@ def split_checkpoint(ckpt, ema):
 
 
 def tensor_arch(sd):
-    """'gmlp' or 'mixer' from the tensor names; refuses anything else with a hint."""
+    """'gmlp', 'mixer', 'gmixer', 'resmlp' or 'gmlp_vision' from the tensor names; refuses anything else
+    with a hint."""
     if "stem.proj.weight" in sd and "blocks.0.mlp_channels.gate.proj.weight" in sd:
         return "gmlp"
+    if "stem.proj.weight" in sd and "blocks.0.linear_tokens.weight" in sd:
+        return "resmlp"
     if "stem.proj.weight" in sd and "blocks.0.mlp_tokens.fc1.weight" in sd:
         fc1, fc2 = sd["blocks.0.mlp_tokens.fc1.weight"], sd.get("blocks.0.mlp_tokens.fc2.weight")
         glu = fc2 is not None and fc1.dim() == fc2.dim() == 2 and fc2.shape[1] * 2 == fc1.shape[0]
@@ -140,14 +145,14 @@ def tensor_arch(sd):
     if "to_patch_embed.1.weight" in sd:
         return "gmlp_vision"
     first = ", ".join(list(sd)[:4])
-    raise ExportError("not a timm gMLP or MLP-Mixer state_dict: no stem.proj.weight with "
-                      "blocks.0.mlp_channels.gate.proj.weight (gMLP) or blocks.0.mlp_tokens.fc1.weight "
-                      f"(Mixer); its first tensors: {first}")
+    raise ExportError("not a timm gMLP, MLP-Mixer or ResMLP state_dict: no stem.proj.weight with "
+                      "blocks.0.mlp_channels.gate.proj.weight (gMLP), blocks.0.mlp_tokens.fc1.weight "
+                      f"(Mixer) or blocks.0.linear_tokens.weight (ResMLP); its first tensors: {first}")
 
 
 def name_arch(name):
-    """'gmlp', 'mixer' or 'gmixer' for a registered timm gMLP / Mixer name, else None."""
-    for arch in ("gmlp", "mixer", "gmixer"):
+    """'gmlp', 'mixer', 'gmixer' or 'resmlp' for a registered timm gMLP / Mixer / ResMLP name, else None."""
+    for arch in ("gmlp", "mixer", "gmixer", "resmlp"):
         if name.startswith(arch + "_"):
             return arch
     return None
@@ -290,8 +295,8 @@ def gmlp_vision_model(sd, meta):
 
 def timm_model(sd, arch, img_size):
     """A timm MlpMixer with the sizes the tensors have, ``sd`` loaded into it
-    strictly: the check that the file is a timm gMLP / Mixer gmlp-cl can run."""
-    from timm.models.mlp_mixer import MixerBlock, MlpMixer, SpatialGatingBlock
+    strictly: the check that the file is a timm gMLP / Mixer / ResMLP gmlp-cl can run."""
+    from timm.models.mlp_mixer import Affine, MixerBlock, MlpMixer, ResBlock, SpatialGatingBlock
     from timm.layers import GatedMlp, GluMlp, Mlp
 
     w = sd["stem.proj.weight"]
@@ -303,6 +308,10 @@ def timm_model(sd, arch, img_size):
         tokens = sd["blocks.0.mlp_channels.gate.proj.weight"].shape[0]
         hidden = [sd["blocks.0.mlp_channels.fc1.weight"].shape[0]]
         kw = dict(block_layer=SpatialGatingBlock, mlp_layer=GatedMlp)
+    elif arch == "resmlp":  # timm's resmlp_* registrations
+        tokens = sd["blocks.0.linear_tokens.weight"].shape[0]
+        hidden = [sd["blocks.0.mlp_channels.fc1.weight"].shape[0]]
+        kw = dict(block_layer=ResBlock, norm_layer=Affine)
     else:
         tokens = sd["blocks.0.mlp_tokens.fc1.weight"].shape[1]
         hidden = [sd[f"blocks.0.{m}.fc1.weight"].shape[0] for m in ("mlp_tokens", "mlp_channels")]
@@ -335,6 +344,10 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
     """Writes the checkpoint ``ckpt`` (what torch.load returned) to ``out``;
     returns (metadata, the timm model holding the exported weights, source entry)."""
     sd, source, args = split_checkpoint(ckpt, ema)
+    if "patch_embed.proj.weight" in sd and "blocks.0.attn.weight" in sd:
+        from timm.models.mlp_mixer import checkpoint_filter_fn
+        sd = {k: v.contiguous() for k, v in checkpoint_filter_fn(sd, None).items()}
+        note("Facebook ResMLP names (patch_embed., attn., mlp., gamma_) renamed to timm's")
     arch = tensor_arch(sd)
     for k, v in sd.items():
         if not torch.is_floating_point(v) or not torch.isfinite(v).all():
@@ -344,7 +357,7 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
     spec = arch_spec or (args or {}).get("model")
     name, cfg = resolve_name(spec, arch_spec is None) if spec else (None, None)
     if name is not None and name_arch(name) != arch:
-        raise ExportError(f"{spec} is not a timm {dict(gmlp='gMLP', mixer='MLP-Mixer', gmixer='gMixer')[arch]}, "
+        raise ExportError(f"{spec} is not a timm {dict(gmlp='gMLP', mixer='MLP-Mixer', gmixer='gMixer', resmlp='ResMLP')[arch]}, "
                           f"but the tensors are one")
     meta = {"gmlp.arch": arch}
     if name is not None:
