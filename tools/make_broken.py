@@ -49,6 +49,8 @@ GMLP_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=3,
                num_blocks=2, num_classes=3, arch="gmlp")           # h=24, g=12
 MIXER_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=(0.5, 2.0),
                 num_blocks=2, num_classes=3, arch="mixer")         # t=4, c=16
+RESMLP_KW = dict(in_chans=3, img_size=6, patch_size=2, embed_dim=8, mlp_ratio=2,
+                 num_blocks=2, num_classes=3, arch="resmlp")       # ls1/ls2 [8], alpha [1, 1, 8], h=16
 # g-mlp-pytorch LM: ffn 32 -> gate width 16, sgu.weight [2, 6, 6], to_qkv [12, 8]
 LM_KW = dict(num_tokens=20, dim=8, depth=2, seq_len=6, causal=True, heads=2, attn_dim=4,
              shift_tokens=1)
@@ -537,6 +539,32 @@ def cases(tmpdir):
     add("vision_lm_nesting.safetensors", "FORMAT", "missing tensor 'layers.1.fn.fn.proj_in.0.weight'",
         vf(lm_nested), lm=VIS_KW)
 
+    # --- timm ResMLP ----------------------------------------------------------------
+    R = base_tensors(RESMLP_KW, [SEED, 7])
+    rrng = np.random.default_rng([SEED, 8])
+
+    def r(**changes):
+        return changed(R, **changes)
+
+    add("resmlp_missing_ls2.safetensors", "FORMAT", "missing tensor 'blocks.1.ls2'",
+        valid(without(R, "blocks.1.ls2")), timm=RESMLP_KW)
+    add("resmlp_ls1_length.safetensors", "FORMAT", "'blocks.0.ls1' has shape [7], expected [8]",
+        valid(r(**{"blocks.0.ls1": ("F32", [7], rnd((7,), rrng))})), timm=RESMLP_KW)
+    add("resmlp_alpha_flat.safetensors", "FORMAT", "'blocks.1.norm2.alpha' has shape [8], expected [1, 1, 8]",
+        valid(r(**{"blocks.1.norm2.alpha": ("F32", [8], R["blocks.1.norm2.alpha"][2].reshape(8))})),
+        timm=RESMLP_KW)
+    add("resmlp_tokens_not_square.safetensors", "FORMAT", "'blocks.0.linear_tokens.weight' has shape [9, 8]",
+        valid(r(**{"blocks.0.linear_tokens.weight": ("F32", [N, 8], rnd((N, 8), rrng))})), timm=RESMLP_KW)
+    add("resmlp_arch_on_gmlp.safetensors", "FORMAT", "contradicts the tensors", valid(G, {"gmlp.arch": "resmlp"}))
+    fb = collections.OrderedDict()
+    for k, v in R.items():
+        for timm_name, fb_name in (("stem.", "patch_embed."), ("linear_tokens.", "attn."),
+                                   ("mlp_channels.", "mlp."), (".ls1", ".gamma_1"), (".ls2", ".gamma_2")):
+            k = k.replace(timm_name, fb_name)
+        fb[k] = v
+    add("resmlp_facebook_names.safetensors", "FORMAT", "tools/export_vision.py renames it", valid(fb),
+        timm=RESMLP_KW)
+
     # --- IO ------------------------------------------------------------------------
     add("does_not_exist.safetensors", "IO", "does_not_exist.safetensors", None, st=None)
     add("is_a_directory.safetensors", "IO", "is_a_directory.safetensors", "DIR", st=None)
@@ -577,7 +605,7 @@ def main():
     cs, G, M, L, V = cases(out)
 
     # the bases themselves must be valid, for the parser and for timm / g-mlp-pytorch
-    for kw, t in ((GMLP_KW, G), (MIXER_KW, M), (LM_KW, L), (VIS_KW, V)):
+    for kw, t in ((GMLP_KW, G), (MIXER_KW, M), (LM_KW, L), (VIS_KW, V), (RESMLP_KW, base_tensors(RESMLP_KW, [SEED, 7]))):
         p = os.path.join(out, ".base.tmp")
         with open(p, "wb") as f:
             f.write(valid(t))

@@ -259,6 +259,10 @@ static gmlp_status infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_erro
     if (f->n_tensors == 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "the file holds no tensors");
     int sniffed = sniff_arch(f, &witness);
+    if (!arch && sniffed < 0 && gmlp_st_find(f, "patch_embed.proj.weight") && gmlp_st_find(f, "blocks.0.attn.weight"))
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
+                         "a ResMLP with the names of Facebook's original code (patch_embed., blocks.N.attn, "
+                         "gamma_1): tools/export_vision.py renames it to timm's, as timm does on loading");
     if (!arch && sniffed < 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
                          "not a timm gMLP / MLP-Mixer / ResMLP or g-mlp-pytorch LM / gMLPVision state_dict: none of "
