@@ -301,6 +301,8 @@ static void test_random_models(gmlp_context *ctx)
          .dim = 8, .depth = 2, .ffn_dim = 16, .heads = 2, .attn_dim = 4, .num_classes = 5},
         {.arch = GMLP_ARCH_LM, .vocab_size = 11, .seq_len = 6, .dim = 8, .depth = 1, .ffn_dim = 16, .heads = 2,
          .causal = 1},
+        {.arch = GMLP_ARCH_RESMLP, .in_chans = 3, .img_h = 8, .img_w = 12, .patch_h = 4, .patch_w = 4, .dim = 8,
+         .depth = 2, .ffn_dim = 15, .num_classes = 3}, /* an odd width: nothing splits it */
     };
     for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
         const gmlp_config *want = &cfgs[i];

@@ -264,31 +264,44 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
         fclose(mf);
     CHECK(n >= 30, "only %d broken configs", n);
 
-    /* a g-mlp-pytorch gMLPVision in a folder: config.json's preprocessing and
-     * labels apply, and a timm name for it is a contradiction */
-    snprintf(path, sizeof path, "%s/../e2e/gmlpvision_rgb.safetensors", dir);
-    CHECK(copy_file(path, weights), "cannot copy %s", path);
-    for (int timm_name = 0; timm_name < 2; timm_name++) {
-        f = fopen(config, "wb");
-        CHECK(f && fprintf(f, "{\"architecture\": \"%s\", \"num_classes\": 6, \"label_names\": [\"a\", \"b\", "
-                              "\"c\", \"d\", \"e\", \"f\"], \"pretrained_cfg\": {\"mean\": [0.1, 0.2, 0.3], "
-                              "\"interpolation\": \"bilinear\"}}", timm_name ? "gmlp_s16_224" : "gmlp_vision") > 0,
-              "cannot write %s", config);
-        if (f)
-            fclose(f);
-        if (timm_name) {
-            expect_refusal(ctx, "gMLPVision, timm name", tmp, GMLP_ERR_FORMAT,
-                           "'gmlp_s16_224' is a timm gMLP, but the weights are a g-mlp-pytorch gMLPVision");
-            continue;
+    /* a g-mlp-pytorch gMLPVision and a timm ResMLP (both 6 classes) in a
+     * folder: config.json's preprocessing and labels apply, and a name of
+     * another family is a contradiction */
+    static const struct {
+        const char *fixture, *name, *other, *refusal;
+        int arch;
+    } folders[] = {
+        {"gmlpvision_rgb", "gmlp_vision", "gmlp_s16_224",
+         "'gmlp_s16_224' is a timm gMLP, but the weights are a g-mlp-pytorch gMLPVision", GMLP_ARCH_GMLP_VISION},
+        {"resmlp_rgb", "resmlp_24_224", "mixer_b16_224",
+         "'mixer_b16_224' is a timm MLP-Mixer, but the weights are a timm ResMLP", GMLP_ARCH_RESMLP},
+    };
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+        snprintf(path, sizeof path, "%s/../e2e/%s.safetensors", dir, folders[i].fixture);
+        CHECK(copy_file(path, weights), "cannot copy %s", path);
+        for (int other = 0; other < 2; other++) {
+            f = fopen(config, "wb");
+            CHECK(f && fprintf(f, "{\"architecture\": \"%s\", \"num_classes\": 6, \"label_names\": [\"a\", "
+                                  "\"b\", \"c\", \"d\", \"e\", \"f\"], \"pretrained_cfg\": {\"mean\": [0.1, 0.2, "
+                                  "0.3], \"interpolation\": \"bilinear\"}}",
+                               other ? folders[i].other : folders[i].name) > 0,
+                  "cannot write %s", config);
+            if (f)
+                fclose(f);
+            if (other) {
+                expect_refusal(ctx, folders[i].fixture, tmp, GMLP_ERR_FORMAT, folders[i].refusal);
+                continue;
+            }
+            gmlp_model *m = NULL;
+            gmlp_config cfg;
+            CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "%s folder: %s", folders[i].fixture,
+                  gmlp_last_error(ctx));
+            if (m && gmlp_model_config(m, &cfg) == GMLP_OK)
+                CHECK(cfg.arch == folders[i].arch && cfg.mean[2] == 0.3f && cfg.interpolation == GMLP_INTERP_BILINEAR &&
+                          !strcmp(gmlp_model_label(m, 5), "f"),
+                      "%s folder: config.json's values not applied", folders[i].fixture);
+            gmlp_model_free(m);
         }
-        gmlp_model *m = NULL;
-        gmlp_config cfg;
-        CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "gMLPVision folder: %s", gmlp_last_error(ctx));
-        if (m && gmlp_model_config(m, &cfg) == GMLP_OK)
-            CHECK(cfg.arch == GMLP_ARCH_GMLP_VISION && cfg.mean[2] == 0.3f && cfg.interpolation == GMLP_INTERP_BILINEAR &&
-                      !strcmp(gmlp_model_label(m, 5), "f"),
-                  "gMLPVision folder: config.json's values not applied");
-        gmlp_model_free(m);
     }
     unlink(config);
     unlink(weights);

@@ -77,6 +77,7 @@ int main(void)
     ENUM("arch", "lm", GMLP_ARCH_LM);
     ENUM("arch", "gmlp_vision", GMLP_ARCH_GMLP_VISION);
     ENUM("arch", "gmixer", GMLP_ARCH_GMIXER);
+    ENUM("arch", "resmlp", GMLP_ARCH_RESMLP);
     ENUM("interpolation", "bicubic", GMLP_INTERP_BICUBIC);
     ENUM("interpolation", "bilinear", GMLP_INTERP_BILINEAR);
     ENUM("interpolation", "nearest", GMLP_INTERP_NEAREST);

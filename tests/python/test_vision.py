@@ -83,6 +83,17 @@ def test_config_dict_gmixer() -> None:
     assert (c["arch"], c["gate_act"], c["token_dim"], c["sgu_eps"]) == ("gmixer", "silu", 6, 0)
 
 
+@needs_device
+def test_config_dict_resmlp() -> None:
+    """timm's ResMLP: no LayerNorm (eps 0), ImageNet's mean and std by default, the non-square image its
+    metadata gives."""
+    with gmlp.load(E2E / "resmlp_grey_headless_f16.safetensors") as m:
+        c = m.config
+    assert (c["arch"], c["num_classes"], c["in_chans"], c["img_h"], c["img_w"]) == ("resmlp", 0, 1, 12, 20)
+    assert c["norm_eps"] == c["sgu_eps"] == 0 and c["mean"] == (np.float32(0.485),)
+    assert c["std"] == (np.float32(0.229),)
+
+
 def _cases() -> list[list[str]]:
     lines = (DATA / "preprocess" / "cases.txt").read_text().splitlines()
     return [line.split() for line in lines if len(line.split()) == 9]
