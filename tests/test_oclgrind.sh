@@ -5,10 +5,11 @@
 # where the apps are built, one whole forward of the bundled image model on
 # one image and the bundled language model on a prompt and four decoding
 # steps (every element-wise kernel, the GEMMs as the model calls them), and
-# a gMLPVision with heads and a tiny attention on the same image.
+# further image models on the same image: a gMLPVision with heads and a tiny
+# attention, a ResMLP (its Affine kernel, the rank-1 GEMM).
 # Fails on any report in Oclgrind's log (race, out-of-bounds access, API
 # error).  Exits 77 (skip) without oclgrind.
-#   test_oclgrind.sh TEST_GEMM [GMLP_CLASSIFY IMAGE_MODEL IMAGE GMLP_GENERATE LM VISION_MODEL]
+#   test_oclgrind.sh TEST_GEMM [GMLP_CLASSIFY IMAGE_MODEL IMAGE GMLP_GENERATE LM [MORE_IMAGE_MODELS...]]
 set -u
 command -v oclgrind >/dev/null || { echo "SKIP: oclgrind is not installed"; exit 77; }
 tmp=$(mktemp -d)
@@ -31,9 +32,12 @@ simulated() {
     fi
 }
 simulated "$1" --oclgrind
-if [ $# -ge 6 ]; then
-    simulated "$2" -m "$3" "$4"
-    simulated "$5" -m "$6" -n 4 -s 1 "The "
-fi
-[ $# -lt 7 ] || simulated "$2" -m "$7" "$4"
+[ $# -ge 6 ] || exit $fail
+classify=$2 image=$4
+simulated "$classify" -m "$3" "$image"
+simulated "$5" -m "$6" -n 4 -s 1 "The "
+shift 6
+for model in "$@"; do
+    simulated "$classify" -m "$model" "$image"
+done
 exit $fail
