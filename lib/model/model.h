@@ -156,7 +156,7 @@ typedef struct gmlp_pass {
 
 /* x += the block's output on the workspace's residual stream: the gMLP block
  * (g-mlp-pytorch's layer; timm's SpatialGatingBlock is its case of one head,
- * no token shift, no attention, no cache) or timm's MixerBlock. */
+ * no token shift, no attention, no cache), timm's MixerBlock or ResMLP's ResBlock. */
 gmlp_status gmlp_block(const gmlp_pass *p, int l);
 gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l);
 gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l);
