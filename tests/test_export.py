@@ -40,7 +40,7 @@ except ImportError as e:
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)
 import export_vision  # noqa: E402
-from make_fixtures import build, randomise  # noqa: E402
+from make_fixtures import build, facebook_resmlp_name, randomise  # noqa: E402
 import make_lm_fixtures  # noqa: E402  (randomises g-mlp-pytorch models)
 
 failures = 0
@@ -74,13 +74,7 @@ RESMLP = dict(in_chans=3, img_size=224, patch_size=16, embed_dim=8, mlp_ratio=4,
 
 def facebook_resmlp(sd):
     """A timm ResMLP state_dict in the layout of Facebook's original code (deit's resmlp_models.py)."""
-    out = {}
-    for k, v in sd.items():
-        for timm_name, fb_name in (("stem.", "patch_embed."), ("linear_tokens.", "attn."), ("mlp_channels.", "mlp."),
-                                   (".ls1", ".gamma_1"), (".ls2", ".gamma_2")):
-            k = k.replace(timm_name, fb_name)
-        out[k] = v.reshape(-1) if k.endswith((".alpha", ".beta")) else v
-    return out
+    return {facebook_resmlp_name(k): v.reshape(-1) if k.endswith((".alpha", ".beta")) else v for k, v in sd.items()}
 
 # what train.py's parser leaves in args when only --model and --num-classes are given
 TRAIN_ARGS = dict(model="gmlp_s16_224", pretrained=False, num_classes=10, in_chans=None, img_size=None,

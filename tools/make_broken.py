@@ -556,12 +556,7 @@ def cases(tmpdir):
     add("resmlp_tokens_not_square.safetensors", "FORMAT", "'blocks.0.linear_tokens.weight' has shape [9, 8]",
         valid(r(**{"blocks.0.linear_tokens.weight": ("F32", [N, 8], rnd((N, 8), rrng))})), timm=RESMLP_KW)
     add("resmlp_arch_on_gmlp.safetensors", "FORMAT", "contradicts the tensors", valid(G, {"gmlp.arch": "resmlp"}))
-    fb = collections.OrderedDict()
-    for k, v in R.items():
-        for timm_name, fb_name in (("stem.", "patch_embed."), ("linear_tokens.", "attn."),
-                                   ("mlp_channels.", "mlp."), (".ls1", ".gamma_1"), (".ls2", ".gamma_2")):
-            k = k.replace(timm_name, fb_name)
-        fb[k] = v
+    fb = collections.OrderedDict((mf.facebook_resmlp_name(k), v) for k, v in R.items())
     add("resmlp_facebook_names.safetensors", "FORMAT", "tools/export_vision.py renames it", valid(fb),
         timm=RESMLP_KW)
 

@@ -116,6 +116,15 @@ def build(kw):
     return MlpMixer(**kw).eval(), arch
 
 
+def facebook_resmlp_name(key):
+    """A timm ResMLP tensor name as Facebook's original code (deit's resmlp_models.py) spells it:
+    what timm's checkpoint_filter_fn undoes (test inputs for the exporter and the loader)."""
+    for timm_name, fb_name in (("stem.", "patch_embed."), ("linear_tokens.", "attn."), ("mlp_channels.", "mlp."),
+                               (".ls1", ".gamma_1"), (".ls2", ".gamma_2")):
+        key = key.replace(timm_name, fb_name)
+    return key
+
+
 def randomise(model, rng):
     """Overwrites every parameter (and buffer) with draws that make it matter."""
     ln_params = set()
