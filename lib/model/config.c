@@ -168,17 +168,17 @@ static gmlp_status hf_preproc(const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_p
 static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg,
                                   gmlp_error *err)
 {
-    static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f}, imagenet_std[3] = {0.229f, 0.224f, 0.225f};
-    for (int i = 0; i < 3; i++) { /* timm's gMLP and Google Mixer cfgs; ResMLP's are ImageNet's */
-        cfg->mean[i] = cfg->arch == GMLP_ARCH_RESMLP ? imagenet_mean[i] : 0.5f;
-        cfg->std[i] = cfg->arch == GMLP_ARCH_RESMLP ? imagenet_std[i] : 0.5f;
-    }
+    /* timm's gMLP and Google Mixer cfgs; ResMLP's are ImageNet's */
+    static const float half[3] = {0.5f, 0.5f, 0.5f}, imagenet_mean[3] = {0.485f, 0.456f, 0.406f},
+                       imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION, resmlp = cfg->arch == GMLP_ARCH_RESMLP;
+    memcpy(cfg->mean, resmlp ? imagenet_mean : half, sizeof cfg->mean);
+    memcpy(cfg->std, resmlp ? imagenet_std : half, sizeof cfg->std);
     cfg->crop_pct = 0.875f;
     cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;
     /* timm: 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch: nn.LayerNorm's 1e-5 throughout;
      * ResMLP has no LayerNorm */
-    const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION, resmlp = cfg->arch == GMLP_ARCH_RESMLP;
     cfg->norm_eps = resmlp ? 0.0f : vision ? 1e-5f : 1e-6f;
     cfg->sgu_eps = gmlp_arch_mixer(cfg) || resmlp ? 0.0f : 1e-5f;
     const gmlp_preproc_key keys[] = {GMLP_PK_MEAN, GMLP_PK_STD, GMLP_PK_CROP_PCT, GMLP_PK_CROP_MODE,

@@ -10,11 +10,14 @@
 #define ALWAYS GMLP_IF_ALWAYS
 #define GEMM GMLP_SPEC_GEMM /* a GEMM operand: stored as half with GMLP_WEIGHTS_F16 */
 
+/* timm MlpMixer, its norm_layer a LayerNorm or (ResMLP) an Affine of shape 1 x 1 x d. */
 static const gmlp_tensor_spec timm_model[] = {
     {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
     {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
-    {"norm.weight", "d", M(norm_w), ALWAYS, 0},
-    {"norm.bias", "d", M(norm_b), ALWAYS, 0},
+    {"norm.weight", "d", M(norm_w), GMLP_IF_LAYERNORM, 0},
+    {"norm.bias", "d", M(norm_b), GMLP_IF_LAYERNORM, 0},
+    {"norm.alpha", "11d", M(norm_w), GMLP_IF_AFFINE, 0},
+    {"norm.beta", "11d", M(norm_b), GMLP_IF_AFFINE, 0},
     {"head.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
     {"head.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
     {NULL, NULL, 0, ALWAYS, 0},
@@ -52,20 +55,10 @@ static const gmlp_tensor_spec mixer_blocks[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
-/* timm ResMLP: Affine (alpha, beta of shape 1 x 1 x d) for the norms, the
- * layer scales ls1 / ls2 folded in at upload where a product allows: into
- * norm1 (its output only feeds linear_tokens) and into fc2; ls1 also scales
- * linear_tokens' bias, a rank-1 term of its own (block.c). */
-static const gmlp_tensor_spec resmlp_model[] = {
-    {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
-    {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
-    {"norm.alpha", "11d", M(norm_w), ALWAYS, 0},
-    {"norm.beta", "11d", M(norm_b), ALWAYS, 0},
-    {"head.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
-    {"head.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
-    {NULL, NULL, 0, ALWAYS, 0},
-};
-
+/* timm ResMLP's ResBlock: Affine norms, the layer scales ls1 / ls2 folded
+ * in at upload where a product allows: into norm1 (its output only feeds
+ * linear_tokens) and into fc2; ls1 also scales linear_tokens' bias, a
+ * rank-1 term of its own (block.c). */
 static const gmlp_tensor_spec resmlp_blocks[] = {
     {"norm1.alpha", "11d", B(norm1_w), ALWAYS, GMLP_SPEC_BY_LS1},
     {"norm1.beta", "11d", B(norm1_b), ALWAYS, GMLP_SPEC_BY_LS1},
@@ -139,10 +132,7 @@ int gmlp_arch_mixer(const gmlp_config *cfg)
 
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_LM              ? lm_model
-           : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model
-           : cfg->arch == GMLP_ARCH_RESMLP      ? resmlp_model
-                                                : timm_model;
+    return cfg->arch == GMLP_ARCH_LM ? lm_model : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model : timm_model;
 }
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
@@ -165,6 +155,8 @@ int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
     case GMLP_IF_ATTN: return cfg->attn_dim > 0;
     case GMLP_IF_DENSE: return !cfg->circulant;
     case GMLP_IF_CIRCULANT: return cfg->circulant;
+    case GMLP_IF_LAYERNORM: return cfg->arch != GMLP_ARCH_RESMLP;
+    case GMLP_IF_AFFINE: return cfg->arch == GMLP_ARCH_RESMLP;
     case GMLP_IF_ALWAYS: break;
     }
     return 1;

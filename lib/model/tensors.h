@@ -15,6 +15,8 @@ typedef enum gmlp_spec_cond {
     GMLP_IF_ATTN,      /* a tiny attention (attn_dim > 0) */
     GMLP_IF_DENSE,     /* a dense spatial matrix */
     GMLP_IF_CIRCULANT, /* the Toeplitz parameterisation */
+    GMLP_IF_LAYERNORM, /* timm's final norm is a LayerNorm (all but ResMLP) */
+    GMLP_IF_AFFINE,    /* ... or ResMLP's Affine */
 } gmlp_spec_cond;
 
 #define GMLP_NO_FIELD ((size_t)-1) /* validated, but turned into another buffer (spatial matrices) */
