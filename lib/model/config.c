@@ -168,12 +168,13 @@ static gmlp_status hf_preproc(const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_p
 static gmlp_status parse_metadata(const gmlp_st_file *f, const gmlp_hf_config *hf, gmlp_config *cfg,
                                   gmlp_error *err)
 {
-    /* timm's gMLP and Google Mixer cfgs; ResMLP's are ImageNet's */
+    /* timm's gMLP and Google Mixer cfgs; its gmixer_* and resmlp_* cfgs are ImageNet's */
     static const float half[3] = {0.5f, 0.5f, 0.5f}, imagenet_mean[3] = {0.485f, 0.456f, 0.406f},
                        imagenet_std[3] = {0.229f, 0.224f, 0.225f};
     const int vision = cfg->arch == GMLP_ARCH_GMLP_VISION, resmlp = cfg->arch == GMLP_ARCH_RESMLP;
-    memcpy(cfg->mean, resmlp ? imagenet_mean : half, sizeof cfg->mean);
-    memcpy(cfg->std, resmlp ? imagenet_std : half, sizeof cfg->std);
+    const int imagenet = resmlp || cfg->arch == GMLP_ARCH_GMIXER;
+    memcpy(cfg->mean, imagenet ? imagenet_mean : half, sizeof cfg->mean);
+    memcpy(cfg->std, imagenet ? imagenet_std : half, sizeof cfg->std);
     cfg->crop_pct = 0.875f;
     cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;

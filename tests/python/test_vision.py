@@ -77,10 +77,12 @@ def test_config_dict_gmlp_vision() -> None:
 
 @needs_device
 def test_config_dict_gmixer() -> None:
-    """timm's gmixer: MixerBlock with GluMlp, SiLU on the gate."""
+    """timm's gmixer: MixerBlock with GluMlp, SiLU on the gate, ImageNet's mean and std by default (timm's
+    gmixer_24_224.ra3_in1k cfg)."""
     with gmlp.load(E2E / "gmixer_grey_f16.safetensors") as m:
         c = m.config
     assert (c["arch"], c["gate_act"], c["token_dim"], c["sgu_eps"]) == ("gmixer", "silu", 6, 0)
+    assert c["mean"] == (np.float32(0.485),) and c["std"] == (np.float32(0.229),)
 
 
 @needs_device
