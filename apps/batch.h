@@ -24,7 +24,7 @@ typedef struct app_batch {
 } app_batch;
 
 app_batch *app_batch_new(size_t id, char *const *paths, size_t n);
-/* Decodes every path (stb_image, huge images refused before decoding) and
+/* Decodes every path (app_image_decode: huge images refused before decoding) and
  * preprocesses them (gmlp_preprocess_rgb8_batch) into images; 0 when out of memory. */
 int app_batch_decode(app_batch *b, const gmlp_config *cfg);
 /* Frees what classification no longer needs. */

@@ -1,5 +1,5 @@
 /* gmlp-decode-bench: the host side of gmlp-classify alone, for docs/scale-out.md:
- * images/s that THREADS threads decode (stb_image) and preprocess (timm's
+ * images/s that THREADS threads decode (libjpeg, stb_image) and preprocess (timm's
  * eval transform of a 224-px, 3-channel model: bicubic, crop_pct 0.875) with
  * the app's own code (batch.c), over FILE... repeated for about 3 s.  No
  * OpenCL device is used.  Not installed.

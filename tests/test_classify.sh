@@ -30,6 +30,18 @@ printf 'not an image' >"$tmp/junk.png"
 head -c 100 "$(ls "$examples"/*.png | head -n 1)" >"$tmp/truncated.png"
 : >"$tmp/empty.png"
 head -c 2000 "$src/data/preprocess/rgb_photo.jpg" >"$tmp/cut.jpg"
+# damaged JPEGs, each refused as PIL refuses it (the scan cap is ours: PIL would decode those 600 scans)
+python3 - "$src/data/preprocess" "$tmp" <<'PY'
+import sys
+src, tmp = sys.argv[1:]
+base = open(f"{src}/rgb_photo.jpg", "rb").read()
+prog = open(f"{src}/rgb_422_progressive.jpg", "rb").read()
+open(f"{tmp}/cut_progressive.jpg", "wb").write(prog[:len(prog) * 2 // 3])
+open(f"{tmp}/no_eoi.jpg", "wb").write(base[:-2])  # only the end marker missing
+open(f"{tmp}/bad_marker.jpg", "wb").write(base[:-2] + b"\xff\x1c\x00\x02\xff\xd9")  # after the last row
+last = prog.rindex(b"\xff\xda")  # the last scan, repeated 600 times
+open(f"{tmp}/scans.jpg", "wb").write(prog[:-2] + prog[last:-2] * 600 + b"\xff\xd9")
+PY
 # valid PNG headers declaring 100000 x 100000 and 0 x 7 pixels: refused before decoding
 python3 - "$tmp" <<'PY'
 import struct, sys, zlib
@@ -40,7 +52,7 @@ for name, w, h in (("huge", 100000, 100000), ("zero", 0, 7)):
         b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)))
 PY
 "$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/zero.png" "$tmp/missing.png" \
-    "$tmp/cut.jpg" \
+    "$tmp/cut.jpg" "$tmp/cut_progressive.jpg" "$tmp/no_eoi.jpg" "$tmp/bad_marker.jpg" "$tmp/scans.jpg" \
     "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
 cat "$tmp/err"
@@ -48,6 +60,11 @@ for bad in junk truncated empty huge zero missing; do
     grep -q "$bad.png: error:" "$tmp/err"; check $? "$bad image reported by name"
 done
 grep -q "cut.jpg: error:" "$tmp/err"; check $? "truncated JPEG reported by name"
+for bad in cut_progressive no_eoi; do
+    grep -q "$bad.jpg: error: JPEG: the file is truncated" "$tmp/err"; check $? "$bad.jpg refused as truncated"
+done
+grep -q "bad_marker.jpg: error: JPEG: Unsupported marker type 0x1c" "$tmp/err"; check $? "a bad marker after the last row"
+grep -q "scans.jpg: error: JPEG: more than 500 progressive scans" "$tmp/err"; check $? "600 progressive scans refused"
 grep -q "huge.png: error: image dimensions" "$tmp/err"; check $? "huge image refused before decoding"
 [ "$(grep -c '%' "$tmp/out")" -ge 10 ]; check $? "the other images are still classified"
 

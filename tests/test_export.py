@@ -297,6 +297,8 @@ def run(tmp, app, tests_dir):
     gmix_meta = cfg_meta("gmixer_24_224", "gmixer")
     exported("bare gmixer state_dict (GluMlp), --arch gmixer_24_224", rc, log, f("gmixer.safetensors"), gmix,
              gmix_meta)
+    rc, log = export(f("gmixer.pth"), f("gmixer-bare.safetensors"))
+    exported("bare gmixer state_dict, no name", rc, log, f("gmixer-bare.safetensors"), gmix, {"gmlp.arch": "gmixer"})
     rc, log = export(f("gmixer.pth"), f("x.safetensors"), "--arch", "mixer_b16_224")
     refused("a Mixer name for gmixer tensors", rc, log, "mixer_b16_224 is not a timm gMixer")
 
@@ -319,6 +321,11 @@ def run(tmp, app, tests_dir):
     if app:
         images = os.path.join(tests_dir, "data", "preprocess")
         classify(app, f("gmixer.safetensors"), gmix, os.path.join(images, "rgb_large.png"), gmix_meta)
+        # JPEGs (4:2:0, progressive 4:2:2, CMYK) decode to PIL's pixels; no metadata: the library's gmixer
+        # defaults must be timm's gmixer cfg (ImageNet's mean and std)
+        classify(app, f("gmixer-bare.safetensors"), gmix, os.path.join(images, "rgb_420.jpg"), gmix_meta)
+        classify(app, f("resmlp.safetensors"), res, os.path.join(images, "rgb_422_progressive.jpg"), res_meta)
+        classify(app, f("ns.safetensors"), gm, os.path.join(images, "cmyk.jpg"), s16)
         classify(app, f("resmlp.safetensors"), res, os.path.join(images, "rgb_large.png"), res_meta)
         # no preprocessing metadata: the library's ResMLP defaults must be timm's resmlp cfg
         classify(app, f("resmlp-fb.safetensors"), res, os.path.join(images, "rgba_wide.png"), res_meta)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/data/preprocess/: a few synthetic images (PNG and JPEG, RGB,
-RGBA and grey, larger and smaller than the model input) and, for each test
+RGBA, grey and CMYK, larger and smaller than the model input) and, for each test
 case, the tensor timm's real eval transform makes of it (PIL decode, then
 timm.data.create_transform(..., is_training=False)), as raw little-endian
 float32 C x H x W, listed in cases.txt:
@@ -33,8 +33,8 @@ def synthetic(w, h, mode, seed):
     if mode == "RGBA":
         a = np.clip(np.rint(255 * x / max(w - 1, 1)), 0, 255).astype(np.uint8)
         img = Image.fromarray(np.dstack([rgb, a]), "RGBA")
-    elif mode == "L":
-        img = img.convert("L")
+    elif mode in ("L", "CMYK"):
+        img = img.convert(mode)
     return img
 
 
@@ -46,7 +46,17 @@ IMAGES = [
     ("grey_28.png", (28, 28, "L", 5)),
     ("rgb_photo.jpg", (160, 120, "RGB", 6)),
     ("grey_photo.jpg", (45, 70, "L", 7)),
+    # JPEGs as cameras and PIL write them (chroma at half resolution, PIL's default quality), progressive
+    # 4:2:2, and CMYK (Adobe's inverted values): the decoder must give PIL's pixels bit for bit
+    ("rgb_420.jpg", (203, 151, "RGB", 8)),
+    ("rgb_422_progressive.jpg", (97, 130, "RGB", 9)),
+    ("cmyk.jpg", (64, 50, "CMYK", 10)),
 ]
+# how each JPEG is written (the others: quality 90, full-resolution chroma)
+JPEG_OPTIONS = {
+    "rgb_420.jpg": dict(quality=75, subsampling=2),
+    "rgb_422_progressive.jpg": dict(quality=85, subsampling=1, progressive=True),
+}
 
 CONFIGS = {
     "a": ((3, 32, 32), "bicubic", 0.875, (0.5,) * 3, (0.5,) * 3),
@@ -68,6 +78,7 @@ CASES = [
     ("grey_28.png", "b"), ("grey_28.png", "d"),
     ("rgb_photo.jpg", "a"), ("rgb_photo.jpg", "e"),
     ("grey_photo.jpg", "b"), ("grey_photo.jpg", "c"),
+    ("rgb_420.jpg", "d"), ("rgb_420.jpg", "b"), ("rgb_422_progressive.jpg", "a"), ("cmyk.jpg", "c"),
 ]
 
 
@@ -77,7 +88,7 @@ def main():
         img = synthetic(w, h, mode, seed)
         path = os.path.join(OUT, name)
         if name.endswith(".jpg"):
-            img.save(path, quality=90, subsampling=0)
+            img.save(path, **JPEG_OPTIONS.get(name, dict(quality=90, subsampling=0)))
         else:
             img.save(path)
     lines = []

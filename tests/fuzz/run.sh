@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets with meson (clang-15, -Dfuzzing=enabled, ASan +
 # UBSan) and fuzzes each for SECONDS (default 20) from a seed corpus of the
 # valid and broken test files (config.json's target: the model folders' and
-# the broken configs).  A crash leaves its input in the work folder
-# and fails the run: copy it to tests/data/fuzz-regressions/ with a line in
+# the broken configs; the image decoder's: the test images).  A crash leaves
+# its input in the work folder and fails the run: copy it to tests/data/fuzz-regressions/ with a line in
 # its manifest (test_safetensors replays that folder).
 #   tests/fuzz/run.sh [SECONDS [WORKDIR]]      e.g. tests/fuzz/run.sh 3600
 set -eu
@@ -32,11 +32,15 @@ cp "$root"/tests/data/broken/config/*.json "$work/corpus_config/"
 # the tuning-file target starts from tests/data/tune (valid and invalid files for its made-up device)
 mkdir -p "$work/corpus_tune"
 cp "$root"/tests/data/tune/*.json "$work/corpus_tune/"
-for t in fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file; do
+# the image target from the test images (PNG, JPEG baseline, progressive, grey, CMYK) and the examples
+mkdir -p "$work/corpus_image"
+cp "$root"/tests/data/preprocess/*.png "$root"/tests/data/preprocess/*.jpg "$root"/examples/*.png "$work/corpus_image/"
+for t in fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image; do
     mkdir -p "out_$t"
     seeds=corpus
     [ "$t" = fuzz_config_json ] && seeds=corpus_config
     [ "$t" = fuzz_tune_file ] && seeds=corpus_tune
+    [ "$t" = fuzz_image ] && seeds=corpus_image
     "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
         -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1 ||
         { tail -n 40 "$t.log"; echo "FAIL: $t crashed; input kept in $work"; exit 1; }

@@ -1,0 +1,201 @@
+#include "image.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stb/stb_image.h>
+#include <stdio.h> /* before jpeglib.h, which uses FILE and size_t */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+/* libjpeg-turbo's advice against crafted progressive files that take minutes: cap the scans
+ * (a real progressive JPEG has about 10) */
+#define MAX_SCANS 500
+
+/* The size a PNG declares, read from its IHDR: stb refuses PNGs over 2^30
+ * decoded bytes with only "unknown image type", which hides the reason. */
+static int png_size(const unsigned char *b, size_t n, unsigned long *w, unsigned long *h)
+{
+    if (n < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4))
+        return 0;
+    *w = (unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 | b[19];
+    *h = (unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 | b[23];
+    return 1;
+}
+
+static int too_large(unsigned long w, unsigned long h, char *why)
+{
+    if (w && h && (double)w * h <= APP_IMAGE_MAX_PIXELS)
+        return 0;
+    snprintf(why, APP_IMAGE_REASON_SIZE, "image dimensions %lux%lu are zero or over the limit of 2^26 pixels", w, h);
+    return 1;
+}
+
+/* stb_image keeps its failure reason per thread (STBI_THREAD_LOCAL), so
+ * decoders may run side by side. */
+static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, int *w, int *h, int *ch, char *why)
+{
+    unsigned long dw, dh;
+    int known = png_size(head, n, &dw, &dh);
+    if (!known && stbi_info_from_file(f, w, h, ch)) {
+        dw = (unsigned long)*w;
+        dh = (unsigned long)*h;
+        known = 1;
+    }
+    if (known && too_large(dw, dh, why))
+        return NULL;
+    unsigned char *px = known ? stbi_load_from_file(f, w, h, ch, 0) : NULL;
+    if (!px) {
+        const char *r = known ? stbi_failure_reason() : NULL;
+        snprintf(why, APP_IMAGE_REASON_SIZE, "%s", r ? r : "unknown image type");
+    }
+    return px;
+}
+
+typedef struct jpeg_errors {
+    struct jpeg_error_mgr mgr; /* first: libjpeg passes &mgr */
+    jmp_buf fail;
+    char *why;
+    int eof; /* the file ended before the image did */
+} jpeg_errors;
+
+static void jpeg_fail(j_common_ptr c)
+{
+    jpeg_errors *e = (jpeg_errors *)c->err;
+    char msg[JMSG_LENGTH_MAX];
+    c->err->format_message(c, msg);
+    snprintf(e->why, APP_IMAGE_REASON_SIZE, "JPEG: %s", msg);
+    longjmp(e->fail, 1);
+}
+
+/* Warnings about corrupt data go on, as PIL's decoder does.  The end of the
+ * file before the last row is noted: libjpeg would go on with grey, PIL
+ * refuses a truncated file (after the last row, both go on). */
+static void jpeg_note(j_common_ptr c, int level)
+{
+    jpeg_errors *e = (jpeg_errors *)c->err;
+    const j_decompress_ptr d = (j_decompress_ptr)c;
+    if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF && d->output_scanline < d->output_height)
+        e->eof = 1;
+}
+
+static void jpeg_progress(j_common_ptr c)
+{
+    jpeg_errors *e = (jpeg_errors *)c->err;
+    if (((j_decompress_ptr)c)->input_scan_number > MAX_SCANS) {
+        snprintf(e->why, APP_IMAGE_REASON_SIZE, "JPEG: more than %d progressive scans", MAX_SCANS);
+        longjmp(e->fail, 1);
+    }
+}
+
+/* PIL's CMYK -> RGB (Pillow's cmyk2rgb): each of C, M, Y scaled by the
+ * inverse of K, with its rounding. */
+static void cmyk_to_rgb(unsigned char *px, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *in = px + 4 * i;
+        int nk = 255 - in[3];
+        for (int c = 0; c < 3; c++) {
+            int t = in[c] * nk + 128;
+            int v = nk - (((t >> 8) + t) >> 8);
+            px[3 * i + c] = (unsigned char)(v < 0 ? 0 : v);
+        }
+    }
+}
+
+/* JPEG as PIL decodes it: libjpeg's defaults (the accurate integer IDCT,
+ * fancy upsampling), YCbCr to RGB by libjpeg, grey kept grey; CMYK and YCCK
+ * as CMYK with Adobe's inverted values, then PIL's conversion to RGB. */
+static unsigned char *jpeg_decode(FILE *f, int *w, int *h, int *ch, char *why)
+{
+    struct jpeg_decompress_struct d;
+    struct jpeg_progress_mgr progress = {.progress_monitor = jpeg_progress};
+    jpeg_errors e = {.why = why};
+    unsigned char *volatile px = NULL;
+    d.err = jpeg_std_error(&e.mgr);
+    e.mgr.error_exit = jpeg_fail;
+    e.mgr.emit_message = jpeg_note;
+    if (setjmp(e.fail)) {
+        jpeg_destroy_decompress(&d);
+        free(px);
+        return NULL;
+    }
+    jpeg_create_decompress(&d);
+    d.progress = &progress;
+    jpeg_stdio_src(&d, f);
+    jpeg_read_header(&d, TRUE);
+    if (too_large(d.image_width, d.image_height, why)) {
+        jpeg_destroy_decompress(&d);
+        return NULL;
+    }
+    const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
+    d.out_color_space = d.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+    jpeg_start_decompress(&d);
+    const size_t stride = (size_t)d.output_width * (size_t)d.output_components;
+    if (!(px = malloc(stride * d.output_height))) {
+        snprintf(why, APP_IMAGE_REASON_SIZE, "out of memory for %ux%u pixels", d.output_width, d.output_height);
+        jpeg_destroy_decompress(&d);
+        return NULL;
+    }
+    while (d.output_scanline < d.output_height && !e.eof) {
+        JSAMPROW row = px + stride * d.output_scanline;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    if (!e.eof)
+        jpeg_finish_decompress(&d); /* reads on to the end marker: PIL's decoder fails on an error there too */
+    *w = (int)d.output_width;
+    *h = (int)d.output_height;
+    *ch = cmyk ? 3 : d.output_components;
+    jpeg_destroy_decompress(&d);
+    if (e.eof) {
+        snprintf(why, APP_IMAGE_REASON_SIZE, "JPEG: the file is truncated (it ends before the image does)");
+        free(px);
+        return NULL;
+    }
+    if (cmyk) {
+        const size_t n = (size_t)*w * (size_t)*h;
+        for (size_t i = 0; i < 4 * n; i++)
+            px[i] = (unsigned char)(255 - px[i]); /* Adobe's inverted values, as PIL assumes */
+        cmyk_to_rgb(px, n);
+    }
+    return px;
+}
+
+/* Whether stb_image would take the file for a JPEG (any run of 0xff, then
+ * 0xd8): all of those go to libjpeg, which decodes PIL's JPEGs (ff d8 ff)
+ * and refuses the rest, so stb's JPEG decoder never runs. */
+static int jpeg_like(const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && b[i] == 0xff)
+        i++;
+    return i > 0 && (i == n || b[i] == 0xd8);
+}
+
+unsigned char *app_image_read(FILE *f, int *w, int *h, int *ch, char *why)
+{
+    unsigned char head[24];
+    size_t n = fread(head, 1, sizeof head, f);
+    rewind(f);
+    return jpeg_like(head, n) ? jpeg_decode(f, w, h, ch, why) : stb_decode(f, head, n, w, h, ch, why);
+}
+
+unsigned char *app_image_decode(const char *path, int *w, int *h, int *ch, char *why)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, APP_IMAGE_REASON_SIZE, "%s", strerror(errno));
+        return NULL;
+    }
+    unsigned char *px = app_image_read(f, w, h, ch, why);
+    fclose(f);
+    return px;
+}
+
+/* stb_image allocates with malloc (Debian's libstb keeps STBI_MALLOC), as jpeg_decode does */
+void app_image_free(unsigned char *px)
+{
+    free(px);
+}

@@ -1,0 +1,20 @@
+/* Reading one image file into 8-bit pixels, as timm's PIL loader sees it:
+ * JPEG through libjpeg(-turbo) with PIL's settings, so the pixels are PIL's
+ * bit for bit; every other format through stb_image. */
+#ifndef APP_IMAGE_H
+#define APP_IMAGE_H
+
+#include <stdio.h>
+
+#define APP_IMAGE_MAX_PIXELS (1 << 26) /* larger images are refused before decoding: 4 bytes each */
+#define APP_IMAGE_REASON_SIZE 256
+
+/* Interleaved rows of *w x *h pixels of *ch channels (1 grey, 2 grey + alpha,
+ * 3 RGB, 4 RGBA), freed with app_image_free; NULL with the reason in why
+ * (APP_IMAGE_REASON_SIZE bytes).  Thread-safe. */
+unsigned char *app_image_decode(const char *path, int *w, int *h, int *ch, char *why);
+/* The same from an open stream (read from its start; the fuzz target's fmemopen). */
+unsigned char *app_image_read(FILE *f, int *w, int *h, int *ch, char *why);
+void app_image_free(unsigned char *px);
+
+#endif

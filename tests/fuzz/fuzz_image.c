@@ -1,0 +1,36 @@
+/* libFuzzer target: arbitrary bytes through gmlp-classify's image decoder
+ * (apps/image.c: libjpeg-turbo for JPEG, stb_image for the rest), then the
+ * preprocessing of what decodes into a small model input.  stb_image is
+ * compiled in here, from the header the app's libstb is built from, so that
+ * it is instrumented too. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
+#include "gmlp.h"
+#include "image.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!size)
+        return 0; /* fmemopen refuses an empty buffer */
+    FILE *f = fmemopen((void *)data, size, "rb");
+    if (!f)
+        return 0;
+    int w, h, ch;
+    char why[APP_IMAGE_REASON_SIZE];
+    unsigned char *px = app_image_read(f, &w, &h, &ch, why);
+    fclose(f);
+    if (px) {
+        gmlp_config cfg = {.in_chans = 3, .img_h = 16, .img_w = 12, .crop_pct = 0.875f, .mean = {0.5f, 0.5f, 0.5f},
+                           .std = {0.5f, 0.5f, 0.5f}};
+        float out[3 * 16 * 12];
+        gmlp_preprocess_rgb8(&cfg, px, w, h, ch, out);
+        app_image_free(px);
+    }
+    return 0;
+}
