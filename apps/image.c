@@ -29,27 +29,72 @@ static int too_large(unsigned long w, unsigned long h, char *why)
 {
     if (w && h && (double)w * h <= APP_IMAGE_MAX_PIXELS)
         return 0;
-    snprintf(why, APP_IMAGE_REASON_SIZE, "image dimensions %lux%lu are zero or over the limit of 2^26 pixels", w, h);
+    snprintf(why, APP_IMAGE_REASON_SIZE, "image dimensions %lux%lu are zero or over the limit of %d pixels", w, h,
+             APP_IMAGE_MAX_PIXELS);
     return 1;
+}
+
+/* stb_image reads through these, so that a file which ends before its
+ * image does is known: stb would give zeros for the rest (BMP, TGA, PNM,
+ * GIF, PSD), PIL refuses it.  stb reads in two ways: refills of its own
+ * buffer (the first read of all), which come short at the end of any file
+ * and find nothing only when stb needs bytes past it; and reads straight into
+ * the image (stbi__getn), which must find every byte they ask for. */
+typedef struct stb_stream {
+    FILE *f;
+    const char *buffer; /* stb's own */
+    int past_end;
+} stb_stream;
+
+static int stb_read(void *user, char *data, int size)
+{
+    stb_stream *s = user;
+    if (!s->buffer)
+        s->buffer = data;
+    size_t got = fread(data, 1, (size_t)size, s->f);
+    if (data == s->buffer ? !got && size > 0 : got < (size_t)size)
+        s->past_end = 1;
+    return (int)got;
+}
+
+static void stb_skip(void *user, int n)
+{
+    fseek(((stb_stream *)user)->f, n, SEEK_CUR);
+}
+
+static int stb_eof(void *user)
+{
+    return feof(((stb_stream *)user)->f);
 }
 
 /* stb_image keeps its failure reason per thread (STBI_THREAD_LOCAL), so
  * decoders may run side by side. */
 static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, int *w, int *h, int *ch, char *why)
 {
+    static const stbi_io_callbacks io = {stb_read, stb_skip, stb_eof};
+    stb_stream s = {.f = f};
     unsigned long dw, dh;
-    int known = png_size(head, n, &dw, &dh);
-    if (!known && stbi_info_from_file(f, w, h, ch)) {
+    const int png = png_size(head, n, &dw, &dh);
+    int known = png;
+    if (!known && stbi_info_from_callbacks(&io, &s, w, h, ch)) {
         dw = (unsigned long)*w;
         dh = (unsigned long)*h;
         known = 1;
     }
     if (known && too_large(dw, dh, why))
         return NULL;
-    unsigned char *px = known ? stbi_load_from_file(f, w, h, ch, 0) : NULL;
+    rewind(f);
+    s = (stb_stream){.f = f};
+    unsigned char *px = known ? stbi_load_from_callbacks(&io, &s, w, h, ch, 0) : NULL;
+    if (px && s.past_end && !png) { /* a PNG's zlib stream is checked by stb; after it PIL reads nothing */
+        snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
+        stbi_image_free(px);
+        return NULL;
+    }
     if (!px) {
         const char *r = known ? stbi_failure_reason() : NULL;
-        snprintf(why, APP_IMAGE_REASON_SIZE, "%s", r ? r : "unknown image type");
+        snprintf(why, APP_IMAGE_REASON_SIZE, "%s",
+                 r && *r ? r : known ? "corrupt image (the decoder gives no reason)" : "unknown image type");
     }
     return px;
 }

@@ -6,7 +6,9 @@
 
 #include <stdio.h>
 
+#ifndef APP_IMAGE_MAX_PIXELS /* the fuzz target sets a smaller one, to spend its time on the formats */
 #define APP_IMAGE_MAX_PIXELS (1 << 26) /* larger images are refused before decoding: 4 bytes each */
+#endif
 #define APP_IMAGE_REASON_SIZE 256
 
 /* Interleaved rows of *w x *h pixels of *ch channels (1 grey, 2 grey + alpha,

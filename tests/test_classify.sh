@@ -41,6 +41,19 @@ open(f"{tmp}/no_eoi.jpg", "wb").write(base[:-2])  # only the end marker missing
 open(f"{tmp}/bad_marker.jpg", "wb").write(base[:-2] + b"\xff\x1c\x00\x02\xff\xd9")  # after the last row
 last = prog.rindex(b"\xff\xda")  # the last scan, repeated 600 times
 open(f"{tmp}/scans.jpg", "wb").write(prog[:-2] + prog[last:-2] * 600 + b"\xff\xd9")
+# uncompressed formats stb_image would complete with zeros, where PIL refuses them: whole and cut short
+import struct
+w, h = 32, 20  # BMP rows of 96 bytes: no padding, so the last byte is a pixel
+px = bytes((x * 7 + y * 13 + c * 50) % 256 for y in range(h) for x in range(w) for c in range(3))
+ppm = b"P6\n%d %d\n255\n" % (w, h) + px
+tga = struct.pack("<BBBHHBHHHHBB", 0, 0, 2, 0, 0, 0, 0, 0, w, h, 24, 0) + px
+row = (3 * w + 3) // 4 * 4
+bmp_px = b"".join(px[3 * w * y:3 * w * (y + 1)] + b"\0" * (row - 3 * w) for y in range(h))
+bmp = b"BM" + struct.pack("<IHHIIiiHHIIiiII", 54 + len(bmp_px), 0, 0, 54, 40, w, h, 1, 24, 0, len(bmp_px),
+                          2835, 2835, 0, 0) + bmp_px
+for ext, data in (("ppm", ppm), ("tga", tga), ("bmp", bmp)):
+    open(f"{tmp}/whole.{ext}", "wb").write(data)
+    open(f"{tmp}/short.{ext}", "wb").write(data[:-1])
 PY
 # valid PNG headers declaring 100000 x 100000 and 0 x 7 pixels: refused before decoding
 python3 - "$tmp" <<'PY'
@@ -53,7 +66,7 @@ for name, w, h in (("huge", 100000, 100000), ("zero", 0, 7)):
 PY
 "$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/zero.png" "$tmp/missing.png" \
     "$tmp/cut.jpg" "$tmp/cut_progressive.jpg" "$tmp/no_eoi.jpg" "$tmp/bad_marker.jpg" "$tmp/scans.jpg" \
-    "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
+    "$tmp"/whole.* "$tmp"/short.* "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
 cat "$tmp/err"
 for bad in junk truncated empty huge zero missing; do
@@ -65,6 +78,10 @@ for bad in cut_progressive no_eoi; do
 done
 grep -q "bad_marker.jpg: error: JPEG: Unsupported marker type 0x1c" "$tmp/err"; check $? "a bad marker after the last row"
 grep -q "scans.jpg: error: JPEG: more than 500 progressive scans" "$tmp/err"; check $? "600 progressive scans refused"
+for ext in ppm tga bmp; do
+    grep -q "short.$ext: error: the file is truncated" "$tmp/err"; check $? "a $ext one byte short refused as truncated"
+    grep -q "^$tmp/whole.$ext\$" "$tmp/out" && ! grep -q "whole.$ext: error" "$tmp/err"; check $? "the whole $ext classified"
+done
 grep -q "huge.png: error: image dimensions" "$tmp/err"; check $? "huge image refused before decoding"
 [ "$(grep -c '%' "$tmp/out")" -ge 10 ]; check $? "the other images are still classified"
 
