@@ -16,21 +16,21 @@
 
 /* The size a PNG declares, read from its IHDR: stb refuses PNGs over 2^30
  * decoded bytes with only "unknown image type", which hides the reason. */
-static int png_size(const unsigned char *b, size_t n, unsigned long *w, unsigned long *h)
+static int png_size(const unsigned char *b, size_t n, long long *w, long long *h)
 {
     if (n < 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4))
         return 0;
-    *w = (unsigned long)b[16] << 24 | (unsigned long)b[17] << 16 | (unsigned long)b[18] << 8 | b[19];
-    *h = (unsigned long)b[20] << 24 | (unsigned long)b[21] << 16 | (unsigned long)b[22] << 8 | b[23];
+    *w = (long long)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    *h = (long long)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
     return 1;
 }
 
-static int too_large(unsigned long w, unsigned long h, char *why)
+static int too_large(long long w, long long h, char *why)
 {
-    if (w && h && (double)w * h <= APP_IMAGE_MAX_PIXELS)
+    if (w > 0 && h > 0 && (double)w * h <= APP_IMAGE_MAX_PIXELS)
         return 0;
-    snprintf(why, APP_IMAGE_REASON_SIZE, "image dimensions %lux%lu are zero or over the limit of %d pixels", w, h,
-             APP_IMAGE_MAX_PIXELS);
+    snprintf(why, APP_IMAGE_REASON_SIZE, "image dimensions %lldx%lld are not positive or over the limit of %d pixels",
+             w, h, APP_IMAGE_MAX_PIXELS);
     return 1;
 }
 
@@ -67,18 +67,30 @@ static int stb_eof(void *user)
     return feof(((stb_stream *)user)->f);
 }
 
+/* stb_image's failure reason, printable: for an unknown PNG chunk it puts the
+ * chunk's 4 raw bytes (NULs too) before " PNG chunk not known". */
+static void stb_reason(const char *r, char *why)
+{
+    size_t n = 0;
+    for (; r && r[n] && n + 1 < APP_IMAGE_REASON_SIZE; n++)
+        why[n] = r[n] >= 0x20 && r[n] < 0x7f ? r[n] : '?';
+    why[n] = 0;
+    if (n < 4)
+        snprintf(why, APP_IMAGE_REASON_SIZE, r ? "corrupt image (no readable reason)" : "unknown image type");
+}
+
 /* stb_image keeps its failure reason per thread (STBI_THREAD_LOCAL), so
  * decoders may run side by side. */
 static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, int *w, int *h, int *ch, char *why)
 {
     static const stbi_io_callbacks io = {stb_read, stb_skip, stb_eof};
     stb_stream s = {.f = f};
-    unsigned long dw, dh;
+    long long dw, dh;
     const int png = png_size(head, n, &dw, &dh);
     int known = png;
     if (!known && stbi_info_from_callbacks(&io, &s, w, h, ch)) {
-        dw = (unsigned long)*w;
-        dh = (unsigned long)*h;
+        dw = *w;
+        dh = *h;
         known = 1;
     }
     if (known && too_large(dw, dh, why))
@@ -91,11 +103,8 @@ static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, i
         stbi_image_free(px);
         return NULL;
     }
-    if (!px) {
-        const char *r = known ? stbi_failure_reason() : NULL;
-        snprintf(why, APP_IMAGE_REASON_SIZE, "%s",
-                 r && *r ? r : known ? "corrupt image (the decoder gives no reason)" : "unknown image type");
-    }
+    if (!px)
+        stb_reason(known ? stbi_failure_reason() : NULL, why);
     return px;
 }
 

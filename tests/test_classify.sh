@@ -85,6 +85,14 @@ done
 grep -q "huge.png: error: image dimensions" "$tmp/err"; check $? "huge image refused before decoding"
 [ "$(grep -c '%' "$tmp/out")" -ge 10 ]; check $? "the other images are still classified"
 
+# what the image fuzz target found (tests/data/fuzz-regressions/images): each refused by name, no crash
+"$app" -q "$src"/data/fuzz-regressions/images/*.img >/dev/null 2>"$tmp/err"
+[ $? = 1 ]; check $? "the fuzz regressions: exit code 1"
+for f in "$src"/data/fuzz-regressions/images/*.img; do
+    grep -q "^$f: error: [ -~]*[A-Za-z]" "$tmp/err"; check $? "$(basename "$f") refused with a printable reason"
+done
+grep -q "ff_run_then_d8.img: error: JPEG: Not a JPEG file" "$tmp/err"; check $? "stb never decodes a JPEG"
+
 "$app" --json "$examples"/*.png >"$tmp/json"
 check $? "--json runs"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['results']) >= 10 and d['results'][0]['top'][0]['label']" "$tmp/json"

@@ -1,13 +1,9 @@
 /* libFuzzer target: arbitrary bytes through gmlp-classify's image decoder
  * (apps/image.c: libjpeg-turbo for JPEG, stb_image for the rest), then the
- * preprocessing of what decodes into a small model input.  stb_image is
- * compiled in here, from the header the app's libstb is built from, so that
- * it is instrumented too. */
+ * preprocessing of what decodes into a small model input (stb_image is
+ * compiled in: stb_image_impl.c). */
 #include <stdio.h>
 #include <stdlib.h>
-
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb/stb_image.h>
 
 #include "gmlp.h"
 #include "image.h"
