@@ -107,3 +107,10 @@ int app_bad_value(const char *program, const char *option, const char *value, co
     fprintf(stderr, "%s: invalid value '%s' for %s: expected %s\n", program, value, option, expected);
     return 0;
 }
+
+const char *const app_interpolations[6] = {
+    [GMLP_INTERP_BICUBIC] = "bicubic", [GMLP_INTERP_BILINEAR] = "bilinear", [GMLP_INTERP_NEAREST] = "nearest",
+    [GMLP_INTERP_BOX] = "box",         [GMLP_INTERP_HAMMING] = "hamming",   [GMLP_INTERP_LANCZOS] = "lanczos",
+};
+const char *const app_crop_modes[3] = {
+    [GMLP_CROP_CENTER] = "center", [GMLP_CROP_SQUASH] = "squash", [GMLP_CROP_BORDER] = "border"};

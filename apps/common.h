@@ -37,4 +37,9 @@ json_t *app_json_bytes(const char *s, size_t n);
  * "PROGRAM: invalid value 'VALUE' for OPTION: expected EXPECTED".  Returns 0. */
 int app_bad_value(const char *program, const char *option, const char *value, const char *expected);
 
+/* gmlp_config's interpolation and crop_mode by name, as timm spells them,
+ * indexed by GMLP_INTERP_* and GMLP_CROP_*. */
+extern const char *const app_interpolations[6];
+extern const char *const app_crop_modes[3];
+
 #endif

@@ -54,7 +54,7 @@ static void usage(FILE *f)
           "      --img-size S|H,W      must give the model's token count\n"
           "      --mean a[,b,c]        --std a[,b,c] (positive)\n"
           "      --crop-pct F          in (0, 4]\n"
-          "      --interpolation bicubic|bilinear|nearest\n"
+          "      --interpolation bicubic|bilinear|nearest|box|hamming|lanczos\n"
           "  -V, --version             print the version and exit\n"
           "  -h, --help                print this help and exit\n"
           "Exit status: 0 every image classified, 1 an image, a device or the model failed, 2 usage error.\n"
@@ -178,8 +178,10 @@ static int parse_value(int c, const char *arg, app_options *o)
             add_override(o, "crop_pct", arg);
         break;
     case OPT_INTERP:
-        ok = !strcmp(arg, "bicubic") || !strcmp(arg, "bilinear") || !strcmp(arg, "nearest");
-        valid = "bicubic, bilinear or nearest";
+        ok = 0;
+        for (size_t i = 0; i < sizeof app_interpolations / sizeof *app_interpolations; i++)
+            ok |= !strcmp(arg, app_interpolations[i]);
+        valid = "bicubic, bilinear, nearest, box, hamming or lanczos";
         if (ok)
             add_override(o, "interpolation", arg);
         break;

@@ -237,8 +237,6 @@ static int make_labels(app_pipeline *p, gmlp_model *m)
 static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char *path)
 {
     static const char *const keys[] = {"img_size", "mean", "std", "crop_pct", "crop_mode", "interpolation"};
-    static const char *const interp[] = {"bicubic", "bilinear", "nearest"};
-    static const char *const crop[] = {"center", "squash", "border"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         gmlp_source s = gmlp_model_config_source(m, keys[i]);
         if (s == GMLP_SOURCE_METADATA || s == GMLP_SOURCE_CONFIG_JSON)
@@ -260,8 +258,8 @@ static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char 
             break;
         }
         case 3: app_buf_printf(&b, "crop_pct %g", (double)c->crop_pct); break;
-        case 4: app_buf_printf(&b, "crop_mode %s", crop[c->crop_mode % 3]); break;
-        default: app_buf_printf(&b, "interpolation %s", interp[c->interpolation % 3]); break;
+        case 4: app_buf_printf(&b, "crop_mode %s", app_crop_modes[c->crop_mode]); break;
+        default: app_buf_printf(&b, "interpolation %s", app_interpolations[c->interpolation]); break;
         }
     }
     if (b.len)

@@ -107,11 +107,15 @@ enum {
     GMLP_GATE_SILU = 4, /* x sigmoid(x) */
 };
 
-/* Resampling filters (gmlp_config.interpolation). */
+/* Resampling filters (gmlp_config.interpolation): PIL's, which timm's eval
+ * transform uses for every name timm accepts. */
 enum {
     GMLP_INTERP_BICUBIC = 0,
     GMLP_INTERP_BILINEAR = 1,
     GMLP_INTERP_NEAREST = 2,
+    GMLP_INTERP_BOX = 3,
+    GMLP_INTERP_HAMMING = 4,
+    GMLP_INTERP_LANCZOS = 5,
 };
 
 /* How the eval transform fits an image to img_h x img_w (gmlp_config.crop_mode,

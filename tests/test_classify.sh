@@ -128,7 +128,7 @@ usage_error "1..1048576" -k 0 "$one"
 usage_error "1..4096" -b 5000 "$one"
 usage_error "1..256" --threads abc "$one"
 usage_error "(0, 4]" --crop-pct 5 "$one"
-usage_error "bicubic, bilinear or nearest" --interpolation cubic "$one"
+usage_error "bicubic, bilinear, nearest, box, hamming or lanczos" --interpolation cubic "$one"
 usage_error "positive" --std 0 "$one"
 usage_error "1 or 3" --mean 1,2 "$one"
 usage_error "jsonl or csv" -o - --format xml "$one"
@@ -160,10 +160,12 @@ for o in "--mean 0.4" "--std 0.3" "--crop-pct 0.8"; do
     check $? "$o accepted"
     ! cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "$o changes the probabilities"
 done
-# a 28 px image is not resized at crop_pct 1: the interpolation shows once it is
+# a 28 px image is not resized at crop_pct 1: the interpolation shows once it is (the model's is bilinear)
 "$app" -j --crop-pct 0.8 "$one" >"$tmp/base.json"
-"$app" -j --crop-pct 0.8 --interpolation nearest "$one" >"$tmp/o.json"
-! cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "--interpolation changes the probabilities"
+for f in bicubic nearest box hamming lanczos; do
+    "$app" -j --crop-pct 0.8 --interpolation $f "$one" >"$tmp/o.json"
+    ! cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "--interpolation $f changes the probabilities"
+done
 "$app" -j "$one" >"$tmp/base.json"
 "$app" -j --img-size 28,28 "$one" >"$tmp/o.json"
 cmp -s "$tmp/o.json" "$tmp/base.json"; check $? "--img-size equal to the model's: the same result"

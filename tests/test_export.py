@@ -226,6 +226,11 @@ def run(tmp, app, tests_dir):
     rc, log = export_pickled(FLOATS_OK, f("border.pth"), f("border.safetensors"))
     exported("dict args with crop_mode border", rc, log, f("border.safetensors"), gm,
              dict(s16, **{"gmlp.crop_mode": "border"}))
+    # and --interpolation, any of PIL's filters timm's eval transform takes
+    train_checkpoint(f("lanczos.pth"), gm, dict(TRAIN_ARGS, interpolation="lanczos"), args_as_dict=True)
+    rc, log = export_pickled(FLOATS_OK, f("lanczos.pth"), f("lanczos.safetensors"))
+    lanczos_meta = dict(s16, **{"gmlp.interpolation": "lanczos"})
+    exported("dict args with interpolation lanczos", rc, log, f("lanczos.safetensors"), gm, lanczos_meta)
     torch.save({"model": gm.state_dict(), "epoch": 3}, f("model-key.pth"))
     rc, log = export(f("model-key.pth"), f("model-key.safetensors"), "--arch", "gmlp_s16_224")
     exported("a checkpoint with 'model', --arch without a tag", rc, log, f("model-key.safetensors"), gm, s16)
@@ -337,6 +342,7 @@ def run(tmp, app, tests_dir):
         classify(app, f("ns.safetensors"), gm, os.path.join(images, "rgb_large.png"), s16)
         classify(app, f("mixer.safetensors"), mixer, os.path.join(images, "rgba_wide.png"), cfg_meta(miil, "mixer"))
         classify(app, f("grey.safetensors"), grey, os.path.join(images, "grey_large.png"), grey_meta)
+        classify(app, f("lanczos.safetensors"), gm, os.path.join(images, "rgb_420.jpg"), lanczos_meta)
 
 
 VIS_META = {"gmlp.arch": "gmlp_vision", "gmlp.patch_size": "8,8", "gmlp.img_size": "32,32"}

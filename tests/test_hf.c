@@ -16,6 +16,7 @@
 
 #include "fixture.h"
 
+static const char *const interp_names[] = {"bicubic", "bilinear", "nearest", "box", "hamming", "lanczos"};
 static const char *const cases[] = {"mixer_miil", "gmlp_grey_nocrop", "gmlp_wide", "gmlp_nearest_pad",
                                     "gmlp_squash", "mixer_border", "gmlp_conflict"};
 
@@ -111,8 +112,7 @@ static void check_case(gmlp_context *ctx, const char *dir, const char *name)
     double rel = ref_logits ? rel_error(out, ref_logits, (size_t)batch * cfg.num_classes, 1e-3) : INFINITY;
     printf("%-18s %dx%dx%d %-8s crop %.3g mode %d: preprocessing |diff| %.2g, logits rel. error %.2g\n", name,
            cfg.in_chans, cfg.img_h, cfg.img_w,
-           cfg.interpolation == GMLP_INTERP_BICUBIC ? "bicubic" : cfg.interpolation == GMLP_INTERP_BILINEAR ? "bilinear"
-                                                                                                          : "nearest",
+           interp_names[cfg.interpolation],
            cfg.crop_pct, cfg.crop_mode, maxd, rel);
     CHECK(rel <= 1e-4, "%s: logits differ from timm's by %.3g relative", name, rel);
     check_labels(name, m, &cfg, dir);
@@ -172,6 +172,16 @@ static void check_conflict(gmlp_context *ctx, const char *dir)
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
     CHECK(cfg.mean[1] == 0.2f, "override: mean[1] %g", cfg.mean[1]);
+    /* every filter timm's eval transform takes by name; its training-only "random" is refused */
+    for (int i = 0; i < (int)(sizeof interp_names / sizeof *interp_names); i++) {
+        CHECK(gmlp_model_override(m, "interpolation", interp_names[i]) == GMLP_OK, "override %s: %s",
+              interp_names[i], gmlp_last_error(ctx));
+        gmlp_model_config(m, &cfg);
+        CHECK(cfg.interpolation == i, "override %s: interpolation %d", interp_names[i], cfg.interpolation);
+    }
+    CHECK(gmlp_model_override(m, "interpolation", "random") == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "lanczos"),
+          "override interpolation 'random': %s", gmlp_last_error(ctx));
     CHECK(gmlp_model_config_conflict(NULL, "mean") == NULL, "conflict of a NULL model");
     gmlp_model_free(m);
 }

@@ -15,7 +15,7 @@ static int parse3(const char *s, float *v)
     return sscanf(s, "%f,%f,%f", &v[0], &v[1], &v[2]);
 }
 
-static const char *interp_names[] = {"bicubic", "bilinear", "nearest"};
+static const char *interp_names[] = {"bicubic", "bilinear", "nearest", "box", "hamming", "lanczos"};
 
 /* Returns 0 for a line that is not a case. */
 static int run_case(const char *dir, const char *line)
@@ -25,7 +25,8 @@ static int run_case(const char *dir, const char *line)
     if (sscanf(line, "%255s %d %d %d %31s %f %63s %63s %255s", image, &cfg.in_chans, &cfg.img_h, &cfg.img_w, interp,
                &cfg.crop_pct, mean, stdv, expected) != 9)
         return 0;
-    for (int i = 0; i < 3; i++)
+    cfg.interpolation = -1; /* an unknown name fails the case */
+    for (int i = 0; i < (int)(sizeof interp_names / sizeof *interp_names); i++)
         if (!strcmp(interp, interp_names[i]))
             cfg.interpolation = i;
     parse3(mean, cfg.mean);

@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stfile  # noqa: E402
 
 CROP_MODES = ("center", "squash", "border")  # timm's eval crop modes, all three in gmlp_preprocess_rgb8
-INTERPOLATIONS = ("bicubic", "bilinear", "nearest")
+INTERPOLATIONS = ("bicubic", "bilinear", "nearest", "box", "hamming", "lanczos")  # what timm's eval transform takes
 
 
 class ExportError(ValueError):

@@ -68,6 +68,11 @@ CONFIGS = {
     "f": ((3, 32, 32), "bilinear", 0.8, (0.5,) * 3, (0.5,) * 3),
     # crop_pct > 1: the resized image is smaller than the crop, CenterCrop pads with 0
     "g": ((3, 32, 32), "bicubic", 1.15, (0.5,) * 3, (0.5,) * 3),
+    # the rest of PIL's filters, which timm's eval transform accepts by name
+    "h": ((3, 32, 32), "box", 0.875, *IMAGENET),
+    "i": ((3, 30, 20), "hamming", 0.9, (0.5,) * 3, (0.5,) * 3),
+    "j": ((3, 48, 48), "lanczos", 0.875, *IMAGENET),
+    "k": ((1, 28, 28), "lanczos", 1.0, (0.286,), (0.353,)),
 }
 
 CASES = [
@@ -79,6 +84,10 @@ CASES = [
     ("rgb_photo.jpg", "a"), ("rgb_photo.jpg", "e"),
     ("grey_photo.jpg", "b"), ("grey_photo.jpg", "c"),
     ("rgb_420.jpg", "d"), ("rgb_420.jpg", "b"), ("rgb_422_progressive.jpg", "a"), ("cmyk.jpg", "c"),
+    # shrinking (the filters widened) and enlarging, colour and grey
+    ("rgb_large.png", "h"), ("rgb_small.png", "h"), ("rgba_wide.png", "i"), ("rgb_small.png", "i"),
+    ("rgb_large.png", "j"), ("rgb_small.png", "j"), ("grey_large.png", "k"), ("rgb_420.jpg", "k"),
+    ("grey_photo.jpg", "j"),
 ]
 
 

@@ -132,9 +132,10 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
         return GMLP_OK;
     }
     case GMLP_PK_INTERPOLATION: {
-        static const char *const names[] = {"bicubic", "bilinear", "nearest", NULL};
+        static const char *const names[] = {"bicubic", "bilinear", "nearest", "box", "hamming", "lanczos", NULL};
         if ((k = gmlp_cfg_choice(value, names)) < 0)
-            return gmlp_fail(err, st, "%s '%s' is not bicubic, bilinear or nearest", what, value);
+            return gmlp_fail(err, st, "%s '%s' is not bicubic, bilinear, nearest, box, hamming or lanczos", what,
+                             value);
         cfg->interpolation = k;
         return GMLP_OK;
     }

@@ -38,6 +38,30 @@ static void convert(const uint8_t *in, int cin, uint8_t *out, int cout, size_t p
     }
 }
 
+/* Pillow's filters (Resample.c), in double as there; `support` is the
+ * half-width at scale 1. */
+static double box(double x)
+{
+    return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;
+}
+
+static double bilinear(double x)
+{
+    x = fabs(x);
+    return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+static double hamming(double x)
+{
+    x = fabs(x);
+    if (x == 0.0)
+        return 1.0;
+    if (x >= 1.0)
+        return 0.0;
+    x *= M_PI;
+    return sin(x) / x * (0.54f + 0.46f * cos(x)); /* float constants, as Pillow's */
+}
+
 static double bicubic(double x)
 {
     const double a = -0.5;
@@ -49,11 +73,29 @@ static double bicubic(double x)
     return 0.0;
 }
 
-static double bilinear(double x)
+static double sinc(double x)
 {
-    x = fabs(x);
-    return x < 1.0 ? 1.0 - x : 0.0;
+    if (x == 0.0)
+        return 1.0;
+    x *= M_PI;
+    return sin(x) / x;
 }
+
+static double lanczos(double x)
+{
+    return -3.0 <= x && x < 3.0 ? sinc(x) * sinc(x / 3) : 0.0;
+}
+
+typedef struct filter {
+    double (*f)(double);
+    double support;
+} filter;
+
+static const filter filters[] = {
+    [GMLP_INTERP_BICUBIC] = {bicubic, 2.0}, [GMLP_INTERP_BILINEAR] = {bilinear, 1.0},
+    [GMLP_INTERP_BOX] = {box, 0.5},         [GMLP_INTERP_HAMMING] = {hamming, 1.0},
+    [GMLP_INTERP_LANCZOS] = {lanczos, 3.0},
+};
 
 /* One output position's taps: first input index, count, fixed-point weights. */
 typedef struct taps {
@@ -72,10 +114,9 @@ static void taps_free(taps *t)
 /* Pillow's precompute_coeffs + normalize_coeffs_8bpc. */
 static int taps_make(taps *t, int in_size, int out_size, int interp)
 {
-    double (*filter)(double) = interp == GMLP_INTERP_BICUBIC ? bicubic : bilinear;
-    double support0 = interp == GMLP_INTERP_BICUBIC ? 2.0 : 1.0;
+    const filter *filt = &filters[interp];
     double scale = (double)in_size / out_size, filterscale = scale < 1.0 ? 1.0 : scale;
-    double support = support0 * filterscale;
+    double support = filt->support * filterscale;
     t->ksize = (int)ceil(support) * 2 + 1;
     t->first = malloc(sizeof(int) * (size_t)out_size);
     t->count = malloc(sizeof(int) * (size_t)out_size);
@@ -94,7 +135,7 @@ static int taps_make(taps *t, int in_size, int out_size, int interp)
             xmax = in_size;
         xmax -= xmin;
         for (int x = 0; x < xmax; x++) {
-            w[x] = filter((x + xmin - center + 0.5) * ss);
+            w[x] = filt->f((x + xmin - center + 0.5) * ss);
             ww += w[x];
         }
         for (int x = 0; x < xmax; x++) {
@@ -239,7 +280,7 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     if (cfg->in_chans != 1 && cfg->in_chans != 3)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "the model must take 1 or 3 input channels");
     if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
-        cfg->interpolation > GMLP_INTERP_NEAREST)
+        cfg->interpolation > GMLP_INTERP_LANCZOS)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
     if (cfg->crop_mode < GMLP_CROP_CENTER || cfg->crop_mode > GMLP_CROP_BORDER)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "crop_mode must be GMLP_CROP_CENTER, _SQUASH or _BORDER");

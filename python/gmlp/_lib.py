@@ -140,7 +140,7 @@ class GenerateOptions(Structure):
 # Names of the enums gmlp_config holds, by value (gmlp.h).
 ARCH = ("gmlp", "mixer", "lm", "gmlp_vision", "gmixer", "resmlp")
 ARCH_LM = ARCH.index("lm")
-INTERPOLATION = ("bicubic", "bilinear", "nearest")
+INTERPOLATION = ("bicubic", "bilinear", "nearest", "box", "hamming", "lanczos")
 CROP_MODE = ("center", "squash", "border")
 GATE_ACT = ("identity", "tanh", "sigmoid", "gelu", "silu")
 WEIGHTS = ("f32", "f16")

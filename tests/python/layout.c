@@ -81,6 +81,9 @@ int main(void)
     ENUM("interpolation", "bicubic", GMLP_INTERP_BICUBIC);
     ENUM("interpolation", "bilinear", GMLP_INTERP_BILINEAR);
     ENUM("interpolation", "nearest", GMLP_INTERP_NEAREST);
+    ENUM("interpolation", "box", GMLP_INTERP_BOX);
+    ENUM("interpolation", "hamming", GMLP_INTERP_HAMMING);
+    ENUM("interpolation", "lanczos", GMLP_INTERP_LANCZOS);
     ENUM("crop_mode", "center", GMLP_CROP_CENTER);
     ENUM("crop_mode", "squash", GMLP_CROP_SQUASH);
     ENUM("crop_mode", "border", GMLP_CROP_BORDER);
