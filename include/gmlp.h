@@ -156,6 +156,7 @@ typedef struct gmlp_config {
     int shift_tokens; /* g-mlp-pytorch shift_tokens */
     int circulant;    /* spatial weights from the Toeplitz ("circulant") parameterisation */
     int crop_mode;    /* GMLP_CROP_*; vision models */
+    int stem_norm;    /* timm's stem_norm=True: the norm (LayerNorm; ResMLP: Affine) on the stem's output */
 } gmlp_config;
 
 GMLP_API const char *gmlp_version(void);

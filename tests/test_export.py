@@ -321,6 +321,17 @@ def run(tmp, app, tests_dir):
     rc, log = export(f("resmlp.pth"), f("x.safetensors"), "--arch", "gmlp_s16_224")
     refused("a gMLP name for ResMLP tensors", rc, log, "gmlp_s16_224 is not a timm ResMLP")
 
+    # timm's stem_norm=True (a norm on the stem's output: LayerNorm; ResMLP's Affine)
+    gm_sn, res_sn = tiny(dict(GMLP, stem_norm=True), 10), tiny(dict(RESMLP, stem_norm=True), 11)
+    torch.save(gm_sn.state_dict(), f("gmlp-sn.pth"))
+    rc, log = export(f("gmlp-sn.pth"), f("gmlp-sn.safetensors"))
+    exported("bare gMLP state_dict with stem_norm, no name", rc, log, f("gmlp-sn.safetensors"), gm_sn,
+             {"gmlp.arch": "gmlp"})
+    torch.save(res_sn.state_dict(), f("resmlp-sn.pth"))
+    rc, log = export(f("resmlp-sn.pth"), f("resmlp-sn.safetensors"), "--arch", "resmlp_12_224.fb_in1k")
+    exported("ResMLP state_dict with stem_norm, --arch resmlp_12_224.fb_in1k", rc, log, f("resmlp-sn.safetensors"),
+             res_sn, res_meta)
+
     vis, vis_wide = gmlp_vision(f)
 
     if app:
@@ -343,6 +354,8 @@ def run(tmp, app, tests_dir):
         classify(app, f("mixer.safetensors"), mixer, os.path.join(images, "rgba_wide.png"), cfg_meta(miil, "mixer"))
         classify(app, f("grey.safetensors"), grey, os.path.join(images, "grey_large.png"), grey_meta)
         classify(app, f("lanczos.safetensors"), gm, os.path.join(images, "rgb_420.jpg"), lanczos_meta)
+        classify(app, f("gmlp-sn.safetensors"), gm_sn, os.path.join(images, "rgb_large.png"), s16)
+        classify(app, f("resmlp-sn.safetensors"), res_sn, os.path.join(images, "rgb_photo.jpg"), res_meta)
 
 
 VIS_META = {"gmlp.arch": "gmlp_vision", "gmlp.patch_size": "8,8", "gmlp.img_size": "32,32"}

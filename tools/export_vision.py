@@ -329,6 +329,7 @@ def timm_model(sd, arch, img_size):
     if img_size[0] % patch or img_size[1] % patch:
         raise ExportError(f"input size {img_size[0]}x{img_size[1]} is not a multiple of the patch size {patch}")
     num_classes = sd["head.weight"].shape[0] if "head.weight" in sd else 0
+    kw["stem_norm"] = any(k.startswith("stem.norm.") for k in sd)  # timm's stem_norm=True
     model = MlpMixer(num_classes=num_classes, img_size=img_size, in_chans=in_chans, patch_size=patch,
                      num_blocks=depth, embed_dim=dim, mlp_ratio=ratios if len(ratios) == 2 else ratios[0], **kw)
     try:

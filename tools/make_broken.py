@@ -376,6 +376,13 @@ def cases(tmpdir):
         timm=GMLP_KW)
     add("stem_bias_wrong.safetensors", "FORMAT", "stem.proj.bias",
         valid(g(**{"stem.proj.bias": ("F32", [9], rnd(9, rng))})), timm=GMLP_KW)
+    # timm's stem_norm=True: the LayerNorm's pair, of length dim (timm, built with stem_norm, refuses these too)
+    sn, srng = dict(GMLP_KW, stem_norm=True), np.random.default_rng([SEED, 9])
+    add("stem_norm_no_bias.safetensors", "FORMAT", "missing tensor 'stem.norm.bias'",
+        valid(g(**{"stem.norm.weight": ("F32", [8], rnd(8, srng))})), timm=sn)
+    add("stem_norm_wrong_dim.safetensors", "FORMAT", "'stem.norm.weight' has shape [9], expected [8]",
+        valid(g(**{"stem.norm.weight": ("F32", [9], rnd(9, srng)), "stem.norm.bias": ("F32", [9], rnd(9, srng))})),
+        timm=sn)
     add("head_wrong_dim.safetensors", "FORMAT", "head.weight",
         valid(g(**{"head.weight": ("F32", [3, 9], rnd((3, 9), rng))})), timm=GMLP_KW)
     nc = collections.OrderedDict(
@@ -555,6 +562,9 @@ def cases(tmpdir):
         timm=RESMLP_KW)
     add("resmlp_tokens_not_square.safetensors", "FORMAT", "'blocks.0.linear_tokens.weight' has shape [9, 8]",
         valid(r(**{"blocks.0.linear_tokens.weight": ("F32", [N, 8], rnd((N, 8), rrng))})), timm=RESMLP_KW)
+    add("resmlp_stem_norm_layernorm.safetensors", "FORMAT", "missing tensor 'stem.norm.alpha'",
+        valid(r(**{"stem.norm.weight": ("F32", [8], rnd((8,), rrng)), "stem.norm.bias": ("F32", [8], rnd((8,), rrng))})),
+        timm=dict(RESMLP_KW, stem_norm=True))
     add("resmlp_arch_on_gmlp.safetensors", "FORMAT", "contradicts the tensors", valid(G, {"gmlp.arch": "resmlp"}))
     fb = collections.OrderedDict((mf.facebook_resmlp_name(k), v) for k, v in R.items())
     add("resmlp_facebook_names.safetensors", "FORMAT", "tools/export_vision.py renames it", valid(fb),

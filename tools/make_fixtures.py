@@ -99,6 +99,15 @@ CONFIGS = [
      dict(in_chans=1, img_size=(12, 20), patch_size=4, embed_dim=12, mlp_ratio=3,
           num_blocks=3, num_classes=0, arch="resmlp"),
      "F16", 2, {"gmlp.img_size": "12,20"}),
+    # timm's stem_norm=True (a LayerNorm after the stem; ResMLP's an Affine), saved bare
+    ("gmlp_stem_norm",
+     dict(in_chans=3, img_size=16, patch_size=4, embed_dim=12, mlp_ratio=4,
+          num_blocks=2, num_classes=5, arch="gmlp", stem_norm=True),
+     "F32", 2, None),
+    ("resmlp_stem_norm_f16",
+     dict(in_chans=3, img_size=16, patch_size=4, embed_dim=12, mlp_ratio=4,
+          num_blocks=2, num_classes=4, arch="resmlp", stem_norm=True),
+     "F16", 2, None),
 ]
 
 
@@ -205,6 +214,10 @@ def doc_reference(sd, x, arch):
     # patchify: token t = row * gw + col, patch vector order (c, p1, p2)
     p = x.reshape(b_, c, gh, ph, gw, pw).permute(0, 2, 4, 1, 3, 5).reshape(b_, gh * gw, c * ph * pw)
     X = p @ w.reshape(d, -1).T + sd["stem.proj.bias"]
+    if "stem.norm.weight" in sd:
+        X = _ln(X, sd["stem.norm.weight"], sd["stem.norm.bias"], 1e-6)
+    elif "stem.norm.alpha" in sd:
+        X = _aff(X, sd, "stem.norm.")
     l = 0
     first = {"gmlp": "norm.weight", "resmlp": "norm1.alpha"}.get(arch, "norm1.weight")
     while f"blocks.{l}.{first}" in sd:

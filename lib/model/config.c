@@ -351,6 +351,9 @@ static gmlp_status infer_sizes(const gmlp_st_file *f, gmlp_config *cfg, gmlp_err
     cfg->in_chans = (int)t->shape[1];
     cfg->patch_h = (int)t->shape[2];
     cfg->patch_w = (int)t->shape[3];
+    /* any stem.norm.* tensor: the check then wants the arch's pair (weight/bias; ResMLP: alpha/beta) */
+    for (size_t i = 0; i < f->n_tensors && !cfg->stem_norm; i++)
+        cfg->stem_norm = !strncmp(f->tensors[i].name, "stem.norm.", 10);
     cfg->depth = gmlp_cfg_count_blocks(f, "blocks.");
     if (cfg->depth == 0)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "no 'blocks.0.*' tensors: the model has no blocks");

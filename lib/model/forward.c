@@ -1,9 +1,18 @@
 /* The vision forward, as timm's MlpMixer.forward (and g-mlp-pytorch's
  * gMLPVision.forward): the stem (a patch Conv2d, or gMLPVision's patch
- * Linear, as patches . W^T), the blocks, the final LayerNorm (ResMLP: Affine), the mean over
- * tokens and the head, on chunks of images that fit the workspace budget. */
+ * Linear, as patches . W^T; timm's stem_norm=True adds its norm), the blocks,
+ * the final LayerNorm (ResMLP: Affine), the mean over tokens and the head, on
+ * chunks of images that fit the workspace budget. */
 #include "model/model.h"
 #include "model/tensors.h"
+
+/* The model's norm over rows x d (timm's norm_layer: LayerNorm; ResMLP: Affine). */
+static gmlp_status norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows)
+{
+    const gmlp_config *c = &m->cfg;
+    return c->arch == GMLP_ARCH_RESMLP ? gmlp_op_affine(m->ctx, from, to, w, b, (int)rows, c->dim)
+                                       : gmlp_op_layernorm(m->ctx, from, to, w, b, (int)rows, c->dim, c->norm_eps);
+}
 
 /* One chunk of b images from src (floats from src_off) to b rows of logits
  * (or pooled features without a head) in dst from dst_off; enqueued only. */
@@ -15,18 +24,20 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, i
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = (size_t)b * N;
     const size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
-    /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem */
+    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
     GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = k, .a = {.buf = w->z, .ld = k},
-                                            .b = gmlp_linear_weight(m, m->stem_w, k), .c = {.buf = w->x, .ld = d},
-                                            .bias = m->stem_b}));
+                                            .b = gmlp_linear_weight(m, m->stem_w, k),
+                                            .c = {.buf = c->stem_norm ? w->y : w->x, .ld = d}, .bias = m->stem_b}));
+    if (c->stem_norm)
+        GMLP_TRY(norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
     const gmlp_pass p = {.m = m, .seqs = b, .p0 = 0, .n = c->seq_len, .rows = (int)rows, .len = c->seq_len};
-    const int resmlp = c->arch == GMLP_ARCH_RESMLP;
     for (int l = 0; l < c->depth; l++)
-        GMLP_TRY(gmlp_arch_mixer(c) ? gmlp_mixer_block(&p, l) : resmlp ? gmlp_resmlp_block(&p, l) : gmlp_block(&p, l));
-    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
-    GMLP_TRY(resmlp ? gmlp_op_affine(ctx, x, y, m->norm_w, m->norm_b, (int)rows, (int)d)
-                    : gmlp_op_layernorm(ctx, x, y, m->norm_w, m->norm_b, (int)rows, (int)d, c->norm_eps));
+        GMLP_TRY(gmlp_arch_mixer(c)                ? gmlp_mixer_block(&p, l)
+                 : c->arch == GMLP_ARCH_RESMLP ? gmlp_resmlp_block(&p, l)
+                                               : gmlp_block(&p, l));
+    GMLP_TRY(norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
     GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, (int)N,
                                  (int)d));
     if (!want_logits)

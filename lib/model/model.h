@@ -47,6 +47,7 @@ struct gmlp_model {
     gmlp_source sources[GMLP_PK_COUNT];
     char *conflicts[GMLP_PK_COUNT]; /* gmlp.KEY and config.json disagree: how; else NULL */
     cl_mem stem_w, stem_b, norm_w, norm_b, head_w, head_b; /* LM: to_logits.0 / .1 as norm / head */
+    cl_mem stem_norm_w, stem_norm_b;                       /* cfg.stem_norm */
     cl_mem embed_w;                                        /* LM: to_embed */
     gmlp_block_weights *blocks;
     gmlp_workspace ws;

@@ -14,6 +14,10 @@
 static const gmlp_tensor_spec timm_model[] = {
     {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
     {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
+    {"stem.norm.weight", "d", M(stem_norm_w), GMLP_IF_STEM_LAYERNORM, 0},
+    {"stem.norm.bias", "d", M(stem_norm_b), GMLP_IF_STEM_LAYERNORM, 0},
+    {"stem.norm.alpha", "11d", M(stem_norm_w), GMLP_IF_STEM_AFFINE, 0},
+    {"stem.norm.beta", "11d", M(stem_norm_b), GMLP_IF_STEM_AFFINE, 0},
     {"norm.weight", "d", M(norm_w), GMLP_IF_LAYERNORM, 0},
     {"norm.bias", "d", M(norm_b), GMLP_IF_LAYERNORM, 0},
     {"norm.alpha", "11d", M(norm_w), GMLP_IF_AFFINE, 0},
@@ -157,6 +161,8 @@ int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
     case GMLP_IF_CIRCULANT: return cfg->circulant;
     case GMLP_IF_LAYERNORM: return cfg->arch != GMLP_ARCH_RESMLP;
     case GMLP_IF_AFFINE: return cfg->arch == GMLP_ARCH_RESMLP;
+    case GMLP_IF_STEM_LAYERNORM: return cfg->stem_norm && cfg->arch != GMLP_ARCH_RESMLP;
+    case GMLP_IF_STEM_AFFINE: return cfg->stem_norm && cfg->arch == GMLP_ARCH_RESMLP;
     case GMLP_IF_ALWAYS: break;
     }
     return 1;

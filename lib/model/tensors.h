@@ -17,6 +17,8 @@ typedef enum gmlp_spec_cond {
     GMLP_IF_CIRCULANT, /* the Toeplitz parameterisation */
     GMLP_IF_LAYERNORM, /* timm's final norm is a LayerNorm (all but ResMLP) */
     GMLP_IF_AFFINE,    /* ... or ResMLP's Affine */
+    GMLP_IF_STEM_LAYERNORM, /* stem_norm=True: the stem's norm, a LayerNorm */
+    GMLP_IF_STEM_AFFINE,    /* ... or ResMLP's Affine */
 } gmlp_spec_cond;
 
 #define GMLP_NO_FIELD ((size_t)-1) /* validated, but turned into another buffer (spatial matrices) */

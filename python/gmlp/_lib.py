@@ -108,6 +108,7 @@ class Config(Structure):
         ("shift_tokens", c_int),
         ("circulant", c_int),
         ("crop_mode", c_int),
+        ("stem_norm", c_int),
     ]
 
 

@@ -128,7 +128,8 @@ class Model:
                  crop_mode=_name(CROP_MODE, c.crop_mode), gate_act=_name(GATE_ACT, c.gate_act),
                  weights=_name(WEIGHTS, c.weights), mean=tuple(map(_f32, c.mean[:n])),
                  std=tuple(map(_f32, c.std[:n])), crop_pct=_f32(c.crop_pct), norm_eps=_f32(c.norm_eps),
-                 sgu_eps=_f32(c.sgu_eps), causal=bool(c.causal), circulant=bool(c.circulant))
+                 sgu_eps=_f32(c.sgu_eps), causal=bool(c.causal), circulant=bool(c.circulant),
+                 stem_norm=bool(c.stem_norm))
         labels = [lib.gmlp_model_label(self._model, i) for i in range(c.num_classes)]
         d["labels"] = [s.decode("utf-8", "replace") for s in labels] if labels and all(labels) else None
         return d

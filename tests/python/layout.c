@@ -44,6 +44,7 @@ int main(void)
     FIELD(gmlp_config, shift_tokens);
     FIELD(gmlp_config, circulant);
     FIELD(gmlp_config, crop_mode);
+    FIELD(gmlp_config, stem_norm);
 
     STRUCT(gmlp_load_options);
     FIELD(gmlp_load_options, size);
