@@ -1,4 +1,5 @@
 #include "image.h"
+#include "pnm.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -25,7 +26,7 @@ static int png_size(const unsigned char *b, size_t n, long long *w, long long *h
     return 1;
 }
 
-static int too_large(long long w, long long h, char *why)
+int app_image_too_large(long long w, long long h, char *why)
 {
     if (w > 0 && h > 0 && (double)w * h <= APP_IMAGE_MAX_PIXELS)
         return 0;
@@ -79,6 +80,22 @@ static void stb_reason(const char *r, char *why)
         snprintf(why, APP_IMAGE_REASON_SIZE, r ? "corrupt image (no readable reason)" : "unknown image type");
 }
 
+/* 16-bit grey (and, with a tRNS chunk, alpha) to 8 bits as PIL has them:
+ * the grey clipped at 255, the alpha's high byte.  Frees v; NULL (why set)
+ * without memory, or when v is NULL (stb's reason then).  The sizes are
+ * read through pointers: stb sets them as it loads v. */
+static unsigned char *grey16_clipped(unsigned short *v, const int *w, const int *h, const int *ch, char *why)
+{
+    const size_t n = v ? (size_t)*w * *h * *ch : 0;
+    unsigned char *px = v ? malloc(n) : NULL;
+    for (size_t i = 0; px && i < n; i++)
+        px[i] = (unsigned char)(i % *ch ? v[i] >> 8 : v[i] > 255 ? 255 : v[i]);
+    if (v && !px)
+        snprintf(why, APP_IMAGE_REASON_SIZE, "out of memory for %dx%d pixels", *w, *h);
+    stbi_image_free(v);
+    return px;
+}
+
 /* stb_image keeps its failure reason per thread (STBI_THREAD_LOCAL), so
  * decoders may run side by side. */
 static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, int *w, int *h, int *ch, char *why)
@@ -86,6 +103,7 @@ static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, i
     static const stbi_io_callbacks io = {stb_read, stb_skip, stb_eof};
     stb_stream s = {.f = f};
     long long dw, dh;
+    why[0] = 0;
     const int png = png_size(head, n, &dw, &dh);
     int known = png;
     if (!known && stbi_info_from_callbacks(&io, &s, w, h, ch)) {
@@ -93,17 +111,22 @@ static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, i
         dh = *h;
         known = 1;
     }
-    if (known && too_large(dw, dh, why))
+    if (known && app_image_too_large(dw, dh, why))
         return NULL;
     rewind(f);
     s = (stb_stream){.f = f};
-    unsigned char *px = known ? stbi_load_from_callbacks(&io, &s, w, h, ch, 0) : NULL;
+    /* 16-bit greyscale PNG: PIL's mode I, which its conversion to L / RGB clips
+     * at 255 (stb keeps the high byte; other 16-bit PNGs PIL reads as stb does) */
+    const int grey16 = png && n >= 26 && head[24] == 16 && head[25] == 0;
+    unsigned char *px = !known ? NULL
+                        : grey16 ? grey16_clipped(stbi_load_16_from_callbacks(&io, &s, w, h, ch, 0), w, h, ch, why)
+                                 : stbi_load_from_callbacks(&io, &s, w, h, ch, 0);
     if (px && s.past_end && !png) { /* a PNG's zlib stream is checked by stb; after it PIL reads nothing */
         snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
         stbi_image_free(px);
         return NULL;
     }
-    if (!px)
+    if (!px && !why[0])
         stb_reason(known ? stbi_failure_reason() : NULL, why);
     return px;
 }
@@ -180,7 +203,7 @@ static unsigned char *jpeg_decode(FILE *f, int *w, int *h, int *ch, char *why)
     d.progress = &progress;
     jpeg_stdio_src(&d, f);
     jpeg_read_header(&d, TRUE);
-    if (too_large(d.image_width, d.image_height, why)) {
+    if (app_image_too_large(d.image_width, d.image_height, why)) {
         jpeg_destroy_decompress(&d);
         return NULL;
     }
@@ -230,10 +253,12 @@ static int jpeg_like(const unsigned char *b, size_t n)
 
 unsigned char *app_image_read(FILE *f, int *w, int *h, int *ch, char *why)
 {
-    unsigned char head[24];
+    unsigned char head[32];
     size_t n = fread(head, 1, sizeof head, f);
     rewind(f);
-    return jpeg_like(head, n) ? jpeg_decode(f, w, h, ch, why) : stb_decode(f, head, n, w, h, ch, why);
+    return jpeg_like(head, n)        ? jpeg_decode(f, w, h, ch, why)
+           : app_pnm_magic(head, n) ? app_pnm_decode(f, w, h, ch, why)
+                                    : stb_decode(f, head, n, w, h, ch, why);
 }
 
 unsigned char *app_image_decode(const char *path, int *w, int *h, int *ch, char *why)

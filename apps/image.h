@@ -1,6 +1,7 @@
 /* Reading one image file into 8-bit pixels, as timm's PIL loader sees it:
  * JPEG through libjpeg(-turbo) with PIL's settings, so the pixels are PIL's
- * bit for bit; every other format through stb_image. */
+ * bit for bit; binary PNM as PIL reads it (pnm.c); every other format
+ * through stb_image (16-bit grey PNG clipped as PIL does). */
 #ifndef APP_IMAGE_H
 #define APP_IMAGE_H
 
@@ -18,5 +19,9 @@ unsigned char *app_image_decode(const char *path, int *w, int *h, int *ch, char 
 /* The same from an open stream (read from its start; the fuzz target's fmemopen). */
 unsigned char *app_image_read(FILE *f, int *w, int *h, int *ch, char *why);
 void app_image_free(unsigned char *px);
+
+/* The size check every decoder makes before it allocates: 1 (and the reason)
+ * for a size that is not positive or over APP_IMAGE_MAX_PIXELS. */
+int app_image_too_large(long long w, long long h, char *why);
 
 #endif

@@ -7,9 +7,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* what stb_image decodes */
+/* what apps/image.c decodes */
 static const char *const image_ext[] = {"png", "jpg", "jpeg", "bmp", "gif", "tga", "psd",
-                                        "hdr", "pgm", "ppm", "pnm", "pic", NULL};
+                                        "hdr", "pbm", "pgm", "ppm", "pnm", "pic", NULL};
 
 int app_is_image_name(const char *name)
 {

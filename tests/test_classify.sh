@@ -54,6 +54,12 @@ bmp = b"BM" + struct.pack("<IHHIIiiHHIIiiII", 54 + len(bmp_px), 0, 0, 54, 40, w,
 for ext, data in (("ppm", ppm), ("tga", tga), ("bmp", bmp)):
     open(f"{tmp}/whole.{ext}", "wb").write(data)
     open(f"{tmp}/short.{ext}", "wb").write(data[:-1])
+# Netpbm as PIL reads it (apps/pnm.c): 16-bit and plain files classified, what PIL refuses refused
+open(f"{tmp}/pnm16.ppm", "wb").write(b"P6\n%d %d\n65535\n" % (w, h) + bytes(b * 2 % 256 for b in px) * 2)
+open(f"{tmp}/plain.pgm", "wb").write(b"P2 # plain\n3 2 7\n0 1 2\n3 4 7\n")
+for name, data in (("bad_value.pgm", b"P2\n2 1\n255\n1 abc\n"), ("bad_bit.pbm", b"P1\n2 1\n0 x\n"),
+                   ("no_space.ppm", b"P6#\n1 1\n255\n\0\0\0"), ("maxval0.pgm", b"P5\n1 1\n0\n\0")):
+    open(f"{tmp}/{name}", "wb").write(data)
 PY
 # valid PNG headers declaring 100000 x 100000 and 0 x 7 pixels: refused before decoding
 python3 - "$tmp" <<'PY'
@@ -66,7 +72,8 @@ for name, w, h in (("huge", 100000, 100000), ("zero", 0, 7)):
 PY
 "$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/zero.png" "$tmp/missing.png" \
     "$tmp/cut.jpg" "$tmp/cut_progressive.jpg" "$tmp/no_eoi.jpg" "$tmp/bad_marker.jpg" "$tmp/scans.jpg" \
-    "$tmp"/whole.* "$tmp"/short.* "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
+    "$tmp"/whole.* "$tmp"/short.* "$tmp"/pnm16.ppm "$tmp"/plain.pgm "$tmp"/bad_value.pgm "$tmp"/bad_bit.pbm \
+    "$tmp"/no_space.ppm "$tmp"/maxval0.pgm "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
 cat "$tmp/err"
 for bad in junk truncated empty huge zero missing; do
@@ -82,6 +89,13 @@ for ext in ppm tga bmp; do
     grep -q "short.$ext: error: the file is truncated" "$tmp/err"; check $? "a $ext one byte short refused as truncated"
     grep -q "^$tmp/whole.$ext\$" "$tmp/out" && ! grep -q "whole.$ext: error" "$tmp/err"; check $? "the whole $ext classified"
 done
+for ok in pnm16.ppm plain.pgm; do
+    grep -q "^$tmp/$ok\$" "$tmp/out" && ! grep -q "$ok: error" "$tmp/err"; check $? "$ok classified"
+done
+grep -q "bad_value.pgm: error: PNM: value abc is not a number" "$tmp/err"; check $? "a plain value that is no number"
+grep -q "bad_bit.pbm: error: PNM: 'x' is no pixel" "$tmp/err"; check $? "a plain bitmap's bad pixel"
+grep -q "no_space.ppm: error: PNM: no whitespace after the magic number P6" "$tmp/err"; check $? "a magic number without whitespace"
+grep -q "maxval0.pgm: error: PNM: maxval 0 is not in" "$tmp/err"; check $? "maxval 0 refused"
 grep -q "huge.png: error: image dimensions" "$tmp/err"; check $? "huge image refused before decoding"
 [ "$(grep -c '%' "$tmp/out")" -ge 10 ]; check $? "the other images are still classified"
 

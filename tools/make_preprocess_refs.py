@@ -35,7 +35,27 @@ def synthetic(w, h, mode, seed):
         img = Image.fromarray(np.dstack([rgb, a]), "RGBA")
     elif mode in ("L", "CMYK"):
         img = img.convert(mode)
+    elif mode == "I;16":  # 0..1023: the values over 255 are where PIL clips
+        img = Image.fromarray((np.asarray(img.convert("L")).astype(np.uint16) * 4 + rng.integers(0, 4, (h, w))
+                               ).astype(np.uint16))
     return img
+
+
+def netpbm(img, magic, maxval):
+    """The image as a Netpbm file, with a comment in the header; bitmaps: 1 where darker than 128."""
+    a = np.asarray(img).astype(np.int64)
+    h, w = a.shape[:2]
+    head = f"{magic}\n# gmlp-cl test image\n{w} {h}\n" + ("" if magic in ("P1", "P4") else f"{maxval}\n")
+    if magic in ("P1", "P4"):
+        bits = (a < 128).astype(np.uint8)
+        if magic == "P4":
+            return head.encode() + b"".join(np.packbits(row).tobytes() for row in bits)
+        return head.encode() + "\n".join("".join(map(str, row)) for row in bits).encode() + b"\n"
+    v = np.rint(a * maxval / 255).astype(np.int64)
+    if magic in ("P2", "P3"):
+        rows = v.reshape(h, -1)
+        return head.encode() + "\n".join(" ".join(map(str, row)) for row in rows).encode() + b"\n"
+    return head.encode() + v.astype(">u2" if maxval > 255 else "u1").tobytes()
 
 
 IMAGES = [
@@ -51,7 +71,22 @@ IMAGES = [
     ("rgb_420.jpg", (203, 151, "RGB", 8)),
     ("rgb_422_progressive.jpg", (97, 130, "RGB", 9)),
     ("cmyk.jpg", (64, 50, "CMYK", 10)),
+    # what stb_image reads unlike PIL (apps/image.c, apps/pnm.c): a 16-bit grey PNG (PIL clips at 255),
+    # Netpbm with a maxval other than 255 (PIL scales; 16-bit grey is clipped as the PNG), a bitmap,
+    # and the plain (ASCII) variants
+    ("grey16.png", (33, 21, "I;16", 11)),
+    ("grey_100.pgm", (40, 30, "L", 12)),
+    ("grey_300.pgm", (21, 25, "L", 13)),
+    ("rgb_1000.ppm", (50, 37, "RGB", 14)),
+    ("bits.pbm", (45, 29, "L", 15)),
+    ("plain_15.pgm", (17, 23, "L", 16)),
+    ("plain_1000.ppm", (26, 19, "RGB", 17)),
+    ("plain_bits.pbm", (20, 18, "L", 18)),
 ]
+# Netpbm files written here (PIL writes only P5/P6 with maxval 255): name -> (magic, maxval)
+NETPBM = {"grey_100.pgm": ("P5", 100), "grey_300.pgm": ("P5", 300), "rgb_1000.ppm": ("P6", 1000),
+          "bits.pbm": ("P4", 1), "plain_15.pgm": ("P2", 15), "plain_1000.ppm": ("P3", 1000),
+          "plain_bits.pbm": ("P1", 1)}
 # how each JPEG is written (the others: quality 90, full-resolution chroma)
 JPEG_OPTIONS = {
     "rgb_420.jpg": dict(quality=75, subsampling=2),
@@ -88,6 +123,9 @@ CASES = [
     ("rgb_large.png", "h"), ("rgb_small.png", "h"), ("rgba_wide.png", "i"), ("rgb_small.png", "i"),
     ("rgb_large.png", "j"), ("rgb_small.png", "j"), ("grey_large.png", "k"), ("rgb_420.jpg", "k"),
     ("grey_photo.jpg", "j"),
+    ("grey16.png", "b"), ("grey16.png", "a"), ("grey_100.pgm", "b"), ("grey_300.pgm", "e"),
+    ("rgb_1000.ppm", "d"), ("rgb_1000.ppm", "b"), ("bits.pbm", "b"), ("bits.pbm", "a"),
+    ("plain_15.pgm", "k"), ("plain_1000.ppm", "j"), ("plain_bits.pbm", "c"),
 ]
 
 
@@ -96,7 +134,10 @@ def main():
     for name, (w, h, mode, seed) in IMAGES:
         img = synthetic(w, h, mode, seed)
         path = os.path.join(OUT, name)
-        if name.endswith(".jpg"):
+        if name in NETPBM:
+            with open(path, "wb") as f:
+                f.write(netpbm(img, *NETPBM[name]))
+        elif name.endswith(".jpg"):
             img.save(path, **JPEG_OPTIONS.get(name, dict(quality=90, subsampling=0)))
         else:
             img.save(path)

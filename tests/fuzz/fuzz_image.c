@@ -1,7 +1,8 @@
 /* libFuzzer target: arbitrary bytes through gmlp-classify's image decoder
- * (apps/image.c: libjpeg-turbo for JPEG, stb_image for the rest), then the
- * preprocessing of what decodes into a small model input (stb_image is
- * compiled in: stb_image_impl.c). */
+ * (apps/image.c: libjpeg-turbo for JPEG, apps/pnm.c for Netpbm, stb_image
+ * for the rest), then the preprocessing of what decodes into a small model
+ * input, its filter and crop chosen by the last byte (stb_image is compiled
+ * in: stb_image_impl.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     if (px) {
         gmlp_config cfg = {.in_chans = 3, .img_h = 16, .img_w = 12, .crop_pct = 0.875f, .mean = {0.5f, 0.5f, 0.5f},
-                           .std = {0.5f, 0.5f, 0.5f}};
+                           .std = {0.5f, 0.5f, 0.5f}, .interpolation = data[size - 1] % 6,
+                           .crop_mode = data[size - 1] / 6 % 3};
         float out[3 * 16 * 12];
         gmlp_preprocess_rgb8(&cfg, px, w, h, ch, out);
         app_image_free(px);
