@@ -29,7 +29,7 @@ static void usage(FILE *f)
           "       gmlp-classify [options] --files-from LIST --output OUT.jsonl|OUT.csv\n"
           "       mpirun -n N gmlp-classify [options] --output OUT.jsonl IMAGE|FOLDER...\n"
           "       gmlp-classify --list-devices | --version | --help\n"
-          "Classifies images (PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC, PNM) with a gMLP, MLP-Mixer or ResMLP model.\n\n"
+          "Classifies images (PNG, JPEG, WebP, BMP, GIF, TGA, PSD, HDR, PIC, PNM) with a gMLP, MLP-Mixer or ResMLP model.\n\n"
           "  -m, --model PATH          safetensors model or model folder (default: $GMLP_MODEL, else the bundled\n"
           "                            Fashion-MNIST gMLP)\n"
           "  -l, --labels FILE         class names, one per line (default: the model's, ImageNet-1k for 1000 classes)\n"

@@ -1,5 +1,6 @@
 #include "image.h"
 #include "pnm.h"
+#include "webp.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -257,8 +258,9 @@ unsigned char *app_image_read(FILE *f, int *w, int *h, int *ch, char *why)
     size_t n = fread(head, 1, sizeof head, f);
     rewind(f);
     return jpeg_like(head, n)        ? jpeg_decode(f, w, h, ch, why)
-           : app_pnm_magic(head, n) ? app_pnm_decode(f, w, h, ch, why)
-                                    : stb_decode(f, head, n, w, h, ch, why);
+           : app_pnm_magic(head, n)  ? app_pnm_decode(f, w, h, ch, why)
+           : app_webp_magic(head, n) ? app_webp_decode(f, w, h, ch, why)
+                                     : stb_decode(f, head, n, w, h, ch, why);
 }
 
 unsigned char *app_image_decode(const char *path, int *w, int *h, int *ch, char *why)

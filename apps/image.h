@@ -1,7 +1,7 @@
 /* Reading one image file into 8-bit pixels, as timm's PIL loader sees it:
  * JPEG through libjpeg(-turbo) with PIL's settings, so the pixels are PIL's
- * bit for bit; binary PNM as PIL reads it (pnm.c); every other format
- * through stb_image (16-bit grey PNG clipped as PIL does). */
+ * bit for bit; Netpbm (pnm.c) and WebP (webp.c, libwebp) as PIL reads them;
+ * every other format through stb_image (16-bit grey PNG clipped as PIL does). */
 #ifndef APP_IMAGE_H
 #define APP_IMAGE_H
 

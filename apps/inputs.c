@@ -9,7 +9,7 @@
 
 /* what apps/image.c decodes */
 static const char *const image_ext[] = {"png", "jpg", "jpeg", "bmp", "gif", "tga", "psd",
-                                        "hdr", "pbm", "pgm", "ppm", "pnm", "pic", NULL};
+                                        "hdr", "pbm", "pgm", "ppm", "pnm", "pic", "webp", NULL};
 
 int app_is_image_name(const char *name)
 {

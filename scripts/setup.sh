@@ -13,7 +13,7 @@ apps | tests) setup_mode=$1 ;;
 esac
 
 packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
-          pocl-opencl-icd libclblast-dev libjansson-dev libstb-dev libjpeg-dev)
+          pocl-opencl-icd libclblast-dev libjansson-dev libstb-dev libjpeg-dev libwebp-dev)
 # Test-only, one line each.  Required:
 test_packages=(
     zlib1g-dev             # model: reads the Fashion-MNIST IDX files

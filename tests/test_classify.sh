@@ -57,6 +57,9 @@ for ext, data in (("ppm", ppm), ("tga", tga), ("bmp", bmp)):
 # Netpbm as PIL reads it (apps/pnm.c): 16-bit and plain files classified, what PIL refuses refused
 open(f"{tmp}/pnm16.ppm", "wb").write(b"P6\n%d %d\n65535\n" % (w, h) + bytes(b * 2 % 256 for b in px) * 2)
 open(f"{tmp}/plain.pgm", "wb").write(b"P2 # plain\n3 2 7\n0 1 2\n3 4 7\n")
+# WebP through libwebp: a cut one refused as PIL refuses it
+webp = open(f"{src}/rgb_lossy.webp", "rb").read()
+open(f"{tmp}/cut.webp", "wb").write(webp[:len(webp) // 2])
 for name, data in (("bad_value.pgm", b"P2\n2 1\n255\n1 abc\n"), ("bad_bit.pbm", b"P1\n2 1\n0 x\n"),
                    ("no_space.ppm", b"P6#\n1 1\n255\n\0\0\0"), ("maxval0.pgm", b"P5\n1 1\n0\n\0")):
     open(f"{tmp}/{name}", "wb").write(data)
@@ -73,7 +76,8 @@ PY
 "$app" "$tmp/junk.png" "$tmp/truncated.png" "$tmp/empty.png" "$tmp/huge.png" "$tmp/zero.png" "$tmp/missing.png" \
     "$tmp/cut.jpg" "$tmp/cut_progressive.jpg" "$tmp/no_eoi.jpg" "$tmp/bad_marker.jpg" "$tmp/scans.jpg" \
     "$tmp"/whole.* "$tmp"/short.* "$tmp"/pnm16.ppm "$tmp"/plain.pgm "$tmp"/bad_value.pgm "$tmp"/bad_bit.pbm \
-    "$tmp"/no_space.ppm "$tmp"/maxval0.pgm "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
+    "$tmp"/no_space.ppm "$tmp"/maxval0.pgm "$tmp"/cut.webp "$src"/data/preprocess/rgba_lossless.webp \
+    "$examples"/*.png >"$tmp/out" 2>"$tmp/err"
 [ $? = 1 ]; check $? "exit code 1 when an image fails"
 cat "$tmp/err"
 for bad in junk truncated empty huge zero missing; do
@@ -89,9 +93,10 @@ for ext in ppm tga bmp; do
     grep -q "short.$ext: error: the file is truncated" "$tmp/err"; check $? "a $ext one byte short refused as truncated"
     grep -q "^$tmp/whole.$ext\$" "$tmp/out" && ! grep -q "whole.$ext: error" "$tmp/err"; check $? "the whole $ext classified"
 done
-for ok in pnm16.ppm plain.pgm; do
-    grep -q "^$tmp/$ok\$" "$tmp/out" && ! grep -q "$ok: error" "$tmp/err"; check $? "$ok classified"
+for ok in "$tmp"/pnm16.ppm "$tmp"/plain.pgm "$src"/data/preprocess/rgba_lossless.webp; do
+    grep -q "^$ok\$" "$tmp/out" && ! grep -q "$ok: error" "$tmp/err"; check $? "$(basename "$ok") classified"
 done
+grep -q "cut.webp: error: WebP: the file is damaged or truncated" "$tmp/err"; check $? "a cut WebP refused"
 grep -q "bad_value.pgm: error: PNM: value abc is not a number" "$tmp/err"; check $? "a plain value that is no number"
 grep -q "bad_bit.pbm: error: PNM: 'x' is no pixel" "$tmp/err"; check $? "a plain bitmap's bad pixel"
 grep -q "no_space.ppm: error: PNM: no whitespace after the magic number P6" "$tmp/err"; check $? "a magic number without whitespace"

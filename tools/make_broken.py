@@ -563,7 +563,8 @@ def cases(tmpdir):
     add("resmlp_tokens_not_square.safetensors", "FORMAT", "'blocks.0.linear_tokens.weight' has shape [9, 8]",
         valid(r(**{"blocks.0.linear_tokens.weight": ("F32", [N, 8], rnd((N, 8), rrng))})), timm=RESMLP_KW)
     add("resmlp_stem_norm_layernorm.safetensors", "FORMAT", "missing tensor 'stem.norm.alpha'",
-        valid(r(**{"stem.norm.weight": ("F32", [8], rnd((8,), rrng)), "stem.norm.bias": ("F32", [8], rnd((8,), rrng))})),
+        valid(r(**{"stem.norm.weight": ("F32", [8], rnd((8,), rrng)),
+                   "stem.norm.bias": ("F32", [8], rnd((8,), rrng))})),
         timm=dict(RESMLP_KW, stem_norm=True))
     add("resmlp_arch_on_gmlp.safetensors", "FORMAT", "contradicts the tensors", valid(G, {"gmlp.arch": "resmlp"}))
     fb = collections.OrderedDict((mf.facebook_resmlp_name(k), v) for k, v in R.items())

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes tests/data/preprocess/: a few synthetic images (PNG and JPEG, RGB,
-RGBA, grey and CMYK, larger and smaller than the model input) and, for each test
+"""Writes tests/data/preprocess/: a few synthetic images (PNG, JPEG, Netpbm and
+WebP; RGB, RGBA, grey, 16-bit grey, bitmaps and CMYK; larger and smaller than
+the model input) and, for each test
 case, the tensor timm's real eval transform makes of it (PIL decode, then
 timm.data.create_transform(..., is_training=False)), as raw little-endian
 float32 C x H x W, listed in cases.txt:
@@ -82,7 +83,11 @@ IMAGES = [
     ("plain_15.pgm", (17, 23, "L", 16)),
     ("plain_1000.ppm", (26, 19, "RGB", 17)),
     ("plain_bits.pbm", (20, 18, "L", 18)),
+    # WebP (libwebp, as PIL): lossy, and lossless with alpha
+    ("rgb_lossy.webp", (90, 70, "RGB", 19)),
+    ("rgba_lossless.webp", (31, 47, "RGBA", 20)),
 ]
+WEBP_OPTIONS = {"rgb_lossy.webp": dict(quality=80), "rgba_lossless.webp": dict(lossless=True)}
 # Netpbm files written here (PIL writes only P5/P6 with maxval 255): name -> (magic, maxval)
 NETPBM = {"grey_100.pgm": ("P5", 100), "grey_300.pgm": ("P5", 300), "rgb_1000.ppm": ("P6", 1000),
           "bits.pbm": ("P4", 1), "plain_15.pgm": ("P2", 15), "plain_1000.ppm": ("P3", 1000),
@@ -126,6 +131,7 @@ CASES = [
     ("grey16.png", "b"), ("grey16.png", "a"), ("grey_100.pgm", "b"), ("grey_300.pgm", "e"),
     ("rgb_1000.ppm", "d"), ("rgb_1000.ppm", "b"), ("bits.pbm", "b"), ("bits.pbm", "a"),
     ("plain_15.pgm", "k"), ("plain_1000.ppm", "j"), ("plain_bits.pbm", "c"),
+    ("rgb_lossy.webp", "a"), ("rgb_lossy.webp", "b"), ("rgba_lossless.webp", "e"),
 ]
 
 
@@ -137,6 +143,8 @@ def main():
         if name in NETPBM:
             with open(path, "wb") as f:
                 f.write(netpbm(img, *NETPBM[name]))
+        elif name in WEBP_OPTIONS:
+            img.save(path, "WEBP", **WEBP_OPTIONS[name])
         elif name.endswith(".jpg"):
             img.save(path, **JPEG_OPTIONS.get(name, dict(quality=90, subsampling=0)))
         else:

@@ -42,6 +42,8 @@ def _image_array(img: Any) -> np.ndarray:
             img = img.convert("RGBA" if "transparency" in img.info else "RGB")
         elif img.mode in ("1", "CMYK", "YCbCr", "LAB", "HSV", "PA", "La", "RGBa", "RGBX"):
             img = img.convert("RGBA" if img.mode in ("PA", "La", "RGBa") else "RGB")
+        elif img.mode in ("I", "I;16", "I;16B", "I;16L", "I;16N"):  # 16-bit grey: PIL's conversion clips
+            img = img.convert("L")  # at 255, to L as to the RGB timm's loader asks for
         elif img.mode not in ("L", "LA", "RGB", "RGBA"):
             raise argument_error(f"preprocess: PIL mode {img.mode} has no exact 8-bit form; convert the image "
                                  "to L, LA, RGB or RGBA first")
