@@ -1,4 +1,5 @@
 #include "image.h"
+#include "gif.h"
 #include "pnm.h"
 #include "webp.h"
 
@@ -129,6 +130,8 @@ static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, i
     }
     if (!px && !why[0])
         stb_reason(known ? stbi_failure_reason() : NULL, why);
+    if (px && *ch == 4 && n >= 3 && !memcmp(head, "GIF", 3))
+        app_gif_fill_transparent(f, px, *w, *h);
     return px;
 }
 

@@ -1,7 +1,8 @@
 /* Reading one image file into 8-bit pixels, as timm's PIL loader sees it:
  * JPEG through libjpeg(-turbo) with PIL's settings, so the pixels are PIL's
  * bit for bit; Netpbm (pnm.c) and WebP (webp.c, libwebp) as PIL reads them;
- * every other format through stb_image (16-bit grey PNG clipped as PIL does). */
+ * every other format through stb_image (16-bit grey PNG clipped, a GIF's
+ * transparent pixels given their palette colour, as PIL does: gif.c). */
 #ifndef APP_IMAGE_H
 #define APP_IMAGE_H
 

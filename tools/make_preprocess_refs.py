@@ -7,7 +7,9 @@ timm.data.create_transform(..., is_training=False)), as raw little-endian
 float32 C x H x W, listed in cases.txt:
     image  C  H  W  interpolation  crop_pct  mean(comma)  std(comma)  expected.f32
 Run: python3 tools/make_preprocess_refs.py"""
+import io
 import os
+import struct
 
 import numpy as np
 from PIL import Image
@@ -86,6 +88,10 @@ IMAGES = [
     # WebP (libwebp, as PIL): lossy, and lossless with alpha
     ("rgb_lossy.webp", (90, 70, "RGB", 19)),
     ("rgba_lossless.webp", (31, 47, "RGBA", 20)),
+    # GIF (stb_image, then apps/gif.c): transparent pixels in their palette colour, and a logical screen
+    # larger than the frame (PIL fills it with the transparent index)
+    ("trns.gif", (43, 30, "RGB", 21)),
+    ("screen.gif", (25, 19, "RGB", 22)),
 ]
 WEBP_OPTIONS = {"rgb_lossy.webp": dict(quality=80), "rgba_lossless.webp": dict(lossless=True)}
 # Netpbm files written here (PIL writes only P5/P6 with maxval 255): name -> (magic, maxval)
@@ -132,6 +138,7 @@ CASES = [
     ("rgb_1000.ppm", "d"), ("rgb_1000.ppm", "b"), ("bits.pbm", "b"), ("bits.pbm", "a"),
     ("plain_15.pgm", "k"), ("plain_1000.ppm", "j"), ("plain_bits.pbm", "c"),
     ("rgb_lossy.webp", "a"), ("rgb_lossy.webp", "b"), ("rgba_lossless.webp", "e"),
+    ("trns.gif", "a"), ("trns.gif", "b"), ("screen.gif", "d"),
 ]
 
 
@@ -143,6 +150,14 @@ def main():
         if name in NETPBM:
             with open(path, "wb") as f:
                 f.write(netpbm(img, *NETPBM[name]))
+        elif name.endswith(".gif"):
+            b = io.BytesIO()
+            img.quantize(24).save(b, "GIF", transparency=5)
+            d = b.getvalue()
+            if name == "screen.gif":  # the screen 6 x 4 pixels larger than the frame at (0, 0)
+                d = d[:6] + struct.pack("<HH", w + 6, h + 4) + d[10:]
+            with open(path, "wb") as f:
+                f.write(d)
         elif name in WEBP_OPTIONS:
             img.save(path, "WEBP", **WEBP_OPTIONS[name])
         elif name.endswith(".jpg"):

@@ -35,7 +35,7 @@ cp "$root"/tests/data/tune/*.json "$work/corpus_tune/"
 # the image target from the test images (PNG, JPEG baseline, progressive, grey, CMYK, Netpbm) and the examples
 mkdir -p "$work/corpus_image"
 cp "$root"/tests/data/preprocess/*.png "$root"/tests/data/preprocess/*.jpg "$root"/tests/data/preprocess/*.p?m \
-    "$root"/tests/data/preprocess/*.webp \
+    "$root"/tests/data/preprocess/*.webp "$root"/tests/data/preprocess/*.gif \
     "$root"/examples/*.png \
     "$root"/tests/data/fuzz-regressions/images/*.img "$work/corpus_image/"
 for t in fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image; do
