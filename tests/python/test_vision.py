@@ -104,8 +104,8 @@ def _cases() -> list[list[str]]:
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c[8])
 def test_preprocess_as_timm(case: list[str]) -> None:
     """The cases of tests/test_preprocess.c, from PIL images and from arrays (an array has no mode: a CMYK
-    image is given as the RGB PIL makes of it, a bitmap or 16-bit grey one as its L); PIL decodes here, as
-    for the references, so every case holds to float rounding (1e-6 in pixel units)."""
+    or palette image is given as the RGB PIL makes of it, a bitmap or 16-bit grey one as its L); PIL
+    decodes here, as for the references, so every case holds to float rounding (1e-6 in pixel units)."""
     image, chans, h, w, interp, crop, mean, std, expected = case
     n = int(chans)
     cfg = _lib.Config(in_chans=n, img_h=int(h), img_w=int(w), interpolation=_lib.INTERPOLATION.index(interp),
@@ -115,8 +115,8 @@ def test_preprocess_as_timm(case: list[str]) -> None:
     pil = Image.open(DATA / "preprocess" / image)
     got = _model.preprocess_image(cfg, pil)
     assert got.dtype == np.float32 and got.shape == (n, int(h), int(w))
-    array = np.asarray(pil.convert("RGB") if pil.mode == "CMYK" else pil.convert("L") if pil.mode in ("1", "I", "I;16")
-                       else pil)
+    array = np.asarray(pil.convert("RGB") if pil.mode in ("CMYK", "P") else pil.convert("L")
+                       if pil.mode in ("1", "I", "I;16") else pil)
     np.testing.assert_array_equal(_model.preprocess_image(cfg, array), got)
     want = np.fromfile(DATA / "preprocess" / expected, "<f4").reshape(got.shape)
     err = (np.abs(got.astype(np.float64) - want) * np.array(cfg.std[:n])[:, None, None]).max()
