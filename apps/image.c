@@ -124,7 +124,7 @@ static unsigned char *stb_decode(FILE *f, const unsigned char *head, size_t n, i
                         : grey16 ? grey16_clipped(stbi_load_16_from_callbacks(&io, &s, w, h, ch, 0), w, h, ch, why)
                                  : stbi_load_from_callbacks(&io, &s, w, h, ch, 0);
     if (px && s.past_end && !png) { /* a PNG's zlib stream is checked by stb; after it PIL reads nothing */
-        snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
+        snprintf(why, APP_IMAGE_REASON_SIZE, APP_IMAGE_TRUNCATED);
         stbi_image_free(px);
         return NULL;
     }
@@ -231,7 +231,7 @@ static unsigned char *jpeg_decode(FILE *f, int *w, int *h, int *ch, char *why)
     *ch = cmyk ? 3 : d.output_components;
     jpeg_destroy_decompress(&d);
     if (e.eof) {
-        snprintf(why, APP_IMAGE_REASON_SIZE, "JPEG: the file is truncated (it ends before the image does)");
+        snprintf(why, APP_IMAGE_REASON_SIZE, "JPEG: " APP_IMAGE_TRUNCATED);
         free(px);
         return NULL;
     }

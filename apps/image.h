@@ -12,6 +12,8 @@
 #define APP_IMAGE_MAX_PIXELS (1 << 26) /* larger images are refused before decoding: 4 bytes each */
 #endif
 #define APP_IMAGE_REASON_SIZE 256
+/* every decoder's reason for a file that ends before its image does (PIL refuses those too) */
+#define APP_IMAGE_TRUNCATED "the file is truncated (it ends before the image does)"
 
 /* Interleaved rows of *w x *h pixels of *ch channels (1 grey, 2 grey + alpha,
  * 3 RGB, 4 RGBA), freed with app_image_free; NULL with the reason in why

@@ -99,10 +99,10 @@ static int header_number(pnm_in *in, long long *v, const char *what, char *why)
     return 0;
 }
 
-/* A value as PIL makes it 8-bit: P5/P6 with maxval 255 as stored; grey over
- * 255 (PIL's mode I) scaled to 65535, then clipped at 255 by the conversion
- * to L / RGB; the rest scaled to 255, rounding half to even as Python's
- * round().  (Binary values over maxval are clipped too.) */
+/* A value as PIL makes it 8-bit: grey over 255 (PIL's mode I) scaled to
+ * 65535, then clipped at 255 by the conversion to L / RGB; the rest scaled
+ * to 255 (maxval 255: as stored), rounding half to even as Python's round().
+ * (Binary values over maxval are clipped too.) */
 static unsigned char scaled(long long v, long long maxval, int grey)
 {
     const double out_max = grey && maxval > 255 ? 65535 : 255;
@@ -125,15 +125,14 @@ static int read_binary(FILE *f, int kind, long long width, long long height, lon
     }
     int ok = fread(raw, 1, row * height, f) == row * height;
     if (!ok)
-        snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
+        snprintf(why, APP_IMAGE_REASON_SIZE, APP_IMAGE_TRUNCATED);
     else if (kind == '4')
         for (size_t y = 0; y < (size_t)height; y++)
             for (size_t x = 0; x < (size_t)width; x++)
                 px[y * width + x] = raw[y * row + x / 8] >> (7 - x % 8) & 1 ? 0 : 255;
     else
         for (size_t i = 0; i < samples; i++)
-            px[i] = maxval == 255 ? raw[i]
-                                  : scaled(bytes == 2 ? raw[2 * i] << 8 | raw[2 * i + 1] : raw[i], maxval, kind == '5');
+            px[i] = scaled(bytes == 2 ? raw[2 * i] << 8 | raw[2 * i + 1] : raw[i], maxval, kind == '5');
     free(raw);
     return ok;
 }
@@ -157,7 +156,7 @@ static int read_plain_bits(pnm_in *in, size_t n, unsigned char *px, char *why)
         }
     }
     if (got < n)
-        snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
+        snprintf(why, APP_IMAGE_REASON_SIZE, APP_IMAGE_TRUNCATED);
     return got == n;
 }
 
@@ -190,7 +189,7 @@ static int read_plain_values(pnm_in *in, size_t n, long long maxval, int grey, u
         if (!last) /* after the last value: it again */
             len = next_token(in, tok, &last);
         if (!len) {
-            snprintf(why, APP_IMAGE_REASON_SIZE, "the file is truncated (it ends before the image does)");
+            snprintf(why, APP_IMAGE_REASON_SIZE, APP_IMAGE_TRUNCATED);
             return 0;
         }
         const int number = len <= MAX_TOKEN && python_int(tok, len, &v);

@@ -63,15 +63,13 @@ unsigned char *app_webp_decode(FILE *f, int *w, int *h, int *ch, char *why)
         ;
     else if (!WebPAnimDecoderGetNext(dec, &rgba, &timestamp))
         snprintf(why, APP_IMAGE_REASON_SIZE, "WebP: the first frame does not decode");
-    else if (!(px = malloc((size_t)info.canvas_width * info.canvas_height * (features.has_alpha ? 4 : 3))))
+    else if (!(px = malloc((size_t)info.canvas_width * info.canvas_height * (*ch = features.has_alpha ? 4 : 3))))
         snprintf(why, APP_IMAGE_REASON_SIZE, "out of memory for %ux%u pixels", info.canvas_width,
                  info.canvas_height);
     else {
-        const size_t n = (size_t)info.canvas_width * info.canvas_height;
         *w = (int)info.canvas_width;
         *h = (int)info.canvas_height;
-        *ch = features.has_alpha ? 4 : 3;
-        for (size_t i = 0; i < n; i++) /* without alpha, Pillow's RGBX: the fourth byte dropped */
+        for (size_t i = 0, n = (size_t)*w * *h; i < n; i++) /* without alpha, Pillow's RGBX: the fourth byte dropped */
             memcpy(px + i * *ch, rgba + i * 4, (size_t)*ch);
     }
     WebPAnimDecoderDelete(dec);
