@@ -332,8 +332,9 @@ GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_
  * to floor(size / crop_pct) keeping the aspect ratio, then a centre crop;
  * _SQUASH, both sides to floor(size / crop_pct), then a centre crop; _BORDER,
  * the longer side to floor(size / crop_pct), then a centre crop or padding
- * with the mean colour.  cfg: usually from gmlp_model_config.  Errors:
- * gmlp_last_error(NULL). */
+ * with the mean colour (an image whose other side then rounds to 0 pixels is
+ * GMLP_ERR_INVALID_ARGUMENT: PIL refuses that resize, so timm fails on it).
+ * cfg: usually from gmlp_model_config.  Errors: gmlp_last_error(NULL). */
 GMLP_API gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height,
                                           int channels, float *out);
 /* The same for n images, one after the other into out (n x in_chans x img_h x

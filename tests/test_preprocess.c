@@ -103,6 +103,11 @@ static void test_arguments(void)
             CHECK(out[(c * 8 + y) * 8 + 3] == want, "border: channel %d row %d is %g, expected %g", c, y,
                   out[(c * 8 + y) * 8 + 3], want);
         }
+    /* border: a 16x1 image keeps its ratio in 8x8 as 8 x round(0.5) = 0 rows, which PIL refuses (timm
+     * fails on it); 15x1 gives 8 x round(0.53) = 1 row (both checked with timm 1.0.31) */
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 16, 1, 3, out) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "0 pixels"), "border 16x1: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_preprocess_rgb8(&cfg, px, 15, 1, 3, out) == GMLP_OK, "border 15x1: %s", gmlp_last_error(NULL));
 }
 
 /* The batch call: each image as the single call writes it, one after the

@@ -215,9 +215,11 @@ static void resize_nearest(const uint8_t *in, int w, int h, int ch, uint8_t *out
 
 /* Size before the crop: squash, Resize((scale_h, scale_w)); border, timm's
  * ResizeKeepRatio(longest=1); center, torchvision's Resize(int) or, for a
- * non-square target, ResizeKeepRatio(longest=0).  0 when it would exceed
- * MAX_PIXELS (checked in double, before any int cast). */
-static int resized_size(int w, int h, int scale_h, int scale_w, int mode, int *ow, int *oh)
+ * non-square target, ResizeKeepRatio(longest=0).  A message when it would
+ * exceed MAX_PIXELS (checked in double, before any int cast) or, as only the
+ * border mode can make it, have a side of 0 pixels (PIL refuses that resize,
+ * so timm fails on such an image: a 5x89 image for a 5x5 model). */
+static const char *resized_size(int w, int h, int scale_h, int scale_w, int mode, int *ow, int *oh)
 {
     double dw, dh;
     if (mode == GMLP_CROP_SQUASH) {
@@ -236,10 +238,13 @@ static int resized_size(int w, int h, int scale_h, int scale_w, int mode, int *o
         dw = rint(w / ratio);
     }
     if (dw * dh > (double)MAX_PIXELS)
-        return 0;
-    *ow = dw < 1 ? 1 : (int)dw;
-    *oh = dh < 1 ? 1 : (int)dh;
-    return 1;
+        return "the resized image would exceed 2^30 pixels";
+    if (dw < 1 || dh < 1)
+        return "the image is too elongated for the model: keeping its aspect ratio, a side resizes to 0 pixels "
+               "(timm's resize fails on it too)";
+    *ow = (int)dw;
+    *oh = (int)dh;
+    return NULL;
 }
 
 /* A config value as the double Python holds: the shortest decimal that reads
@@ -278,7 +283,9 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     if (channels < 1 || channels > 4)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "channels must be 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA)");
     if (cfg->in_chans != 1 && cfg->in_chans != 3)
-        return fail(GMLP_ERR_INVALID_ARGUMENT, "the model must take 1 or 3 input channels");
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gmlp_preprocess_rgb8: the model takes %d input channels; an image gives 1 (grey) or 3 (RGB)",
+                         cfg->in_chans);
     if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
         cfg->interpolation > GMLP_INTERP_LANCZOS)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
@@ -293,8 +300,9 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
         return fail(GMLP_ERR_INVALID_ARGUMENT, "floor(img_size / crop_pct) must be in [1, 65536]");
     const int ch = cfg->in_chans;
     int ow, oh;
-    if (!resized_size(width, height, (int)sh, (int)sw, cfg->crop_mode, &ow, &oh))
-        return fail(GMLP_ERR_INVALID_ARGUMENT, "the resized image would exceed 2^30 pixels");
+    const char *bad_size = resized_size(width, height, (int)sh, (int)sw, cfg->crop_mode, &ow, &oh);
+    if (bad_size)
+        return fail(GMLP_ERR_INVALID_ARGUMENT, bad_size);
 
     uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
     if (!conv)
