@@ -22,7 +22,7 @@
 #define PRECISION_BITS (32 - 8 - 2)
 #define MAX_PIXELS ((size_t)1 << 30)
 
-#define fail(st, msg) gmlp_fail(err, st, "gmlp_preprocess_rgb8: %s", msg)
+#define fail(st, ...) gmlp_fail(err, st, "gmlp_preprocess_rgb8: " __VA_ARGS__)
 
 /* PIL's convert('L') (ITU-R 601-2 luma in 16-bit fixed point) or
  * convert('RGB') (grey repeated); alpha is dropped. */
@@ -283,9 +283,8 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     if (channels < 1 || channels > 4)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "channels must be 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA)");
     if (cfg->in_chans != 1 && cfg->in_chans != 3)
-        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
-                         "gmlp_preprocess_rgb8: the model takes %d input channels; an image gives 1 (grey) or 3 (RGB)",
-                         cfg->in_chans);
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "the model takes %d input channels; an image gives 1 (grey) or 3 (RGB)",
+                    cfg->in_chans);
     if (cfg->img_h <= 0 || cfg->img_w <= 0 || !(cfg->crop_pct > 0.0f) || cfg->interpolation < GMLP_INTERP_BICUBIC ||
         cfg->interpolation > GMLP_INTERP_LANCZOS)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "config needs positive img_h/img_w and crop_pct, a known interpolation");
@@ -302,7 +301,7 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     int ow, oh;
     const char *bad_size = resized_size(width, height, (int)sh, (int)sw, cfg->crop_mode, &ow, &oh);
     if (bad_size)
-        return fail(GMLP_ERR_INVALID_ARGUMENT, bad_size);
+        return fail(GMLP_ERR_INVALID_ARGUMENT, "%s", bad_size);
 
     uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
     if (!conv)
