@@ -378,7 +378,7 @@ static inline float gmlp_ld1_half(__global const half *p)
 {
     return vload_half(0, p);
 }
-/* v floats of local memory at p (v-aligned) into d */
+/* v floats of local memory at p (v-aligned: the arrays are 16-byte aligned) into d */
 static inline void gmlp_ldl(__local const float *p, float *d, const int v)
 {
     if (v == 4) {
@@ -462,8 +462,12 @@ GMLP_UNROLL
         for (int s = 0; s < WN; s++)
             acc[r][s] = 0.0f;
 
-    __local float as[2 * TK * stage_a_LD];
-    __local float bs[2 * TK * stage_b_LD];
+    /* 16-byte aligned for gmlp_ldl's float4 reads: a float array is only
+     * 4-aligned by the language, and NVIDIA places it so (its PTX: .shared
+     * .align 4); every tiled variant faulted on an H100 (misaligned shared
+     * address: CL_OUT_OF_RESOURCES at the next read), 2026-11-24 */
+    __local float as[2 * TK * stage_a_LD] __attribute__((aligned(16)));
+    __local float bs[2 * TK * stage_b_LD] __attribute__((aligned(16)));
     const int t = y * RX + x;
     float pa[stage_a_PER * stage_a_V], pb[stage_b_PER * stage_b_V];
     const int slices = (k + TK - 1) / TK;

@@ -59,7 +59,8 @@ gmlp_status gmlp_context_open_borrowed(gmlp_context *ctx, cl_context cl, cl_devi
         e = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
     if (e)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
-                         "gmlp_context_create_cl: the queue or device cannot be queried: %s", gmlp_cl_error_name(e));
+                         "gmlp_context_create_cl: the queue or device cannot be queried: %s (%d)", gmlp_cl_error_name(e),
+                         (int)e);
     if (qctx != cl || qdev != device)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_create_cl: the queue belongs to another %s",
                          qctx != cl ? "cl_context" : "device");

@@ -175,8 +175,8 @@ static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *o
         log = NULL;
     }
     /* the message keeps the start of a long log */
-    gmlp_status st = gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "clBuildProgram failed (%s) on '%s' with options '%s'; "
-                               "build log:\n%s", gmlp_cl_error_name(e), ctx->dev.name, options, log ? log : "");
+    gmlp_status st = gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "clBuildProgram failed (%s, %d) on '%s' with options '%s'; "
+                               "build log:\n%s", gmlp_cl_error_name(e), (int)e, ctx->dev.name, options, log ? log : "");
     free(log);
     return st;
 }
