@@ -224,9 +224,9 @@ static void test_build_failure(void)
  * transpose case, float and half weights (tests/test_oclgrind.sh runs this
  * under Oclgrind's race and bounds checks: small, as that is slow). */
 /* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
- * there (8-deep slices) on every transpose of an m x n x k product; then each
- * NVIDIA-only tiling forced on every step-th transpose (from one of its own),
- * on the device's own type (a CPU build's private memory, which on a GPU
+ * there (8-deep slices for NT, its own for NN) on every transpose of an
+ * m x n x k product; then each NVIDIA-only tiling forced on every step-th
+ * transpose (from one of its own), on the device's own type (a CPU build's private memory, which on a GPU
  * means spilling, stops neither); operand forms from modes[0..n_modes). */
 static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_modes, int step)
 {
@@ -237,8 +237,10 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
     snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
     ctx->dev.compute_units = 0;
     ctx->dev.type = CL_DEVICE_TYPE_GPU;
-    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK && strstr(tiles, "128x128x8 (8x8) for large"),
-          "NVIDIA's large tiles: 8-deep slices (%s)", tiles);
+    /* NN (the token mixing): NVIDIA's own defaults (lib/ops/gemm_kernel.c) */
+    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK &&
+              strstr(tiles, "16x16x16 tiles (2x2 per work-item), 32x64x8 (4x4) for large") == tiles,
+          "NVIDIA's NN tiles: %s", tiles);
     for (int t = 0; t < 4; t++)
         test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
                   t % EPI_COUNT);

@@ -105,11 +105,8 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading a profile");
     for (size_t i = 0; st == GMLP_OK && i < ctx->n_profile; i++) {
         const gmlp_profile_entry *p = &ctx->profile[i];
-        cl_ulong t0, t1;
-        e = clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-        if (e == CL_SUCCESS)
-            e = clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-        if (e != CL_SUCCESS) {
+        cl_ulong ns;
+        if ((e = gmlp_profile_ns(p, &ns)) != CL_SUCCESS) {
             st = gmlp_fail_cl(&ctx->err, "clGetEventProfilingInfo", e);
             break;
         }
@@ -125,7 +122,7 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
         }
         if (r < max) {
             rows[r].launches++;
-            rows[r].total_us += (double)(t1 - t0) * 1e-3;
+            rows[r].total_us += (double)ns * 1e-3;
         }
     }
     free(seen);

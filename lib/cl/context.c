@@ -150,24 +150,39 @@ size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing)
     return budget;
 }
 
-gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event ev)
+gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev)
 {
     size_t n = ctx->n_profile;
     if (n == 0 || (n >= 64 && (n & (n - 1)) == 0)) { /* capacity: 64, then doubling */
         gmlp_profile_entry *grown = realloc(ctx->profile, (n ? 2 * n : 64) * sizeof *grown);
         if (!grown) {
+            if (from)
+                clReleaseEvent(from);
             clReleaseEvent(ev);
             return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory recording a profile");
         }
         ctx->profile = grown;
     }
-    ctx->profile[ctx->n_profile++] = (gmlp_profile_entry){label, ev};
+    ctx->profile[ctx->n_profile++] = (gmlp_profile_entry){label, from, ev};
     return GMLP_OK;
+}
+
+cl_int gmlp_profile_ns(const gmlp_profile_entry *p, cl_ulong *ns)
+{
+    cl_ulong t0, t1;
+    cl_int e = clGetEventProfilingInfo(p->from ? p->from : p->ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    *ns = e == CL_SUCCESS && t1 > t0 ? t1 - t0 : 0;
+    return e;
 }
 
 void gmlp_profile_clear(gmlp_context *ctx)
 {
-    for (size_t i = 0; i < ctx->n_profile; i++)
+    for (size_t i = 0; i < ctx->n_profile; i++) {
+        if (ctx->profile[i].from)
+            clReleaseEvent(ctx->profile[i].from);
         clReleaseEvent(ctx->profile[i].ev);
+    }
     ctx->n_profile = 0;
 }

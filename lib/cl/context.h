@@ -22,10 +22,12 @@ typedef struct gmlp_settings {
     gmlp_logger log;
 } gmlp_settings;
 
-/* One profiled launch: what ran, and its event. */
+/* One profiled launch: what ran, and its event; from (else NULL) a marker
+ * enqueued before it, where its time starts: a call into CLBlast runs
+ * helper kernels (padding, transposes) ahead of the one event it returns. */
 typedef struct gmlp_profile_entry {
     const char *label;
-    cl_event ev;
+    cl_event from, ev;
 } gmlp_profile_entry;
 
 /* The reduction kernels' work-group size: this, or the largest power of two
@@ -69,9 +71,11 @@ void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf);
  * workspace being replaced). */
 size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing);
 
-/* With profiling on: keeps ev (released later) under label, which must live
- * as long as the context. */
-gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event ev);
+/* With profiling on: keeps from (may be NULL) and ev (released later) under
+ * label, which must live as long as the context. */
+gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev);
+/* Nanoseconds from the entry's start to its end, once its commands are done. */
+cl_int gmlp_profile_ns(const gmlp_profile_entry *p, cl_ulong *ns);
 void gmlp_profile_clear(gmlp_context *ctx);
 
 #endif

@@ -181,5 +181,5 @@ gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint 
         snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->label);
         return gmlp_fail_cl(&ctx->err, call, e);
     }
-    return ev ? gmlp_profile_record(ctx, k->label, ev) : GMLP_OK;
+    return ev ? gmlp_profile_record(ctx, k->label, NULL, ev) : GMLP_OK;
 }

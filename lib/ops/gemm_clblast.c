@@ -74,7 +74,14 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g)
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     CLBlastTranspose ta = g->a.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
     CLBlastTranspose tb = g->b.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
-    cl_event ev = NULL, *evp = ctx->set.profiling ? &ev : NULL;
+    cl_event from = NULL, ev = NULL, *evp = ctx->set.profiling ? &ev : NULL;
+    /* profiled from a marker before the call: CLBlast's event is its last
+     * kernel's, after the pads, transposes and copies it may run first */
+    if (evp) {
+        cl_int e = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &from);
+        if (e != CL_SUCCESS)
+            return gmlp_fail_cl(&ctx->err, "clEnqueueMarkerWithWaitList", e);
+    }
     CLBlastStatusCode s;
     pthread_mutex_lock(&clblast_lock);
     note_user(ctx);
@@ -86,11 +93,16 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g)
                                        g->a.ld, g->a.stride, g->b.buf, g->b.off, g->b.ld, g->b.stride, g->beta,
                                        g->c.buf, g->c.off, g->c.ld, g->c.stride, batch, &ctx->queue, evp);
     pthread_mutex_unlock(&clblast_lock);
-    if (s != CLBlastSuccess)
+    if (s != CLBlastSuccess) {
+        if (from)
+            clReleaseEvent(from);
         return gmlp_fail(&ctx->err, s == CLBlastOpenCLOutOfResources ? GMLP_ERR_DEVICE_MEMORY : GMLP_ERR_OPENCL,
                          "CLBlastSgemm%s(m=%zu n=%zu k=%zu batch=%zu) failed: %s (%d)",
                          batch == 1 ? "" : "StridedBatched", g->m, g->n, g->k, batch, status_name(s), (int)s);
+    }
     if (ev)
-        GMLP_TRY(gmlp_profile_record(ctx, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched", ev));
+        GMLP_TRY(gmlp_profile_record(ctx, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched", from, ev));
+    else if (from)
+        clReleaseEvent(from);
     return gmlp_op_epilogue(ctx, g);
 }

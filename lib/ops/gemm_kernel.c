@@ -229,12 +229,45 @@ static gmlp_status first_unspilled(gmlp_context *ctx, const form *f, const tiles
     return GMLP_OK;
 }
 
-/* The variant for a product of this size class: its own tiling when it
- * fits, else the small one. */
+/* NVIDIA GPUs' defaults where a tuning run beat the ones above (gmlp-bench
+ * --tune --model gmlp_s16_224 --batch 1,256 --weights f32,f16 on an H100
+ * 80GB HBM3, driver 580.159.04, 2026-11-24; device time per call, float
+ * weights, then half):
+ * - large NN (the spatial matmul at batch 256): 32x64x8/4x4 671 / 762 us,
+ *   128x128x8/8x8 789 / 854, 64x64x8/4x4 774 / 882, CLBlast 1432;
+ * - small NN (it at batch 1): the deep tiling 16x16x16/2x2 14.5 / 15.7 us,
+ *   64x64x8/4x4 21.5 / 25.2, 32x32x8/4x4 18.3 / 23.1, CLBlast 24.6;
+ * - narrow NT (the head at batch 1): 16x16x16/2x2 13.2 / 16.6 us,
+ *   16x16x4/4x4 25.5 / 28.9.
+ * Large NT (fc1, fc2) kept 128x128x8/8x8, the best kernel there (2609 us per
+ * fc1 + fc2, 64x64x8/8x8 2783); deep NT kept the deep tiling. */
+static const struct {
+    size_class size;
+    int ta, tb;
+    const tiles *t;
+} nvidia_defaults[] = {{LARGE, 0, 0, &extras[3]}, {SMALL, 0, 0, &deep}, {NARROW_CLASS, 0, 1, &deep}};
+
+static const tiles *vendor_default(const gmlp_devinfo *d, const form *f, size_class size)
+{
+    if (!(d->type & CL_DEVICE_TYPE_GPU) || strncmp(d->vendor, "NVIDIA", 6))
+        return NULL;
+    for (size_t i = 0; i < sizeof nvidia_defaults / sizeof *nvidia_defaults; i++)
+        if (nvidia_defaults[i].size == size && nvidia_defaults[i].ta == f->ta && nvidia_defaults[i].tb == f->tb)
+            return nvidia_defaults[i].t;
+    return NULL;
+}
+
+/* The variant for a product of this size class: the vendor's default or its
+ * own tiling when it fits, else the small one. */
 static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const gmlp_kernel **k, const tiles **t)
 {
     int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    const tiles *vendor = vendor_default(&ctx->dev, f, size);
     *k = NULL;
+    if (vendor)
+        GMLP_TRY(first_fitting(ctx, f, vendor, 1, k, t));
+    if (*k)
+        return GMLP_OK;
     if (cpu)
         GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : !f->ta && f->tb ? &direct_nt : &direct, 1, k,
                                t));

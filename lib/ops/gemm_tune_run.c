@@ -155,13 +155,10 @@ static gmlp_status timed(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tilin
         return GMLP_OK;
     double dev = 0;
     for (size_t i = 0; i < ctx->n_profile; i++) {
-        cl_ulong a, b;
-        e = clGetEventProfilingInfo(ctx->profile[i].ev, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
-        if (e == CL_SUCCESS)
-            e = clGetEventProfilingInfo(ctx->profile[i].ev, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-        if (e != CL_SUCCESS)
+        cl_ulong ns;
+        if ((e = gmlp_profile_ns(&ctx->profile[i], &ns)) != CL_SUCCESS)
             return gmlp_fail_cl(&ctx->err, "clGetEventProfilingInfo", e);
-        dev += (double)(b - a) * 1e-9;
+        dev += (double)ns * 1e-9;
     }
     gmlp_profile_clear(ctx);
     *sec = dev;
