@@ -162,10 +162,15 @@ static size_t local_bytes(const tiles *t)
     return t->direct ? 0 : 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
 }
 
+static int is_nvidia(const gmlp_devinfo *d)
+{
+    return !strncmp(d->vendor, "NVIDIA", 6);
+}
+
 static int fits_device(const gmlp_devinfo *d, const tiles *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
-    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && (!t->nvidia_only || !strncmp(d->vendor, "NVIDIA", 6)) &&
+    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && (!t->nvidia_only || is_nvidia(d)) &&
            rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
 }
 
@@ -249,7 +254,7 @@ static const struct {
 
 static const tiles *vendor_default(const gmlp_devinfo *d, const form *f, size_class size)
 {
-    if (!(d->type & CL_DEVICE_TYPE_GPU) || strncmp(d->vendor, "NVIDIA", 6))
+    if (!(d->type & CL_DEVICE_TYPE_GPU) || !is_nvidia(d))
         return NULL;
     for (size_t i = 0; i < sizeof nvidia_defaults / sizeof *nvidia_defaults; i++)
         if (nvidia_defaults[i].size == size && nvidia_defaults[i].ta == f->ta && nvidia_defaults[i].tb == f->tb)
