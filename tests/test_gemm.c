@@ -189,11 +189,13 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     ctx->dev.type = CL_DEVICE_TYPE_GPU; /* CPUs take the direct variant's 8 work-items */
     /* the generic GPU defaults (NVIDIA's own: nvidia_sweep) */
     snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "Some GPU vendor");
-    char tiles[512] = "", want[32];
-    snprintf(want, sizeof want, "%dx%dx", expect_tm, expect_tm);
+    char tiles[512] = "", want[32], want_nn[32];
+    snprintf(want, sizeof want, "NT: %dx%dx", expect_tm, expect_tm);
+    snprintf(want_nn, sizeof want_nn, "; NN: %dx%dx", expect_tm, expect_tm);
     gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, tiles, sizeof tiles);
-    CHECK(st == GMLP_OK && !strncmp(tiles, want, strlen(want)) && !strstr(tiles, "large"),
-          "max_wg %zu: tiles '%s', want %s..., no large ones: %s", max_wg, tiles, want, gmlp_last_error(ctx));
+    CHECK(st == GMLP_OK && !strncmp(tiles, want, strlen(want)) && strstr(tiles, want_nn) && !strstr(tiles, "large"),
+          "max_wg %zu: tiles '%s', want %s... %s..., no large ones: %s", max_wg, tiles, want, want_nn,
+          gmlp_last_error(ctx));
     int narrow_tm = expect_tm < 16 ? expect_tm : 16;
     snprintf(want, sizeof want, "%dx%dx", narrow_tm, narrow_tm);
     CHECK(narrow_tm == expect_tm || strstr(tiles, want), "max_wg %zu: narrow tiles not %s: '%s'", max_wg, want,
@@ -240,10 +242,12 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
     snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
     ctx->dev.compute_units = 0;
     ctx->dev.type = CL_DEVICE_TYPE_GPU;
-    /* NN (the token mixing): NVIDIA's own defaults (lib/ops/gemm_kernel.c) */
+    /* the large NT tiles with 8-deep slices; NN (the token mixing): NVIDIA's
+     * own defaults (lib/ops/gemm_kernel.c) */
     CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK &&
-              strstr(tiles, "16x16x16 tiles (2x2 per work-item), 32x64x8 (4x4) for large") == tiles,
-          "NVIDIA's NN tiles: %s", tiles);
+              strstr(tiles, "NT: 64x64x8 tiles (4x4 per work-item), 128x128x8 (8x8) for large products") == tiles &&
+              strstr(tiles, "; NN: 16x16x16 tiles (2x2 per work-item), 32x64x8 (4x4) for large products"),
+          "NVIDIA's tiles: %s", tiles);
     for (int t = 0; t < 4; t++)
         test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
                   t % EPI_COUNT);

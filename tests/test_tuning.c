@@ -3,7 +3,7 @@
  * within 1e-4 of the untuned run; corrupt, truncated, other-device,
  * unknown-tiling files are ignored with one log line and change nothing;
  * a tuned CLBlast win runs CLBlast, and GMLP_GEMM=kernel still forces the
- * kernel.  argv[1]: a cache directory of the test's own (the tuning file
+ * kernel; the device report names the tuned choices.  argv[1]: a cache directory of the test's own (the tuning file
  * would otherwise change what the other tests run). */
 #include <dirent.h>
 #include <jansson.h>
@@ -146,6 +146,28 @@ static char *float_winners(const char *text, const int *t, int *n)
     return out;
 }
 
+/* The device report's float GEMM line, read with the tuning file: it names
+ * want and not unwanted (NULL: anything goes). */
+static void check_report(const char *want, const char *unwanted)
+{
+    const char *old = getenv("GMLP_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("GMLP_CACHE_DIR", cache_dir, 1); /* gmlp_device_report's context reads the tuning file from there */
+    static char report[1 << 15];
+    size_t n = gmlp_device_report(NULL, report, sizeof report);
+    char *line = n ? strstr(report, "gmlp_gemm (float)") : NULL, *end = line ? strchr(line, '\n') : NULL;
+    if (end)
+        *end = 0;
+    printf("%s\n", line ? line : "");
+    CHECK(line && strstr(line, want) && !(unwanted && strstr(line, unwanted)), "report: want '%s', not '%s': %s",
+          want, unwanted ? unwanted : "", line ? line : gmlp_last_error(NULL));
+    if (saved)
+        setenv("GMLP_CACHE_DIR", saved, 1);
+    else
+        unsetenv("GMLP_CACHE_DIR");
+    free(saved);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -234,6 +256,8 @@ int main(int argc, char **argv)
     float *got = logits(&cb);
     CHECK(tune_lines == 1 && strstr(logged, "used") && cb == 0, "kernel-tiling file used, no CLBlast: %s", logged);
     CHECK(max_rel(got, plain) <= 1e-4, "32x32x8-tuned logits within 1e-4: %g", max_rel(got, plain));
+    check_report("32x32x8", "CLBlast");
+    check_report("tuned", NULL);
     free(got);
     free(kern);
 
@@ -244,11 +268,13 @@ int main(int argc, char **argv)
     CHECK(n_clblast > 0 && tune_lines == 1 && strstr(logged, "used"), "CLBlast file used: %s", logged);
     CHECK(cb > 0, "tuned CLBlast winners run CLBlast");
     CHECK(max_rel(got, plain) <= 1e-4, "CLBlast-tuned logits within 1e-4: %g", max_rel(got, plain));
+    check_report("CLBlast (tuned)", "32x32x8");
     free(got);
     setenv("GMLP_GEMM", "kernel", 1);
     got = logits(&cb);
     CHECK(cb == 0, "GMLP_GEMM=kernel forces the kernel over tuned CLBlast winners (%d CLBlast rows)", cb);
     CHECK(max_rel(got, plain) <= 1e-4, "forced-kernel logits within 1e-4: %g", max_rel(got, plain));
+    check_report("per work-item", "CLBlast");
     free(got);
     unsetenv("GMLP_GEMM");
 

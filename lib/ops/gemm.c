@@ -49,18 +49,21 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     return GMLP_OK;
 }
 
+int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
+{
+    if (g->a.half || g->b.half)
+        return 0;
+    if (ctx->set.gemm == GMLP_GEMM_CLBLAST)
+        return 1;
+    /* a tuned CLBlast win applies unless the kernel was asked for */
+    const gmlp_tuned_choice *w = ctx->set.gemm_forced ? NULL : gmlp_gemm_tuned(ctx, cls, g);
+    return w && w->clblast;
+}
+
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g)
 {
     if (ctx->record)
         gmlp_gemm_record_note(ctx, g);
-    int floats = !g->a.half && !g->b.half;
-    if (ctx->set.gemm == GMLP_GEMM_CLBLAST && floats)
-        return gmlp_op_gemm_clblast(ctx, g);
-    /* a tuned CLBlast win applies unless the kernel was asked for */
-    const gmlp_tuned_choice *w = ctx->tuned && floats && !ctx->set.gemm_forced && g->m && g->n
-                                     ? gmlp_gemm_tuned(ctx, gmlp_gemm_class(ctx, g), g)
-                                     : NULL;
-    if (w && w->clblast)
-        return gmlp_op_gemm_clblast(ctx, g);
-    return gmlp_op_gemm_kernel(ctx, g);
+    const int cls = g->m && g->n ? gmlp_gemm_class(ctx, g) : -1;
+    return gmlp_gemm_on_clblast(ctx, cls, g) ? gmlp_op_gemm_clblast(ctx, g) : gmlp_op_gemm_kernel(ctx, g);
 }

@@ -291,43 +291,94 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
     return GMLP_OK;
 }
 
+/* The variant a product of g's form and this size class runs: the device's
+ * tuned tiling, or the defaults where there is none or it does not build to
+ * fit.  *tuned says which. */
+static gmlp_status choose(gmlp_context *ctx, const form *f, const gmlp_gemm *g, size_class size, const gmlp_kernel **k,
+                          const tiles **t, int *tuned)
+{
+    const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, g);
+    *k = NULL;
+    if (w && w->tiling) {
+        *t = w->tiling;
+        GMLP_TRY(variant(ctx, f, *t, k));
+    }
+    *tuned = *k != NULL;
+    return *k ? GMLP_OK : pick(ctx, f, size, k, t);
+}
+
+/* The model's products, {a_half, b_half, ta, tb}: NT (activations x linear
+ * weights) then NN (token mixing: weights x activations, and attention). */
+static const int model_forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
+
+static gmlp_gemm form_gemm(const form *f)
+{
+    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta}, .b = {.half = f->b_half, .trans = f->tb}};
+}
+
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
 {
-    /* {a_half, b_half, ta, tb}: the model's products, NT (activations x
-     * linear weights) and NN (token mixing: weights x activations, and
-     * attention), with 4-aligned operands; others build on first use */
-    const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
+    /* the model's forms with 4-aligned operands; others build on first use */
     const gmlp_kernel *k;
     const tiles *t;
-    if (!half_weights && ctx->set.gemm == GMLP_GEMM_CLBLAST) /* CLBlast, then epilogue.cl */
-        return GMLP_OK;
+    int tuned;
     for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
-        const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
-        const gmlp_gemm g = {.a = {.half = f.a_half, .trans = f.ta}, .b = {.half = f.b_half, .trans = f.tb}};
-        for (int size = SMALL; size < N_CLASSES; size++) {
-            GMLP_TRY(pick(ctx, &f, (size_class)size, &k, &t));
-            const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, &g);
-            if (w && w->tiling)
-                GMLP_TRY(variant(ctx, &f, w->tiling, &k));
-        }
+        const form f = {model_forms[i][0], model_forms[i][1], model_forms[i][2], model_forms[i][3], 4};
+        const gmlp_gemm g = form_gemm(&f);
+        for (int size = SMALL; size < N_CLASSES; size++)
+            if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
+                GMLP_TRY(choose(ctx, &f, &g, (size_class)size, &k, &t, &tuned));
     }
     return GMLP_OK;
+}
+
+/* One size class's choice, as the report prints it. */
+typedef struct chosen {
+    const tiles *t; /* NULL: CLBlast */
+    int tuned;
+} chosen;
+
+/* c into buf: in full for the first of a form, else briefly. */
+static void choice_text(char *buf, size_t size, chosen c, int first)
+{
+    const char *mark = c.tuned ? ", tuned" : "";
+    if (!c.t)
+        snprintf(buf, size, "CLBlast%s", c.tuned ? " (tuned)" : "");
+    else
+        snprintf(buf, size, first ? "%s%dx%dx%d tiles (%dx%d per work-item%s)" : "%s%dx%dx%d (%dx%d%s)",
+                 c.t->direct ? "direct " : "", c.t->tm, c.t->tn, c.t->tk, c.t->wm, c.t->wn, mark);
 }
 
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size)
 {
     static const char *const uses[] = {"", "large products", "narrow ones", "deep ones"};
-    const gmlp_kernel *k[N_CLASSES];
-    const tiles *t[N_CLASSES];
-    const form f = {a_half, b_half, 0, 0, 4};
-    for (int s = SMALL; s < N_CLASSES; s++)
-        GMLP_TRY(pick(ctx, &f, (size_class)s, &k[s], &t[s]));
-    int n = snprintf(buf, size, "%s%dx%dx%d tiles (%dx%d per work-item)", t[0]->direct ? "direct " : "", t[0]->tm,
-                     t[0]->tn, t[0]->tk, t[0]->wm, t[0]->wn);
-    for (int s = LARGE; s < N_CLASSES && n > 0 && (size_t)n < size; s++)
-        if (k[s] != k[SMALL])
-            n += snprintf(buf + n, size - (size_t)n, ", %s%dx%dx%d (%dx%d) for %s", t[s]->direct ? "direct " : "",
-                          t[s]->tm, t[s]->tn, t[s]->tk, t[s]->wm, t[s]->wn, uses[s]);
+    const int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0; /* no deep class there (gmlp_gemm_class) */
+    size_t n = 0;
+    if (size)
+        buf[0] = 0;
+    for (int tb = 1; tb >= 0; tb--) { /* NT, then NN */
+        const form f = {a_half, b_half, 0, tb, 4};
+        const gmlp_gemm g = form_gemm(&f);
+        chosen c[N_CLASSES];
+        char first[96], other[96];
+        for (int s = SMALL; s < N_CLASSES; s++) {
+            const gmlp_kernel *k;
+            c[s] = (chosen){NULL, 0};
+            if (gmlp_gemm_on_clblast(ctx, s, &g))
+                c[s].tuned = ctx->set.gemm != GMLP_GEMM_CLBLAST;
+            else
+                GMLP_TRY(choose(ctx, &f, &g, (size_class)s, &k, &c[s].t, &c[s].tuned));
+        }
+        choice_text(first, sizeof first, c[SMALL], 1);
+        n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s: %s", tb ? "" : "; ",
+                              tb ? "NT" : "NN", first);
+        for (int s = LARGE; s < N_CLASSES; s++)
+            if ((c[s].t != c[SMALL].t || c[s].tuned != c[SMALL].tuned) && (s != DEEP || !cpu)) {
+                choice_text(other, sizeof other, c[s], 0);
+                n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, ", %s for %s", other,
+                                      uses[s]);
+            }
+    }
     return GMLP_OK;
 }
 
@@ -416,15 +467,10 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     const size_class size = (size_class)gmlp_gemm_class(ctx, g);
     const form f = form_of(g);
-    const gmlp_kernel *k = NULL;
-    const tiles *t = NULL;
-    const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, g);
-    if (w && w->tiling) { /* the device's tuned tiling; the defaults if it does not build to fit */
-        t = w->tiling;
-        GMLP_TRY(variant(ctx, &f, t, &k));
-    }
-    if (!k)
-        GMLP_TRY(pick(ctx, &f, size, &k, &t));
+    const gmlp_kernel *k;
+    const tiles *t;
+    int tuned;
+    GMLP_TRY(choose(ctx, &f, g, size, &k, &t, &tuned));
     return launch(ctx, g, k, t);
 }
 

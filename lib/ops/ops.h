@@ -111,6 +111,10 @@ gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g);
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g);
 /* Always CLBlast (float operands), then the epilogue. */
 gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
+/* Whether gmlp_op_gemm runs g, of size class cls (gmlp_gemm_class; -1 for an
+ * empty product), on CLBlast: float operands, and GMLP_GEMM=clblast or a
+ * tuned CLBlast win for the class and g's form. */
+int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
 /* The epilogue alone, in place on C (an element-wise op: ops/elementwise.c,
@@ -124,7 +128,9 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights);
  * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
  * length the whole text needs. */
 size_t gmlp_gemm_variants(char *buf, size_t size);
-/* The tilings a context's GEMM kernel uses, for its report: one line. */
+/* What runs a context's products with these operand types, for its report:
+ * one line, the linear layers' form (NT) then the token mixing's (NN), each
+ * size class's tiling (tuned ones marked) or CLBlast. */
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size);
 
 /* Called when a context closes: lets CLBlast release what it cached for it. */
