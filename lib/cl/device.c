@@ -48,7 +48,7 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_erro
         return gmlp_fail(err, GMLP_ERR_NO_DEVICE,
                          "no OpenCL platform is installed (install an OpenCL driver, e.g. pocl-opencl-icd)");
     if (e != CL_SUCCESS)
-        return gmlp_fail(err, GMLP_ERR_OPENCL, "clGetPlatformIDs failed: %s (%d)", gmlp_cl_error_name(e), (int)e);
+        return gmlp_fail_cl(err, "clGetPlatformIDs", e);
     cl_platform_id *plats = calloc(np, sizeof *plats);
     if (!plats)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing platforms");
@@ -193,9 +193,10 @@ gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, 
         cl_int e;
         s->context = clCreateContext(props, 1, &d->device, NULL, NULL, &e);
         if (e != CL_SUCCESS) {
+            char call[300];
+            snprintf(call, sizeof call, "clCreateContext for '%s'", d->name);
             free(s);
-            st = gmlp_fail(err, GMLP_ERR_OPENCL, "clCreateContext failed for '%s': %s (%d)", d->name,
-                           gmlp_cl_error_name(e), (int)e);
+            st = gmlp_fail_cl(err, call, e);
             goto out;
         }
         s->device = d->device;

@@ -293,7 +293,7 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
 
 /* The variant a product of g's form and this size class runs: the device's
  * tuned tiling, or the defaults where there is none or it does not build to
- * fit.  *tuned says which. */
+ * fit; *tuned (if asked) says which. */
 static gmlp_status choose(gmlp_context *ctx, const form *f, const gmlp_gemm *g, size_class size, const gmlp_kernel **k,
                           const tiles **t, int *tuned)
 {
@@ -303,13 +303,10 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, const gmlp_gemm *g, 
         *t = w->tiling;
         GMLP_TRY(variant(ctx, f, *t, k));
     }
-    *tuned = *k != NULL;
+    if (tuned)
+        *tuned = *k != NULL;
     return *k ? GMLP_OK : pick(ctx, f, size, k, t);
 }
-
-/* The model's products, {a_half, b_half, ta, tb}: NT (activations x linear
- * weights) then NN (token mixing: weights x activations, and attention). */
-static const int model_forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
 
 static gmlp_gemm form_gemm(const form *f)
 {
@@ -318,16 +315,18 @@ static gmlp_gemm form_gemm(const form *f)
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
 {
-    /* the model's forms with 4-aligned operands; others build on first use */
+    /* {a_half, b_half, ta, tb}: the model's products, NT (activations x
+     * linear weights) and NN (token mixing: weights x activations, and
+     * attention), with 4-aligned operands; others build on first use */
+    const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
     const gmlp_kernel *k;
     const tiles *t;
-    int tuned;
     for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
-        const form f = {model_forms[i][0], model_forms[i][1], model_forms[i][2], model_forms[i][3], 4};
+        const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
         const gmlp_gemm g = form_gemm(&f);
         for (int size = SMALL; size < N_CLASSES; size++)
             if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
-                GMLP_TRY(choose(ctx, &f, &g, (size_class)size, &k, &t, &tuned));
+                GMLP_TRY(choose(ctx, &f, &g, (size_class)size, &k, &t, NULL));
     }
     return GMLP_OK;
 }
@@ -469,8 +468,7 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     const form f = form_of(g);
     const gmlp_kernel *k;
     const tiles *t;
-    int tuned;
-    GMLP_TRY(choose(ctx, &f, g, size, &k, &t, &tuned));
+    GMLP_TRY(choose(ctx, &f, g, size, &k, &t, NULL));
     return launch(ctx, g, k, t);
 }
 
