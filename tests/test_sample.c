@@ -1,5 +1,8 @@
-/* Token sampling (device-free): greedy, determinism, top-k and top-p
- * support, and drawn frequencies against the tempered softmax. */
+/* Choosing from logits (device-free).  Token sampling: greedy, determinism,
+ * top-k and top-p support, and drawn frequencies against the tempered
+ * softmax.  The top k classes: against a plain double-precision softmax and
+ * a stable sort on awkward rows (ties, one logit, infinities), and the
+ * refusals. */
 #include <string.h>
 
 #include "check.h"
@@ -39,8 +42,108 @@ static void check_freq(const float *logits, int vocab, gmlp_generate_options o, 
     CHECK(worst < 0.005, "%s: frequencies off by %.4f", what, worst);
 }
 
+/* The reference for gmlp_softmax_topk: ids by descending logit, ties in id
+ * order (insertion sort: stable); softmax in double, where a +inf logit
+ * shares all the mass with the other +inf ones and -inf everywhere is uniform. */
+static void topk_reference(const float *logits, int n, int *order, double *p)
+{
+    double mx = -INFINITY, sum = 0;
+    for (int i = 0; i < n; i++)
+        mx = fmax(mx, logits[i]);
+    for (int i = 0; i < n; i++) {
+        p[i] = isinf(mx) ? logits[i] == mx : exp((double)logits[i] - mx);
+        sum += p[i];
+        order[i] = i;
+        for (int j = i; j > 0 && logits[order[j]] > logits[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        p[i] /= sum;
+}
+
+/* Every k of one row against the reference, and prob NULL giving the same ids. */
+static void check_topk(const float *logits, int n, const char *what)
+{
+    int *order = malloc((size_t)n * sizeof *order);
+    double *p = malloc((size_t)n * sizeof *p);
+    int32_t *idx = malloc((size_t)n * sizeof *idx), *idx_only = malloc((size_t)n * sizeof *idx_only);
+    float *prob = malloc((size_t)n * sizeof *prob);
+    if (!order || !p || !idx || !idx_only || !prob) {
+        CHECK(0, "%s: out of memory", what);
+        n = 0;
+    } else {
+        topk_reference(logits, n, order, p);
+    }
+    int bad = 0;
+    double worst = 0;
+    for (int k = 1; k <= n; k++) {
+        if (gmlp_softmax_topk(logits, n, k, idx, prob) != GMLP_OK ||
+            gmlp_softmax_topk(logits, n, k, idx_only, NULL) != GMLP_OK) {
+            CHECK(0, "%s k %d: %s", what, k, gmlp_last_error(NULL));
+            continue;
+        }
+        for (int r = 0; r < k; r++) {
+            double want = p[order[r]], err = fabs(prob[r] - want);
+            bad += idx[r] != order[r] || idx_only[r] != order[r];
+            worst = fmax(worst, err);
+            if (!(err <= 1e-6 * want + 1e-37))
+                bad++;
+        }
+    }
+    printf("%-28s n %4d: %d wrong ids or probabilities, max |prob - p| %.3g\n", what, n, bad, worst);
+    CHECK(n > 0 && bad == 0, "%s: %d wrong ids or probabilities (max |prob - p| %.3g)", what, bad, worst);
+    free(order);
+    free(p);
+    free(idx);
+    free(idx_only);
+    free(prob);
+}
+
+static void test_topk(void)
+{
+    const float one[] = {-3.5f};
+    check_topk(one, 1, "one logit");
+    const float ties[] = {1.5f, -2.0f, 3.25f, 1.5f, 88.0f, -88.0f, 3.25f, 0.0f, 1.5f};
+    check_topk(ties, 9, "ties and +-88");
+    const float equal[] = {0.25f, 0.25f, 0.25f, 0.25f, 0.25f};
+    check_topk(equal, 5, "all equal");
+    const float huge[] = {-3e38f, 3e38f, 0.0f, 3e38f, -1e-38f};
+    check_topk(huge, 5, "near FLT_MAX");
+    const float neg_inf[] = {-INFINITY, 0.5f, -INFINITY, 2.0f, 0.5f};
+    check_topk(neg_inf, 5, "some -inf");
+    const float all_neg_inf[] = {-INFINITY, -INFINITY, -INFINITY};
+    check_topk(all_neg_inf, 3, "all -inf");
+    const float pos_inf[] = {1.0f, INFINITY, -INFINITY, INFINITY, 7.0f, INFINITY};
+    check_topk(pos_inf, 6, "+inf three times");
+
+    /* 1000 (ImageNet's width, and not a power of two) quantised to quarters: many ties */
+    enum { WIDE = 1000 };
+    static float wide[WIDE];
+    unsigned seed = 12345;
+    for (int i = 0; i < WIDE; i++)
+        wide[i] = roundf(check_rand(&seed) * 40.0f) / 4.0f;
+    check_topk(wide, WIDE, "1000 quantised");
+
+    int32_t idx[9];
+    float prob[9];
+    CHECK(gmlp_softmax_topk(ties, 9, 0, idx, prob) == GMLP_ERR_INVALID_ARGUMENT, "k 0 accepted");
+    CHECK(gmlp_softmax_topk(ties, 9, 10, idx, prob) == GMLP_ERR_INVALID_ARGUMENT, "k > n accepted");
+    CHECK(gmlp_softmax_topk(ties, 0, 1, idx, prob) == GMLP_ERR_INVALID_ARGUMENT, "n 0 accepted");
+    CHECK(gmlp_softmax_topk(NULL, 9, 1, idx, prob) == GMLP_ERR_INVALID_ARGUMENT, "NULL logits accepted");
+    CHECK(gmlp_softmax_topk(ties, 9, 1, NULL, prob) == GMLP_ERR_INVALID_ARGUMENT, "NULL index accepted");
+    const float with_nan[] = {0.0f, 1.0f, NAN, INFINITY};
+    CHECK(gmlp_softmax_topk(with_nan, 4, 1, idx, prob) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(NULL), "logit 2 is NaN"),
+          "a NaN logit: %s", gmlp_last_error(NULL));
+}
+
 int main(void)
 {
+    test_topk();
+
     const float logits[] = {2.0f, 1.5f, 0.8f, 0.1f, -0.5f, -3.0f}; /* descending */
     const int V = 6;
     uint64_t rng = 1;

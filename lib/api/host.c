@@ -1,9 +1,7 @@
 /* The calls that need no device: version and status names, preprocessing,
  * sampling and the softmax/top-k helper.  Their failures go to the calling
  * thread's error (gmlp_last_error(NULL)). */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "api/api.h"
 #include "preprocess/preprocess.h"
@@ -77,51 +75,7 @@ gmlp_status gmlp_sample(const float *logits, int vocab, const gmlp_generate_opti
     return gmlp_sample_token(logits, vocab, opts ? &o : NULL, rng, token, err);
 }
 
-typedef struct ranked {
-    float logit;
-    int32_t index;
-} ranked;
-
-/* Descending logit, ties to the lower index. */
-static int by_logit(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->logit != y->logit)
-        return x->logit < y->logit ? 1 : -1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 gmlp_status gmlp_softmax_topk(const float *logits, int n, int k, int32_t *index, float *prob)
 {
-    gmlp_error *err = gmlp_api_error();
-    if (!logits || !index || n < 1 || k < 1 || k > n)
-        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
-                         "gmlp_softmax_topk: needs logits and index, and 1 <= k (%d) <= n (%d)", k, n);
-    ranked *r = malloc((size_t)n * sizeof *r);
-    if (!r)
-        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_softmax_topk: out of host memory");
-    for (int i = 0; i < n; i++) {
-        if (isnan(logits[i])) {
-            free(r);
-            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_softmax_topk: logit %d is NaN", i);
-        }
-        r[i] = (ranked){logits[i], i};
-    }
-    qsort(r, (size_t)n, sizeof *r, by_logit);
-    /* softmax in double, shifted by the maximum: exp never overflows */
-    double sum = 0, mx = r[0].logit;
-    if (isinf(r[0].logit)) /* +inf takes all the mass, shared between the infinite logits */
-        for (int i = 0; i < n; i++)
-            sum += r[i].logit == r[0].logit;
-    else
-        for (int i = 0; i < n; i++)
-            sum += exp((double)r[i].logit - mx);
-    for (int i = 0; i < k; i++) {
-        index[i] = r[i].index;
-        if (prob)
-            prob[i] = (float)(isinf(r[0].logit) ? (r[i].logit == r[0].logit) / sum
-                                                 : exp((double)r[i].logit - mx) / sum);
-    }
-    free(r);
-    return GMLP_OK;
+    return gmlp_sample_topk(logits, n, k, index, prob, gmlp_api_error());
 }

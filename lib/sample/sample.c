@@ -1,21 +1,24 @@
-/* Token sampling on the host: temperature, top-k, then top-p (nucleus) over
- * what top-k kept, as Hugging Face's generate orders them.  Deterministic:
- * a splitmix64 stream, double arithmetic, ties broken by the lower id. */
+/* Choosing from logits on the host.  Token sampling: temperature, top-k,
+ * then top-p (nucleus) over what top-k kept, as Hugging Face's generate
+ * orders them; deterministic: a splitmix64 stream, double arithmetic.  The
+ * top k classes with their softmax probabilities.  Ties: the lower id first. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "sample/sample.h"
 
+/* A value (a probability or a logit) of an id. */
 typedef struct cand {
-    double p;
+    double v;
     int32_t id;
 } cand;
 
-static int by_prob(const void *a, const void *b)
+/* Descending value, ties to the lower id. */
+static int descending(const void *a, const void *b)
 {
     const cand *x = a, *y = b;
-    if (x->p != y->p)
-        return x->p < y->p ? 1 : -1;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1;
     return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -60,29 +63,64 @@ gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generat
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_sample: out of host memory");
     double mx = logits[argmax(logits, vocab)];
     for (int i = 0; i < vocab; i++) {
-        c[i].p = exp(((double)logits[i] - mx) / o->temperature);
+        c[i].v = exp(((double)logits[i] - mx) / o->temperature);
         c[i].id = i;
     }
-    qsort(c, (size_t)vocab, sizeof *c, by_prob);
+    qsort(c, (size_t)vocab, sizeof *c, descending);
     int keep = o->top_k > 0 && o->top_k < vocab ? o->top_k : vocab;
     double kept = 0;
     for (int i = 0; i < keep; i++)
-        kept += c[i].p;
+        kept += c[i].v;
     if (o->top_p < 1) {
         double cum = 0;
         int i = 0;
         while (i < keep && cum < o->top_p * kept)
-            cum += c[i++].p;
+            cum += c[i++].v;
         keep = i > 0 ? i : 1;
-        kept = cum > 0 ? cum : c[0].p;
+        kept = cum > 0 ? cum : c[0].v;
     }
     /* 53 random bits: u uniform in [0, kept) */
     double u = (double)(next(rng) >> 11) * 0x1.0p-53 * kept, cum = 0;
     int i = 0;
-    while (i < keep - 1 && (cum += c[i].p) <= u)
+    while (i < keep - 1 && (cum += c[i].v) <= u)
         i++;
     *token = c[i].id;
     free(c);
     return GMLP_OK;
 }
 
+
+/* A logit's unnormalised softmax weight in double, shifted by the maximum mx:
+ * exp never overflows.  An infinite maximum (+inf, or -inf everywhere) shares
+ * all the mass between the logits equal to it. */
+static double softmax_weight(double logit, double mx)
+{
+    return isinf(mx) ? logit == mx : exp(logit - mx);
+}
+
+gmlp_status gmlp_sample_topk(const float *logits, int n, int k, int32_t *index, float *prob, gmlp_error *err)
+{
+    if (!logits || !index || n < 1 || k < 1 || k > n)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gmlp_softmax_topk: needs logits and index, and 1 <= k (%d) <= n (%d)", k, n);
+    for (int i = 0; i < n; i++)
+        if (isnan(logits[i]))
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_softmax_topk: logit %d is NaN", i);
+    cand *r = malloc((size_t)n * sizeof *r);
+    if (!r)
+        return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_softmax_topk: out of host memory");
+    for (int i = 0; i < n; i++)
+        r[i] = (cand){logits[i], i};
+    qsort(r, (size_t)n, sizeof *r, descending);
+    const double mx = r[0].v;
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += softmax_weight(r[i].v, mx);
+    for (int i = 0; i < k; i++) {
+        index[i] = r[i].id;
+        if (prob)
+            prob[i] = (float)(softmax_weight(r[i].v, mx) / sum);
+    }
+    free(r);
+    return GMLP_OK;
+}

@@ -1,4 +1,5 @@
-/* Token sampling on the host (gmlp_sample). */
+/* Choosing from logits on the host: a token (gmlp_sample), the top k classes
+ * (gmlp_softmax_topk). */
 #ifndef GMLP_SAMPLE_H
 #define GMLP_SAMPLE_H
 
@@ -8,5 +9,9 @@
  * *rng by one draw (argument checks included). */
 gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,
                               int32_t *token, gmlp_error *err);
+
+/* gmlp_softmax_topk: the k most probable of n logits, descending (ties: the
+ * lower index first), with their softmax probabilities (prob may be NULL). */
+gmlp_status gmlp_sample_topk(const float *logits, int n, int k, int32_t *index, float *prob, gmlp_error *err);
 
 #endif
