@@ -233,34 +233,66 @@ static int make_labels(app_pipeline *p, gmlp_model *m)
     return 1;
 }
 
+/* How note_defaults writes each preprocessing key's value, after its name. */
+static void note_floats(app_buf *b, const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        app_buf_printf(b, "%s%g", i ? "," : "", (double)v[i]);
+}
+
+static void note_img_size(app_buf *b, const gmlp_config *c)
+{
+    app_buf_printf(b, "%dx%d", c->img_h, c->img_w);
+}
+
+static void note_mean(app_buf *b, const gmlp_config *c)
+{
+    note_floats(b, c->mean, c->in_chans);
+}
+
+static void note_std(app_buf *b, const gmlp_config *c)
+{
+    note_floats(b, c->std, c->in_chans);
+}
+
+static void note_crop_pct(app_buf *b, const gmlp_config *c)
+{
+    app_buf_printf(b, "%g", (double)c->crop_pct);
+}
+
+static void note_crop_mode(app_buf *b, const gmlp_config *c)
+{
+    app_buf_printf(b, "%s", app_crop_modes[c->crop_mode]);
+}
+
+static void note_interpolation(app_buf *b, const gmlp_config *c)
+{
+    app_buf_printf(b, "%s", app_interpolations[c->interpolation]);
+}
+
+static const struct preprocessing_key {
+    const char *key; /* as gmlp_model_config_source names it */
+    void (*note)(app_buf *b, const gmlp_config *c);
+} preprocessing_keys[] = {
+    {"img_size", note_img_size}, {"mean", note_mean},           {"std", note_std},
+    {"crop_pct", note_crop_pct}, {"crop_mode", note_crop_mode}, {"interpolation", note_interpolation},
+};
+enum { N_PREPROCESSING_KEYS = sizeof preprocessing_keys / sizeof *preprocessing_keys };
+
 /* One line when the model says nothing of its preprocessing: the defaults applied. */
 static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char *path)
 {
-    static const char *const keys[] = {"img_size", "mean", "std", "crop_pct", "crop_mode", "interpolation"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        gmlp_source s = gmlp_model_config_source(m, keys[i]);
+    for (size_t i = 0; i < N_PREPROCESSING_KEYS; i++) {
+        gmlp_source s = gmlp_model_config_source(m, preprocessing_keys[i].key);
         if (s == GMLP_SOURCE_METADATA || s == GMLP_SOURCE_CONFIG_JSON)
             return;
     }
     app_buf b = {0};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        if (gmlp_model_config_source(m, keys[i]) != GMLP_SOURCE_DEFAULT)
+    for (size_t i = 0; i < N_PREPROCESSING_KEYS; i++) {
+        if (gmlp_model_config_source(m, preprocessing_keys[i].key) != GMLP_SOURCE_DEFAULT)
             continue; /* the user's */
-        app_buf_printf(&b, "%s", b.len ? ", " : "");
-        switch (i) {
-        case 0: app_buf_printf(&b, "img_size %dx%d", c->img_h, c->img_w); break;
-        case 1:
-        case 2: {
-            const float *v = i == 1 ? c->mean : c->std;
-            app_buf_printf(&b, "%s %g", keys[i], (double)v[0]);
-            for (int k = 1; k < c->in_chans; k++)
-                app_buf_printf(&b, ",%g", (double)v[k]);
-            break;
-        }
-        case 3: app_buf_printf(&b, "crop_pct %g", (double)c->crop_pct); break;
-        case 4: app_buf_printf(&b, "crop_mode %s", app_crop_modes[c->crop_mode]); break;
-        default: app_buf_printf(&b, "interpolation %s", app_interpolations[c->interpolation]); break;
-        }
+        app_buf_printf(&b, "%s%s ", b.len ? ", " : "", preprocessing_keys[i].key);
+        preprocessing_keys[i].note(&b, c);
     }
     if (b.len)
         fprintf(stderr,
