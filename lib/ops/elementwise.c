@@ -11,14 +11,19 @@ _Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP
                    GMLP_GATE_SILU == GMLP_ACT_SILU,
                "gmlp.h's gate activations are cl_kernels/kernel_abi.h's");
 
-/* Sets spec's arguments, then launches it over global (local NULL: any). */
-#define RUN(ctx, spec, dims, global, local, ...)                                                                  \
-    do {                                                                                                          \
-        const gmlp_kernel *k_;                                                                                    \
-        GMLP_TRY(gmlp_kernel_get(ctx, &(spec), NULL, NULL, &k_));                                                 \
-        GMLP_TRY(gmlp_kernel_args(ctx, k_, __VA_ARGS__, GMLP_ARG_END));                                           \
-        return gmlp_kernel_launch(ctx, k_, dims, global, local);                                                  \
-    } while (0)
+/* Launches k over global (local NULL: any) unless binding its arguments
+ * failed (bound: gmlp_kernel_args' status). */
+static gmlp_status launch_bound(gmlp_status bound, gmlp_context *ctx, const gmlp_kernel *k, cl_uint dims,
+                                const size_t *global, const size_t *local)
+{
+    return bound != GMLP_OK ? bound : gmlp_kernel_launch(ctx, k, dims, global, local);
+}
+
+/* Sets k's arguments ((kind, value) pairs), then launches it: an expression,
+ * the status of the first step that failed.  The arguments are bound first
+ * (they are launch_bound's argument). */
+#define LAUNCH(ctx, k, dims, global, local, ...)                                                                  \
+    launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local)
 
 static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
 static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_rows"};
@@ -28,12 +33,16 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
 {
     if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
         size_t global[1] = {(size_t)rows};
-        RUN(ctx, layernorm_rows, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+        const gmlp_kernel *k;
+        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows, NULL, NULL, &k));
+        return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
             ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
             ARG_INT(rows));
     }
     size_t global[1] = {(size_t)rows * (size_t)ctx->reduce_wg}, local[1] = {(size_t)ctx->reduce_wg};
-    RUN(ctx, layernorm, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }
 
@@ -42,7 +51,9 @@ static const gmlp_kernel_spec affine = {"affine.cl", "gmlp_affine"};
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
 {
     size_t global[2] = {(size_t)cols, (size_t)rows};
-    RUN(ctx, affine, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &affine, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(alpha), ARG_MEM(beta));
 }
 
@@ -53,7 +64,9 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, c
 {
     int grid_w = width / pw, ntok = (height / ph) * grid_w;
     size_t global[2] = {(size_t)chans * ph * pw, (size_t)batch * ntok};
-    RUN(ctx, patchify, 2, global, NULL, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches), ARG_INT(chans),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &patchify, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches), ARG_INT(chans),
         ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
 }
 
@@ -62,7 +75,9 @@ static const gmlp_kernel_spec mean_tokens = {"pool.cl", "gmlp_mean_tokens"};
 gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok, int dim)
 {
     size_t global[2] = {(size_t)dim, (size_t)batch};
-    RUN(ctx, mean_tokens, 2, global, NULL, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok), ARG_INT(dim));
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &mean_tokens, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok), ARG_INT(dim));
 }
 
 static const gmlp_kernel_spec embed = {"embed.cl", "gmlp_embed"};
@@ -70,7 +85,9 @@ static const gmlp_kernel_spec embed = {"embed.cl", "gmlp_embed"};
 gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim)
 {
     size_t global[2] = {(size_t)dim, (size_t)rows};
-    RUN(ctx, embed, 2, global, NULL, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &embed, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
 }
 
 static const gmlp_kernel_spec shift_tokens = {"shift.cl", "gmlp_shift_tokens"};
@@ -79,7 +96,9 @@ gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, 
                                  int dim, int segments, int first)
 {
     size_t global[2] = {(size_t)dim, (size_t)rows};
-    RUN(ctx, shift_tokens, 2, global, NULL, ARG_MEM(hist), ARG_INT(hist_rows), ARG_INT(p0), ARG_INT(m), ARG_MEM(out),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &shift_tokens, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(hist), ARG_INT(hist_rows), ARG_INT(p0), ARG_INT(m), ARG_MEM(out),
         ARG_INT(dim), ARG_INT(segments), ARG_INT(dim / segments), ARG_INT(first));
 }
 
@@ -89,7 +108,9 @@ gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, size_t
                                  int causal, float scale)
 {
     size_t global[1] = {(size_t)rows};
-    RUN(ctx, softmax_rows, 1, global, NULL, ARG_MEM(sim), ARG_ULONG(ld), ARG_INT(len), ARG_INT(p0), ARG_INT(m),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &softmax_rows, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(sim), ARG_ULONG(ld), ARG_INT(len), ARG_INT(p0), ARG_INT(m),
         ARG_INT(causal), ARG_FLOAT(scale));
 }
 
@@ -113,6 +134,8 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     size_t global[3] = {g->n, g->m, g->batch ? g->batch : 1};
-    RUN(ctx, epilogue, 3, global, NULL, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
+    const gmlp_kernel *k;
+    GMLP_TRY(gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 3, global, NULL, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
         ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), GMLP_EPI_ARGS(g));
 }
