@@ -61,8 +61,6 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const uns
 
 /* images/s against batch per device, model, weights and GEMM backend, as an SVG file; nonzero on failure. */
 int bench_svg(json_t *rows, FILE *f);
-/* The results as markdown tables (images, then language models); nonzero on failure. */
-int bench_md(json_t *rows, FILE *f);
 
 /* A new context (queue profiling on if profiling) with the kernel cache in
  * cache_dir, and the model file loaded into it with weights. */

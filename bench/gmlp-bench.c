@@ -28,6 +28,7 @@
 #include "common.h"
 #include "gmlp_cl.h"
 #include "gmlp_diag.h"
+#include "report.h"
 
 #define PROGRAM "gmlp-bench"
 #define MAX_BATCH 65536
@@ -286,6 +287,16 @@ static cl_mem device_buffer(gmlp_context *ctx, size_t bytes, const void *host)
     return m;
 }
 
+/* The row written everywhere it goes as it is measured: stdout's table, the
+ * CSV, the JSON rows (the record the other outputs read at the end). */
+static void add_row(bench_run *b, const bench_row *r)
+{
+    bench_text_row(stdout, b->name_w, r);
+    json_array_append_new(b->rows, bench_json_row(r));
+    if (b->csv)
+        bench_csv_row(b->csv, r);
+}
+
 /* The rows of one model, weight storage and backend on one device; 0 (said why) on failure. */
 static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_weight_type weights,
                      gmlp_gemm_backend gemm, const unsigned char *file, size_t size, double peak)
@@ -345,25 +356,14 @@ static int bench_one(bench_run *b, const char *dev_spec, const char *name, gmlp_
             fprintf(stderr, "gmlp-bench: %s batch %zu failed (said above)\n", name, batch);
             ok = 0;
         } else {
-            double ips = batch / med, tflops = ips * fl / 1e12;
-            size_t mem = 0, used;
-            gmlp_diag_memory(ctx, &used, &mem);
-            const char *dev = gmlp_context_device_name(ctx);
-            const char *wt = weight_names[weights], *gm = gemm_names[gemm];
-            printf("%-28.28s %-*.*s %-3s %-7s %6zu %10.3f %9.3f %9.3f %10.1f %8.3f %6.1f%% %7.3f %7.3f %8.1f %8.1f\n",
-                   dev, b->name_w, b->name_w, bench_base_name(name), wt, gm, batch, med * 1e3, spread * 1e3, e2e * 1e3,
-                   ips, tflops,
-                   peak > 0 ? 100 * tflops / peak : 0.0, cold, first, mem / 1048576.0, cfg.weight_bytes / 1048576.0);
-            json_array_append_new(
-                b->rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
-                                dev, "model", name, "weights", wt, "gemm", gm, "batch", (json_int_t)batch,
-                                "median_s", med, "spread_s", spread, "e2e_median_s", e2e, "images_per_s", ips,
-                                "tflops", tflops,
-                                "sgemm_peak_tflops", peak, "first_result_cold_s", cold, "first_result_s", first,
-                                "peak_device_bytes", (json_int_t)mem, "weight_bytes", (json_int_t)cfg.weight_bytes));
-            if (b->csv)
-                fprintf(b->csv, "%s,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.2f,%.4f,%.4f,%.3f,%.3f,%zu,%zu,\n", dev, name,
-                        wt, gm, batch, med, spread, e2e, ips, tflops, peak, cold, first, mem, cfg.weight_bytes);
+            bench_row r = {.device = gmlp_context_device_name(ctx), .model = name, .weights = weight_names[weights],
+                           .gemm = gemm_names[gemm], .batch = batch, .median_s = med, .spread_s = spread,
+                           .e2e_median_s = e2e, .images_per_s = batch / med, .sgemm_peak_tflops = peak,
+                           .first_result_cold_s = cold, .first_result_s = first, .weight_bytes = cfg.weight_bytes};
+            size_t used;
+            r.tflops = r.images_per_s * fl / 1e12;
+            gmlp_diag_memory(ctx, &used, &r.peak_device_bytes);
+            add_row(b, &r);
         }
         free(img), free(logits), free(times);
     }
@@ -842,13 +842,9 @@ int main(int argc, char **argv)
         b.progress.total += ndev * bench_lm_work(&lms[i].cfg, o);
 
     if (b.csv)
-        fputs("device,model,weights,gemm,batch,median_s,spread_s,e2e_median_s,images_per_s,tflops,sgemm_peak_tflops,"
-              "first_result_cold_s,first_result_s,peak_device_bytes,weight_bytes,tokens_per_s\n",
-              b.csv);
+        bench_csv_header(b.csv);
     if (n_images)
-        printf("%-28s %-*s %-3s %-7s %6s %10s %9s %9s %10s %8s %7s %7s %7s %8s %8s\n", "device", b.name_w, "model",
-               "wts", "gemm", "batch", "median ms", "spread ms", "e2e ms", "images/s", "TFLOP/s", "%peak", "cold s", "first s",
-               "peakMiB", "wMiB");
+        bench_text_header(stdout, b.name_w);
     rc = APP_EXIT_OK;
     for (size_t d = 0; d < ndev; d++) {
         char spec[32];
@@ -914,11 +910,8 @@ int main(int argc, char **argv)
         bench_profile_print(b.rows, stdout);
     if (o->compare)
         rc |= compare(&b, o->compare);
-    if (json) {
-        json_t *doc = json_pack("{s:s, s:O}", "tool", "gmlp-bench", "results", b.rows);
-        rc |= json_dumpf(doc, json, JSON_INDENT(2)) != 0;
-        json_decref(doc);
-    }
+    if (json)
+        rc |= bench_json_write(b.rows, json);
 done:
     rc |= close_out(json, o->json) | close_out(b.csv, o->csv) | close_out(md, o->md) | close_out(svg, o->svg);
     json_decref(b.rows);

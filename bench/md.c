@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "report.h"
 
 static const char *str(json_t *row, const char *key)
 {
@@ -42,19 +43,17 @@ int bench_md(json_t *rows, FILE *f)
               "| % of SGEMM peak | cold first result s | first result s | peak MiB | weights MiB |\n"
               "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
               f);
+        bench_row row;
         json_array_foreach(rows, i, r) {
-            if (!json_object_get(r, "images_per_s"))
+            if (!bench_row_from_json(r, &row))
                 continue;
-            double peak = num(r, "sgemm_peak_tflops");
-            cell(f, str(r, "device"));
-            cell(f, bench_base_name(str(r, "model")));
-            fprintf(f, "| %s | %s | %lld | %.3f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f | %.3f | %.1f | %.1f |\n",
-                    str(r, "weights"), str(r, "gemm"), (long long)json_integer_value(json_object_get(r, "batch")),
-                    num(r, "median_s") * 1e3, num(r, "spread_s") * 1e3, num(r, "e2e_median_s") * 1e3,
-                    num(r, "images_per_s"), num(r, "tflops"),
-                    peak > 0 ? 100 * num(r, "tflops") / peak : 0.0, num(r, "first_result_cold_s"),
-                    num(r, "first_result_s"), num(r, "peak_device_bytes") / 1048576.0,
-                    num(r, "weight_bytes") / 1048576.0);
+            cell(f, row.device);
+            cell(f, bench_base_name(row.model));
+            fprintf(f, "| %s | %s | %zu | %.3f | %.3f | %.3f | %.1f | %.3f | %.1f | %.3f | %.3f | %.1f | %.1f |\n",
+                    row.weights, row.gemm, row.batch, row.median_s * 1e3, row.spread_s * 1e3,
+                    row.e2e_median_s * 1e3, row.images_per_s, row.tflops, bench_row_peak_share(&row),
+                    row.first_result_cold_s, row.first_result_s, row.peak_device_bytes / 1048576.0,
+                    row.weight_bytes / 1048576.0);
         }
     }
     if (lms) {
