@@ -1,7 +1,7 @@
 /* gmlp-bench's image-model results: one row struct, filled once by the
- * measuring code, and one writer per format.  The JSON rows
- * are the run's record: the markdown tables, the SVG chart and the
- * comparisons at the end read them back. */
+ * measuring code, and one writer per format.  The JSON rows are the run's
+ * record: the markdown tables, the SVG chart and the comparisons at the end
+ * read them back. */
 #ifndef GMLP_BENCH_REPORT_H
 #define GMLP_BENCH_REPORT_H
 
