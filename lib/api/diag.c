@@ -113,17 +113,17 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
         size_t r = 0;
         while (r < *n && strcmp(seen[r], p->label))
             r++;
-        if (r == *n) {
+        int fresh = r == *n;
+        if (fresh)
             seen[(*n)++] = p->label;
-            if (r < max)
-                rows[r] = (gmlp_diag_kernel_time){.launches = 0, .total_us = 0};
-            if (r < max)
-                snprintf(rows[r].name, sizeof rows[r].name, "%s", p->label);
+        if (r >= max) /* counted in *n, but no room for its row */
+            continue;
+        if (fresh) {
+            rows[r] = (gmlp_diag_kernel_time){.launches = 0, .total_us = 0};
+            snprintf(rows[r].name, sizeof rows[r].name, "%s", p->label);
         }
-        if (r < max) {
-            rows[r].launches++;
-            rows[r].total_us += (double)ns * 1e-3;
-        }
+        rows[r].launches++;
+        rows[r].total_us += (double)ns * 1e-3;
     }
     free(seen);
     pthread_mutex_unlock(&ctx->lock);
