@@ -339,6 +339,19 @@ static void test_random_models(gmlp_context *ctx)
         gmlp_model_free(m);
         free(data);
     }
+    /* no architecture, or no patch: refused, not divided by */
+    gmlp_config bad[] = {cfgs[0], cfgs[0], cfgs[0]};
+    bad[0].arch = -1;
+    bad[1].arch = GMLP_ARCH_RESMLP + 1;
+    bad[2].patch_w = 0;
+    bad[2].seq_len = 12; /* what the patch would have given */
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        void *data = NULL;
+        size_t size = 0;
+        CHECK(gmlp_diag_random_model(&bad[i], 3, &data, &size) == GMLP_ERR_INVALID_ARGUMENT,
+              "random model %zu refused: %s", i, gmlp_last_error(NULL));
+        free(data);
+    }
 }
 
 /* A copy of the file in memory with one value of tensor `name` (F32) set to v. */

@@ -9,8 +9,8 @@
 #include "cl/clerr.h"
 #include "cl/program.h"
 #include "gmlp_diag.h"
+#include "model/arch.h"
 #include "model/model.h"
-#include "model/tensors.h"
 #include "ops/gemm_tune.h"
 
 gmlp_status gmlp_diag_memory(const gmlp_context *ctx, size_t *used, size_t *peak)
@@ -146,18 +146,20 @@ gmlp_status gmlp_diag_random_model(const gmlp_config *cfg, uint64_t seed, void *
     if (!cfg || !data || !size)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_random_model: NULL argument");
     gmlp_config c = *cfg;
-    int lm = c.arch == GMLP_ARCH_LM;
+    const gmlp_arch_desc *a = gmlp_arch_get(c.arch);
+    if (!a)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_random_model: arch %d is no GMLP_ARCH_*", c.arch);
     if (c.heads < 1)
         c.heads = 1;
-    if (!lm && c.patch_h > 0 && c.patch_w > 0)
+    if (!a->lm && c.patch_h > 0 && c.patch_w > 0)
         c.seq_len = (c.img_h / c.patch_h) * (c.img_w / c.patch_w);
-    const int halves = c.arch != GMLP_ARCH_MIXER && c.arch != GMLP_ARCH_RESMLP; /* fc1's outputs split in two */
-    int ok = c.arch >= GMLP_ARCH_GMLP && c.arch <= GMLP_ARCH_RESMLP && c.dim > 0 && c.depth > 0 && c.ffn_dim > 1 &&
-             c.seq_len > 0 && (!halves || (c.ffn_dim % 2 == 0 && c.ffn_dim / 2 % c.heads == 0)) &&
-             (lm ? c.vocab_size > 0 : c.in_chans > 0 && c.in_chans <= 3 && c.img_h % c.patch_h == 0 &&
-                                          c.img_w % c.patch_w == 0 && c.num_classes >= 0 &&
-                                          (!gmlp_arch_mixer(&c) || c.token_dim > 0) &&
-                                          (c.arch != GMLP_ARCH_GMIXER || c.token_dim % 2 == 0));
+    /* a token MLP (Mixer) needs its width, which GluMlp (halves) splits in two like fc1's */
+    const int token_ok = a->mix != GMLP_MIX_MLP || (c.token_dim > 0 && (!a->halves || c.token_dim % 2 == 0));
+    const int image_ok = c.in_chans > 0 && c.in_chans <= 3 && c.patch_h > 0 && c.patch_w > 0 &&
+                         c.img_h % c.patch_h == 0 && c.img_w % c.patch_w == 0 && c.num_classes >= 0 && token_ok;
+    int ok = c.dim > 0 && c.depth > 0 && c.ffn_dim > 1 && c.seq_len > 0 &&
+             (!a->halves || (c.ffn_dim % 2 == 0 && c.ffn_dim / 2 % c.heads == 0)) &&
+             (a->lm ? c.vocab_size > 0 : image_ok);
     if (!ok)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_random_model: inconsistent sizes");
     return gmlp_random_model(&c, seed, data, size, err);
@@ -199,7 +201,7 @@ size_t gmlp_diag_program_source(const char *name, char *buf, size_t size)
 /* The model once at this batch, zeros in, so that its GEMMs note their shapes. */
 static gmlp_status run_model(gmlp_model *model, const gmlp_config *c, size_t batch)
 {
-    int lm = c->arch == GMLP_ARCH_LM;
+    int lm = gmlp_arch_of(c)->lm;
     size_t in = batch * (lm ? (size_t)c->seq_len : (size_t)c->in_chans * c->img_h * c->img_w);
     size_t outs = batch * (lm ? (size_t)c->seq_len * c->vocab_size : (size_t)(c->num_classes ? c->num_classes : c->dim));
     void *input = calloc(in, lm ? sizeof(int32_t) : sizeof(float));

@@ -2,6 +2,7 @@
 #include "api/api.h"
 #include "cl/clerr.h"
 #include "gmlp_cl.h"
+#include "model/arch.h"
 #include "model/model.h"
 
 /* images and out: host arrays or cl_mem handles (gmlp_classify_cl). */
@@ -13,7 +14,7 @@ static gmlp_status check_args(gmlp_model *m, const void *images, size_t batch, c
         return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, images ? "output" : "images");
     if (batch == 0)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: batch is 0", fn);
-    if (m->cfg.arch == GMLP_ARCH_LM)
+    if (gmlp_arch_of(&m->cfg)->lm)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL,
                          "%s: the model is a language model (use gmlp_lm_logits or gmlp_lm_generate)", fn);
     return GMLP_OK;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "model/arch.h"
 #include "model/lm_state.h"
 #include "sample/sample.h"
 
@@ -11,7 +12,7 @@ static gmlp_status check_lm(gmlp_model *m, const char *fn)
 {
     if (!m)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "%s: model is NULL", fn);
-    if (m->cfg.arch != GMLP_ARCH_LM)
+    if (!gmlp_arch_of(&m->cfg)->lm)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL, "%s: not a language model (use gmlp_classify)", fn);
     return GMLP_OK;
 }

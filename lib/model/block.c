@@ -16,6 +16,7 @@
  * pass, the decoding state's caches otherwise. */
 #include <math.h>
 
+#include "model/arch.h"
 #include "model/model.h"
 
 /* Rows of width floats of this pass's activations (ld floats apart) into the
@@ -150,7 +151,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, t = (size_t)c->token_dim, B = (size_t)p->seqs;
-    const int glu = c->arch == GMLP_ARCH_GMIXER;
+    const int glu = gmlp_arch_of(c)->halves;
     const size_t tu = glu ? t / 2 : t, h = (size_t)c->ffn_dim, g = h / 2; /* tu: the token fc2's inputs */
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     gmlp_context *ctx = m->ctx;

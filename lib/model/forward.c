@@ -3,15 +3,16 @@
  * Linear, as patches . W^T; timm's stem_norm=True adds its norm), the blocks,
  * the final LayerNorm (ResMLP: Affine), the mean over tokens and the head, on
  * chunks of images that fit the workspace budget. */
+#include "model/arch.h"
 #include "model/model.h"
-#include "model/tensors.h"
 
 /* The model's norm over rows x d (timm's norm_layer: LayerNorm; ResMLP: Affine). */
 static gmlp_status norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows)
 {
     const gmlp_config *c = &m->cfg;
-    return c->arch == GMLP_ARCH_RESMLP ? gmlp_op_affine(m->ctx, from, to, w, b, (int)rows, c->dim)
-                                       : gmlp_op_layernorm(m->ctx, from, to, w, b, (int)rows, c->dim, c->norm_eps);
+    return gmlp_arch_of(c)->norm == GMLP_NORM_AFFINE
+               ? gmlp_op_affine(m->ctx, from, to, w, b, (int)rows, c->dim)
+               : gmlp_op_layernorm(m->ctx, from, to, w, b, (int)rows, c->dim, c->norm_eps);
 }
 
 /* One chunk of b images from src (floats from src_off) to b rows of logits
@@ -34,9 +35,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, i
         GMLP_TRY(norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
     const gmlp_pass p = {.m = m, .seqs = b, .p0 = 0, .n = c->seq_len, .rows = (int)rows, .len = c->seq_len};
     for (int l = 0; l < c->depth; l++)
-        GMLP_TRY(gmlp_arch_mixer(c)                ? gmlp_mixer_block(&p, l)
-                 : c->arch == GMLP_ARCH_RESMLP ? gmlp_resmlp_block(&p, l)
-                                               : gmlp_block(&p, l));
+        GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     GMLP_TRY(norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
     GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, (int)N,
                                  (int)d));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "model/model.h"
 #include "model/tensors.h"
 
@@ -25,7 +26,6 @@ static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, 
 
 static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
-    cfg->norm_eps = cfg->sgu_eps = 1e-5f; /* nn.LayerNorm's default, used throughout g-mlp-pytorch */
     GMLP_TRY(gmlp_cfg_parse_eps(f, cfg, err));
     GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err));
     const char *s = gmlp_st_meta(f, "gmlp.act");

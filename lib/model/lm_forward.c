@@ -2,6 +2,7 @@
  * blocks (model/block.c) and to_logits (LayerNorm, then Linear), over
  * positions p0 .. p0+n-1 of a batch of sequences: the whole sequence for
  * gmlp_lm_logits, the new tokens for cached decoding. */
+#include "model/arch.h"
 #include "model/model.h"
 
 static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, size_t p0, size_t n,
@@ -25,7 +26,7 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
     const gmlp_pass p = {.m = m, .seqs = (int)batch, .p0 = (int)p0, .n = (int)n, .rows = (int)rows,
                          .len = (int)(p0 + n), .cache = cache};
     for (int l = 0; l < c->depth; l++)
-        GMLP_TRY(gmlp_block(&p, l));
+        GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     /* to_logits on every row, or on each sequence's last:
      * logits (out_rows x V) = LN(x) . W_head^T + b_head */
     const gmlp_rows from = {w->x, last_only ? (n - 1) * d : 0, last_only ? n * d : d};

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/arch.h"
 #include "model/model.h"
 #include "ops/ops.h"
 #include "model/tensors.h"
@@ -58,7 +59,7 @@ static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
         for (const gmlp_tensor_spec *s = gmlp_block_specs(&m->cfg); s->leaf; s++)
             if (uploaded(&m->cfg, s))
                 GMLP_TRY(upload(m, f, l, s, field(&m->blocks[l], s->field)));
-    return gmlp_arch_layers(&m->cfg) ? gmlp_layers_upload_spatial(m, f) : GMLP_OK;
+    return gmlp_arch_of(&m->cfg)->layers ? gmlp_layers_upload_spatial(m, f) : GMLP_OK;
 }
 
 static char *dup_str(const char *s)
@@ -210,7 +211,7 @@ gmlp_status gmlp_model_set_preproc(gmlp_model *m, const char *key, const char *v
     if (k == GMLP_PK_COUNT)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
                          "%s is not img_size, mean, std, crop_pct, crop_mode, interpolation or labels", what);
-    if (m->cfg.arch == GMLP_ARCH_LM)
+    if (gmlp_arch_of(&m->cfg)->lm)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL, "%s: a language model has no image preprocessing", what);
     if (k == GMLP_PK_LABELS) {
         int n = gmlp_cfg_count_labels(value);

@@ -53,7 +53,7 @@ struct gmlp_model {
     gmlp_workspace ws;
 };
 
-/* ---- loading (model/load.c, config.c, lm_config.c, weights.c, lm_weights.c) ---- */
+/* ---- loading (model/load.c, config*.c, lm_config.c, weights.c, lm_weights.c) ---- */
 
 /* A model from a safetensors file in memory and, for a model folder, its
  * config.json (hf; NULL: none); the caller holds ctx's lock.  *out is NULL
@@ -88,24 +88,6 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
 
 /* Names in a newline-separated label list (a trailing newline adds none). */
 int gmlp_cfg_count_labels(const char *s);
-
-/* Helpers shared by the timm and the LM config inference. */
-const gmlp_st_tensor *gmlp_cfg_need(const gmlp_st_file *f, const gmlp_config *cfg, int l, const char *leaf, int ndim,
-                                    gmlp_error *err);
-gmlp_status gmlp_cfg_check_dim(long long v, const char *what, const char *tensor, gmlp_error *err);
-int gmlp_cfg_count_blocks(const gmlp_st_file *f, const char *prefix);
-int gmlp_parse_float(const char *s, float *out);
-/* Index of s in the NULL-terminated names, or -1. */
-int gmlp_cfg_choice(const char *s, const char *const *names);
-/* gmlp.norm_eps / gmlp.sgu_eps over the defaults already in cfg. */
-gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
-/* gmlp.arch's value for a GMLP_ARCH_* ("gmlp", "mixer", ...). */
-const char *gmlp_arch_name(int arch);
-/* The LM part of gmlp_config_infer (cfg->arch already GMLP_ARCH_LM). */
-gmlp_status gmlp_lm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
-/* g-mlp-pytorch's layers (LM and gMLPVision; dim already set): depth,
- * ffn_dim, heads, seq_len, the circulant form and attn_dim from the shapes. */
-gmlp_status gmlp_layers_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 
 /* g-mlp-pytorch's spatial matrices (heads x N x N) from the file: circulant
  * construction and causal mask applied. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/arch.h"
 #include "model/model.h"
 #include "model/tensors.h"
 
@@ -54,10 +55,10 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
     snprintf(patch, sizeof patch, "%d,%d", c->patch_h, c->patch_w);
     /* gmlp.arch, and what the tensors cannot tell: the LM's causality, a
      * vision model's image size and gMLPVision's (maybe non-square) patch */
-    const int lm = c->arch == GMLP_ARCH_LM;
-    json_t *meta = json_pack("{s:s, s:s}", "gmlp.arch", gmlp_arch_name(c->arch), lm ? "gmlp.causal" : "gmlp.img_size",
-                             lm ? (c->causal ? "true" : "false") : img);
-    if (!meta || (c->arch == GMLP_ARCH_GMLP_VISION && json_object_set_new(meta, "gmlp.patch_size", json_string(patch))))
+    const gmlp_arch_desc *a = gmlp_arch_of(c);
+    json_t *meta = json_pack("{s:s, s:s}", "gmlp.arch", a->name, a->lm ? "gmlp.causal" : "gmlp.img_size",
+                             a->lm ? (c->causal ? "true" : "false") : img);
+    if (!meta || (a->patch_in_metadata && json_object_set_new(meta, "gmlp.patch_size", json_string(patch))))
         ok = 0;
     if (ok)
         ok = json_object_set_new(hdr, "__metadata__", meta) == 0; /* takes meta, also on failure */

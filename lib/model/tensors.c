@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/arch.h"
 #include "model/model.h"
 
 #define B(f) offsetof(gmlp_block_weights, f)
@@ -11,7 +12,7 @@
 #define GEMM GMLP_SPEC_GEMM /* a GEMM operand: stored as half with GMLP_WEIGHTS_F16 */
 
 /* timm MlpMixer, its norm_layer a LayerNorm or (ResMLP) an Affine of shape 1 x 1 x d. */
-static const gmlp_tensor_spec timm_model[] = {
+const gmlp_tensor_spec gmlp_timm_model_specs[] = {
     {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
     {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
     {"stem.norm.weight", "d", M(stem_norm_w), GMLP_IF_STEM_LAYERNORM, 0},
@@ -27,7 +28,7 @@ static const gmlp_tensor_spec timm_model[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
-static const gmlp_tensor_spec gmlp_blocks[] = {
+const gmlp_tensor_spec gmlp_sgu_block_specs[] = {
     {"norm.weight", "d", B(norm_w), ALWAYS, 0},
     {"norm.bias", "d", B(norm_b), ALWAYS, 0},
     {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
@@ -43,7 +44,7 @@ static const gmlp_tensor_spec gmlp_blocks[] = {
 
 /* timm MixerBlock, with Mlp or (gmixer_*) GluMlp, whose fc2 takes half of
  * fc1's outputs: 'u' and 'f'. */
-static const gmlp_tensor_spec mixer_blocks[] = {
+const gmlp_tensor_spec gmlp_mixer_block_specs[] = {
     {"norm1.weight", "d", B(norm1_w), ALWAYS, 0},
     {"norm1.bias", "d", B(norm1_b), ALWAYS, 0},
     {"mlp_tokens.fc1.weight", "tN", B(tok1_w), ALWAYS, GEMM},
@@ -63,7 +64,7 @@ static const gmlp_tensor_spec mixer_blocks[] = {
  * in at upload where a product allows: into norm1 (its output only feeds
  * linear_tokens) and into fc2; ls1 also scales linear_tokens' bias, a
  * rank-1 term of its own (block.c). */
-static const gmlp_tensor_spec resmlp_blocks[] = {
+const gmlp_tensor_spec gmlp_resmlp_block_specs[] = {
     {"norm1.alpha", "11d", B(norm1_w), ALWAYS, GMLP_SPEC_BY_LS1},
     {"norm1.beta", "11d", B(norm1_b), ALWAYS, GMLP_SPEC_BY_LS1},
     {"linear_tokens.weight", "NN", B(tok1_w), ALWAYS, GEMM},
@@ -80,7 +81,7 @@ static const gmlp_tensor_spec resmlp_blocks[] = {
 };
 
 /* g-mlp-pytorch gMLP(num_tokens=...). */
-static const gmlp_tensor_spec lm_model[] = {
+const gmlp_tensor_spec gmlp_lm_model_specs[] = {
     {"to_embed.weight", "Vd", M(embed_w), ALWAYS, 0},
     {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
     {"to_logits.0.bias", "d", M(norm_b), ALWAYS, 0},
@@ -91,7 +92,7 @@ static const gmlp_tensor_spec lm_model[] = {
 
 /* g-mlp-pytorch gMLPVision: the patch embedding (Rearrange to (c p1 p2), then
  * Linear: the timm stem's weight flattened) and LayerNorm, mean, Linear. */
-static const gmlp_tensor_spec vision_model[] = {
+const gmlp_tensor_spec gmlp_vision_model_specs[] = {
     {"to_patch_embed.1.weight", "dP", M(stem_w), ALWAYS, GEMM},
     {"to_patch_embed.1.bias", "d", M(stem_b), ALWAYS, 0},
     {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
@@ -104,7 +105,7 @@ static const gmlp_tensor_spec vision_model[] = {
 /* g-mlp-pytorch's layers, '$' standing for the gMLPBlock's path: the LM's
  * Residual(PreNorm(PreShiftTokens(gMLPBlock))), gMLPVision's
  * Residual(PreNorm(gMLPBlock)). */
-static const gmlp_tensor_spec layer_blocks[] = {
+const gmlp_tensor_spec gmlp_layer_block_specs[] = {
     {"fn.norm.weight", "d", B(norm_w), ALWAYS, 0},
     {"fn.norm.bias", "d", B(norm_b), ALWAYS, 0},
     {"$proj_in.0.weight", "hd", B(fc1_w), ALWAYS, GEMM},
@@ -124,27 +125,14 @@ static const gmlp_tensor_spec layer_blocks[] = {
     {NULL, NULL, 0, ALWAYS, 0},
 };
 
-int gmlp_arch_layers(const gmlp_config *cfg)
-{
-    return cfg->arch == GMLP_ARCH_LM || cfg->arch == GMLP_ARCH_GMLP_VISION;
-}
-
-int gmlp_arch_mixer(const gmlp_config *cfg)
-{
-    return cfg->arch == GMLP_ARCH_MIXER || cfg->arch == GMLP_ARCH_GMIXER;
-}
-
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg)
 {
-    return cfg->arch == GMLP_ARCH_LM ? lm_model : cfg->arch == GMLP_ARCH_GMLP_VISION ? vision_model : timm_model;
+    return gmlp_arch_of(cfg)->model_specs;
 }
 
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg)
 {
-    return gmlp_arch_layers(cfg)              ? layer_blocks
-           : gmlp_arch_mixer(cfg)             ? mixer_blocks
-           : cfg->arch == GMLP_ARCH_RESMLP ? resmlp_blocks
-                                           : gmlp_blocks;
+    return gmlp_arch_of(cfg)->block_specs;
 }
 
 const char *gmlp_spec_scale(const gmlp_tensor_spec *spec)
@@ -154,15 +142,16 @@ const char *gmlp_spec_scale(const gmlp_tensor_spec *spec)
 
 int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
 {
+    const gmlp_norm_kind norm = gmlp_arch_of(cfg)->norm;
     switch (spec->cond) {
     case GMLP_IF_HEAD: return cfg->num_classes > 0;
     case GMLP_IF_ATTN: return cfg->attn_dim > 0;
     case GMLP_IF_DENSE: return !cfg->circulant;
     case GMLP_IF_CIRCULANT: return cfg->circulant;
-    case GMLP_IF_LAYERNORM: return cfg->arch != GMLP_ARCH_RESMLP;
-    case GMLP_IF_AFFINE: return cfg->arch == GMLP_ARCH_RESMLP;
-    case GMLP_IF_STEM_LAYERNORM: return cfg->stem_norm && cfg->arch != GMLP_ARCH_RESMLP;
-    case GMLP_IF_STEM_AFFINE: return cfg->stem_norm && cfg->arch == GMLP_ARCH_RESMLP;
+    case GMLP_IF_LAYERNORM: return norm == GMLP_NORM_LAYERNORM;
+    case GMLP_IF_AFFINE: return norm == GMLP_NORM_AFFINE;
+    case GMLP_IF_STEM_LAYERNORM: return cfg->stem_norm && norm == GMLP_NORM_LAYERNORM;
+    case GMLP_IF_STEM_AFFINE: return cfg->stem_norm && norm == GMLP_NORM_AFFINE;
     case GMLP_IF_ALWAYS: break;
     }
     return 1;
@@ -170,12 +159,12 @@ int gmlp_spec_present(const gmlp_config *cfg, const gmlp_tensor_spec *spec)
 
 void gmlp_tensor_name(const gmlp_config *cfg, char *buf, size_t size, int l, const char *leaf)
 {
-    const char *block = cfg->arch == GMLP_ARCH_LM ? "fn.fn.fn." : "fn.fn.";
+    const gmlp_arch_desc *a = gmlp_arch_of(cfg);
     int dollar = leaf[0] == '$';
     if (l < 0)
         snprintf(buf, size, "%s", leaf);
     else
-        snprintf(buf, size, "%s.%d.%s%s", gmlp_arch_layers(cfg) ? "layers" : "blocks", l, dollar ? block : "",
+        snprintf(buf, size, "%s.%d.%s%s", a->layers ? "layers" : "blocks", l, dollar ? a->block_path : "",
                  leaf + dollar);
 }
 
@@ -187,8 +176,8 @@ long long gmlp_spec_dim(const gmlp_config *cfg, char s)
     case 'g': return cfg->ffn_dim / 2;
     case 'N': return cfg->seq_len;
     case 't': return cfg->token_dim;
-    case 'u': return cfg->arch == GMLP_ARCH_GMIXER ? cfg->token_dim / 2 : cfg->token_dim;
-    case 'f': return cfg->arch == GMLP_ARCH_GMIXER ? cfg->ffn_dim / 2 : cfg->ffn_dim;
+    case 'u': return gmlp_arch_of(cfg)->halves ? cfg->token_dim / 2 : cfg->token_dim;
+    case 'f': return gmlp_arch_of(cfg)->halves ? cfg->ffn_dim / 2 : cfg->ffn_dim;
     case 'C': return cfg->in_chans;
     case 'p': return cfg->patch_h;
     case 'q': return cfg->patch_w;

@@ -39,14 +39,15 @@ enum {
 /* The leaf of the vector spec is uploaded multiplied by, or NULL. */
 const char *gmlp_spec_scale(const gmlp_tensor_spec *spec);
 
-/* Whether cfg's model is laid out as g-mlp-pytorch's layers.N (the LM and
- * gMLPVision) rather than timm's blocks.N. */
-int gmlp_arch_layers(const gmlp_config *cfg);
-/* Whether cfg's blocks are timm's MixerBlock (with Mlp or, gmixer, GluMlp). */
-int gmlp_arch_mixer(const gmlp_config *cfg);
+/* The layouts, each terminated by leaf == NULL: model-level tensors of timm's
+ * MlpMixer family, g-mlp-pytorch's LM and gMLPVision; per-block tensors of
+ * timm's SpatialGatingBlock, MixerBlock, ResMLP's ResBlock and
+ * g-mlp-pytorch's layers.  The architecture table (arch.c) says whose is whose. */
+extern const gmlp_tensor_spec gmlp_timm_model_specs[], gmlp_lm_model_specs[], gmlp_vision_model_specs[];
+extern const gmlp_tensor_spec gmlp_sgu_block_specs[], gmlp_mixer_block_specs[], gmlp_resmlp_block_specs[],
+    gmlp_layer_block_specs[];
 
-/* Specs for the model-level and per-block tensors of cfg->arch, terminated by
- * leaf == NULL. */
+/* Specs for the model-level and per-block tensors of cfg->arch. */
 const gmlp_tensor_spec *gmlp_model_specs(const gmlp_config *cfg);
 const gmlp_tensor_spec *gmlp_block_specs(const gmlp_config *cfg);
 /* Whether cfg's model has this tensor. */

@@ -1,8 +1,8 @@
 /* One workspace planner for every architecture: what each activation buffer
  * holds per row, per sequence and per output row, its size for a capacity,
  * and how many sequences fit the memory budget. */
+#include "model/arch.h"
 #include "model/model.h"
-#include "model/tensors.h"
 
 /* Vision passes never exceed this many images, whatever the budget: the
  * largest batch measured to help on a GPU, with room for more. */
@@ -27,7 +27,8 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const gmlp_config *c = &m->cfg;
     gmlp_workspace *w = &m->ws;
     const size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, a = (size_t)c->attn_dim, f = sizeof(float);
-    const int lm = c->arch == GMLP_ARCH_LM, mixer = gmlp_arch_mixer(c), sgu = !mixer && c->arch != GMLP_ARCH_RESMLP;
+    const gmlp_arch_desc *arch = gmlp_arch_of(c);
+    const int lm = arch->lm, mixer = arch->mix == GMLP_MIX_MLP, sgu = arch->mix == GMLP_MIX_SGU;
     const size_t image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
     const size_t patch = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
     const size_t classes = lm ? (size_t)c->vocab_size : max2((size_t)c->num_classes, 1);
