@@ -112,7 +112,7 @@ void gmlp_context_destroy(gmlp_context *ctx)
 {
     if (!ctx)
         return;
-    gmlp_clblast_context_closed(ctx);
+    gmlp_gemm_context_closed(ctx);
     gmlp_context_close(ctx);
     gmlp_gemm_tune_free(ctx);
     pthread_mutex_destroy(&ctx->lock);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "ops/ops.h"
 
 static const char *env(const char *name)
 {
@@ -66,9 +67,9 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
         else
             return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_GEMM=%s: expected kernel or clblast", v);
     }
-    if (out->gemm != GMLP_GEMM_KERNEL && out->gemm != GMLP_GEMM_CLBLAST)
-        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_context_options.gemm: unknown backend %d",
-                         (int)out->gemm);
+    if (!gmlp_gemm_backend_find(out->gemm)) /* unknown, or not in this build (CLBlast) */
+        return gmlp_gemm_backend_refuse(err, opts->gemm == GMLP_GEMM_AUTO ? "GMLP_GEMM" : "gmlp_context_options.gemm",
+                                        out->gemm);
     int ok = 1;
     if (opts->cache_dir)
         ok = copy(out->cache_dir, sizeof out->cache_dir, opts->cache_dir);

@@ -1,5 +1,6 @@
-/* GEMMs: argument checks shared by both backends, and the choice between the
- * library's kernel (gemm_kernel.c) and CLBlast (gemm_clblast.c). */
+/* GEMMs: argument checks shared by the backends, and gmlp_op_gemm's choice
+ * among them (gemm_backend.c): the library's kernel (gemm_kernel.c) or
+ * CLBlast (gemm_clblast.c). */
 #include <limits.h>
 
 #include "kernel_abi.h"
@@ -49,15 +50,19 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     return GMLP_OK;
 }
 
+/* The backend gmlp_op_gemm runs g on: the context's, or a tuned CLBlast win
+ * unless the kernel was asked for, where this build has it and it takes g;
+ * else the kernel. */
+static const gmlp_gemm_backend_i *backend_for(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
+{
+    const gmlp_tuned_choice *w = ctx->set.gemm_forced ? NULL : gmlp_gemm_tuned(ctx, cls, g);
+    const gmlp_gemm_backend_i *b = gmlp_gemm_backend_find(w && w->clblast ? GMLP_GEMM_CLBLAST : ctx->set.gemm);
+    return b && b->supports(g) ? b : gmlp_gemm_backend_find(GMLP_GEMM_KERNEL);
+}
+
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
 {
-    if (g->a.half || g->b.half)
-        return 0;
-    if (ctx->set.gemm == GMLP_GEMM_CLBLAST)
-        return 1;
-    /* a tuned CLBlast win applies unless the kernel was asked for */
-    const gmlp_tuned_choice *w = ctx->set.gemm_forced ? NULL : gmlp_gemm_tuned(ctx, cls, g);
-    return w && w->clblast;
+    return backend_for(ctx, cls, g) == gmlp_gemm_backend_find(GMLP_GEMM_CLBLAST);
 }
 
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g)
@@ -65,5 +70,5 @@ gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g)
     if (ctx->record)
         gmlp_gemm_record_note(ctx, g);
     const int cls = g->m && g->n ? gmlp_gemm_class(ctx, g) : -1;
-    return gmlp_gemm_on_clblast(ctx, cls, g) ? gmlp_op_gemm_clblast(ctx, g) : gmlp_op_gemm_kernel(ctx, g);
+    return backend_for(ctx, cls, g)->run(ctx, g);
 }

@@ -1,11 +1,12 @@
 /* Float GEMMs on CLBlast (GMLP_GEMM_CLBLAST, the reference path), then the
- * epilogue as a kernel of its own.  The only file that calls CLBlast. */
+ * epilogue as a kernel of its own: a GEMM backend (gemm_backend.c).  The only
+ * file that calls CLBlast, built only where meson finds it (-Dclblast). */
 #include <clblast_c.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "cl/clerr.h"
-#include "ops/ops.h"
+#include "ops/gemm_backend.h"
 
 /* CLBlast 1.5.3 races when two threads fill its program cache at once, and
  * its cache retains the cl_contexts it compiled for: calls are serialised,
@@ -29,7 +30,7 @@ static void note_user(const gmlp_context *ctx)
     users[n_users++] = ctx;
 }
 
-void gmlp_clblast_context_closed(gmlp_context *ctx)
+static void context_closed(gmlp_context *ctx)
 {
     pthread_mutex_lock(&clblast_lock);
     for (size_t i = 0; i < n_users; i++)
@@ -64,13 +65,17 @@ static const char *status_name(CLBlastStatusCode s)
     return "unknown CLBlast error";
 }
 
-gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g)
+/* CLBlast's SGEMM reads float operands only. */
+static int supports(const gmlp_gemm *g)
+{
+    return !g->a.half && !g->b.half;
+}
+
+static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1;
     if (g->m == 0 || g->n == 0)
         return GMLP_OK;
-    if (g->a.half || g->b.half)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: CLBlast takes float operands, not half");
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     CLBlastTranspose ta = g->a.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
     CLBlastTranspose tb = g->b.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
@@ -106,3 +111,10 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g)
         clReleaseEvent(from);
     return gmlp_op_epilogue(ctx, g);
 }
+
+const gmlp_gemm_backend_i gmlp_gemm_backend_clblast = {
+    .name = "CLBlast",
+    .supports = supports,
+    .run = run,
+    .context_closed = context_closed,
+};

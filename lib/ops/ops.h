@@ -103,17 +103,35 @@ static inline int gmlp_gemm_has_epilogue(const gmlp_gemm *g)
     ARG_MEM((g)->bias), ARG_ULONG((g)->bias_off), ARG_INT(gmlp_gemm_bias_mode(g)), ARG_INT((g)->act),         \
         ARG_MEM((g)->gate.buf), ARG_ULONG((g)->gate.off), ARG_ULONG((g)->gate.ld), ARG_ULONG((g)->gate.stride)
 
+/* A GEMM backend, in the way of ggml's backend interface: the table in
+ * ops/gemm_backend.c lists those this build holds, by gmlp_gemm_backend. */
+typedef struct gmlp_gemm_backend_i {
+    const char *name;                      /* for messages */
+    int (*supports)(const gmlp_gemm *g);   /* whether it runs g's shape and operand types */
+    gmlp_status (*run)(gmlp_context *ctx, const gmlp_gemm *g); /* g, epilogue included */
+    void (*context_closed)(gmlp_context *ctx); /* NULL: keeps nothing per context */
+} gmlp_gemm_backend_i;
+/* The backend which names; NULL where this build lacks it (CLBlast without
+ * -Dclblast) or which is no backend.  Tests ask it whether CLBlast is built in. */
+const gmlp_gemm_backend_i *gmlp_gemm_backend_find(gmlp_gemm_backend which);
+/* The failure for a which gmlp_gemm_backend_find has not, who asking:
+ * GMLP_ERR_UNSUPPORTED "built without CLBlast", or an unknown backend. */
+gmlp_status gmlp_gemm_backend_refuse(gmlp_error *err, const char *who, gmlp_gemm_backend which);
+
 /* On the context's backend: the library's kernel, epilogue fused; or, for
- * float operands with GMLP_GEMM_CLBLAST, CLBlast then the epilogue as a
- * kernel of its own. */
+ * float operands with GMLP_GEMM_CLBLAST or a tuned CLBlast win, CLBlast
+ * then the epilogue as a kernel of its own. */
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g);
-/* Always the library's kernel (cl_kernels/gemm.cl), any operand types. */
+/* Always the library's kernel (cl_kernels/gemm*.cl), any operand types. */
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g);
-/* Always CLBlast (float operands), then the epilogue. */
+/* Always on backend which: a failure where this build lacks it or it does
+ * not take g's operands. */
+gmlp_status gmlp_op_gemm_on(gmlp_context *ctx, gmlp_gemm_backend which, const gmlp_gemm *g);
+/* gmlp_op_gemm_on CLBlast (float operands), then the epilogue. */
 gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 /* Whether gmlp_op_gemm runs g, of size class cls (gmlp_gemm_class; -1 for an
- * empty product), on CLBlast: float operands, and GMLP_GEMM=clblast or a
- * tuned CLBlast win for the class and g's form. */
+ * empty product), on CLBlast: built in, float operands, and GMLP_GEMM=clblast
+ * or a tuned CLBlast win for the class and g's form. */
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
@@ -133,8 +151,9 @@ size_t gmlp_gemm_variants(char *buf, size_t size);
  * size class's tiling (tuned ones marked) or CLBlast. */
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size);
 
-/* Called when a context closes: lets CLBlast release what it cached for it. */
-void gmlp_clblast_context_closed(gmlp_context *ctx);
+/* Called when a context closes: lets each backend (CLBlast) release what it
+ * cached for it. */
+void gmlp_gemm_context_closed(gmlp_context *ctx);
 
 /* ---- GEMM tilings and tuned choices (ops/gemm_kernel.c, ops/gemm_tune.c) ---- */
 
