@@ -70,7 +70,7 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, c
         ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
 }
 
-static const gmlp_kernel_spec mean_tokens = {"pool.cl", "gmlp_mean_tokens"};
+static const gmlp_kernel_spec mean_tokens = {"mean_tokens.cl", "gmlp_mean_tokens"};
 
 gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok, int dim)
 {
@@ -90,7 +90,7 @@ gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem
     return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
 }
 
-static const gmlp_kernel_spec shift_tokens = {"shift.cl", "gmlp_shift_tokens"};
+static const gmlp_kernel_spec shift_tokens = {"shift_tokens.cl", "gmlp_shift_tokens"};
 
 gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, int p0, int m, cl_mem out, int rows,
                                  int dim, int segments, int first)
@@ -102,7 +102,7 @@ gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, 
         ARG_INT(dim), ARG_INT(segments), ARG_INT(dim / segments), ARG_INT(first));
 }
 
-static const gmlp_kernel_spec softmax_rows = {"softmax.cl", "gmlp_softmax_rows"};
+static const gmlp_kernel_spec softmax_rows = {"softmax_rows.cl", "gmlp_softmax_rows"};
 
 gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, size_t ld, int len, int p0, int m,
                                  int causal, float scale)
