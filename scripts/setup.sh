@@ -4,6 +4,8 @@
 #   source scripts/setup.sh apps    what the library and the apps need (scripts/classify, generate, bench)
 #   source scripts/setup.sh tests   that, the test-only packages and the tools venv (scripts/test)
 # BUILD_DIR defaults to build/; MESON_SETUP_ARGS go to the first meson setup.
+# CLBlast (libclblast-dev, an optional GEMM backend) is installed unless
+# MESON_SETUP_ARGS holds -Dclblast=disabled (a build without it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
@@ -13,7 +15,11 @@ apps | tests) setup_mode=$1 ;;
 esac
 
 packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
-          pocl-opencl-icd libclblast-dev libjansson-dev libstb-dev libjpeg-dev libwebp-dev)
+          pocl-opencl-icd libjansson-dev libstb-dev libjpeg-dev libwebp-dev)
+case " ${MESON_SETUP_ARGS:-} " in
+*" -Dclblast=disabled "*) ;;
+*) packages+=(libclblast-dev) ;;
+esac
 # Test-only, one line each.  Required:
 test_packages=(
     zlib1g-dev             # model: reads the Fashion-MNIST IDX files

@@ -19,6 +19,21 @@ static char *model_path(const char *name)
     return buf;
 }
 
+/* A context asked for CLBlast (by o or $GMLP_GEMM): on CLBlast where the build
+ * has it (GMLP_HAVE_CLBLAST, tests/meson.build), else refused as unsupported,
+ * saying so. */
+static void check_clblast_context(const gmlp_context_options *o, const char *what)
+{
+    gmlp_context *ctx;
+    gmlp_status st = gmlp_context_create_ex(o, &ctx);
+    if (GMLP_HAVE_CLBLAST)
+        CHECK(st == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_CLBLAST, "%s: %s", what, gmlp_last_error(NULL));
+    else
+        CHECK(st == GMLP_ERR_UNSUPPORTED && !ctx && strstr(gmlp_last_error(NULL), "built without CLBlast"),
+              "%s refused without CLBlast: %s: %s", what, gmlp_status_string(st), gmlp_last_error(NULL));
+    gmlp_context_destroy(ctx);
+}
+
 static void test_basics(void)
 {
     CHECK(gmlp_version() && strlen(gmlp_version()) > 0, "version string");
@@ -70,16 +85,13 @@ static void test_device_selection(void)
     gmlp_context_options_default(&o);
     CHECK(o.device == NULL && o.gemm == GMLP_GEMM_AUTO, "option defaults");
     o.gemm = GMLP_GEMM_CLBLAST;
-    CHECK(gmlp_context_create_ex(&o, &ctx) == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_CLBLAST, "CLBlast: %s",
-          gmlp_last_error(NULL));
-    gmlp_context_destroy(ctx);
+    check_clblast_context(&o, "gmlp_context_options.gemm CLBlast");
     o.gemm = (gmlp_gemm_backend)7;
     CHECK(gmlp_context_create_ex(&o, &ctx) == GMLP_ERR_INVALID_ARGUMENT && !ctx &&
               strstr(gmlp_last_error(NULL), "unknown backend 7"),
           "unknown backend: %s", gmlp_last_error(NULL));
     setenv("GMLP_GEMM", "clblast", 1);
-    CHECK(gmlp_context_create_ex(NULL, &ctx) == GMLP_OK && gmlp_context_gemm(ctx) == GMLP_GEMM_CLBLAST, "GMLP_GEMM=clblast");
-    gmlp_context_destroy(ctx);
+    check_clblast_context(NULL, "GMLP_GEMM=clblast");
     setenv("GMLP_GEMM", "cublas", 1);
     CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(NULL), "GMLP_GEMM=cublas"),

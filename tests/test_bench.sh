@@ -6,28 +6,31 @@
 # (its rows with warm-up, runs and spread); --compare against a file in
 # bench_torch.py's schema; --profile (per-kernel device time); --tune and
 # --gemm auto after it; --help, --version, usage errors (exit 2, naming the
-# range) and run-time errors (exit 1).
-#   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL
+# range) and run-time errors (exit 1).  Built without CLBlast (CLBLAST
+# false), the runs leave its backend out and --gemm clblast must fail saying so.
+#   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL CLBLAST(true|false)
 set -u
 bench=$1
 image_model=$3
 lm_model=$4
+clblast=$5
+if [ "$clblast" = true ]; then gemms=kernel,clblast; else gemms=kernel; fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cli_tmp=$out
 . "$2/cli_check.sh"
 
-"$bench" --tiny --runs 2 --batch 1,3 --weights f32,f16 --gemm kernel,clblast --json "$out/r.json" \
+"$bench" --tiny --runs 2 --batch 1,3 --weights f32,f16 --gemm $gemms --json "$out/r.json" \
     --csv "$out/r.csv" --svg "$out/r.svg" --md "$out/r.md" >"$out/stdout" 2>"$out/stderr"
-check $? "--tiny with every weight storage and backend"
-python3 - "$out" <<'PY'
+check $? "--tiny with every weight storage and backend ($gemms)"
+python3 - "$out" "$gemms" <<'PY'
 import csv, json, re, sys, xml.dom.minidom
-d = sys.argv[1]
+d, gemms = sys.argv[1], sys.argv[2].split(",")
 rows = json.load(open(d + "/r.json"))["results"]
 img = [r for r in rows if "images_per_s" in r]
 got = {(r["model"], r["weights"], r["gemm"], r["batch"]) for r in img}
-want = {(m, w, g, b) for m in ("gmlp_tiny", "mixer_tiny") for w, g in (("f32", "kernel"), ("f32", "clblast"),
-        ("f16", "kernel")) for b in (1, 3)}
+variants = [("f32", g) for g in gemms] + [("f16", "kernel")]
+want = {(m, w, g, b) for m in ("gmlp_tiny", "mixer_tiny") for w, g in variants for b in (1, 3)}
 assert got == want, f"rows {sorted(got)}"
 for r in img:
     assert r["images_per_s"] > 0 and r["tflops"] > 0 and r["sgemm_peak_tflops"] > 0, r
@@ -43,7 +46,8 @@ assert len(table) == len(rows) and all(t["device"] for t in table), len(table)
 assert all(t["spread_s"] for t in table), "a CSV row without spread_s"
 assert all(bool(t["e2e_median_s"]) == bool(t["images_per_s"]) for t in table), "e2e_median_s in the CSV"
 svg = xml.dom.minidom.parse(d + "/r.svg")
-assert len(svg.getElementsByTagName("polyline")) == 6 and len(svg.getElementsByTagName("circle")) == 12
+lines = 2 * len(variants)  # a polyline per model and variant, a circle per batch size on it
+assert len(svg.getElementsByTagName("polyline")) == lines and len(svg.getElementsByTagName("circle")) == 2 * lines
 # markdown: an image table and a language-model table, a line per JSON row, every line as many cells as its header
 tables = [t.strip().splitlines() for t in open(d + "/r.md").read().split("\n\n")]
 assert len(tables) == 2, tables
@@ -52,15 +56,23 @@ for t, n in zip(tables, (len(img), len(lm))):
     assert len(t) == 2 + n and len({line.count(" | ") for line in t}) == 1, t
 assert any("| gmlp_tiny | f16 | kernel | 3 |" in x for x in tables[0])
 assert any("| gmlp_lm_tiny | 1 | uncached |" in x for x in tables[1])
-# progress: a line per configuration (2 models x 3 variants + 1 LM), with the time left from the second on
-prog = [l for l in open(d + "/stderr") if re.match(r"gmlp-bench: \[\d+/7\] ", l)]
-assert len(prog) == 7, prog
+# progress: a line per configuration (2 models x the variants + 1 LM), with the time left from the second on
+n = 2 * len(variants) + 1
+prog = [l for l in open(d + "/stderr") if re.match(rf"gmlp-bench: \[\d+/{n}\] ", l)]
+assert len(prog) == n, prog
 assert all(re.search(r": .* so far, about .* left$", l) for l in prog[1:]), prog
-print(f"gmlp-bench: {len(img)} image rows, {len(lm)} LM rows; CSV, SVG and markdown consistent; 7 progress lines")
+print(f"gmlp-bench: {len(img)} image rows, {len(lm)} LM rows; CSV, SVG and markdown consistent; {n} progress lines")
 PY
 check $? "JSON, CSV, SVG and markdown rows; progress lines"
-grep -q "clblast *kernel" "$out/stdout" && grep -q "f32 *f16" "$out/stdout"
-check $? "the backend and storage comparison tables"
+grep -q "f32 *f16" "$out/stdout"
+check $? "the storage comparison table"
+if [ "$clblast" = true ]; then
+    grep -q "clblast *kernel" "$out/stdout"
+    check $? "the backend comparison table"
+else
+    echo "skip: the backend comparison table (built without CLBlast)"
+    expect_exit 1 "--gemm clblast built without CLBlast" "built without CLBlast" "$bench" --tiny --runs 1 --gemm clblast
+fi
 
 echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0}]}' >"$out/torch.json"
 "$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>/dev/null
@@ -68,14 +80,14 @@ grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp"; check $? "--compare"
 
 # --profile: a row per kernel the forward launches (each entry point, the GEMMs' launch count: one per
 # linear layer), shares summing to 100%, the text table and the markdown tables
-"$bench" --tiny --runs 1 --warmup 0 --batch 2 --gemm kernel,clblast --profile --json "$out/p.json" \
+"$bench" --tiny --runs 1 --warmup 0 --batch 2 --gemm $gemms --profile --json "$out/p.json" \
     --md "$out/p.md" >"$out/p" 2>"$out/p.err"
 check $? "--profile"
-python3 - "$out" <<'PY'
+python3 - "$out" "$gemms" <<'PY'
 import json, re, sys
-d = sys.argv[1]
+d, n_gemms = sys.argv[1], len(sys.argv[2].split(","))
 rows = [r for r in json.load(open(d + "/p.json"))["results"] if "images_per_s" in r]
-assert len(rows) == 4 and all("profile" in r for r in rows), rows
+assert len(rows) == 2 * n_gemms and all("profile" in r for r in rows), rows
 # gmlp: stem, fc1, spatial, fc2 per block, head; Mixer: stem, 2 token and 2 channel GEMMs per block, head
 entries = {"gmlp_tiny": {"gmlp_patchify", "gmlp_mean_tokens"},  # the gate: in the spatial GEMM
            "mixer_tiny": {"gmlp_patchify", "gmlp_mean_tokens"}}
@@ -99,9 +111,9 @@ for r in rows:
     assert len(table) == 2 + len(p) and table[2].startswith(p[0]["kernel"]), table
 md = open(d + "/p.md").read().split("\n\n")
 kernel_tables = [t for t in md if t.startswith("| kernel | launches |")]
-assert len(kernel_tables) == 4 and all(len(t.strip().splitlines()) == 2 + len(r["profile"])
+assert len(kernel_tables) == len(rows) and all(len(t.strip().splitlines()) == 2 + len(r["profile"])
                                        for t, r in zip(kernel_tables, rows)), kernel_tables
-print("--profile: 4 rows, kernel sets, GEMM launches, shares, text and markdown tables")
+print(f"--profile: {len(rows)} rows, kernel sets, GEMM launches, shares, text and markdown tables")
 PY
 check $? "--profile: kernels, launches, shares; JSON, text and markdown"
 

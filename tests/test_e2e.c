@@ -57,6 +57,11 @@ int main(int argc, char **argv)
         printf("usage: test_e2e DIR\n");
         return 2;
     }
+    const char *gemm = getenv("GMLP_GEMM");
+    if (!GMLP_HAVE_CLBLAST && gemm && !strcmp(gemm, "clblast")) { /* e2e-clblast; test_api checks the refusal */
+        printf("SKIP: GMLP_GEMM=clblast: built without CLBlast (meson setup -Dclblast)\n");
+        return 77;
+    }
     gmlp_context *ctx = check_context();
     int cases = fixture_each(ctx, argv[1], run_case);
     if (cases < 0) {
