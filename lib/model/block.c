@@ -19,14 +19,21 @@
 #include "model/arch.h"
 #include "model/model.h"
 
+gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gmlp_lm_cache *cache)
+{
+    const gmlp_config *c = &m->cfg;
+    return (gmlp_pass){.m = m, .seqs = seqs, .p0 = p0, .n = n, .rows = seqs * n, .len = p0 + n, .cache = cache,
+                       .d = (size_t)c->dim, .h = (size_t)c->ffn_dim, .N = (size_t)c->seq_len,
+                       .t = (size_t)c->token_dim, .a = (size_t)c->attn_dim, .heads = (size_t)c->heads};
+}
+
 /* Rows of width floats of this pass's activations (ld floats apart) into the
  * cache's history (positions p0.. of each sequence, seq_len rows apart). */
 static gmlp_status to_cache(const gmlp_pass *p, cl_mem src, size_t src_off, size_t ld, size_t width, cl_mem hist)
 {
-    size_t S = (size_t)p->m->cfg.seq_len;
-    gmlp_seq_rows from = {src, src_off, ld, (size_t)p->n * ld};
-    gmlp_seq_rows to = {hist, (size_t)p->p0 * width, width, S * width};
-    return gmlp_op_copy_rows(p->m->ctx, from, to, width, (size_t)p->n, (size_t)p->seqs);
+    gmlp_seq_rows from = {src, src_off, ld, p->n * ld};
+    gmlp_seq_rows to = {hist, p->p0 * width, width, p->N * width};
+    return gmlp_op_copy_rows(p->m->ctx, from, to, width, p->n, p->seqs);
 }
 
 /* ao = softmax(q k^T / sqrt(a), causal) v over the visible positions. */
@@ -35,10 +42,9 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
     gmlp_model *m = p->m;
     gmlp_context *ctx = m->ctx;
     const gmlp_workspace *w = &m->ws;
-    const size_t a = (size_t)m->cfg.attn_dim, d = (size_t)m->cfg.dim, n = (size_t)p->n, L = (size_t)p->len;
-    const size_t S = (size_t)m->cfg.seq_len, B = (size_t)p->seqs;
+    const size_t a = p->a, d = p->d, n = p->n, L = p->len, S = p->N, B = p->seqs;
     /* qkv (rows x 3a) = in . W_qkv^T */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
                                             .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, d),
                                             .c = {.buf = w->qkv, .ld = 3 * a}}));
     /* per sequence: keys (L x a, used transposed) and values (L x a) */
@@ -53,7 +59,7 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
     const gmlp_view sim = {.buf = w->sim, .ld = L, .stride = n * L};
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = L, .k = a, .batch = B,
                                             .a = {.buf = w->qkv, .ld = 3 * a, .stride = n * 3 * a}, .b = k, .c = sim}));
-    GMLP_TRY(gmlp_op_softmax_rows(ctx, w->sim, p->rows, L, (int)L, p->p0, p->n, m->cfg.causal,
+    GMLP_TRY(gmlp_op_softmax_rows(ctx, w->sim, p->rows, L, L, p->p0, p->n, m->cfg.causal,
                                   (float)(1.0 / sqrt((double)a))));
     /* per sequence: ao (n x a) = softmax(sim) . v */
     return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = a, .k = L, .batch = B, .a = sim, .b = v,
@@ -64,8 +70,8 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
  * z (rows x h) = GELU(in . W_1^T + b_1) */
 static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in)
 {
-    const size_t d = (size_t)p->m->cfg.dim, h = (size_t)p->m->cfg.ffn_dim;
-    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
+    const size_t d = p->d, h = p->h;
+    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
                                                 .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b,
                                                 .act = GMLP_ACT_GELU});
@@ -74,8 +80,8 @@ static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem 
 /* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1 */
 static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k)
 {
-    const size_t d = (size_t)p->m->cfg.dim, h = (size_t)p->m->cfg.ffn_dim;
-    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = d, .k = k,
+    const size_t d = p->d, h = p->h;
+    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = p->rows, .n = d, .k = k,
                                                 .a = {.buf = p->m->ws.z, .off = off, .ld = h},
                                                 .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
                                                 .c = {.buf = p->m->ws.x, .ld = d}, .beta = 1.0f, .bias = wt->fc2_b});
@@ -88,22 +94,21 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     const gmlp_config *c = &m->cfg;
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
-    const size_t d = (size_t)c->dim, h = (size_t)c->ffn_dim, g = h / 2, a = (size_t)c->attn_dim;
-    const size_t n = (size_t)p->n, L = (size_t)p->len, S = (size_t)c->seq_len, B = (size_t)p->seqs;
-    const size_t rows = (size_t)p->rows, dh = g / (size_t)c->heads;
+    const size_t d = p->d, h = p->h, g = h / 2, a = p->a, dh = g / p->heads;
+    const size_t n = p->n, L = p->len, S = p->N, B = p->seqs, rows = p->rows;
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
-    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, rows, d, c->norm_eps));
     cl_mem in = w->y;
     if (c->shift_tokens) {
         cl_mem hist = w->y;
-        int hist_rows = p->n;
+        size_t hist_rows = n;
         if (p->cache) {
             GMLP_TRY(to_cache(p, w->y, 0, d, d, p->cache->ln[l]));
             hist = p->cache->ln[l];
-            hist_rows = c->seq_len;
+            hist_rows = S;
         }
         int s = c->shift_tokens;
-        GMLP_TRY(gmlp_op_shift_tokens(ctx, hist, hist_rows, p->p0, p->n, w->ys, p->rows, (int)d,
+        GMLP_TRY(gmlp_op_shift_tokens(ctx, hist, hist_rows, p->p0, n, w->ys, rows, d,
                                       c->causal ? s + 1 : 2 * s + 1, c->causal ? 0 : -s));
         in = w->ys;
     }
@@ -113,7 +118,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     GMLP_TRY(fc1(p, wt, in));
     /* LN(v) (rows x g) into y, which fc1 has consumed */
     const gmlp_rows v = {w->z, g, h}, lnv = {w->y, 0, g};
-    GMLP_TRY(gmlp_op_layernorm(ctx, v, lnv, wt->sgu_norm_w, wt->sgu_norm_b, p->rows, (int)g, c->sgu_eps));
+    GMLP_TRY(gmlp_op_layernorm(ctx, v, lnv, wt->sgu_norm_w, wt->sgu_norm_b, rows, g, c->sgu_eps));
     gmlp_view gate = {.buf = w->y, .ld = g, .stride = n * g};
     if (p->cache) {
         GMLP_TRY(to_cache(p, w->y, 0, g, g, p->cache->gate[l]));
@@ -126,15 +131,15 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
                                                 .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->attn_out_b}));
     /* per head and sequence, the gate in the GEMM's epilogue:
      * v[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u */
-    for (size_t hd = 0; hd < (size_t)c->heads; hd++) {
+    for (size_t hd = 0; hd < p->heads; hd++) {
         gmlp_view gh = gate;
         gh.off += hd * dh;
         GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
-                                                .a = gmlp_weight(m, wt->sgu_w, (hd * S + (size_t)p->p0) * S, S),
+                                                .a = gmlp_weight(m, wt->sgu_w, (hd * S + p->p0) * S, S),
                                                 .b = gh,
                                                 .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h},
                                                 .beta = a ? 1.0f : 0.0f, .bias = wt->sgu_b,
-                                                .bias_off = hd * S + (size_t)p->p0, .bias_rows = 1, .act = c->gate_act,
+                                                .bias_off = hd * S + p->p0, .bias_rows = 1, .act = c->gate_act,
                                                 .gate = {.buf = w->z, .off = hd * dh, .ld = h, .stride = n * h}}));
     }
     /* x (rows x d) += v . W_out^T + b_out */
@@ -150,12 +155,12 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_config *c = &m->cfg;
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
-    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, t = (size_t)c->token_dim, B = (size_t)p->seqs;
+    const size_t N = p->N, d = p->d, t = p->t, B = p->seqs;
     const int glu = gmlp_arch_of(c)->halves;
-    const size_t tu = glu ? t / 2 : t, h = (size_t)c->ffn_dim, g = h / 2; /* tu: the token fc2's inputs */
+    const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     gmlp_context *ctx = m->ctx;
-    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d, c->norm_eps));
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d, c->norm_eps));
     /* per image, no transposes copied: z (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
      * Mlp:    z = GELU(z)
      * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half computed first */
@@ -175,7 +180,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
                                             .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,
                                             .bias = wt->tok2_b, .bias_rows = 1}));
-    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d, c->norm_eps));
+    GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d, c->norm_eps));
     /* the channel MLP */
     if (!glu) {
         GMLP_TRY(fc1(p, wt, w->y));
@@ -184,10 +189,10 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
     const gmlp_view y_rows = {.buf = w->y, .ld = d}, u = {.buf = w->z, .ld = h};
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
                                             .bias = wt->fc1_b}));
     w1.off = g * d;
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
+    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
                                             .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->fc1_b, .bias_off = g,
                                             .act = c->gate_act, .gate = u}));
     return fc2(p, wt, g, g);
@@ -201,15 +206,14 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
 gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
-    const gmlp_config *c = &m->cfg;
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
-    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, B = (size_t)p->seqs;
+    const size_t N = p->N, d = p->d, B = p->seqs;
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     const gmlp_view xs = {.buf = w->x, .ld = d, .stride = N * d};
     gmlp_context *ctx = m->ctx;
     /* y = ls1 * Aff1(x) */
-    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, (int)d));
+    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d));
     /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = xs, .beta = 1.0f}));
@@ -217,7 +221,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
-    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, (int)d));
+    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
     GMLP_TRY(fc1(p, wt, w->y));
-    return fc2(p, wt, 0, (size_t)c->ffn_dim);
+    return fc2(p, wt, 0, p->h);
 }

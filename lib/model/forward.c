@@ -11,19 +11,19 @@ static gmlp_status norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, 
 {
     const gmlp_config *c = &m->cfg;
     return gmlp_arch_of(c)->norm == GMLP_NORM_AFFINE
-               ? gmlp_op_affine(m->ctx, from, to, w, b, (int)rows, c->dim)
-               : gmlp_op_layernorm(m->ctx, from, to, w, b, (int)rows, c->dim, c->norm_eps);
+               ? gmlp_op_affine(m->ctx, from, to, w, b, rows, c->dim)
+               : gmlp_op_layernorm(m->ctx, from, to, w, b, rows, c->dim, c->norm_eps);
 }
 
 /* One chunk of b images from src (floats from src_off) to b rows of logits
  * (or pooled features without a head) in dst from dst_off; enqueued only. */
-static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, int want_logits, cl_mem dst,
+static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b, int want_logits, cl_mem dst,
                              size_t dst_off)
 {
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     const gmlp_workspace *w = &m->ws;
-    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = (size_t)b * N;
+    const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = b * N;
     const size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
@@ -33,17 +33,17 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, int b, i
                                             .c = {.buf = c->stem_norm ? w->y : w->x, .ld = d}, .bias = m->stem_b}));
     if (c->stem_norm)
         GMLP_TRY(norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
-    const gmlp_pass p = {.m = m, .seqs = b, .p0 = 0, .n = c->seq_len, .rows = (int)rows, .len = c->seq_len};
+    const gmlp_pass p = gmlp_pass_of(m, b, 0, N, NULL);
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     GMLP_TRY(norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
-    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, (int)N,
-                                 (int)d));
+    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, c->seq_len,
+                                 c->dim));
     if (!want_logits)
         return GMLP_OK;
     /* logits (b x classes) = pooled (b x d) . W_head^T + b_head */
     const size_t nc = (size_t)c->num_classes;
-    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = (size_t)b, .n = nc, .k = d, .a = {.buf = w->pooled, .ld = d},
+    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = b, .n = nc, .k = d, .a = {.buf = w->pooled, .ld = d},
                                           .b = gmlp_linear_weight(m, m->head_w, d),
                                           .c = {.buf = dst, .off = dst_off, .ld = nc}, .bias = m->head_b});
 }
@@ -74,7 +74,7 @@ static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch
         if (e != CL_SUCCESS)
             return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(images)", e);
         cl_mem dst = logits ? w->out : w->pooled;
-        GMLP_TRY(run_chunk(m, w->input, 0, (int)b, logits != NULL, dst, 0));
+        GMLP_TRY(run_chunk(m, w->input, 0, b, logits != NULL, dst, 0));
         /* the one host synchronisation of the chunk */
         e = clEnqueueReadBuffer(ctx->queue, dst, CL_TRUE, 0, out * b * sizeof(float),
                                 (logits ? logits : features) + i * out, 0, NULL, NULL);
@@ -100,7 +100,7 @@ gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem l
     GMLP_TRY(prepare(m, batch, &chunk));
     for (size_t i = 0; i < batch; i += chunk) {
         size_t b = batch - i < chunk ? batch - i : chunk;
-        GMLP_TRY(run_chunk(m, images, i * img, (int)b, 1, logits, i * nc));
+        GMLP_TRY(run_chunk(m, images, i * img, b, 1, logits, i * nc));
     }
     return GMLP_OK;
 }

@@ -23,8 +23,7 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
     if (e != CL_SUCCESS)
         return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(tokens)", e);
     GMLP_TRY(gmlp_op_embed(ctx, w->input, m->embed_w, w->x, (int)rows, (int)d));
-    const gmlp_pass p = {.m = m, .seqs = (int)batch, .p0 = (int)p0, .n = (int)n, .rows = (int)rows,
-                         .len = (int)(p0 + n), .cache = cache};
+    const gmlp_pass p = gmlp_pass_of(m, batch, p0, n, cache);
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     /* to_logits on every row, or on each sequence's last:

@@ -128,14 +128,20 @@ typedef struct gmlp_lm_cache {
 } gmlp_lm_cache;
 
 /* One pass of the blocks over positions p0 .. p0+n-1 of seqs sequences
- * (vision: all N tokens of seqs images).  len = p0 + n: the positions the
- * last one sees.  cache NULL: a stand-alone pass (p0 = 0); else earlier
- * positions are read from it and these are written into it. */
+ * (vision: all N tokens of seqs images).  rows = seqs x n; len = p0 + n: the
+ * positions the last one sees.  cache NULL: a stand-alone pass (p0 = 0);
+ * else earlier positions are read from it and these are written into it.
+ * The model's sizes come along as the GEMMs take them: d dim, h ffn_dim,
+ * N seq_len, t token_dim, a attn_dim, heads. */
 typedef struct gmlp_pass {
     gmlp_model *m;
-    int seqs, p0, n, rows, len;
+    size_t seqs, p0, n, rows, len;
     const gmlp_lm_cache *cache;
+    size_t d, h, N, t, a, heads;
 } gmlp_pass;
+
+/* The pass over positions p0 .. p0+n-1 of seqs sequences of m (block.c). */
+gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gmlp_lm_cache *cache);
 
 /* x += the block's output on the workspace's residual stream: the gMLP block
  * (g-mlp-pytorch's layer; timm's SpatialGatingBlock is its case of one head,
