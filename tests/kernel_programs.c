@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
         char name[64], path[4096];
         const char *options = strchr(line, ' ');
-        /* the source of "gemm.cl@nvidia" (a variant for NVIDIA only) is gemm.cl */
+        /* the source of "gemm_tiled.cl@nvidia" (a variant for NVIDIA only) is gemm_tiled.cl */
         size_t len_name = options ? (size_t)(options - line) : strlen(line), at = strcspn(line, "@");
         snprintf(name, sizeof name, "%.*s", (int)(at < len_name ? at : len_name), line);
         const char *target = at < len_name ? line + at : "";

@@ -115,7 +115,7 @@ static void test_device_report(void)
     CHECK(gmlp_device_report("no-such-device-xyz", report, sizeof report) == 0 && report[0] == 0 &&
               strstr(gmlp_last_error(NULL), "no-such-device-xyz"),
           "unknown device: %s", gmlp_last_error(NULL));
-    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1", 1);
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1 -Dgmlp_gemm_direct=1", 1); /* both GEMM kernels */
     n = gmlp_device_report("0", report, sizeof report);
     CHECK(n > 0 && strstr(report, "gmlp_gemm (B half): FAILED: build log") && strstr(report, "gmlp_layernorm"),
           "a kernel that does not build: %s", report);
@@ -457,7 +457,7 @@ static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weight
     gmlp_model_config(m, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     float *x = calloc(300 * per, sizeof *x), *y = malloc(300 * (size_t)cfg.num_classes * sizeof *y);
-    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1 -Dgmlp_layernorm=1", 1);
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1 -Dgmlp_gemm_direct=1 -Dgmlp_layernorm=1", 1);
     static const size_t batches[] = {1, 5, 300};
     for (size_t i = 0; i < 3; i++)
         CHECK(gmlp_classify(m, x, batches[i], y) == GMLP_OK, "weights %d, batch %zu after the load: %s", (int)weights,

@@ -60,6 +60,16 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
 /* A tiling test_gemm runs instead of the host's pick (NULL: the pick). */
 static const gmlp_tiling *forced;
 
+/* ctx's device claims another type, number of compute units and vendor;
+ * the variants planned for the old claims are forgotten. */
+static void pretend(cl_device_type type, cl_uint cus, gmlp_vendor vendor)
+{
+    ctx->dev.type = type;
+    ctx->dev.compute_units = cus;
+    ctx->dev.vendor_id = vendor;
+    gmlp_gemm_plan_clear(ctx);
+}
+
 static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, size_t batch, int flags, int epi)
 {
     int own_kernel = !(flags & CLBLAST);
@@ -94,8 +104,7 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     ctx->set.gemm = GMLP_GEMM_KERNEL;
     char what[240], tiling[48] = "";
     if (forced)
-        snprintf(tiling, sizeof tiling, " tiling %dx%dx%d/%dx%d", forced->tm, forced->tn, forced->tk, forced->wm,
-                 forced->wn);
+        snprintf(tiling, sizeof tiling, " tiling %s", forced->name);
     snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s%s", m, n, k,
              ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
              flags & A_HALF ? "halfA " : "", flags & B_HALF ? "halfB " : "", flags & PADDED ? "padded " : "",
@@ -186,18 +195,18 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     gmlp_context *big = ctx;
     ctx = check_context();
     ctx->dev.max_wg = max_wg;
-    ctx->dev.type = CL_DEVICE_TYPE_GPU; /* CPUs take the direct variant's 8 work-items */
-    /* the generic GPU defaults (NVIDIA's own: nvidia_sweep) */
-    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "Some GPU vendor");
+    /* a GPU (CPUs take the direct variant's 8 work-items) of the generic
+     * defaults (NVIDIA's own: nvidia_sweep) */
+    pretend(CL_DEVICE_TYPE_GPU, ctx->dev.compute_units, GMLP_VENDOR_ANY);
     char tiles[512] = "", want[32], want_nn[32];
-    snprintf(want, sizeof want, "NT: %dx%dx", expect_tm, expect_tm);
-    snprintf(want_nn, sizeof want_nn, "; NN: %dx%dx", expect_tm, expect_tm);
+    snprintf(want, sizeof want, "NT: tiled_%dx%dx", expect_tm, expect_tm);
+    snprintf(want_nn, sizeof want_nn, "; NN: tiled_%dx%dx", expect_tm, expect_tm);
     gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, tiles, sizeof tiles);
     CHECK(st == GMLP_OK && !strncmp(tiles, want, strlen(want)) && strstr(tiles, want_nn) && !strstr(tiles, "large"),
           "max_wg %zu: tiles '%s', want %s... %s..., no large ones: %s", max_wg, tiles, want, want_nn,
           gmlp_last_error(ctx));
     int narrow_tm = expect_tm < 16 ? expect_tm : 16;
-    snprintf(want, sizeof want, "%dx%dx", narrow_tm, narrow_tm);
+    snprintf(want, sizeof want, "tiled_%dx%dx", narrow_tm, narrow_tm);
     CHECK(narrow_tm == expect_tm || strstr(tiles, want), "max_wg %zu: narrow tiles not %s: '%s'", max_wg, want,
           tiles);
     static const int modes[] = {A_HALF, B_HALF};
@@ -210,7 +219,7 @@ static void test_build_failure(void)
 {
     gmlp_context_options o;
     gmlp_context_options_default(&o);
-    o.cl_options = "-Dgmlp_gemm=1";
+    o.cl_options = "-Dgmlp_gemm=1 -Dgmlp_gemm_direct=1"; /* both GEMM kernels fail to build */
     gmlp_context *big = ctx;
     ctx = check_context_ex(&o);
     float x[4] = {0};
@@ -237,41 +246,40 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
 {
     const cl_uint cus = ctx->dev.compute_units;
     const cl_device_type type = ctx->dev.type;
-    char vendor[sizeof ctx->dev.vendor], tiles[512];
-    memcpy(vendor, ctx->dev.vendor, sizeof vendor);
-    snprintf(ctx->dev.vendor, sizeof ctx->dev.vendor, "NVIDIA Corporation");
-    ctx->dev.compute_units = 0;
-    ctx->dev.type = CL_DEVICE_TYPE_GPU;
+    const gmlp_vendor vendor = ctx->dev.vendor_id;
+    char tiles[512];
+    pretend(CL_DEVICE_TYPE_GPU, 0, GMLP_VENDOR_NVIDIA);
     /* the large NT tiles with 8-deep slices; NN (the token mixing): NVIDIA's
-     * own defaults (lib/ops/gemm_kernel.c) */
+     * own defaults (lib/ops/gemm_tilings.c) */
     CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK &&
-              strstr(tiles, "NT: 64x64x8 tiles (4x4 per work-item), 128x128x8 (8x8) for large products") == tiles &&
-              strstr(tiles, "; NN: 16x16x16 tiles (2x2 per work-item), 32x64x8 (4x4) for large products"),
+              strstr(tiles, "NT: tiled_64x64x8_4x4, tiled_128x128x8_8x8 for large products, tiled_16x16x16_2x2 for "
+                            "narrow ones, tiled_16x16x16_2x2 for deep ones") == tiles &&
+              strstr(tiles, "; NN: tiled_16x16x16_2x2, tiled_32x64x8_4x4 for large products, tiled_16x16x4_4x4 "
+                            "for narrow ones"),
           "NVIDIA's tiles: %s", tiles);
     for (int t = 0; t < 4; t++)
         test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
                   t % EPI_COUNT);
-    ctx->dev.type = type;
+    pretend(type, 0, GMLP_VENDOR_NVIDIA);
     size_t n_tilings;
-    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n_tilings);
+    const gmlp_tiling *all = gmlp_gemm_tilings(&n_tilings);
     for (size_t i = 0; i < n_tilings; i++)
-        for (int s = 0; s < 4 && all[i]->nvidia_only; s += step) {
+        for (int s = 0; s < 4 && all[i].vendor == GMLP_VENDOR_NVIDIA; s += step) {
             const int t = (s + (int)i) % 4;
-            forced = all[i];
+            forced = &all[i];
             test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 2 ? 2 : 1,
                       KERNEL | modes[(i + (size_t)t) % (size_t)n_modes] | (t == 3 ? PADDED : 0),
                       (int)(i + (size_t)t) % EPI_COUNT);
             forced = NULL;
         }
-    memcpy(ctx->dev.vendor, vendor, sizeof vendor);
-    ctx->dev.compute_units = cus;
+    pretend(type, cus, vendor);
 }
 
 static void oclgrind_sweep(void)
 {
     static const int modes[] = {KERNEL, B_HALF, A_HALF};
-    cl_uint cus = ctx->dev.compute_units;
-    cl_device_type type = ctx->dev.type;
+    const cl_uint cus = ctx->dev.compute_units;
+    const cl_device_type type = ctx->dev.type;
     /* large, small, the CPU's direct (and its narrow one), narrow on GPUs
      * (small tiles), deep k */
     const struct {
@@ -283,13 +291,11 @@ static void oclgrind_sweep(void)
                    {0, CL_DEVICE_TYPE_GPU, 3, 37, 13},    {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259}};
     for (size_t c = 0; c < sizeof classes / sizeof *classes; c++)
         for (int t = 0; t < 4; t++) {
-            ctx->dev.compute_units = classes[c].cus;
-            ctx->dev.type = classes[c].type;
+            pretend(classes[c].type, classes[c].cus, ctx->dev.vendor_id);
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
                       modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
-    ctx->dev.compute_units = cus;
-    ctx->dev.type = type;
+    pretend(type, cus, ctx->dev.vendor_id);
     nvidia_sweep(19, 37, 13, modes, 3, 4);
 }
 
@@ -332,20 +338,18 @@ int main(int argc, char **argv)
     static const int quick_modes[] = {KERNEL, B_HALF};
     if (type & CL_DEVICE_TYPE_CPU)
         sweep(quick ? quick_modes : modes, quick ? 2 : 4, N_SIZES);
-    ctx->dev.type = CL_DEVICE_TYPE_GPU;
     for (int large = !quick; large >= 0; large--) { /* quick: the small tiles only (one tiled sweep) */
-        ctx->dev.compute_units = large ? 0 : UINT32_MAX;
+        pretend(CL_DEVICE_TYPE_GPU, large ? 0 : UINT32_MAX, ctx->dev.vendor_id);
         sweep(quick ? quick_modes : modes, quick ? 2 : 4, N_SIZES);
     }
     /* the deep-k small tiles, which the host picks on GPUs for few output
      * tiles over k >= 256: every transpose, float and half operands */
-    ctx->dev.compute_units = UINT32_MAX;
+    pretend(CL_DEVICE_TYPE_GPU, UINT32_MAX, ctx->dev.vendor_id);
     for (int t = 0; t < 4; t++)
         for (int md = 0; md < 4; md += quick ? 3 : 1)
             test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
                       (t + md) % EPI_COUNT);
-    ctx->dev.type = type;
-    ctx->dev.compute_units = cus;
+    pretend(type, cus, ctx->dev.vendor_id);
     nvidia_sweep(133, 70, 29, modes, 4, quick ? 3 : 1);
     test_refusals();
     test_small_groups(64, 32);

@@ -7,7 +7,7 @@
 # Hopper (sm_90): clang-15 with libclc's nvptx64--nvidiacl.bc emits PTX for
 # sm_80 (it knows no sm_90), which ptxas (CUDA toolkit) assembles for both;
 # without ptxas the NVIDIA targets print SKIP.  Variants listed as
-# "gemm.cl@nvidia" (deeper slices only NVIDIA GPUs get) compile for NVIDIA only.  Prints the register and scratch
+# "gemm_tiled.cl@nvidia" (deeper slices only NVIDIA GPUs get) compile for NVIDIA only.  Prints the register and scratch
 # use the compilers report (AMD: VGPRs and scratch bytes per lane; Intel:
 # scratch bytes per thread, from the patch tokens ocloc disasm dumps) and
 # fails on any scratch, i.e. on spilling (NVIDIA: registers per thread; any
@@ -42,8 +42,7 @@ label() {
             ta=float; [ "$A_HALF" = 1 ] && ta=half
             tb=float; [ "$B_HALF" = 1 ] && tb=half
             tr=NN; [ "$TA$TB" = 01 ] && tr=NT; [ "$TA$TB" = 10 ] && tr=TN; [ "$TA$TB" = 11 ] && tr=TT
-            kind=; [ "$DIRECT" = 1 ] && kind=_direct
-            echo "${1%.cl}$kind ${TM}x${TN}x${TK}/${WM}x${WN} $tr v$VW A:$ta B:$tb"
+            echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} $tr v$VW A:$ta B:$tb"
         } ;;
     *) echo "${1%.cl} $2" ;;
     esac
@@ -70,7 +69,7 @@ fail=0
 variants=0
 while read -r file defs; do
     variants=$((variants + 1))
-    # "gemm.cl@nvidia": a variant the library gives NVIDIA GPUs only
+    # "gemm_tiled.cl@nvidia": a variant the library gives NVIDIA GPUs only
     only=
     case $file in *@*) only=${file#*@}; file=${file%%@*} ;; esac
     f=$tmp/src/$file
@@ -85,7 +84,7 @@ while read -r file defs; do
                 echo "$name $dev: scratch $scratch bytes/thread"
                 case $scratch:$file in
                 0:*) ;;
-                "?":gemm.cl) fail=$((fail + 1)); echo "FAIL: $name on $dev: scratch not readable" ;;
+                "?":gemm_*.cl) fail=$((fail + 1)); echo "FAIL: $name on $dev: scratch not readable" ;;
                 "?":*) ;;
                 *) fail=$((fail + 1)); echo "FAIL: $name spills on $dev" ;;
                 esac

@@ -1,7 +1,8 @@
 /* The tuning-file reader alone (no device): tests/data/tune's files for the
  * fuzz target's made-up device, valid.json taken with its three winners and
- * every other file refused with a reason; then every prefix of valid.json
- * and the file for another driver refused.  argv[1]: tests/data/tune. */
+ * every other file refused with a reason (v1_format.json, the format before
+ * tilings had names, with a pointer to tuning again); then every prefix of
+ * valid.json and the file for another driver refused.  argv[1]: tests/data/tune. */
 #include <string.h>
 
 #include "check.h"
@@ -36,15 +37,23 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < GMLP_TUNE_SLOTS; s++)
         set += (size_t)t.set[s];
     size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1), narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, 0, 0, 0, 0);
-    CHECK(set == 3 && t.set[large] && t.choice[large].tiling && t.choice[large].tiling->tm == 128 &&
-              t.set[narrow] && t.choice[narrow].clblast,
+    size_t half = gmlp_tune_slot(GMLP_GEMM_SMALL, 0, 1, 0, 1);
+    CHECK(set == 3 && t.set[large] && t.choice[large].tiling &&
+              !strcmp(t.choice[large].tiling->name, "tiled_128x128x2_8x8") && t.set[narrow] &&
+              t.choice[narrow].clblast && t.set[half] && t.choice[half].tiling &&
+              t.choice[half].tiling == gmlp_gemm_tiling_named("direct_4x64_1x4_v4"),
           "valid.json's winners: %zu", set);
-    const char *bad[] = {"clblast_half.json", "unknown_tiling.json", "slot_twice.json"};
+    const struct {
+        const char *file, *why;
+    } bad[] = {{"clblast_half.json", "half"},          {"unknown_tiling.json", "tiled_96x64x8_4x4"},
+               {"slot_twice.json", "two winners"},           {"unnamed_tiling.json", "names no tiling"},
+               {"v1_format.json", "gmlp-tune-1, not"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         size_t m;
-        char *text = slurp(argv[1], bad[i], &m);
+        char *text = slurp(argv[1], bad[i].file, &m);
         why[0] = 0;
-        CHECK(m > 0 && !gmlp_tune_parse(&dev, text, m, &t, why, sizeof why) && why[0], "%s refused: %s", bad[i], why);
+        CHECK(m > 0 && !gmlp_tune_parse(&dev, text, m, &t, why, sizeof why) && strstr(why, bad[i].why), "%s refused: %s",
+              bad[i].file, why);
         free(text);
     }
     int prefixes_taken = 0;

@@ -1,7 +1,8 @@
 /* GEMM tuning through the public API, on a small random gMLP: gmlp_tune
  * writes the device's tuning file; a new context uses it and gives logits
  * within 1e-4 of the untuned run; corrupt, truncated, other-device,
- * unknown-tiling files are ignored with one log line and change nothing;
+ * unknown-tiling files, and files of the format before tilings had names,
+ * are ignored with one log line and change nothing;
  * a tuned CLBlast win runs CLBlast, and GMLP_GEMM=kernel still forces the
  * kernel; the device report names the tuned choices.  argv[1]: a cache directory of the test's own (the tuning file
  * would otherwise change what the other tests run). */
@@ -120,24 +121,22 @@ static void on_progress(void *user, const gmlp_tune_step *s)
     }
 }
 
-/* The tuned file with every float group's winner replaced: CLBlast (t NULL)
- * or kernel tiling t (tm, tn, tk, wm, wn, direct); their count in *n. */
-static char *float_winners(const char *text, const int *t, int *n)
+/* The tuned file with every float group's winner replaced: CLBlast (tiling
+ * NULL) or the kernel with that tiling; their count in *n. */
+static char *float_winners(const char *text, const char *tiling, int *n)
 {
     json_t *root = json_loads(text, 0, NULL), *w;
     size_t i;
     *n = 0;
-    static const char *const dims[] = {"tm", "tn", "tk", "wm", "wn", "direct"};
     json_array_foreach(json_object_get(root, "winners"), i, w)
     {
         if (!strcmp(json_string_value(json_object_get(w, "a")), "float") &&
             !strcmp(json_string_value(json_object_get(w, "b")), "float")) {
-            json_object_set_new(w, "backend", json_string(t ? "kernel" : "clblast"));
-            for (int d = 0; d < 6; d++)
-                if (t)
-                    json_object_set_new(w, dims[d], json_integer(t[d]));
-                else
-                    json_object_del(w, dims[d]);
+            json_object_set_new(w, "backend", json_string(tiling ? "kernel" : "clblast"));
+            if (tiling)
+                json_object_set_new(w, "tiling", json_string(tiling));
+            else
+                json_object_del(w, "tiling");
             (*n)++;
         }
     }
@@ -225,29 +224,37 @@ int main(int argc, char **argv)
     if (dev && (dev = strchr(dev + 8, '"')))
         dev[1] = dev[1] == 'X' ? 'Y' : 'X'; /* another device's name */
     int n_float;
-    const int unknown[6] = {96, 64, 8, 4, 4, 0}, known[6] = {32, 32, 8, 4, 4, 0};
-    char *tiling = float_winners(text, unknown, &n_float);
+    const char *known = "tiled_32x32x8_4x4";
+    char *tiling = float_winners(text, "tiled_96x64x8_4x4", &n_float);
+    char *v1 = strdup(text); /* the format before tilings had names */
+    char *version = strstr(v1, "gmlp-tune-2");
+    if (version)
+        version[strlen("gmlp-tune-")] = '1';
     struct {
         const char *what, *bytes;
         size_t n;
+        const char *why; /* in the log line; NULL: any */
     } bad[] = {
-        {"truncated", text, (size_t)len / 2},
-        {"empty", text, 0},
-        {"garbage", "\x7f\x45\x4c\x46\x01\x01\x01\x00\xff\xfe", 10},
-        {"another device", other, strlen(other)},
-        {"unknown tiling", tiling, strlen(tiling)},
-        {"deep nesting", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 60},
-        {"wrong root", "[1, 2, 3]", 9},
+        {"truncated", text, (size_t)len / 2, NULL},
+        {"empty", text, 0, NULL},
+        {"garbage", "\x7f\x45\x4c\x46\x01\x01\x01\x00\xff\xfe", 10, NULL},
+        {"another device", other, strlen(other), NULL},
+        {"unknown tiling", tiling, strlen(tiling), NULL},
+        {"format 1", v1, strlen(v1), "tune again"},
+        {"deep nesting", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 60, NULL},
+        {"wrong root", "[1, 2, 3]", 9, NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         write_file(bad[i].bytes, bad[i].n);
         float *got = logits(&cb);
-        CHECK(tune_lines == 1 && strstr(logged, "ignored"), "%s file: one 'ignored' line, got %d: %s", bad[i].what,
+        CHECK(tune_lines == 1 && strstr(logged, "ignored") && (!bad[i].why || strstr(logged, bad[i].why)),
+              "%s file: one 'ignored' line, got %d: %s", bad[i].what,
               tune_lines, logged);
         CHECK(!memcmp(got, plain, n_logits * sizeof *got) && cb == 0, "%s file: the untuned logits", bad[i].what);
         free(got);
     }
     CHECK(n_float > 0, "the tuned file has float groups");
+    CHECK(strstr(text, "\"tiling\": \"") != NULL, "the tuned file names its tilings");
 
     /* every float group tuned to one known tiling: used, no CLBlast */
     int n_clblast;
@@ -255,8 +262,8 @@ int main(int argc, char **argv)
     write_file(kern, strlen(kern));
     float *got = logits(&cb);
     CHECK(tune_lines == 1 && strstr(logged, "used") && cb == 0, "kernel-tiling file used, no CLBlast: %s", logged);
-    CHECK(max_rel(got, plain) <= 1e-4, "32x32x8-tuned logits within 1e-4: %g", max_rel(got, plain));
-    check_report("32x32x8", "CLBlast");
+    CHECK(max_rel(got, plain) <= 1e-4, "%s-tuned logits within 1e-4: %g", known, max_rel(got, plain));
+    check_report("tiled_32x32x8_4x4 (tuned)", "CLBlast");
     check_report("tuned", NULL);
     free(got);
     free(kern);
@@ -268,13 +275,13 @@ int main(int argc, char **argv)
     CHECK(n_clblast > 0 && tune_lines == 1 && strstr(logged, "used"), "CLBlast file used: %s", logged);
     CHECK(cb > 0, "tuned CLBlast winners run CLBlast");
     CHECK(max_rel(got, plain) <= 1e-4, "CLBlast-tuned logits within 1e-4: %g", max_rel(got, plain));
-    check_report("CLBlast (tuned)", "32x32x8");
+    check_report("CLBlast (tuned)", known);
     free(got);
     setenv("GMLP_GEMM", "kernel", 1);
     got = logits(&cb);
     CHECK(cb == 0, "GMLP_GEMM=kernel forces the kernel over tuned CLBlast winners (%d CLBlast rows)", cb);
     CHECK(max_rel(got, plain) <= 1e-4, "forced-kernel logits within 1e-4: %g", max_rel(got, plain));
-    check_report("per work-item", "CLBlast");
+    check_report("NT: ", "CLBlast");
     free(got);
     unsetenv("GMLP_GEMM");
 
@@ -298,6 +305,7 @@ int main(int argc, char **argv)
     free(clb);
     free(other);
     free(tiling);
+    free(v1);
     free(text);
     free(plain);
     free(model_data);

@@ -62,13 +62,15 @@ static gmlp_status create(const gmlp_context_options *opts, const cl_command_que
     ctx->err.log = &ctx->set.log;
     if (st == GMLP_OK)
         st = borrow ? gmlp_context_open_borrowed(ctx, cl, cl_device, *borrow) : gmlp_context_open(ctx, device);
+    if (st == GMLP_OK)
+        st = gmlp_ops_open(ctx);
     if (st != GMLP_OK) {
         snprintf(terr->msg, sizeof terr->msg, "%s", ctx->err.msg);
+        gmlp_ops_close(ctx);
         gmlp_context_close(ctx);
         free(ctx);
         return st;
     }
-    gmlp_gemm_tune_load(ctx);
     pthread_mutex_init(&ctx->lock, NULL);
     snprintf(ctx->err.msg, sizeof ctx->err.msg, "no error");
     *out = ctx;
@@ -112,9 +114,8 @@ void gmlp_context_destroy(gmlp_context *ctx)
 {
     if (!ctx)
         return;
-    gmlp_gemm_context_closed(ctx);
+    gmlp_ops_close(ctx);
     gmlp_context_close(ctx);
-    gmlp_gemm_tune_free(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

@@ -236,11 +236,11 @@ gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_t
     if (!rec)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
     pthread_mutex_lock(&ctx->lock);
-    ctx->record = rec;
+    gmlp_gemm_record_set(ctx, rec);
     pthread_mutex_unlock(&ctx->lock);
     gmlp_status st = run_model(model, &c, batch);
     pthread_mutex_lock(&ctx->lock);
-    ctx->record = NULL;
+    gmlp_gemm_record_set(ctx, NULL);
     if (st == GMLP_OK && rec->lost)
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory noting the shapes");
     if (st == GMLP_OK)

@@ -6,27 +6,6 @@
 
 #include "cl/clerr.h"
 
-/* The work-group LayerNorm's size (GMLP_WG): 1 on CPUs, where PoCL runs each
- * barrier of a work-group reduction as a loop over the work-items (LayerNorm
- * of gmlp_ti16_224's forward: 97 ms at 64, 37 ms at 1; 2-core EPYC,
- * 2026-11-23).  CPUs now take gmlp_layernorm_rows instead (elementwise.c);
- * the tests still run this one there. */
-static int pick_reduce_wg(const gmlp_devinfo *d)
-{
-    if (d->type & CL_DEVICE_TYPE_CPU)
-        return 1;
-    int wg = GMLP_REDUCE_WG_MAX;
-    while (wg > 1 && (size_t)wg > d->max_wg)
-        wg /= 2;
-    return wg;
-}
-
-static gmlp_status finish_open(gmlp_context *ctx)
-{
-    ctx->reduce_wg = pick_reduce_wg(&ctx->dev);
-    return gmlp_kernels_init(ctx);
-}
-
 gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device)
 {
     GMLP_TRY(gmlp_device_select(device, &ctx->dev, &ctx->err));
@@ -37,7 +16,7 @@ gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device)
         ctx->queue = NULL;
         return gmlp_fail_cl(&ctx->err, "clCreateCommandQueue", e);
     }
-    return finish_open(ctx);
+    return GMLP_OK;
 }
 
 gmlp_status gmlp_context_open_borrowed(gmlp_context *ctx, cl_context cl, cl_device_id device, cl_command_queue queue)
@@ -73,7 +52,7 @@ gmlp_status gmlp_context_open_borrowed(gmlp_context *ctx, cl_context cl, cl_devi
     gmlp_devinfo_query(platform, device, &ctx->dev);
     ctx->cl = cl;
     ctx->queue = queue;
-    return finish_open(ctx);
+    return GMLP_OK;
 }
 
 void gmlp_context_close(gmlp_context *ctx)

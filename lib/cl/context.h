@@ -30,10 +30,6 @@ typedef struct gmlp_profile_entry {
     cl_event from, ev;
 } gmlp_profile_entry;
 
-/* The reduction kernels' work-group size: this, or the largest power of two
- * below it that the device takes. */
-#define GMLP_REDUCE_WG_MAX 64
-
 struct gmlp_context {
     gmlp_devinfo dev;
     cl_context cl;
@@ -41,19 +37,18 @@ struct gmlp_context {
     int borrowed;           /* cl and queue are the caller's (gmlp_context_create_cl): never released */
     gmlp_settings set;
     gmlp_kernel_cache kernels;
-    int reduce_wg;          /* work-group size of the reduction kernels (GMLP_WG) */
     size_t mem_used;        /* by the library's buffers (not CLBlast's temporaries) */
     size_t mem_peak;
     gmlp_profile_entry *profile;
     size_t n_profile;
     pthread_mutex_t lock;   /* lib/api holds it around every call on the context */
     gmlp_error err;         /* err.log points at set.log */
-    struct gmlp_tuned *tuned;        /* ops/gemm_tune.c: the device's tuned GEMM winners; NULL: none */
-    struct gmlp_gemm_record *record; /* ops/gemm_tune.c: non-NULL while gmlp_tune notes a model's GEMMs */
+    struct gmlp_ops *ops;   /* what the layer above keeps per context (lib/ops: ops/state.h) */
 };
 
 /* A context on the device spec selects (gmlp_device_select), with
- * ctx->set already filled. */
+ * ctx->set already filled; its kernels come once gmlp_kernels_init built the
+ * shared program. */
 gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device);
 /* A context on the caller's objects, checked to belong together and the
  * queue to be in order (the ops rely on it); borrowed, never released. */

@@ -17,6 +17,78 @@ static void query_str(cl_device_id d, cl_device_info what, char *buf, size_t siz
     buf[size - 1] = 0;
 }
 
+/* The extension queries of the vendors' attribute extensions (their headers'
+ * values: cl_ext.h has them only in newer OpenCL-Headers). */
+#define GMLP_CL_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define GMLP_CL_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+#define GMLP_CL_GFXIP_MAJOR_AMD 0x404A
+#define GMLP_CL_GFXIP_MINOR_AMD 0x404B
+#define GMLP_CL_IP_VERSION_INTEL 0x4250
+
+static const struct {
+    cl_uint pci_id;
+    gmlp_vendor vendor;
+    const char *name; /* in CL_DEVICE_VENDOR, where the id is not a PCI id (Apple's, say) */
+} vendors[] = {
+    {0x10de, GMLP_VENDOR_NVIDIA, "NVIDIA"},
+    {0x1002, GMLP_VENDOR_AMD, "Advanced Micro Devices"},
+    {0x8086, GMLP_VENDOR_INTEL, "Intel"},
+};
+
+static gmlp_vendor vendor_of(cl_device_id d, const char *vendor_name)
+{
+    cl_uint id = 0;
+    clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof id, &id, NULL);
+    for (size_t i = 0; i < sizeof vendors / sizeof *vendors; i++)
+        if (id == vendors[i].pci_id || !strncmp(vendor_name, vendors[i].name, strlen(vendors[i].name)))
+            return vendors[i].vendor;
+    return GMLP_VENDOR_ANY;
+}
+
+static int has_extension(cl_device_id d, const char *name)
+{
+    size_t n = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
+        return 0;
+    char *ext = malloc(n + 1);
+    int found = 0;
+    if (ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
+        ext[n] = 0;
+        for (char *t = strtok(ext, " "); t && !found; t = strtok(NULL, " "))
+            found = !strcmp(t, name);
+    }
+    free(ext);
+    return found;
+}
+
+/* Two cl_uint attributes of an extension through fmt into buf; buf unchanged if unanswered. */
+static void uint_pair(cl_device_id d, cl_device_info qa, cl_device_info qb, const char *fmt, char *buf, size_t size)
+{
+    cl_uint a, b;
+    if (clGetDeviceInfo(d, qa, sizeof a, &a, NULL) == CL_SUCCESS && clGetDeviceInfo(d, qb, sizeof b, &b, NULL) == CL_SUCCESS)
+        snprintf(buf, size, fmt, a, b);
+}
+
+static void query_arch(gmlp_devinfo *info)
+{
+    cl_device_id d = info->device;
+    info->arch[0] = 0;
+    if (info->vendor_id == GMLP_VENDOR_NVIDIA && has_extension(d, "cl_nv_device_attribute_query")) {
+        uint_pair(d, GMLP_CL_COMPUTE_CAPABILITY_MAJOR_NV, GMLP_CL_COMPUTE_CAPABILITY_MINOR_NV, "sm_%u%u", info->arch,
+                  sizeof info->arch);
+    } else if (info->vendor_id == GMLP_VENDOR_AMD) {
+        if (!strncmp(info->name, "gfx", 3)) /* ROCm: "gfx90a:sramecc+:xnack-" */
+            snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(info->name, ":"), info->name);
+        else if (has_extension(d, "cl_amd_device_attribute_query"))
+            uint_pair(d, GMLP_CL_GFXIP_MAJOR_AMD, GMLP_CL_GFXIP_MINOR_AMD, "gfx%u.%u", info->arch, sizeof info->arch);
+    } else if (info->vendor_id == GMLP_VENDOR_INTEL && (info->type & CL_DEVICE_TYPE_GPU) &&
+               has_extension(d, "cl_intel_device_attribute_query")) {
+        cl_uint v; /* a cl_version: major 10 bits, minor 10, patch 12 */
+        if (clGetDeviceInfo(d, GMLP_CL_IP_VERSION_INTEL, sizeof v, &v, NULL) == CL_SUCCESS)
+            snprintf(info->arch, sizeof info->arch, "%u.%u.%u", v >> 22, v >> 12 & 0x3ff, v & 0xfff);
+    }
+}
+
 void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
 {
     memset(info, 0, sizeof *info);
@@ -36,6 +108,8 @@ void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg, &info->max_wg, NULL);
     clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof info->local_mem, &info->local_mem, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_wi, info->max_wi, NULL);
+    info->vendor_id = vendor_of(d, info->vendor);
+    query_arch(info);
 }
 
 gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_error *err)

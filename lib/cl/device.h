@@ -8,6 +8,14 @@
 
 #include "core/error.h"
 
+/* The GPU vendors whose devices tables may single out (CL_DEVICE_VENDOR_ID). */
+typedef enum gmlp_vendor {
+    GMLP_VENDOR_ANY,    /* in a table row: every vendor; of a device: none of these */
+    GMLP_VENDOR_NVIDIA, /* 0x10de */
+    GMLP_VENDOR_AMD,    /* 0x1002 */
+    GMLP_VENDOR_INTEL,  /* 0x8086 */
+} gmlp_vendor;
+
 typedef struct gmlp_devinfo {
     size_t index;             /* in gmlp_devices_enumerate order */
     cl_platform_id platform;
@@ -24,6 +32,13 @@ typedef struct gmlp_devinfo {
     cl_ulong local_mem;       /* bytes of local memory per work-group */
     size_t max_wg;
     size_t max_wi[3];         /* work-items per work-group along each dimension */
+    gmlp_vendor vendor_id;
+    /* The architecture, where the vendor's extension tells: NVIDIA's compute
+     * capability ("sm_90", cl_nv_device_attribute_query), AMD's gfx name
+     * ("gfx90a", the device name under ROCm; else cl_amd_device_attribute_query's
+     * GFXIP "gfx9.0"), Intel's IP version ("12.55.8", cl_intel_device_attribute_query);
+     * "" where none does (CPUs, other GPUs). */
+    char arch[32];
 } gmlp_devinfo;
 
 /* What the library needs to know of device d of platform p (index 0). */

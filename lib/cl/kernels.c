@@ -30,11 +30,9 @@ static char *dup_or_null(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
-gmlp_status gmlp_kernels_init(gmlp_context *ctx)
+gmlp_status gmlp_kernels_init(gmlp_context *ctx, const char *shared_options)
 {
-    char opts[64];
-    snprintf(opts, sizeof opts, "-DGMLP_WG=%d", ctx->reduce_wg);
-    return gmlp_program_build(ctx, NULL, opts, &ctx->kernels.shared);
+    return gmlp_program_build(ctx, NULL, shared_options, &ctx->kernels.shared);
 }
 
 void gmlp_kernels_release(gmlp_context *ctx)

@@ -35,8 +35,8 @@ typedef struct gmlp_kernel_cache {
     size_t n_kernels;
 } gmlp_kernel_cache;
 
-/* Builds the shared program (reduction work-group size: ctx->reduce_wg). */
-gmlp_status gmlp_kernels_init(gmlp_context *ctx);
+/* Builds the shared program with these options (the ops' -D values). */
+gmlp_status gmlp_kernels_init(gmlp_context *ctx, const char *shared_options);
 void gmlp_kernels_release(gmlp_context *ctx);
 
 /* spec's kernel, from the shared program, or for a solo file from the

@@ -11,6 +11,7 @@
 #include "cl/clerr.h"
 #include "cl/context.h"
 #include "cl/sources.h"
+#include "gmlp_version.h"
 
 #define CACHE_MAGIC "GMLPBIN1"
 
@@ -92,14 +93,14 @@ static int cache_path(const char *dir, const char *src, const char *options, con
                       size_t size)
 {
     const char *parts[] = {src, options, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver,
-                           gmlp_version()};
+                           GMLP_VERSION_STRING};
     return hashed_path(dir, parts, sizeof parts / sizeof *parts, ".clbin", buf, size);
 }
 
 int gmlp_cache_device_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size)
 {
     const gmlp_devinfo *dev = &ctx->dev;
-    const char *parts[] = {dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver, gmlp_version()};
+    const char *parts[] = {dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver, GMLP_VERSION_STRING};
     return hashed_path(ctx->set.cache_dir, parts, sizeof parts / sizeof *parts, ext, buf, size);
 }
 

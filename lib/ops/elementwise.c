@@ -5,6 +5,7 @@
 #include "cl/clerr.h"
 #include "kernel_abi.h"
 #include "ops/ops.h"
+#include "ops/state.h"
 
 _Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP_ACT_TANH &&
                    GMLP_GATE_SIGMOID == GMLP_ACT_SIGMOID && GMLP_GATE_GELU == GMLP_ACT_GELU &&
@@ -39,7 +40,8 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
             ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
             ARG_INT(rows));
     }
-    size_t global[1] = {(size_t)rows * (size_t)ctx->reduce_wg}, local[1] = {(size_t)ctx->reduce_wg};
+    const size_t wg = (size_t)ctx->ops->reduce_wg;
+    size_t global[1] = {(size_t)rows * wg}, local[1] = {wg};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &layernorm, NULL, NULL, &k));
     return LAUNCH(ctx, k, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),

@@ -67,8 +67,7 @@ int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
 
 gmlp_status gmlp_op_gemm(gmlp_context *ctx, const gmlp_gemm *g)
 {
-    if (ctx->record)
-        gmlp_gemm_record_note(ctx, g);
+    gmlp_gemm_record_note(ctx, g);
     const int cls = g->m && g->n ? gmlp_gemm_class(ctx, g) : -1;
     return backend_for(ctx, cls, g)->run(ctx, g);
 }

@@ -1,195 +1,66 @@
-/* The library's own GEMM (cl_kernels/gemm.cl): float or half operands (which
- * CLBlast cannot read on devices without cl_khr_fp16), the epilogue (bias,
- * activation, the SGU gate) fused.
- * A variant is the kernel compiled for one operand-type pair, one pair of
- * transposes, one vector width and one tiling; each call picks the tiling by
- * the size of its product, among those the device's limits and the compiled
- * kernel allow, and the widest vector loads its operands' alignment allows.
- * The tilings are data (gmlp_gemm_variants lists them for the portability
- * suite). */
-#include <stdint.h>
+/* The library's own GEMM (cl_kernels/gemm_tiled.cl, gemm_direct.cl): float
+ * or half operands (which CLBlast cannot read on devices without
+ * cl_khr_fp16), the epilogue (bias, activation, the SGU gate) fused.
+ * A variant is a tiling's kernel (gemm_tilings.c) compiled for one operand
+ * form: operand types, transposes, vector width, precision.  Which variant a
+ * product runs is planned once per plan key (its size class and form) and
+ * kept in the context's plan (ops/state.h): a call then only indexes it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel_abi.h"
 #include "ops/ops.h"
+#include "ops/state.h"
 
-typedef gmlp_tiling tiles;
-
-/* 8 x 8 outputs per work-item use each staged value most (on PoCL, twice the
- * speed of 4 x 4), 16 x 16 work-items.  NVIDIA first: 8-deep slices, twice
- * the FMAs per local-memory load instruction of TK 2 (16 against 8,
- * bench/NOTES.md), spill-free in 125-129 registers (ptxas -v for sm_80 and
- * sm_90 on clang-15's PTX, 2026-11-24; the portability suite checks it): a
- * static choice until a tuning run on an NVIDIA GPU weighs it against TK 2
- * (the tuner has both).  Elsewhere TK 2: with the epilogue in registers
- * deeper slices spilled on RDNA3 (gfx1100, clang-15: 124 bytes/lane at TK 4,
- * 472 at TK 8; TK 2: 119 VGPRs, none) and on Intel (dg2, tgllp); TK 2 is
- * also NVIDIA's where its own compiler spills the deeper build. */
-static const tiles large[] = {{128, 128, 8, 8, 8, 4, 0, 0, 1}, {128, 128, 2, 8, 8, 4, 0, 0, 0}};
-#define N_LARGE (sizeof large / sizeof *large)
-
-/* For products too small to keep the device busy with large tiles, and for
- * devices that do not take them: in order of preference. */
-static const tiles candidates[] = {
-    {64, 64, 8, 4, 4, 4, 0, 0, 0}, /* 16 x 16 work-items */
-    {32, 32, 8, 4, 4, 4, 0, 0, 0}, /* 8 x 8 */
-    {16, 16, 4, 4, 4, 4, 0, 0, 0}, /* 4 x 4; 8-deep slices spilled on RDNA3 (gfx1100) */
-    {4, 4, 4, 4, 4, 4, 0, 0, 0},   /* one work-item, for a device that runs nothing larger */
-};
-#define N_CANDIDATES (sizeof candidates / sizeof *candidates)
-
-/* Few output tiles over a deep k (fc2 and the stem at batch 1): small tiles
- * give more work-groups, 2 x 2 outputs each, 16-deep slices. */
-static const tiles deep = {16, 16, 16, 2, 2, 4, 0, 0, 0}; /* 8 x 8 work-items */
-
-/* Products with at most this many rows or columns (a decoding step, a head
- * of few classes): on GPUs the 16 x 16 tiles, so that little of each tile is
- * padding. */
-#define NARROW 16
-static const tiles *const narrow = &candidates[2];
-
-/* CPUs take the direct variant (gemm.cl: no local memory, which is only a
- * copy there, no barriers, float8 arithmetic written out) for every product.
- * The blocks are the winners of quiet tuning runs (gmlp-bench --tune,
- * gmlp_ti16_224 at batch 8, PoCL 3.1, 2-core EPYC with AVX2), device time of
- * the model's GEMM group: NT (fc1 + fc2 + stem) 4 x 16 per work-item 9.9 ms
- * (6 x 16: 13.1, the tiled kernel's 128x128x2: 123, CLBlast: 103;
- * 2026-11-23).  NN (the token mixing, its SGU gate fused since): 6 x 16,
- * which three runs on 2026-11-24 put at 1.5-3.3 ms against 3 x 16's 2.0-3.3
- * (tiled: 44, CLBlast: 36); the whole forward, six rounds in turn with each
- * block forced by a tuning file: 32.9 images/s median (6 x 16) against 31.6
- * (3 x 16), 31.8 (4 x 16), 32.4 (4 x 24).  Narrow products (a decoding step,
- * the head): one row of 32. */
-static const tiles direct_nt = {16, 32, 1, 4, 16, 8, 1, 1, 0};    /* 2 x 4 work-items */
-static const tiles direct = {24, 32, 1, 6, 16, 8, 1, 1, 0};       /* 4 x 2 */
-static const tiles direct_narrow = {4, 64, 1, 1, 32, 8, 1, 1, 0}; /* 2 x 4 */
-
-/* Large tiles once they give each compute unit this many work-groups: on
- * a GPU a few, to switch between while others wait on memory (a guess, not
- * measured); a CPU core runs one at a time, and on PoCL large tiles beat
- * small ones even at one per core. */
-#define LARGE_GROUPS_PER_GPU_CU 4
-#define LARGE_GROUPS_PER_CPU_CU 1
-/* The deep tiling when the small one leaves most compute units idle and k is
- * at least this deep. */
-#define DEEP_K 256
-
-typedef enum size_class {
-    SMALL = GMLP_GEMM_SMALL,
-    LARGE = GMLP_GEMM_LARGE,
-    NARROW_CLASS = GMLP_GEMM_NARROW,
-    DEEP = GMLP_GEMM_DEEP,
-    N_CLASSES = GMLP_GEMM_CLASSES
-} size_class;
-
-/* Tuning (gemm_tune.c) tries these beside the defaults: neighbours of the
- * defaults in depth, shape and outputs per work-item, picked by hand (not a
- * search).  None is used unless a tuning run on the device chose it.  Left
- * out because they spill somewhere (portability suite, 2026-11-23):
- * 64x64x16/4x4 and 32x32x16/4x4 (gfx1100); 128x128x4/8x8 and 64x64x8/8x8
- * spill on dg2, gfx1100 and tgllp, so they are tried on NVIDIA GPUs only. */
-static const tiles extras[] = {
-    {128, 64, 4, 8, 4, 4, 0, 0, 0},
-    {64, 128, 4, 4, 8, 4, 0, 0, 0},
-    {64, 64, 4, 4, 4, 4, 0, 0, 0},
-    {32, 64, 8, 4, 4, 4, 0, 0, 0},
-    {64, 32, 8, 4, 4, 4, 0, 0, 0},
-    {32, 32, 8, 2, 2, 4, 0, 0, 0},
-    {16, 16, 8, 2, 2, 4, 0, 0, 0},
-    {4, 64, 1, 1, 4, 4, 1, 0, 0},
-    {8, 64, 1, 2, 8, 4, 1, 0, 0},
-    /* NVIDIA only (spill-free there, 2026-11-24): 4-deep slices of the large
-     * tiles, and 8 x 8 per work-item on 64 x 64 tiles for mid-sized products */
-    {128, 128, 4, 8, 8, 4, 0, 0, 1},
-    {64, 64, 8, 8, 8, 4, 0, 0, 1},
-    /* CPUs: other blocks of the direct variant (3 x 16: NN's default until
-     * 2026-11-24), and float4 for 128-bit vector units */
-    {12, 32, 1, 3, 16, 8, 1, 1, 0},
-    {32, 48, 1, 4, 24, 8, 1, 1, 0},
-    {24, 16, 1, 6, 8, 8, 1, 1, 0},
-    {16, 16, 1, 4, 8, 4, 1, 1, 0},
-};
-
-/* the defaults: the large ones, candidates, deep, the three direct ones */
-#define N_DEFAULTS (N_LARGE + N_CANDIDATES + 4)
-
-const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n)
-{
-    static const tiles *const all[] = {
-        &large[0],  &large[1],   &candidates[0], &candidates[1], &candidates[2], &candidates[3], &deep,
-        &direct_nt, &direct,     &direct_narrow, &extras[0],     &extras[1],     &extras[2],     &extras[3],
-        &extras[4], &extras[5],  &extras[6],     &extras[7],     &extras[8],     &extras[9],     &extras[10],
-        &extras[11], &extras[12], &extras[13],   &extras[14]};
-    _Static_assert(sizeof all / sizeof *all == N_DEFAULTS + sizeof extras / sizeof *extras,
-                   "every tiling listed once");
-    *n = sizeof all / sizeof *all;
-    return all;
-}
-
-/* One variant: operand types, transposes, vector width. */
+/* One variant's form. */
 typedef struct form {
-    int a_half, b_half, ta, tb, vw;
+    bool a_half, b_half, ta, tb;
+    int vw; /* the widest vector load the operands' alignment allows: 1, 2 or 4 */
+    gmlp_gemm_precision precision;
 } form;
 
-/* Loops unrolled (gemm.cl's GMLP_GEMM_UNROLL) everywhere but on CPUs. */
-static int unrolled(const gmlp_context *ctx)
+static gmlp_gemm_form form_kind(const form *f)
 {
-    return (ctx->dev.type & CL_DEVICE_TYPE_CPU) == 0;
+    return f->ta ? (f->tb ? GMLP_FORM_TT : GMLP_FORM_TN) : (f->tb ? GMLP_FORM_NT : GMLP_FORM_NN);
 }
 
-static const gmlp_kernel_spec gemm = {"gemm.cl", "gmlp_gemm"};
+/* Loops unrolled (gemm_common.cl's GMLP_GEMM_UNROLL) everywhere but on CPUs. */
+static bool unrolled(const gmlp_devinfo *d)
+{
+    return (d->type & CL_DEVICE_TYPE_CPU) == 0;
+}
 
-/* The vector width: the direct variant's arithmetic (vloadn needs no
+static bool on_cpu(const gmlp_context *ctx)
+{
+    return (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* The vector width: the direct kernel's arithmetic (vloadn needs no
  * alignment), else the widest the operands' alignment allows up to t's. */
-static int vw(const form *f, const tiles *t)
+static int vw(const form *f, const gmlp_tiling *t)
 {
-    return t->direct || f->vw > t->vw ? t->vw : f->vw;
+    return gmlp_tiling_direct(t) || f->vw > t->vw ? t->vw : f->vw;
 }
 
-static int defines(char *buf, size_t size, const form *f, const tiles *t, int unroll)
+static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, bool unroll)
 {
     return snprintf(buf, size,
-                    "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d "
-                    "-DGMLP_GEMM_DIRECT=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
+                    "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d "
+                    "-DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
                     "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                    unroll, f->a_half, f->b_half, f->ta, f->tb, t->direct, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
+                    unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
 }
 
-static size_t local_bytes(const tiles *t)
-{
-    /* gemm.cl: two slices of each operand, rows padded by 4 */
-    return t->direct ? 0 : 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
-}
-
-static int is_nvidia(const gmlp_devinfo *d)
-{
-    return !strncmp(d->vendor, "NVIDIA", 6);
-}
-
-static int fits_device(const gmlp_devinfo *d, const tiles *t)
-{
-    size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
-    return (!t->cpu_only || (d->type & CL_DEVICE_TYPE_CPU)) && (!t->nvidia_only || is_nvidia(d)) &&
-           rx * ry <= d->max_wg && rx <= d->max_wi[0] && ry <= d->max_wi[1] && local_bytes(t) <= d->local_mem;
-}
-
-int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t)
-{
-    return fits_device(dev, t);
-}
-
-/* Tiling t's variant; *k NULL when the compiled kernel cannot run a whole
- * tile (too many registers for that many work-items, say). */
-static gmlp_status variant(gmlp_context *ctx, const form *f, const tiles *t, const gmlp_kernel **k)
+/* Tiling t's variant for form f; *k NULL when the compiled kernel cannot
+ * run a whole tile (too many registers for that many work-items, say). */
+static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *t, const gmlp_kernel **k)
 {
     static const char *const tr[] = {"N", "T"};
     char defs[400], label[160];
-    defines(defs, sizeof defs, f, t, unrolled(ctx));
-    snprintf(label, sizeof label, "gmlp_gemm%s %dx%dx%d/%dx%d %s%s v%d A:%s B:%s", t->direct ? "_direct" : "", t->tm,
-             t->tn, t->tk, t->wm, t->wn, tr[f->ta], tr[f->tb], vw(f, t),
-             f->a_half ? "half" : "float", f->b_half ? "half" : "float");
-    GMLP_TRY(gmlp_kernel_get(ctx, &gemm, defs, label, k));
+    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev));
+    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
+             vw(f, t), f->a_half ? "half" : "float", f->b_half ? "half" : "float");
+    GMLP_TRY(gmlp_kernel_get(ctx, t->kernel, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
                  label, ctx->dev.name, (*k)->wg_max);
@@ -198,35 +69,33 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const tiles *t, con
     return GMLP_OK;
 }
 
-/* The first of list[0..n) that the device and the compiled kernel take; NULL if none. */
-static gmlp_status first_fitting(gmlp_context *ctx, const form *f, const tiles *list, size_t n,
-                                 const gmlp_kernel **k, const tiles **t)
+/* private memory on a GPU is spilled registers; on a CPU it is the stack
+ * every kernel uses (PoCL reports the accumulator arrays) */
+static bool spills(const gmlp_context *ctx, const gmlp_kernel *k)
 {
-    *k = NULL;
-    for (size_t i = 0; i < n && !*k; i++)
-        if (fits_device(&ctx->dev, &list[i])) {
-            GMLP_TRY(variant(ctx, f, &list[i], k));
-            *t = &list[i];
-        }
-    return GMLP_OK;
+    return k->private_mem > 0 && !on_cpu(ctx);
 }
 
-/* The same, preferring one that does not spill on a GPU (private memory
- * there is spilled registers), else the first that builds: for the large
- * tiles, whose NVIDIA-only deep slices are worth it only in registers. */
-static gmlp_status first_unspilled(gmlp_context *ctx, const form *f, const tiles *list, size_t n,
-                                   const gmlp_kernel **k, const tiles **t)
+/* Of a default row's tilings, the first that fits the device and builds to
+ * run, preferring one that does not spill; *k NULL if none. */
+static gmlp_status first_of(gmlp_context *ctx, const form *f, const gmlp_gemm_default *row, const gmlp_kernel **k,
+                            const gmlp_tiling **t)
 {
     const gmlp_kernel *spilling = NULL;
-    const tiles *spilling_t = NULL;
-    for (size_t i = 0; i < n; i++) {
-        GMLP_TRY(first_fitting(ctx, f, &list[i], 1, k, t));
-        if (*k && ((ctx->dev.type & CL_DEVICE_TYPE_CPU) || (*k)->private_mem == 0))
+    const gmlp_tiling *spilling_t = NULL;
+    for (size_t i = 0; i < GMLP_GEMM_ROW_TILINGS && row->tilings[i]; i++) {
+        const gmlp_tiling *c = gmlp_gemm_tiling_named(row->tilings[i]);
+        if (!c || !gmlp_gemm_tiling_fits(&ctx->dev, c))
+            continue;
+        GMLP_TRY(variant(ctx, f, c, k));
+        if (*k && !spills(ctx, *k)) {
+            *t = c;
             return GMLP_OK;
+        }
         if (*k && !spilling) {
-            gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "GEMM tiling %dx%dx%d spills on '%s' (%llu bytes of private memory)",
-                     list[i].tm, list[i].tn, list[i].tk, ctx->dev.name, (unsigned long long)(*k)->private_mem);
-            spilling = *k, spilling_t = *t;
+            gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "GEMM tiling %s spills on '%s' (%llu bytes of private memory)",
+                     c->name, ctx->dev.name, (unsigned long long)(*k)->private_mem);
+            spilling = *k, spilling_t = c;
         }
     }
     *k = spilling;
@@ -234,56 +103,16 @@ static gmlp_status first_unspilled(gmlp_context *ctx, const form *f, const tiles
     return GMLP_OK;
 }
 
-/* NVIDIA GPUs' defaults where a tuning run beat the ones above (gmlp-bench
- * --tune --model gmlp_s16_224 --batch 1,256 --weights f32,f16 on an H100
- * 80GB HBM3, driver 580.159.04, 2026-11-24; device time per call, float
- * weights, then half):
- * - large NN (the spatial matmul at batch 256): 32x64x8/4x4 671 / 762 us,
- *   128x128x8/8x8 789 / 854, 64x64x8/4x4 774 / 882, CLBlast 1432;
- * - small NN (it at batch 1): the deep tiling 16x16x16/2x2 14.5 / 15.7 us,
- *   64x64x8/4x4 21.5 / 25.2, 32x32x8/4x4 18.3 / 23.1, CLBlast 24.6;
- * - narrow NT (the head at batch 1): 16x16x16/2x2 13.2 / 16.6 us,
- *   16x16x4/4x4 25.5 / 28.9.
- * Large NT (fc1, fc2) kept 128x128x8/8x8, the best kernel there (2609 us per
- * fc1 + fc2, 64x64x8/8x8 2783); deep NT kept the deep tiling. */
-static const struct {
-    size_class size;
-    int ta, tb;
-    const tiles *t;
-} nvidia_defaults[] = {{LARGE, 0, 0, &extras[3]}, {SMALL, 0, 0, &deep}, {NARROW_CLASS, 0, 1, &deep}};
-
-static const tiles *vendor_default(const gmlp_devinfo *d, const form *f, size_class size)
+/* The defaults' variant for a product of this size class: the first
+ * matching row's, else the fallback row's. */
+static gmlp_status pick(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_kernel **k,
+                        const gmlp_tiling **t)
 {
-    if (!(d->type & CL_DEVICE_TYPE_GPU) || !is_nvidia(d))
-        return NULL;
-    for (size_t i = 0; i < sizeof nvidia_defaults / sizeof *nvidia_defaults; i++)
-        if (nvidia_defaults[i].size == size && nvidia_defaults[i].ta == f->ta && nvidia_defaults[i].tb == f->tb)
-            return nvidia_defaults[i].t;
-    return NULL;
-}
-
-/* The variant for a product of this size class: the vendor's default or its
- * own tiling when it fits, else the small one. */
-static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const gmlp_kernel **k, const tiles **t)
-{
-    int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
-    const tiles *vendor = vendor_default(&ctx->dev, f, size);
-    *k = NULL;
-    if (vendor)
-        GMLP_TRY(first_fitting(ctx, f, vendor, 1, k, t));
-    if (*k)
-        return GMLP_OK;
-    if (cpu)
-        GMLP_TRY(first_fitting(ctx, f, size == NARROW_CLASS ? &direct_narrow : !f->ta && f->tb ? &direct_nt : &direct, 1, k,
-                               t));
-    else if (size == LARGE)
-        GMLP_TRY(first_unspilled(ctx, f, large, N_LARGE, k, t));
-    else if (size == DEEP)
-        GMLP_TRY(first_fitting(ctx, f, &deep, 1, k, t));
-    else if (size == NARROW_CLASS)
-        GMLP_TRY(first_fitting(ctx, f, narrow, (size_t)(candidates + N_CANDIDATES - narrow), k, t));
-    if (!*k)
-        GMLP_TRY(first_fitting(ctx, f, candidates, N_CANDIDATES, k, t));
+    const gmlp_gemm_default *fallback,
+        *row = gmlp_gemm_default_for(&ctx->dev, size, form_kind(f), f->precision, &fallback);
+    GMLP_TRY(first_of(ctx, f, row, k, t));
+    if (!*k && row != fallback)
+        GMLP_TRY(first_of(ctx, f, fallback, k, t));
     if (!*k)
         return gmlp_fail(&ctx->err, GMLP_ERR_UNSUPPORTED,
                          "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
@@ -291,92 +120,110 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, size_class size, const
     return GMLP_OK;
 }
 
-/* The variant a product of g's form and this size class runs: the device's
- * tuned tiling, or the defaults where there is none or it does not build to
- * fit; *tuned (if asked) says which. */
-static gmlp_status choose(gmlp_context *ctx, const form *f, const gmlp_gemm *g, size_class size, const gmlp_kernel **k,
-                          const tiles **t, int *tuned)
-{
-    const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, g);
-    *k = NULL;
-    if (w && w->tiling) {
-        *t = w->tiling;
-        GMLP_TRY(variant(ctx, f, *t, k));
-    }
-    if (tuned)
-        *tuned = *k != NULL;
-    return *k ? GMLP_OK : pick(ctx, f, size, k, t);
-}
-
 static gmlp_gemm form_gemm(const form *f)
 {
     return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta}, .b = {.half = f->b_half, .trans = f->tb}};
 }
 
+/* The variant a product of form f and this size class runs: the device's
+ * tuned tiling, or the defaults where there is none or it does not build to
+ * fit; *tuned says which. */
+static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_kernel **k,
+                          const gmlp_tiling **t, bool *tuned)
+{
+    const gmlp_gemm g = form_gemm(f);
+    const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, &g);
+    *k = NULL;
+    if (w && w->tiling) {
+        *t = w->tiling;
+        GMLP_TRY(variant(ctx, f, *t, k));
+    }
+    *tuned = *k != NULL;
+    return *k ? GMLP_OK : pick(ctx, f, size, k, t);
+}
+
+/* The plan's entry for a product of form f and this size class, planned on
+ * first use. */
+static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_gemm_plan **out)
+{
+    static const int vw_index[] = {[1] = 0, [2] = 1, [4] = 2};
+    size_t key = (((((((size_t)size * 2 + f->ta) * 2 + f->tb) * 2 + f->a_half) * 2 + f->b_half) * 3 +
+                   (size_t)vw_index[f->vw]) *
+                  GMLP_GEMM_PRECISIONS) +
+                 f->precision;
+    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 16 * 3 * GMLP_GEMM_PRECISIONS, "one entry per key");
+    gmlp_gemm_plan *p = &ctx->ops->plan[key];
+    if (!p->kernel)
+        GMLP_TRY(choose(ctx, f, size, &p->kernel, &p->tiling, &p->tuned));
+    *out = p;
+    return GMLP_OK;
+}
+
+/* The model's products, NT (activations x linear weights) and NN (token
+ * mixing: weights x activations, and attention), with 4-aligned operands. */
+static const form model_forms[2][2] = {
+    {{.tb = true, .vw = 4}, {.vw = 4}},                             /* float weights */
+    {{.b_half = true, .tb = true, .vw = 4}, {.a_half = true, .vw = 4}}, /* half weights: B of NT, A of NN */
+};
+
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
 {
-    /* {a_half, b_half, ta, tb}: the model's products, NT (activations x
-     * linear weights) and NN (token mixing: weights x activations, and
-     * attention), with 4-aligned operands; others build on first use */
-    const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}};
-    const gmlp_kernel *k;
-    const tiles *t;
-    for (size_t i = half_weights ? 2 : 0; i < (half_weights ? 4 : 2); i++) {
-        const form f = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], 4};
-        const gmlp_gemm g = form_gemm(&f);
-        for (int size = SMALL; size < N_CLASSES; size++)
+    const gmlp_gemm_plan *p;
+    for (size_t i = 0; i < 2; i++) {
+        const form *f = &model_forms[half_weights != 0][i];
+        const gmlp_gemm g = form_gemm(f);
+        for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
             if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
-                GMLP_TRY(choose(ctx, &f, &g, (size_class)size, &k, &t, NULL));
+                GMLP_TRY(planned(ctx, f, (gmlp_gemm_size)size, &p));
     }
     return GMLP_OK;
 }
 
+void gmlp_gemm_plan_clear(gmlp_context *ctx)
+{
+    memset(ctx->ops->plan, 0, sizeof ctx->ops->plan);
+}
+
 /* One size class's choice, as the report prints it. */
 typedef struct chosen {
-    const tiles *t; /* NULL: CLBlast */
-    int tuned;
+    const gmlp_tiling *t; /* NULL: CLBlast */
+    bool tuned;
 } chosen;
 
-/* c into buf: in full for the first of a form, else briefly. */
-static void choice_text(char *buf, size_t size, chosen c, int first)
+static gmlp_status chosen_for(gmlp_context *ctx, const form *f, gmlp_gemm_size size, chosen *c)
 {
-    const char *mark = c.tuned ? ", tuned" : "";
-    if (!c.t)
-        snprintf(buf, size, "CLBlast%s", c.tuned ? " (tuned)" : "");
-    else
-        snprintf(buf, size, first ? "%s%dx%dx%d tiles (%dx%d per work-item%s)" : "%s%dx%dx%d (%dx%d%s)",
-                 c.t->direct ? "direct " : "", c.t->tm, c.t->tn, c.t->tk, c.t->wm, c.t->wn, mark);
+    const gmlp_gemm g = form_gemm(f);
+    const gmlp_gemm_plan *p;
+    if (gmlp_gemm_on_clblast(ctx, size, &g)) {
+        *c = (chosen){NULL, ctx->set.gemm != GMLP_GEMM_CLBLAST};
+        return GMLP_OK;
+    }
+    GMLP_TRY(planned(ctx, f, size, &p));
+    *c = (chosen){p->tiling, p->tuned};
+    return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size)
 {
-    static const char *const uses[] = {"", "large products", "narrow ones", "deep ones"};
-    const int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0; /* no deep class there (gmlp_gemm_class) */
+    static const char *const uses[] = {"", " for large products", " for narrow ones", " for deep ones"};
+    const bool deep = gmlp_gemm_sizes_for(&ctx->dev)->deep_k != 0; /* else no product is deep (gmlp_gemm_class) */
     size_t n = 0;
     if (size)
         buf[0] = 0;
     for (int tb = 1; tb >= 0; tb--) { /* NT, then NN */
-        const form f = {a_half, b_half, 0, tb, 4};
-        const gmlp_gemm g = form_gemm(&f);
-        chosen c[N_CLASSES];
-        char first[96], other[96];
-        for (int s = SMALL; s < N_CLASSES; s++) {
-            const gmlp_kernel *k;
-            c[s] = (chosen){NULL, 0};
-            if (gmlp_gemm_on_clblast(ctx, s, &g))
-                c[s].tuned = ctx->set.gemm != GMLP_GEMM_CLBLAST;
-            else
-                GMLP_TRY(choose(ctx, &f, &g, (size_class)s, &k, &c[s].t, &c[s].tuned));
+        const form f = {.a_half = a_half, .b_half = b_half, .tb = tb, .vw = 4};
+        chosen c[GMLP_GEMM_CLASSES];
+        for (int s = GMLP_GEMM_SMALL; s < GMLP_GEMM_CLASSES; s++)
+            GMLP_TRY(chosen_for(ctx, &f, (gmlp_gemm_size)s, &c[s]));
+        n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s", tb ? "NT: " : "; NN: ");
+        for (int s = GMLP_GEMM_SMALL; s < GMLP_GEMM_CLASSES; s++) {
+            bool same = c[s].t == c[GMLP_GEMM_SMALL].t && c[s].tuned == c[GMLP_GEMM_SMALL].tuned;
+            if (s != GMLP_GEMM_SMALL && (same || (s == GMLP_GEMM_DEEP && !deep)))
+                continue;
+            n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s%s%s",
+                                  s == GMLP_GEMM_SMALL ? "" : ", ", c[s].t ? c[s].t->name : "CLBlast",
+                                  c[s].tuned ? " (tuned)" : "", uses[s]);
         }
-        choice_text(first, sizeof first, c[SMALL], 1);
-        n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s: %s", tb ? "" : "; ",
-                              tb ? "NT" : "NN", first);
-        for (int s = LARGE; s < N_CLASSES; s++)
-            if ((c[s].t != c[SMALL].t || c[s].tuned != c[SMALL].tuned) && (s != DEEP || !cpu)) {
-                choice_text(other, sizeof other, c[s], 0);
-                n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, ", %s for %s", other,
-                                      uses[s]);
-            }
     }
     return GMLP_OK;
 }
@@ -385,24 +232,27 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
 {
     /* every default tiling with each pair of transposes on float operands
      * and the model's half-weight forms (NT with half B, NN with half A);
-     * the tuner's extras in the model's forms; all with float4 loads, whose
-     * staging needs the most registers, unrolled as on GPUs.  CPU-only
-     * tilings are left out (tests/test_gemm runs them); NVIDIA-only ones are
-     * marked "gemm.cl@nvidia". */
-    static const int forms[][4] = {{0, 0, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 1, 1}};
+     * the tuner's other tilings in the model's forms; all with float4
+     * loads, whose staging needs the most registers, unrolled as on GPUs.
+     * CPU-only tilings are left out (tests/test_gemm runs them); NVIDIA-only
+     * ones are marked "FILE@nvidia". */
+    static const form forms[] = {
+        {.tb = true, .vw = 4},  {.vw = 4}, {.b_half = true, .tb = true, .vw = 4}, {.a_half = true, .vw = 4},
+        {.ta = true, .vw = 4}, {.ta = true, .tb = true, .vw = 4},
+    };
     size_t need = 0, n_all;
     char line[480];
     if (buf && size)
         buf[0] = 0;
-    const tiles *const *all = gmlp_gemm_tilings(&n_all);
-    for (size_t i = 0; i < n_all; i++) {
-        if (all[i]->cpu_only)
+    const gmlp_tiling *all = gmlp_gemm_tilings(&n_all);
+    for (const gmlp_tiling *t = all; t < all + n_all; t++) {
+        if (t->devices == CL_DEVICE_TYPE_CPU)
             continue;
-        for (size_t h = 0; h < (i < N_DEFAULTS ? 6 : 4); h++) {
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? 6 : 4); h++) {
             char defs[400];
-            const form f = {forms[h][0], forms[h][1], forms[h][2], forms[h][3], 4};
-            defines(defs, sizeof defs, &f, all[i], 1);
-            int n = snprintf(line, sizeof line, "%s%s %s\n", gemm.file, all[i]->nvidia_only ? "@nvidia" : "", defs);
+            defines(defs, sizeof defs, &forms[h], t, true);
+            int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
+                             t->vendor == GMLP_VENDOR_NVIDIA ? "@nvidia" : "", defs);
             if (buf && need + (size_t)n < size)
                 memcpy(buf + need, line, (size_t)n + 1);
             need += (size_t)n;
@@ -424,27 +274,28 @@ static int vector_width(const gmlp_view *v)
 
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 {
-    const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
-    const size_t tm = (size_t)large[0].tm, tn = (size_t)large[0].tn; /* every large tiling's */
-    size_t groups = (m + tm - 1) / tm * ((n + tn - 1) / tn);
-    size_t small_groups = (m + 63) / 64 * ((n + 63) / 64) * batch;
-    int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
-    size_t per_cu = cpu ? LARGE_GROUPS_PER_CPU_CU : LARGE_GROUPS_PER_GPU_CU;
-    size_class size = m <= NARROW || n <= NARROW                                ? NARROW_CLASS
-                      : groups * batch >= per_cu * (size_t)ctx->dev.compute_units ? LARGE
-                      : !cpu && g->k >= DEEP_K && small_groups < ctx->dev.compute_units ? DEEP
-                                                                                     : SMALL;
-    return size;
+    const gmlp_gemm_sizes *s = gmlp_gemm_sizes_for(&ctx->dev);
+    const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n, cus = ctx->dev.compute_units;
+    const size_t large_groups = (m + s->large_tile - 1) / s->large_tile * ((n + s->large_tile - 1) / s->large_tile);
+    const size_t small_groups = (m + s->small_tile - 1) / s->small_tile * ((n + s->small_tile - 1) / s->small_tile);
+    if (m <= s->narrow || n <= s->narrow)
+        return GMLP_GEMM_NARROW;
+    if (large_groups * batch >= s->large_groups_per_cu * cus)
+        return GMLP_GEMM_LARGE;
+    if (s->deep_k && g->k >= s->deep_k && small_groups * batch < cus)
+        return GMLP_GEMM_DEEP;
+    return GMLP_GEMM_SMALL;
 }
 
 static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
-    return (form){g->a.half, g->b.half, g->a.trans != 0, g->b.trans != 0, va < vb ? va : vb};
+    return (form){.a_half = g->a.half, .b_half = g->b.half, .ta = g->a.trans != 0, .tb = g->b.trans != 0,
+                  .vw = va < vb ? va : vb, .precision = GMLP_GEMM_FP32};
 }
 
 /* g on variant k of tiling t. */
-static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const tiles *t)
+static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
@@ -464,26 +315,22 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     if (g->m == 0 || g->n == 0)
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
-    const size_class size = (size_class)gmlp_gemm_class(ctx, g);
     const form f = form_of(g);
-    const gmlp_kernel *k;
-    const tiles *t;
-    GMLP_TRY(choose(ctx, &f, g, size, &k, &t, NULL));
-    return launch(ctx, g, k, t);
+    const gmlp_gemm_plan *p;
+    GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)gmlp_gemm_class(ctx, g), &p));
+    return launch(ctx, g, p->kernel, p->tiling);
 }
 
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran)
 {
     *ran = 0;
-    if (g->m == 0 || g->n == 0 || !fits_device(&ctx->dev, t))
+    if (g->m == 0 || g->n == 0 || !gmlp_gemm_tiling_fits(&ctx->dev, t))
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     const form f = form_of(g);
     const gmlp_kernel *k;
     GMLP_TRY(variant(ctx, &f, t, &k));
-    /* private memory on a GPU is spilled registers; on a CPU it is the
-     * stack every kernel uses (PoCL reports the accumulator arrays) */
-    if (!k || (k->private_mem > 0 && !(ctx->dev.type & CL_DEVICE_TYPE_CPU)))
+    if (!k || spills(ctx, k))
         return GMLP_OK;
     *ran = 1;
     return launch(ctx, g, k, t);

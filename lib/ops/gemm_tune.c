@@ -9,9 +9,13 @@
 
 #include "cl/program.h"
 #include "format/json.h"
+#include "gmlp_version.h"
 #include "ops/gemm_tune.h"
+#include "ops/state.h"
 
-#define TUNE_FORMAT "gmlp-tune-1"
+/* 2: kernel winners name their tiling (gemm_tilings.c); 1 gave its numbers */
+#define TUNE_FORMAT "gmlp-tune-2"
+#define TUNE_FORMAT_FAMILY "gmlp-tune-"
 #define TUNE_MAX_BYTES (1u << 20)
 
 static const char *const class_names[GMLP_GEMM_CLASSES] = {"small", "large", "narrow", "deep"};
@@ -30,17 +34,18 @@ void gmlp_tune_slot_name(size_t slot, char *buf, size_t size)
 
 const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
 {
-    if (!ctx->tuned || cls < 0 || cls >= GMLP_GEMM_CLASSES)
+    const gmlp_tuned *t = ctx->ops->tuned;
+    if (!t || cls < 0 || cls >= GMLP_GEMM_CLASSES)
         return NULL;
     size_t s = gmlp_tune_slot(cls, g->a.half, g->b.half, g->a.trans, g->b.trans);
-    return ctx->tuned->set[s] ? &ctx->tuned->choice[s] : NULL;
+    return t->set[s] ? &t->choice[s] : NULL;
 }
 
 /* The device fields a file must repeat exactly, with their JSON keys. */
 static void device_fields(const gmlp_devinfo *dev, const char *keys[6], const char *values[6])
 {
     static const char *const k[6] = {"library", "platform", "device", "vendor", "device_version", "driver"};
-    const char *v[6] = {gmlp_version(), dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver};
+    const char *v[6] = {GMLP_VERSION_STRING, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver};
     for (int i = 0; i < 6; i++) {
         keys[i] = k[i];
         values[i] = v[i];
@@ -87,33 +92,23 @@ static int parse_winner(const gmlp_devinfo *dev, json_t *w, gmlp_tuned *out, cha
         out->set[s] = 1;
         return 1;
     }
-    static const char *const dims[] = {"tm", "tn", "tk", "wm", "wn", "direct"};
-    json_int_t v[6];
-    for (int i = 0; i < 6; i++) {
-        json_t *x = json_object_get(w, dims[i]);
-        if (!json_is_integer(x)) {
-            snprintf(why, why_size, "a kernel winner lacks the integer %s", dims[i]);
-            return 0;
-        }
-        v[i] = json_integer_value(x);
+    const char *name = json_string_value(json_object_get(w, "tiling"));
+    const gmlp_tiling *t = gmlp_gemm_tiling_named(name);
+    if (!name) {
+        snprintf(why, why_size, "a kernel winner names no tiling");
+        return 0;
     }
-    size_t n;
-    const gmlp_tiling *const *all = gmlp_gemm_tilings(&n);
-    for (size_t i = 0; i < n; i++) {
-        const gmlp_tiling *t = all[i];
-        if (t->tm == v[0] && t->tn == v[1] && t->tk == v[2] && t->wm == v[3] && t->wn == v[4] && t->direct == v[5]) {
-            if (!gmlp_gemm_tiling_fits(dev, t)) {
-                snprintf(why, why_size, "tiling %dx%dx%d does not fit the device", t->tm, t->tn, t->tk);
-                return 0;
-            }
-            out->choice[s] = (gmlp_tuned_choice){.tiling = t};
-            out->set[s] = 1;
-            return 1;
-        }
+    if (!t) {
+        snprintf(why, why_size, "tiling '%.64s' is not one the library knows", name);
+        return 0;
     }
-    snprintf(why, why_size, "tiling %lldx%lldx%lld/%lldx%lld is not one the library knows", (long long)v[0],
-             (long long)v[1], (long long)v[2], (long long)v[3], (long long)v[4]);
-    return 0;
+    if (!gmlp_gemm_tiling_fits(dev, t)) {
+        snprintf(why, why_size, "tiling %s does not fit the device", t->name);
+        return 0;
+    }
+    out->choice[s] = (gmlp_tuned_choice){.tiling = t};
+    out->set[s] = 1;
+    return 1;
 }
 
 int gmlp_tune_parse(const gmlp_devinfo *dev, const void *data, size_t size, gmlp_tuned *out, char *why,
@@ -135,6 +130,11 @@ int gmlp_tune_parse(const gmlp_devinfo *dev, const void *data, size_t size, gmlp
     device_fields(dev, keys, values);
     json_t *winners = json_object_get(root, "winners");
     const char *format = json_string_value(json_object_get(root, "format"));
+    if (format && strcmp(format, TUNE_FORMAT) && !strncmp(format, TUNE_FORMAT_FAMILY, strlen(TUNE_FORMAT_FAMILY))) {
+        snprintf(why, why_size, "format %.32s, not this library's %s: tune again (gmlp-bench --tune)", format,
+                 TUNE_FORMAT);
+        goto done;
+    }
     if (!format || strcmp(format, TUNE_FORMAT)) {
         snprintf(why, why_size, "not a %s file", TUNE_FORMAT);
         goto done;
@@ -176,8 +176,9 @@ void gmlp_gemm_tune_load(gmlp_context *ctx)
     gmlp_tuned *t = malloc(sizeof *t);
     char why[200] = "out of host memory";
     if (data && t && !read_error && gmlp_tune_parse(&ctx->dev, data, n, t, why, sizeof why)) {
-        gmlp_gemm_tune_free(ctx);
-        ctx->tuned = t;
+        free(ctx->ops->tuned);
+        ctx->ops->tuned = t;
+        gmlp_gemm_plan_clear(ctx);
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "GEMM tuning file %s: used", path);
     } else {
         if (read_error)
@@ -207,13 +208,8 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
         json_t *w = json_pack("{ss ss ss sb sb ss}", "class", class_names[s >> 4], "a", s >> 3 & 1 ? "half" : "float",
                               "b", s >> 2 & 1 ? "half" : "float", "ta", (int)(s >> 1 & 1), "tb", (int)(s & 1),
                               "backend", c->clblast ? "clblast" : "kernel");
-        if (w && !c->clblast) {
-            const gmlp_tiling *x = c->tiling;
-            json_t *dims = json_pack("{si si si si si si}", "tm", x->tm, "tn", x->tn, "tk", x->tk, "wm", x->wm, "wn",
-                                     x->wn, "direct", x->direct);
-            json_object_update(w, dims);
-            json_decref(dims);
-        }
+        if (w && !c->clblast)
+            json_object_set_new(w, "tiling", json_string(c->tiling->name));
         if (w && us && us[s] > 0) /* for people reading the file; not read back */
             json_object_set_new(w, "us_per_run", json_real(us[s]));
         json_array_append_new(winners, w);
@@ -240,17 +236,21 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
 
 void gmlp_gemm_tune_free(gmlp_context *ctx)
 {
-    free(ctx->tuned);
-    ctx->tuned = NULL;
-    if (ctx->record)
-        free(ctx->record->g);
-    free(ctx->record);
-    ctx->record = NULL;
+    free(ctx->ops->tuned);
+    ctx->ops->tuned = NULL;
+    gmlp_gemm_plan_clear(ctx);
+}
+
+void gmlp_gemm_record_set(gmlp_context *ctx, gmlp_gemm_record *rec)
+{
+    ctx->ops->record = rec;
 }
 
 void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
 {
-    gmlp_gemm_record *r = ctx->record;
+    gmlp_gemm_record *r = ctx->ops->record;
+    if (!r)
+        return;
     gmlp_gemm s = *g; /* the shape, without the buffers */
     s.a.buf = s.b.buf = s.c.buf = NULL;
     s.bias = g->bias ? (cl_mem)1 : NULL; /* whether there is one */

@@ -10,6 +10,7 @@
 #include "cl/clerr.h"
 #include "core/half.h"
 #include "ops/gemm_tune.h"
+#include "ops/state.h"
 
 /* A candidate's time: the fastest of this many calls.  On a shared machine
  * other work only adds time, so the minimum is the steady figure: on PoCL
@@ -115,10 +116,12 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
     g->b.buf = s->b;
     g->c.buf = s->c;
     g->bias = s->bias;
-    gmlp_tuned *tuned = ctx->tuned; /* the reference: the default choice */
-    ctx->tuned = NULL;
+    gmlp_tuned *tuned = ctx->ops->tuned; /* the reference: the default choice */
+    ctx->ops->tuned = NULL;
+    gmlp_gemm_plan_clear(ctx);
     gmlp_status st = gmlp_op_gemm_kernel(ctx, g);
-    ctx->tuned = tuned;
+    ctx->ops->tuned = tuned;
+    gmlp_gemm_plan_clear(ctx);
     GMLP_TRY(st);
     return read_c(ctx, s, s->want);
 }
@@ -210,8 +213,7 @@ static gmlp_status try_candidate(gmlp_context *ctx, shape *s, const gmlp_tiling 
 static void label(const gmlp_tiling *t, char *buf, size_t size)
 {
     if (t)
-        snprintf(buf, size, "kernel %s%dx%dx%d/%dx%d", t->direct ? "direct " : "", t->tm, t->tn, t->tk, t->wm,
-                 t->wn);
+        snprintf(buf, size, "kernel %s", t->name);
     else
         snprintf(buf, size, "clblast");
 }
@@ -221,7 +223,7 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
                               gmlp_tune_progress progress, void *user, gmlp_tuned *out, double *us)
 {
     size_t n_tilings;
-    const gmlp_tiling *const *tilings = gmlp_gemm_tilings(&n_tilings);
+    const gmlp_tiling *tilings = gmlp_gemm_tilings(&n_tilings);
     int floats = !(slot >> 3 & 1) && !(slot >> 2 & 1);
     size_t count = n_tilings + (size_t)floats, max_c = 0;
     for (size_t i = 0; i < n_shapes; i++)
@@ -234,7 +236,7 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
     double best = INFINITY;
     gmlp_status st = GMLP_OK;
     for (size_t c = 0; c < count && st == GMLP_OK; c++) {
-        const gmlp_tiling *t = c < n_tilings ? tilings[c] : NULL;
+        const gmlp_tiling *t = c < n_tilings ? &tilings[c] : NULL;
         const char *skipped = NULL;
         double total = 0;
         label(t, name, sizeof name);
@@ -281,8 +283,8 @@ gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_t
     gmlp_status st = GMLP_OK;
     if (!out || !us || !shapes || !slots)
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
-    else if (ctx->tuned)
-        *out = *ctx->tuned; /* winners of groups this model does not run stay */
+    else if (ctx->ops->tuned)
+        *out = *ctx->ops->tuned; /* winners of groups this model does not run stay */
     else
         memset(out, 0, sizeof *out);
     size_t made = 0;
@@ -316,8 +318,9 @@ gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_t
     if (st == GMLP_OK)
         st = gmlp_tune_save(ctx, out, us);
     if (st == GMLP_OK) {
-        free(ctx->tuned);
-        ctx->tuned = out;
+        free(ctx->ops->tuned);
+        ctx->ops->tuned = out;
+        gmlp_gemm_plan_clear(ctx);
         out = NULL;
     }
     free(out);

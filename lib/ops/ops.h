@@ -9,6 +9,7 @@
 
 #include "cl/context.h"
 #include "kernel_abi.h"
+#include "ops/gemm_tilings.h"
 
 /* ---- element-wise and reduction ops (ops/elementwise.c) ---- */
 
@@ -155,31 +156,16 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *
  * cached for it. */
 void gmlp_gemm_context_closed(gmlp_context *ctx);
 
-/* ---- GEMM tilings and tuned choices (ops/gemm_kernel.c, ops/gemm_tune.c) ---- */
+/* ---- GEMM tilings, plans and tuned choices (ops/gemm_kernel.c, ops/gemm_tune.c) ---- */
 
-/* A tiling of the GEMM kernel: tm x tn outputs per work-group, wm x wn per
- * work-item, tk-deep slices; loads up to vw wide.  direct: no local memory,
- * arithmetic in vectors of vw floats, tk unused (1). */
-typedef struct gmlp_tiling {
-    int tm, tn, tk, wm, wn, vw, direct;
-    int cpu_only;    /* a block too large for a GPU's registers (it spills there) */
-    int nvidia_only; /* deeper slices that NVIDIA's 255 registers hold and other GPUs' spill */
-} gmlp_tiling;
-
-/* The size classes gmlp_op_gemm_kernel picks a tiling by. */
-enum { GMLP_GEMM_SMALL, GMLP_GEMM_LARGE, GMLP_GEMM_NARROW, GMLP_GEMM_DEEP, GMLP_GEMM_CLASSES };
-
-/* The tilings a tuning run tries, the defaults first (*n of them); the only
- * ones a tuning file may name. */
-const gmlp_tiling *const *gmlp_gemm_tilings(size_t *n);
-/* Whether the device's limits take tiling t. */
-int gmlp_gemm_tiling_fits(const gmlp_devinfo *dev, const gmlp_tiling *t);
 /* g's size class (GMLP_GEMM_SMALL ...) on ctx's device. */
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
 /* g on the kernel with tiling t, whatever the defaults or tuned choices say;
  * *ran 0 (nothing enqueued) when the compiled kernel cannot run t's
  * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs). */
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran);
+/* Forgets the planned variants (the tuned choices changed). */
+void gmlp_gemm_plan_clear(gmlp_context *ctx);
 
 /* The tuned winner for a class and operand form: a tiling, or CLBlast. */
 typedef struct gmlp_tuned_choice {
@@ -188,13 +174,30 @@ typedef struct gmlp_tuned_choice {
 } gmlp_tuned_choice;
 /* ctx's winner for g's class and form; NULL: none (the defaults apply). */
 const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
-/* Reads the device's tuning file from the cache directory into ctx->tuned;
- * a missing file leaves none, an unusable one (corrupt, another device,
- * driver or library version, unknown tilings) is ignored with one log line. */
+/* Reads the device's tuning file from the cache directory into the ops'
+ * state; a missing file leaves none, an unusable one (corrupt, another
+ * format, device, driver or library version, unknown tilings) is ignored
+ * with one log line. */
 void gmlp_gemm_tune_load(gmlp_context *ctx);
-/* Frees ctx->tuned and any recording. */
+/* Frees the tuned choices and any recording. */
 void gmlp_gemm_tune_free(gmlp_context *ctx);
-/* While ctx->record is set, gmlp_op_gemm notes each distinct shape there. */
+/* Starts (rec) or ends (NULL) the recording of ctx's GEMM shapes (ops/gemm_tune.h). */
+struct gmlp_gemm_record;
+void gmlp_gemm_record_set(gmlp_context *ctx, struct gmlp_gemm_record *rec);
+/* Notes g's shape in the recording, if one is in progress (gmlp_op_gemm calls it). */
 void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g);
+
+/* ---- the ops' state in a context (ops/state.c) ---- */
+
+/* The reduction kernels' work-group size (the shared program's GMLP_WG):
+ * this, or the largest power of two below it that the device takes. */
+#define GMLP_REDUCE_WG_MAX 64
+
+/* Makes ctx->ops after gmlp_context_open: the shared program built with the
+ * ops' options (the reduction work-group size), the tuning file read. */
+gmlp_status gmlp_ops_open(gmlp_context *ctx);
+/* Lets the GEMM backends release what they keep for ctx, frees ctx->ops;
+ * before gmlp_context_close (a no-op if the ops never opened). */
+void gmlp_ops_close(gmlp_context *ctx);
 
 #endif

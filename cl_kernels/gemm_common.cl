@@ -1,0 +1,98 @@
+/* What the GEMM kernels share (gemm_tiled.cl and gemm_direct.cl include it):
+ * C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for batch index p, row-major, with
+ * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half(N)
+ * converts to float without cl_khr_fp16, and all arithmetic is fp32.
+ *
+ * Each file is a family of kernels, one per set of host #defines (a tiling
+ * of lib/ops/gemm_tilings.c, an operand form): the tile (TM x TN outputs per
+ * work-group, WM x WN per work-item, TK-deep k-slices), the vector width VW,
+ * and the transposes TA / TB (compile-time, as CLBlast's NN/NT/TN/TT entry
+ * points: no runtime branch in the loads).
+ *
+ * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
+ * (token-axis matmuls), an activation (fc1's exact GELU, the gate's), and
+ * the SGU's gate (times u), applied to the accumulators in registers before
+ * the one store (gmlp_epilogue, common.cl; epilogue.cl runs the same after a
+ * CLBlast GEMM). */
+#ifndef GMLP_GEMM_A_HALF
+#define GMLP_GEMM_A_HALF 0
+#endif
+#ifndef GMLP_GEMM_B_HALF
+#define GMLP_GEMM_B_HALF 0
+#endif
+#ifndef GMLP_GEMM_TA
+#define GMLP_GEMM_TA 0
+#endif
+#ifndef GMLP_GEMM_TB
+#define GMLP_GEMM_TB 0
+#endif
+#ifndef GMLP_GEMM_VW
+#define GMLP_GEMM_VW 1
+#endif
+/* #pragma unroll on every fixed-trip loop: GPUs keep the accumulators in
+ * registers only when the loops are unrolled (clang's NVPTX: a 288-byte stack
+ * frame without).  Off on CPUs: PoCL 3.1 vectorises across work-items and,
+ * fully unrolled, ran the large tiling at 1 GFLOP/s instead of 13 (SGEMM
+ * 1024^3, 2-core EPYC, 2026-11-23). */
+#ifndef GMLP_GEMM_UNROLL
+#define GMLP_GEMM_UNROLL 1
+#endif
+#if GMLP_GEMM_UNROLL
+#define GMLP_UNROLL _Pragma("unroll")
+#else
+#define GMLP_UNROLL
+#endif
+#ifndef GMLP_GEMM_TM
+#define GMLP_GEMM_TM 64
+#endif
+#ifndef GMLP_GEMM_TN
+#define GMLP_GEMM_TN 64
+#endif
+#ifndef GMLP_GEMM_TK
+#define GMLP_GEMM_TK 8
+#endif
+#ifndef GMLP_GEMM_WM
+#define GMLP_GEMM_WM 4
+#endif
+#ifndef GMLP_GEMM_WN
+#define GMLP_GEMM_WN 4
+#endif
+
+#define TM GMLP_GEMM_TM
+#define TN GMLP_GEMM_TN
+#define TK GMLP_GEMM_TK
+#define WM GMLP_GEMM_WM
+#define WN GMLP_GEMM_WN
+#define RX (TN / WN) /* work-items along n */
+#define RY (TM / WM) /* work-items along m */
+#define NT (RX * RY)
+#if TM % WM || TN % WN
+#error "GMLP_GEMM_TM / TN must be multiples of WM / WN"
+#endif
+
+/* runs of a work-item's own rows / columns: 4 where its block allows */
+#define LVM (WM % 4 == 0 ? 4 : WM % 2 == 0 ? 2 : 1)
+#define LVN (WN % 4 == 0 ? 4 : WN % 2 == 0 ? 2 : 1)
+#define OWN_ROW(y, r) ((((r) / LVM) * RY + (y)) * LVM + (r) % LVM)
+#define OWN_COL(x, s) ((((s) / LVN) * RX + (x)) * LVN + (s) % LVN)
+
+#if GMLP_GEMM_A_HALF
+#define A_TYPE half
+#else
+#define A_TYPE float
+#endif
+#if GMLP_GEMM_B_HALF
+#define B_TYPE half
+#else
+#define B_TYPE float
+#endif
+
+/* The entry point, one ABI for every variant (lib/ops/gemm_kernel.c sets
+ * the arguments).  Offsets, leading dimensions and batch strides count
+ * elements of the operand's own type.  beta == 0 never reads C.  The
+ * epilogue's bias and gate may be NULL. */
+#define GMLP_GEMM_KERNEL(name)                                                                                 \
+    __kernel __attribute__((reqd_work_group_size(RX, RY, 1))) void name(                                      \
+        int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
+        __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global float *c,       \
+        ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS)

@@ -1,0 +1,233 @@
+/* The direct GEMM: no local memory and no barrier, for CPUs (the caches do the
+ * staging, and PoCL runs a barrier-free work-group as one plain loop).
+ * Work-item (x, y) owns the WM x WN block of C at rows i0 + y WM, columns
+ * j0 + x WN, in vectors of DV = GMLP_GEMM_VW floats (vloadn: no alignment
+ * beyond the element's), the vector unit filled explicitly:
+ * - op(B) contiguous along n (TB 0: token mixing, attention's values): per
+ *   k step, WN / DV vectors of op(B)'s row times WM broadcast elements of
+ *   op(A) into WM x WN / DV vector accumulators (BLIS's outer products);
+ * - NT (TA 0, TB 1: the linear layers, contiguous along k on both sides):
+ *   DM x DN sub-blocks of dot products over DV elements of k at a time,
+ *   summed across the vector at the end, then the epilogue on vectors;
+ * - TT (no model product): outer products, op(B)'s row gathered.
+ * Rows and columns past the edge read the last one (in bounds; discarded),
+ * so the loops carry no masks; the stores are masked.  The block loops are
+ * unrolled on every device: the accumulators must be registers. */
+#include "gemm_common.cl"
+
+#define DV GMLP_GEMM_VW
+#if WN % DV
+#error "direct: GMLP_GEMM_WN must be a multiple of GMLP_GEMM_VW"
+#endif
+#define DCAT_(x, y) x##y
+#define DCAT(x, y) DCAT_(x, y)
+#define vecf DCAT(float, DV)
+#define VLOADF DCAT(vload, DV)
+#define VSTOREF DCAT(vstore, DV)
+#if GMLP_GEMM_A_HALF
+#define LOAD_A(p) vload_half(0, p)
+#define LOADV_A(p) DCAT(vload_half, DV)(0, p)
+#else
+#define LOAD_A(p) (*(p))
+#define LOADV_A(p) VLOADF(0, p)
+#endif
+#if GMLP_GEMM_B_HALF
+#define LOAD_B(p) vload_half(0, p)
+#define LOADV_B(p) DCAT(vload_half, DV)(0, p)
+#else
+#define LOAD_B(p) (*(p))
+#define LOADV_B(p) VLOADF(0, p)
+#endif
+#define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
+#define WV (WN / DV) /* vectors per row of a block */
+
+GMLP_GELU_DEFINE(direct_gelu, vecf)
+GMLP_ACT_DEFINE(direct_act, vecf, direct_gelu)
+
+/* Columns j .. j + DV of a row: a vector load where all are left of column
+ * n (full), else lanes past it repeat column n - 1 (in bounds; discarded).
+ * The lane loops are unrolled so that x stays in registers: a loop left
+ * rolled put it in a 16-byte stack frame on sm_90 and spilled on tgllp. */
+static inline vecf direct_load(__global const float *row, int j, int n, int full)
+{
+    if (full)
+        return VLOADF(0, row + j);
+    float x[DV];
+    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = row[min(j + l, n - 1)];
+    return VLOADF(0, x);
+}
+static inline void direct_store(__global float *row, int j, int n, int full, vecf v)
+{
+    if (full) {
+        VSTOREF(v, 0, row + j);
+        return;
+    }
+    float x[DV];
+    VSTOREF(v, 0, x);
+    _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
+}
+
+/* the epilogue on C[i, j .. j + DV), on whole vectors */
+static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
+{
+    if (e->bias_mode == GMLP_BIAS_COLS)
+        v += direct_load(e->bias, j, n, full);
+    else if (e->bias_mode == GMLP_BIAS_ROWS)
+        v += e->bias[i];
+    v = direct_act(v, e->act);
+    return e->gate ? v * direct_load(e->gate + (size_t)i * e->ldg, j, n, full) : v;
+}
+
+#if DOT
+/* Sub-blocks of DM rows x 4 columns: at most 12 accumulators (AVX2 has 16
+ * vector registers), and a row's four sums come out as one float4. */
+#if WN % 4
+#error "direct NT: GMLP_GEMM_WN must be a multiple of 4"
+#endif
+#define DM (WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
+
+/* the sum of v's lanes folded into 4 */
+static inline float4 direct_fold4(vecf v)
+{
+#if DV == 16
+    return v.lo.lo + v.lo.hi + v.hi.lo + v.hi.hi;
+#elif DV == 8
+    return v.lo + v.hi;
+#elif DV == 4
+    return v;
+#else
+#error "direct NT: GMLP_GEMM_VW must be 4, 8 or 16"
+#endif
+}
+
+/* (sum of t0, sum of t1, sum of t2, sum of t3) by two rounds of pairwise adds */
+static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
+{
+    const float4 x = (float4)(t0.s02, t1.s02) + (float4)(t0.s13, t1.s13);
+    const float4 y = (float4)(t2.s02, t3.s02) + (float4)(t2.s13, t3.s13);
+    return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
+}
+
+/* C[i0 .. i0+DM, j0 .. j0+4) = A[i, :] . B[j, :] + beta * C, no epilogue yet */
+static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
+                               ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
+{
+    __global const A_TYPE *ar[DM];
+    __global const B_TYPE *br[4];
+    vecf acc[DM][4];
+    _Pragma("unroll") for (int r = 0; r < DM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * lda;
+    _Pragma("unroll") for (int s = 0; s < 4; s++) br[s] = b + (size_t)min(j0 + s, n - 1) * ldb;
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] = (vecf)0.0f;
+    int q = 0;
+    for (; q + DV <= k; q += DV) {
+        vecf bv[4];
+        _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = LOADV_B(br[s] + q);
+        _Pragma("unroll") for (int r = 0; r < DM; r++)
+        {
+            const vecf av = LOADV_A(ar[r] + q);
+            _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] += av * bv[s];
+        }
+    }
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+    {
+        float4 sum = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
+                                 direct_fold4(acc[r][3]));
+        for (int t = q; t < k; t++) /* k's tail */
+            sum += LOAD_A(ar[r] + t) *
+                   (float4)(LOAD_B(br[0] + t), LOAD_B(br[1] + t), LOAD_B(br[2] + t), LOAD_B(br[3] + t));
+        __global float *cv = c + (size_t)(i0 + r) * ldc + j0;
+        if (i0 + r < m && j0 + 4 <= n) {
+            vstore4(beta == 0.0f ? sum : sum + beta * vload4(0, cv), 0, cv);
+        } else if (i0 + r < m) {
+            float e[4];
+            vstore4(sum, 0, e);
+            for (int l = 0; l < 4 && j0 + l < n; l++)
+                cv[l] = beta == 0.0f ? e[l] : e[l] + beta * cv[l];
+        }
+    }
+}
+
+/* the epilogue over C[i, j .. j + DV) in place, the part left of column n */
+static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int i, int j, const gmlp_epi *e)
+{
+    __global float *row = c + (size_t)i * ldc;
+    const int full = j + DV <= n;
+    if (i < m)
+        direct_store(row, j, n, full, direct_epilogue(direct_load(row, j, n, full), i, j, n, full, e));
+}
+#else
+/* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
+static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
+                              const gmlp_epi *e)
+{
+    __global float *row = c + (size_t)i * ldc;
+    const int full = j + DV <= n;
+    if (i >= m)
+        return;
+    if (beta != 0.0f)
+        v += beta * direct_load(row, j, n, full);
+    direct_store(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
+}
+
+/* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
+ * constant once inlined): op(B)'s rows are read as vectors, else gathered */
+static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
+                                ulong ldb, int i0, int j0, vecf acc[WM][WV], const int contiguous)
+{
+    __global const A_TYPE *ar[WM]; /* op(A)[i0 + r, q] at ar[r] + q * sa */
+    const size_t sa = GMLP_GEMM_TA ? lda : 1;
+    _Pragma("unroll") for (int r = 0; r < WM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * (GMLP_GEMM_TA ? 1 : lda);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    for (int q = 0; q < k; q++) {
+        vecf bv[WV];
+        if (contiguous) {
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = LOADV_B(b + (size_t)q * ldb + j0 + s * DV);
+        } else {
+            float e[WN];
+            _Pragma("unroll") for (int s = 0; s < WN; s++)
+            {
+                const size_t j = (size_t)min(j0 + s, n - 1);
+                e[s] = LOAD_B(b + (GMLP_GEMM_TB ? j * ldb + q : (size_t)q * ldb + j));
+            }
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = VLOADF(s, e);
+        }
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+        {
+            const float av = LOAD_A(ar[r] + (size_t)q * sa);
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] += av * bv[s];
+        }
+    }
+}
+#endif
+
+GMLP_GEMM_KERNEL(gmlp_gemm_direct)
+{
+    const int i0 = get_group_id(1) * TM + get_local_id(1) * WM, j0 = get_group_id(0) * TN + get_local_id(0) * WN;
+    const size_t p = get_global_id(2);
+    if (i0 >= m || j0 >= n) /* no barrier to reach */
+        return;
+    a += a_off + p * a_stride;
+    b += b_off + p * b_stride;
+    c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
+#if DOT
+    for (int r = 0; r < WM; r += DM)
+        for (int s = 0; s < WN; s += 4)
+            direct_dots(m, n, k, a, lda, b, ldb, beta, c, ldc, i0 + r, j0 + s);
+    if (gmlp_epi_any(&e))
+        for (int r = 0; r < WM; r++)
+            for (int s = 0; s < WN; s += DV)
+                direct_finish(c, ldc, m, n, i0 + r, j0 + s, &e);
+#else
+    vecf acc[WM][WV];
+    if (!GMLP_GEMM_TB && j0 + WN <= n)
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 1);
+    else
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 0);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+            direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, &e);
+#endif
+}

@@ -1,0 +1,203 @@
+/* The tiled GEMM (what it shares with the direct one: gemm_common.cl).  Per
+ * slice the group stages op(A) (TK x TM) and op(B) (TK x TN) in local memory
+ * as float, double-buffered: while it multiplies out slice s from one buffer,
+ * each work-item has already fetched its share of slice s+1 into registers,
+ * which it stores into the other buffer afterwards; one barrier per slice.
+ * Loads walk memory contiguously whichever way an operand is transposed, VW
+ * elements at a time where the host checked that offsets, leading dimensions
+ * and strides are multiples of VW (else it builds VW 1); a vector that
+ * crosses the matrix's edge is loaded element by element.  Work-item (x, y)
+ * owns rows and columns in runs of 4 (OWN_ROW / OWN_COL), so that its reads
+ * of local memory are float4 and neighbours' runs neighbour.  Edges are
+ * zero-padded on load and masked on store: any m, n, k.  Large blocks apply
+ * the epilogue in a second sweep (EPILOGUE_SWEEP). */
+#include "gemm_common.cl"
+
+/* v (1, 2 or 4: a constant once inlined) floats from p into d through a
+ * vector pointer: p is v-aligned (global memory: host-checked; local: the
+ * arrays are 16-byte aligned). */
+#define GMLP_LDV_DEFINE(name, space)                                                                            \
+    static inline void name(space const float *p, float *d, const int v)                                        \
+    {                                                                                                            \
+        if (v == 4) {                                                                                            \
+            const float4 x = *(space const float4 *)p;                                                           \
+            d[0] = x.s0, d[1] = x.s1, d[2] = x.s2, d[3] = x.s3;                                                  \
+        } else if (v == 2) {                                                                                     \
+            const float2 x = *(space const float2 *)p;                                                           \
+            d[0] = x.s0, d[1] = x.s1;                                                                            \
+        } else {                                                                                                 \
+            d[0] = *p;                                                                                           \
+        }                                                                                                        \
+    }
+GMLP_LDV_DEFINE(gmlp_ldv_float, __global)
+GMLP_LDV_DEFINE(gmlp_ldl, __local)
+/* the same from half storage (vload_half: no alignment needed) */
+static inline void gmlp_ldv_half(__global const half *p, float *d, const int v)
+{
+    if (v == 4) {
+        const float4 x = vload_half4(0, p);
+        d[0] = x.s0, d[1] = x.s1, d[2] = x.s2, d[3] = x.s3;
+    } else if (v == 2) {
+        const float2 x = vload_half2(0, p);
+        d[0] = x.s0, d[1] = x.s1;
+    } else {
+        d[0] = vload_half(0, p);
+    }
+}
+static inline float gmlp_ld1_float(__global const float *p)
+{
+    return *p;
+}
+static inline float gmlp_ld1_half(__global const half *p)
+{
+    return vload_half(0, p);
+}
+
+/* An operand's staging: NAME_fetch reads this work-item's share of one
+ * TK x W slice of op(X) (W = TM or TN; the matrix dim wide, k deep, stored
+ * contiguously along k if CONTIG_K) into registers r, NAME_stash writes them
+ * into the local slice (TK rows of W + 4: the pad spreads a contiguous-k
+ * operand's transposing stores over the banks and keeps rows 16-byte
+ * aligned).  V: the vector width, VW where it divides the contiguous extent. */
+#define GMLP_STAGE(NAME, TYPE, W, CONTIG_K)                                                                   \
+    enum { NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW, NAME##_LD = W + 4,             \
+           NAME##_VECS = W * TK / NAME##_V, NAME##_PER = (NAME##_VECS + NT - 1) / NT };                     \
+    /* whether work-item t has an l-th vector, at column w of row q of the slice */                       \
+    static inline int NAME##_at(int t, int l, int *w, int *q)                                                \
+    {                                                                                                         \
+        const int e = t + l * NT;                                                                             \
+        *w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                                  \
+        *q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                                  \
+        return NAME##_VECS % NT == 0 || e < NAME##_VECS;                                                      \
+    }                                                                                                         \
+    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
+                                    float *r)                                                                 \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
+        {                                                                                                     \
+            int w, q;                                                                                         \
+            if (NAME##_at(t, l, &w, &q)) {                                                                    \
+                const int gw = base + w, gq = q0 + q;                                                         \
+                __global const TYPE *src = p + (CONTIG_K ? (size_t)gw * ld + gq : (size_t)gq * ld + gw);      \
+                if (CONTIG_K ? gw < dim && gq + NAME##_V <= k : gq < k && gw + NAME##_V <= dim) {             \
+                    gmlp_ldv_##TYPE(src, r + l * NAME##_V, NAME##_V);                                         \
+                } else {                                                                                      \
+                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                \
+                        (CONTIG_K ? gw < dim && gq + v < k : gq < k && gw + v < dim) ? gmlp_ld1_##TYPE(src + v) \
+                                                                                     : 0.0f;                  \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+    }                                                                                                         \
+    static inline void NAME##_stash(__local float *lds, const float *r, int t)                               \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
+        {                                                                                                     \
+            int w, q;                                                                                         \
+            if (NAME##_at(t, l, &w, &q)) {                                                                    \
+                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++)                                         \
+                    lds[CONTIG_K ? (q + v) * NAME##_LD + w : q * NAME##_LD + w + v] = r[l * NAME##_V + v];    \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+#define GMLP_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
+GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
+GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+
+/* Blocks of more than 16 outputs per work-item store the accumulators (with
+ * beta * C) first and apply the epilogue in a second sweep: with the
+ * epilogue in registers the 8 x 8 blocks spilled 2 KiB per thread on Intel
+ * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help). */
+#define EPILOGUE_SWEEP (WM * WN > 16)
+
+GMLP_GEMM_KERNEL(gmlp_gemm)
+{
+    const int x = get_local_id(0), y = get_local_id(1);
+    const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
+    const size_t p = get_global_id(2);
+    a += a_off + p * a_stride;
+    b += b_off + p * b_stride;
+    c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
+
+    float acc[WM][WN];
+GMLP_UNROLL
+    for (int r = 0; r < WM; r++)
+GMLP_UNROLL
+        for (int s = 0; s < WN; s++)
+            acc[r][s] = 0.0f;
+
+    /* 16-byte aligned for gmlp_ldl's float4 reads: a float array is only
+     * 4-aligned by the language, and NVIDIA places it so (its PTX: .shared
+     * .align 4); every tiled variant faulted on an H100 (misaligned shared
+     * address: CL_OUT_OF_RESOURCES at the next read), 2026-11-24 */
+    __local float as[2 * TK * stage_a_LD] __attribute__((aligned(16)));
+    __local float bs[2 * TK * stage_b_LD] __attribute__((aligned(16)));
+    const int t = y * RX + x;
+    float pa[stage_a_PER * stage_a_V], pb[stage_b_PER * stage_b_V];
+    const int slices = (k + TK - 1) / TK;
+    if (slices > 0) {
+        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
+        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
+        stage_a_stash(as, pa, t);
+        stage_b_stash(bs, pb, t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int sl = 0; sl < slices; sl++) {
+        const int cur = sl & 1, more = sl + 1 < slices;
+        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
+            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
+            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
+        }
+        __local const float *la = as + cur * TK * stage_a_LD, *lb = bs + cur * TK * stage_b_LD;
+GMLP_UNROLL
+        for (int q = 0; q < TK; q++) {
+            float av[WM], bv[WN];
+GMLP_UNROLL
+            for (int r = 0; r < WM; r += LVM)
+                gmlp_ldl(la + q * stage_a_LD + OWN_ROW(y, r), av + r, LVM);
+GMLP_UNROLL
+            for (int s = 0; s < WN; s += LVN)
+                gmlp_ldl(lb + q * stage_b_LD + OWN_COL(x, s), bv + s, LVN);
+GMLP_UNROLL
+            for (int r = 0; r < WM; r++)
+GMLP_UNROLL
+                for (int s = 0; s < WN; s++)
+                    acc[r][s] += av[r] * bv[s]; /* contracted to an FMA where the device has one */
+        }
+        /* the other buffer's last readers passed the previous barrier */
+        if (more) {
+            stage_a_stash(as + (cur ^ 1) * TK * stage_a_LD, pa, t);
+            stage_b_stash(bs + (cur ^ 1) * TK * stage_b_LD, pb, t);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+GMLP_UNROLL
+    for (int r = 0; r < WM; r++) {
+        const int gi = i0 + OWN_ROW(y, r);
+GMLP_UNROLL
+        for (int s = 0; s < WN; s++) {
+            const int gj = j0 + OWN_COL(x, s);
+            if (gi < m && gj < n) {
+                __global float *cv = c + (size_t)gi * ldc + gj;
+                const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
+                *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e);
+            }
+        }
+    }
+#if EPILOGUE_SWEEP
+    /* the epilogue as a second sweep over this work-item's outputs, once the
+     * accumulators are dead (a loop not unrolled: GELU 64 times over spilled) */
+    if (!gmlp_epi_any(&e))
+        return;
+    for (int r = 0; r < WM; r++)
+        for (int s = 0; s < WN; s++) {
+            const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
+            if (gi < m && gj < n) {
+                __global float *cv = c + (size_t)gi * ldc + gj;
+                *cv = gmlp_epilogue(*cv, gi, gj, &e);
+            }
+        }
+#endif
+}

@@ -1,0 +1,163 @@
+/* The GEMM engine's tables (gemm_tilings.h): tilings, size classes,
+ * defaults.  What chose each entry is in bench/NOTES.md, under "GEMM tilings
+ * by name", keyed by the tilings' names; registers and spills per compiler
+ * are the portability suite's (tests/test_portability.sh). */
+#include "ops/gemm_tilings.h"
+
+#include <string.h>
+
+const gmlp_kernel_spec gmlp_gemm_tiled = {"gemm_tiled.cl", "gmlp_gemm"};
+const gmlp_kernel_spec gmlp_gemm_direct = {"gemm_direct.cl", "gmlp_gemm_direct"};
+
+#define TILED .kernel = &gmlp_gemm_tiled, .vw = 4
+#define DIRECT .kernel = &gmlp_gemm_direct, .tk = 1
+#define CPU_ONLY .devices = CL_DEVICE_TYPE_CPU
+#define NVIDIA_ONLY .vendor = GMLP_VENDOR_NVIDIA
+
+/* Names: tiled_TMxTNxTK_WMxWN, direct_TMxTN_WMxWN_vVW (test_gemm checks
+ * each against its numbers). */
+static const gmlp_tiling tilings[] = {
+    /* GPUs' large products: 16 x 16 work-items of 8 x 8 outputs.  8-deep
+     * slices hold in NVIDIA's 255 registers and spill elsewhere (RDNA3, dg2,
+     * tgllp): 2-deep there. */
+    {.name = "tiled_128x128x8_8x8", TILED, .tm = 128, .tn = 128, .tk = 8, .wm = 8, .wn = 8, NVIDIA_ONLY},
+    {.name = "tiled_128x128x2_8x8", TILED, .tm = 128, .tn = 128, .tk = 2, .wm = 8, .wn = 8},
+    /* every device's small tilings, in order of preference */
+    {.name = "tiled_64x64x8_4x4", TILED, .tm = 64, .tn = 64, .tk = 8, .wm = 4, .wn = 4},
+    {.name = "tiled_32x32x8_4x4", TILED, .tm = 32, .tn = 32, .tk = 8, .wm = 4, .wn = 4},
+    {.name = "tiled_16x16x4_4x4", TILED, .tm = 16, .tn = 16, .tk = 4, .wm = 4, .wn = 4},
+    {.name = "tiled_4x4x4_4x4", TILED, .tm = 4, .tn = 4, .tk = 4, .wm = 4, .wn = 4}, /* one work-item */
+    /* few output tiles over a deep k: more, smaller work-groups */
+    {.name = "tiled_16x16x16_2x2", TILED, .tm = 16, .tn = 16, .tk = 16, .wm = 2, .wn = 2},
+    /* CPUs: the direct kernel's blocks */
+    {.name = "direct_16x32_4x16_v8", DIRECT, .tm = 16, .tn = 32, .wm = 4, .wn = 16, .vw = 8, CPU_ONLY},
+    {.name = "direct_24x32_6x16_v8", DIRECT, .tm = 24, .tn = 32, .wm = 6, .wn = 16, .vw = 8, CPU_ONLY},
+    {.name = "direct_4x64_1x32_v8", DIRECT, .tm = 4, .tn = 64, .wm = 1, .wn = 32, .vw = 8, CPU_ONLY},
+    /* The tuner's other candidates: neighbours of the defaults in depth,
+     * shape and outputs per work-item, picked by hand.  64x64x16_4x4 and
+     * 32x32x16_4x4 are left out: they spill on gfx1100. */
+    {.name = "tiled_128x64x4_8x4", TILED, .tm = 128, .tn = 64, .tk = 4, .wm = 8, .wn = 4},
+    {.name = "tiled_64x128x4_4x8", TILED, .tm = 64, .tn = 128, .tk = 4, .wm = 4, .wn = 8},
+    {.name = "tiled_64x64x4_4x4", TILED, .tm = 64, .tn = 64, .tk = 4, .wm = 4, .wn = 4},
+    {.name = "tiled_32x64x8_4x4", TILED, .tm = 32, .tn = 64, .tk = 8, .wm = 4, .wn = 4},
+    {.name = "tiled_64x32x8_4x4", TILED, .tm = 64, .tn = 32, .tk = 8, .wm = 4, .wn = 4},
+    {.name = "tiled_32x32x8_2x2", TILED, .tm = 32, .tn = 32, .tk = 8, .wm = 2, .wn = 2},
+    {.name = "tiled_16x16x8_2x2", TILED, .tm = 16, .tn = 16, .tk = 8, .wm = 2, .wn = 2},
+    {.name = "direct_4x64_1x4_v4", DIRECT, .tm = 4, .tn = 64, .wm = 1, .wn = 4, .vw = 4},
+    {.name = "direct_8x64_2x8_v4", DIRECT, .tm = 8, .tn = 64, .wm = 2, .wn = 8, .vw = 4},
+    /* spill on dg2, gfx1100 and tgllp */
+    {.name = "tiled_128x128x4_8x8", TILED, .tm = 128, .tn = 128, .tk = 4, .wm = 8, .wn = 8, NVIDIA_ONLY},
+    {.name = "tiled_64x64x8_8x8", TILED, .tm = 64, .tn = 64, .tk = 8, .wm = 8, .wn = 8, NVIDIA_ONLY},
+    /* CPUs: other blocks of the direct kernel, and float4 for 128-bit vector units */
+    {.name = "direct_12x32_3x16_v8", DIRECT, .tm = 12, .tn = 32, .wm = 3, .wn = 16, .vw = 8, CPU_ONLY},
+    {.name = "direct_32x48_4x24_v8", DIRECT, .tm = 32, .tn = 48, .wm = 4, .wn = 24, .vw = 8, CPU_ONLY},
+    {.name = "direct_24x16_6x8_v8", DIRECT, .tm = 24, .tn = 16, .wm = 6, .wn = 8, .vw = 8, CPU_ONLY},
+    {.name = "direct_16x16_4x8_v4", DIRECT, .tm = 16, .tn = 16, .wm = 4, .wn = 8, .vw = 4, CPU_ONLY},
+};
+
+/* The entry of bench/NOTES.md's "GEMM tilings by name" that chose a row. */
+#define NOTES(name) "bench/NOTES.md, GEMM tilings by name: " name
+
+static const gmlp_gemm_sizes sizes[] = {
+    /* a core runs one work-group at a time; on PoCL large tiles beat small ones even at one per core */
+    {.devices = CL_DEVICE_TYPE_CPU, .narrow = 16, .large_tile = 128, .large_groups_per_cu = 1, .small_tile = 64,
+     .deep_k = 0, .measured = NOTES("Size classes")},
+    /* a few work-groups per compute unit to switch between while others wait on memory: a guess */
+    {.devices = 0, .narrow = 16, .large_tile = 128, .large_groups_per_cu = 4, .small_tile = 64, .deep_k = 256,
+     .measured = NOTES("Size classes")},
+};
+
+static const gmlp_gemm_default defaults[] = {
+    /* NVIDIA GPUs where a tuning run on an H100 beat the rows below */
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NN,
+     .tilings = {"tiled_32x64x8_4x4", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
+     .measured = NOTES("tiled_32x64x8_4x4")},
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_NN,
+     .tilings = {"tiled_16x16x16_2x2"}, .measured = NOTES("tiled_16x16x16_2x2")},
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_NARROW, .form = GMLP_FORM_NT,
+     .tilings = {"tiled_16x16x16_2x2", "tiled_16x16x4_4x4", "tiled_4x4x4_4x4"},
+     .measured = NOTES("tiled_16x16x16_2x2")},
+    /* CPUs: the direct kernel for every product */
+    {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_NARROW, .form = GMLP_FORM_ANY,
+     .tilings = {"direct_4x64_1x32_v8"}, .measured = NOTES("direct_4x64_1x32_v8")},
+    {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_NT,
+     .tilings = {"direct_16x32_4x16_v8"}, .measured = NOTES("direct_16x32_4x16_v8")},
+    {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
+     .tilings = {"direct_24x32_6x16_v8"}, .measured = NOTES("direct_24x32_6x16_v8")},
+    /* GPUs: the large tiles, unspilled first (8-deep where they hold) */
+    {.devices = CL_DEVICE_TYPE_GPU, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY,
+     .tilings = {"tiled_128x128x8_8x8", "tiled_128x128x2_8x8"}, .measured = NOTES("tiled_128x128x8_8x8")},
+    {.devices = CL_DEVICE_TYPE_GPU, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .tilings = {"tiled_16x16x16_2x2"},
+     .measured = NOTES("tiled_16x16x16_2x2")},
+    /* narrow products: tiles of which little is padding */
+    {.devices = CL_DEVICE_TYPE_GPU, .size = GMLP_GEMM_NARROW, .form = GMLP_FORM_ANY,
+     .tilings = {"tiled_16x16x4_4x4", "tiled_4x4x4_4x4"}, .measured = NOTES("tiled_16x16x4_4x4")},
+    /* the fallback of every product, last */
+    {.size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
+     .tilings = {"tiled_64x64x8_4x4", "tiled_32x32x8_4x4", "tiled_16x16x4_4x4", "tiled_4x4x4_4x4"},
+     .measured = NOTES("tiled_64x64x8_4x4")},
+};
+#define N_DEFAULTS (sizeof defaults / sizeof *defaults)
+
+const gmlp_tiling *gmlp_gemm_tilings(size_t *n)
+{
+    *n = sizeof tilings / sizeof *tilings;
+    return tilings;
+}
+
+const gmlp_tiling *gmlp_gemm_tiling_named(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof tilings / sizeof *tilings; i++)
+        if (!strcmp(tilings[i].name, name))
+            return &tilings[i];
+    return NULL;
+}
+
+size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
+{
+    /* gemm_tiled.cl: two slices of each operand, rows padded by 4 */
+    return gmlp_tiling_direct(t) ? 0 : 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
+}
+
+static bool device_matches(const gmlp_devinfo *d, cl_device_type devices, gmlp_vendor vendor)
+{
+    return (!devices || (d->type & devices)) && (vendor == GMLP_VENDOR_ANY || vendor == d->vendor_id);
+}
+
+bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t)
+{
+    size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
+    return device_matches(d, t->devices, t->vendor) && !t->needs && rx * ry <= d->max_wg && rx <= d->max_wi[0] &&
+           ry <= d->max_wi[1] && gmlp_gemm_tiling_local_bytes(t) <= d->local_mem;
+}
+
+bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t)
+{
+    for (size_t i = 0; i < N_DEFAULTS; i++)
+        for (size_t j = 0; j < GMLP_GEMM_ROW_TILINGS && defaults[i].tilings[j]; j++)
+            if (!strcmp(defaults[i].tilings[j], t->name))
+                return true;
+    return false;
+}
+
+const gmlp_gemm_sizes *gmlp_gemm_sizes_for(const gmlp_devinfo *d)
+{
+    size_t i = 0;
+    while (!device_matches(d, sizes[i].devices, GMLP_VENDOR_ANY)) /* the last row matches any device */
+        i++;
+    return &sizes[i];
+}
+
+const gmlp_gemm_default *gmlp_gemm_default_for(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
+                                               gmlp_gemm_precision precision, const gmlp_gemm_default **fallback)
+{
+    *fallback = &defaults[N_DEFAULTS - 1];
+    for (size_t i = 0; i < N_DEFAULTS; i++) {
+        const gmlp_gemm_default *r = &defaults[i];
+        if (device_matches(d, r->devices, r->vendor) && (!r->arch || !strncmp(d->arch, r->arch, strlen(r->arch))) &&
+            (r->size == GMLP_GEMM_ANY_SIZE || r->size == size) && (r->form == GMLP_FORM_ANY || r->form == form) &&
+            r->precision == precision)
+            return r;
+    }
+    return *fallback;
+}

@@ -1,0 +1,27 @@
+/* What lib/ops keeps per context (ctx->ops): made by gmlp_ops_open, freed by
+ * gmlp_ops_close (ops/state.c). */
+#ifndef GMLP_OPS_STATE_H
+#define GMLP_OPS_STATE_H
+
+#include <stdbool.h>
+
+#include "ops/ops.h"
+
+/* The variant a GEMM plan key runs (ops/gemm_kernel.c), planned once. */
+typedef struct gmlp_gemm_plan {
+    const gmlp_kernel *kernel; /* NULL: not planned yet */
+    const gmlp_tiling *tiling;
+    bool tuned;                /* the tuning file's choice, not the defaults' */
+} gmlp_gemm_plan;
+
+/* Plan keys: size class x transposes x operand storages x vector width (1, 2, 4) x precision. */
+#define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * 16 * 3 * GMLP_GEMM_PRECISIONS)
+
+struct gmlp_ops {
+    int reduce_wg;                   /* the reduction kernels' work-group size (the shared program's GMLP_WG) */
+    struct gmlp_tuned *tuned;        /* ops/gemm_tune.c: the device's tuned GEMM winners; NULL: none */
+    struct gmlp_gemm_record *record; /* ops/gemm_tune.c: non-NULL while gmlp_tune notes a model's GEMMs */
+    gmlp_gemm_plan plan[GMLP_GEMM_PLAN_KEYS];
+};
+
+#endif

@@ -1,0 +1,102 @@
+/* The GEMM engine's tables (lib/ops/gemm_tilings.c) alone, no device: every
+ * tiling's name spells its numbers and is unique, its blocks divide its
+ * tiles; every default row names known tilings, says what chose it, and the
+ * last one takes any product; lookups give what the rows say for made-up
+ * CPUs, NVIDIA GPUs and other GPUs (the first matching row wins). */
+#include <string.h>
+
+#include "check.h"
+#include "ops/ops.h"
+
+static gmlp_devinfo device(cl_device_type type, gmlp_vendor vendor)
+{
+    return (gmlp_devinfo){.type = type, .vendor_id = vendor, .compute_units = 8, .local_mem = 65536,
+                          .max_wg = 1024, .max_wi = {1024, 1024, 64}};
+}
+
+static void check_tilings(void)
+{
+    size_t n;
+    const gmlp_tiling *all = gmlp_gemm_tilings(&n);
+    CHECK(n >= 10, "%zu tilings", n);
+    for (const gmlp_tiling *t = all; t < all + n; t++) {
+        char want[64];
+        if (gmlp_tiling_direct(t))
+            snprintf(want, sizeof want, "direct_%dx%d_%dx%d_v%d", t->tm, t->tn, t->wm, t->wn, t->vw);
+        else
+            snprintf(want, sizeof want, "tiled_%dx%dx%d_%dx%d", t->tm, t->tn, t->tk, t->wm, t->wn);
+        CHECK(!strcmp(t->name, want), "tiling %s spells %s", t->name, want);
+        CHECK(gmlp_gemm_tiling_named(t->name) == t, "%s found by its name, once", t->name);
+        CHECK(t->tm % t->wm == 0 && t->tn % t->wn == 0 && t->tk >= 1 && t->wn % (gmlp_tiling_direct(t) ? t->vw : 1) == 0,
+              "%s: blocks divide tiles", t->name);
+        CHECK(t->precision == GMLP_GEMM_FP32 && !t->needs && !t->subgroup, "%s: an fp32 row needing nothing", t->name);
+        CHECK(gmlp_tiling_direct(t) == (gmlp_gemm_tiling_local_bytes(t) == 0), "%s: local memory iff tiled", t->name);
+    }
+    CHECK(!gmlp_gemm_tiling_named("tiled_96x64x8_4x4") && !gmlp_gemm_tiling_named(NULL), "unknown names: none");
+}
+
+/* The first tiling of the default row for this product on d. */
+static const char *first(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form)
+{
+    const gmlp_gemm_default *fallback, *row = gmlp_gemm_default_for(d, size, form, GMLP_GEMM_FP32, &fallback);
+    CHECK(row && fallback && row->measured && fallback->size == GMLP_GEMM_ANY_SIZE &&
+              fallback->form == GMLP_FORM_ANY && !fallback->devices && fallback->vendor == GMLP_VENDOR_ANY,
+          "a row, and the fallback that takes anything");
+    for (size_t i = 0; i < GMLP_GEMM_ROW_TILINGS && row->tilings[i]; i++)
+        CHECK(gmlp_gemm_tiling_named(row->tilings[i]) != NULL, "row names known tiling %s", row->tilings[i]);
+    return row->tilings[0] ? row->tilings[0] : "";
+}
+
+static void check_defaults(void)
+{
+    const gmlp_devinfo cpu = device(CL_DEVICE_TYPE_CPU, GMLP_VENDOR_INTEL),
+                       nvidia = device(CL_DEVICE_TYPE_GPU, GMLP_VENDOR_NVIDIA),
+                       amd = device(CL_DEVICE_TYPE_GPU, GMLP_VENDOR_AMD),
+                       other = device(CL_DEVICE_TYPE_ACCELERATOR, GMLP_VENDOR_ANY);
+    struct {
+        const gmlp_devinfo *d;
+        gmlp_gemm_size size;
+        gmlp_gemm_form form;
+        const char *want;
+    } cases[] = {
+        {&cpu, GMLP_GEMM_NARROW, GMLP_FORM_NT, "direct_4x64_1x32_v8"},
+        {&cpu, GMLP_GEMM_LARGE, GMLP_FORM_NT, "direct_16x32_4x16_v8"},
+        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_NN, "direct_24x32_6x16_v8"},
+        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_TT, "direct_24x32_6x16_v8"},
+        {&nvidia, GMLP_GEMM_LARGE, GMLP_FORM_NN, "tiled_32x64x8_4x4"},
+        {&nvidia, GMLP_GEMM_LARGE, GMLP_FORM_NT, "tiled_128x128x8_8x8"},
+        {&nvidia, GMLP_GEMM_SMALL, GMLP_FORM_NN, "tiled_16x16x16_2x2"},
+        {&nvidia, GMLP_GEMM_NARROW, GMLP_FORM_NT, "tiled_16x16x16_2x2"},
+        {&nvidia, GMLP_GEMM_NARROW, GMLP_FORM_NN, "tiled_16x16x4_4x4"},
+        {&amd, GMLP_GEMM_LARGE, GMLP_FORM_NN, "tiled_128x128x8_8x8"}, /* which does not fit AMD: the next */
+        {&amd, GMLP_GEMM_DEEP, GMLP_FORM_TN, "tiled_16x16x16_2x2"},
+        {&amd, GMLP_GEMM_SMALL, GMLP_FORM_NT, "tiled_64x64x8_4x4"},
+        {&other, GMLP_GEMM_LARGE, GMLP_FORM_NT, "tiled_64x64x8_4x4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *got = first(cases[i].d, cases[i].size, cases[i].form);
+        CHECK(!strcmp(got, cases[i].want), "case %zu: %s, want %s", i, got, cases[i].want);
+    }
+    const gmlp_tiling *deep8 = gmlp_gemm_tiling_named("tiled_128x128x8_8x8");
+    CHECK(deep8 && gmlp_gemm_tiling_fits(&nvidia, deep8) && !gmlp_gemm_tiling_fits(&amd, deep8) &&
+              !gmlp_gemm_tiling_fits(&cpu, deep8),
+          "NVIDIA's 8-deep large tiles fit NVIDIA GPUs only");
+    const gmlp_tiling *block = gmlp_gemm_tiling_named("direct_24x32_6x16_v8");
+    CHECK(block && gmlp_gemm_tiling_fits(&cpu, block) && !gmlp_gemm_tiling_fits(&amd, block), "CPU blocks on CPUs only");
+    gmlp_devinfo small = amd;
+    small.max_wg = 64; /* 8 x 8 work-items of the 64 x 64 tiles, not the 16 x 16 of the large */
+    const gmlp_tiling *t64 = gmlp_gemm_tiling_named("tiled_64x64x8_4x4"), *t128 = gmlp_gemm_tiling_named("tiled_128x128x2_8x8");
+    CHECK(t64 && t128 && !gmlp_gemm_tiling_fits(&small, t64) && !gmlp_gemm_tiling_fits(&small, t128) &&
+              gmlp_gemm_tiling_fits(&small, gmlp_gemm_tiling_named("tiled_32x32x8_4x4")),
+          "work-group limits: 64 work-items take 32x32 tiles of 4x4, not more");
+    CHECK(gmlp_gemm_sizes_for(&cpu)->deep_k == 0 && gmlp_gemm_sizes_for(&amd)->deep_k > 0 &&
+              gmlp_gemm_sizes_for(&other)->measured,
+          "size classes: no deep class on CPUs, one on GPUs");
+}
+
+int main(void)
+{
+    check_tilings();
+    check_defaults();
+    return check_summary("gemm-tables");
+}
