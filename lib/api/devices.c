@@ -46,17 +46,6 @@ static void add_failure(report *r, const char *msg)
     add(r, "FAILED: %s\n", line);
 }
 
-static int has_fp16(cl_device_id d)
-{
-    size_t n = 0;
-    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || !n)
-        return 0;
-    char *ext = malloc(n);
-    int yes = ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS && strstr(ext, "cl_khr_fp16");
-    free(ext);
-    return yes;
-}
-
 static void add_kernels(report *r, gmlp_context *ctx)
 {
     char names[1024];
@@ -97,8 +86,10 @@ size_t gmlp_device_report(const char *device, char *buf, size_t size)
     char line[1024];
     gmlp_devinfo_format(&d, d.index, line, sizeof line);
     add(r, "%s", line);
-    add(r, "   local memory %llu KiB, work-groups up to %zu, cl_khr_fp16 %s\n",
-        (unsigned long long)(d.local_mem / 1024), d.max_wg, has_fp16(d.device) ? "yes" : "no (half storage only)");
+    add(r, "   local memory %llu KiB, work-groups up to %zu, cl_khr_fp16 %s%s%s\n",
+        (unsigned long long)(d.local_mem / 1024), d.max_wg,
+        gmlp_device_has_extension(d.device, "cl_khr_fp16") ? "yes" : "no (half storage only)",
+        d.arch[0] ? ", architecture " : "", d.arch);
     char spec[32];
     snprintf(spec, sizeof spec, "%zu", d.index);
     gmlp_context *ctx;

@@ -45,7 +45,7 @@ static gmlp_vendor vendor_of(cl_device_id d, const char *vendor_name)
     return GMLP_VENDOR_ANY;
 }
 
-static int has_extension(cl_device_id d, const char *name)
+int gmlp_device_has_extension(cl_device_id d, const char *name)
 {
     size_t n = 0;
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
@@ -73,16 +73,16 @@ static void query_arch(gmlp_devinfo *info)
 {
     cl_device_id d = info->device;
     info->arch[0] = 0;
-    if (info->vendor_id == GMLP_VENDOR_NVIDIA && has_extension(d, "cl_nv_device_attribute_query")) {
+    if (info->vendor_id == GMLP_VENDOR_NVIDIA && gmlp_device_has_extension(d, "cl_nv_device_attribute_query")) {
         uint_pair(d, GMLP_CL_COMPUTE_CAPABILITY_MAJOR_NV, GMLP_CL_COMPUTE_CAPABILITY_MINOR_NV, "sm_%u%u", info->arch,
                   sizeof info->arch);
     } else if (info->vendor_id == GMLP_VENDOR_AMD) {
         if (!strncmp(info->name, "gfx", 3)) /* ROCm: "gfx90a:sramecc+:xnack-" */
             snprintf(info->arch, sizeof info->arch, "%.*s", (int)strcspn(info->name, ":"), info->name);
-        else if (has_extension(d, "cl_amd_device_attribute_query"))
+        else if (gmlp_device_has_extension(d, "cl_amd_device_attribute_query"))
             uint_pair(d, GMLP_CL_GFXIP_MAJOR_AMD, GMLP_CL_GFXIP_MINOR_AMD, "gfx%u.%u", info->arch, sizeof info->arch);
     } else if (info->vendor_id == GMLP_VENDOR_INTEL && (info->type & CL_DEVICE_TYPE_GPU) &&
-               has_extension(d, "cl_intel_device_attribute_query")) {
+               gmlp_device_has_extension(d, "cl_intel_device_attribute_query")) {
         cl_uint v; /* a cl_version: major 10 bits, minor 10, patch 12 */
         if (clGetDeviceInfo(d, GMLP_CL_IP_VERSION_INTEL, sizeof v, &v, NULL) == CL_SUCCESS)
             snprintf(info->arch, sizeof info->arch, "%u.%u.%u", v >> 22, v >> 12 & 0x3ff, v & 0xfff);

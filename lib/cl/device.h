@@ -41,6 +41,9 @@ typedef struct gmlp_devinfo {
     char arch[32];
 } gmlp_devinfo;
 
+/* Whether d lists extension name (a whole word of CL_DEVICE_EXTENSIONS). */
+int gmlp_device_has_extension(cl_device_id d, const char *name);
+
 /* What the library needs to know of device d of platform p (index 0). */
 void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info);
 
