@@ -131,9 +131,9 @@ static void print_tables(json_t *rows, FILE *f, int md)
         if (md)
             fputs("\n| kernel | launches | total µs | mean µs | share |\n| --- | ---: | ---: | ---: | ---: |\n", f);
         else
-            fprintf(f, "%-56s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
+            fprintf(f, "%-64s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
         json_array_foreach(list, j, k)
-            fprintf(f, md ? "| %s | %lld | %.1f | %.2f | %.2f%% |\n" : "%-56.56s %8lld %12.1f %10.2f %6.2f%%\n",
+            fprintf(f, md ? "| %s | %lld | %.1f | %.2f | %.2f%% |\n" : "%-64.64s %8lld %12.1f %10.2f %6.2f%%\n",
                     str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
                     num(k, "total_us"), num(k, "mean_us"), num(k, "share"));
     }

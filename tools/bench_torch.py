@@ -15,7 +15,7 @@ import torch
 from timm.layers import GatedMlp
 from timm.models.mlp_mixer import Affine, MlpMixer, ResBlock, SpatialGatingBlock
 
-# name: (family, img, patch, dim, depth, mlp_ratio, classes) -- as bench/gmlp-bench.c
+# name: (family, img, patch, dim, depth, mlp_ratio, classes) -- as bench/image_bench.c
 STANDARD = {
     "gmlp_ti16_224": ("gmlp", 224, 16, 128, 30, 6, 1000),
     "gmlp_s16_224": ("gmlp", 224, 16, 256, 30, 6, 1000),

@@ -224,7 +224,8 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
 {
     size_t n_tilings;
     const gmlp_tiling *tilings = gmlp_gemm_tilings(&n_tilings);
-    int floats = !(slot >> 3 & 1) && !(slot >> 2 & 1);
+    /* CLBlast, where this build has it, for float operands */
+    int floats = !(slot >> 3 & 1) && !(slot >> 2 & 1) && gmlp_gemm_backend_find(GMLP_GEMM_CLBLAST);
     size_t count = n_tilings + (size_t)floats, max_c = 0;
     for (size_t i = 0; i < n_shapes; i++)
         max_c = shapes[i].c_elems > max_c ? shapes[i].c_elems : max_c;
