@@ -114,11 +114,15 @@ double bench_image_work(const gmlp_config *c, const bench_opts *o)
     return flops_per_image(c) * images;
 }
 
-/* SGEMM rate on a square problem through one backend. */
+/* SGEMM rate on a square problem through one backend; 0 where it failed,
+ * -1 where the library was built without that backend. */
 static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backend)
 {
     double secs;
-    if (gmlp_diag_gemm_seconds(ctx, backend, n, n, n, 3, &secs) != GMLP_OK) {
+    gmlp_status st = gmlp_diag_gemm_seconds(ctx, backend, n, n, n, 3, &secs);
+    if (st == GMLP_ERR_UNSUPPORTED)
+        return -1;
+    if (st != GMLP_OK) {
         fprintf(stderr, BENCH_PROGRAM ": SGEMM: %s\n", gmlp_last_error(ctx));
         return 0;
     }
@@ -128,8 +132,11 @@ static double sgemm_tflops(gmlp_context *ctx, size_t n, gmlp_gemm_backend backen
 double bench_sgemm_peak(gmlp_context *ctx, size_t n)
 {
     double clblast = sgemm_tflops(ctx, n, GMLP_GEMM_CLBLAST), kernel = sgemm_tflops(ctx, n, GMLP_GEMM_KERNEL);
-    printf("# %s: SGEMM %zu^3: CLBlast %.3f TFLOP/s, gmlp kernel %.3f TFLOP/s\n", gmlp_context_device_name(ctx), n,
-           clblast, kernel);
+    char clblast_text[32] = "not built in";
+    if (clblast >= 0)
+        snprintf(clblast_text, sizeof clblast_text, "%.3f TFLOP/s", clblast);
+    printf("# %s: SGEMM %zu^3: CLBlast %s, gmlp kernel %.3f TFLOP/s\n", gmlp_context_device_name(ctx), n,
+           clblast_text, kernel);
     return clblast > kernel ? clblast : kernel;
 }
 

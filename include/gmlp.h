@@ -172,7 +172,8 @@ GMLP_API void gmlp_context_destroy(gmlp_context *ctx);
 typedef enum gmlp_gemm_backend {
     GMLP_GEMM_AUTO = 0,    /* $GMLP_GEMM ("kernel" or "clblast") if set, else GMLP_GEMM_KERNEL */
     GMLP_GEMM_KERNEL = 1,  /* the library's kernel, bias/GELU/gating fused into it; no CLBlast compile */
-    GMLP_GEMM_CLBLAST = 2, /* CLBlast, then the fused steps as a kernel of their own (the reference path) */
+    GMLP_GEMM_CLBLAST = 2, /* CLBlast, then the fused steps as a kernel of their own (the reference path);
+                            * GMLP_ERR_UNSUPPORTED at context creation in a library built without it */
 } gmlp_gemm_backend;
 
 /* Diagnostics the library may write (gmlp_context_options.log_level, gmlp_set_log). */

@@ -32,13 +32,11 @@ static double now(void)
 static gmlp_status time_gemm(gmlp_context *ctx, const gmlp_gemm *g, gmlp_gemm_backend backend, int runs,
                              double *seconds)
 {
-    gmlp_status (*run)(gmlp_context *, const gmlp_gemm *) =
-        backend == GMLP_GEMM_CLBLAST ? gmlp_op_gemm_clblast : gmlp_op_gemm_kernel;
-    GMLP_TRY(run(ctx, g)); /* untimed: a first call may compile */
+    GMLP_TRY(gmlp_op_gemm_on(ctx, backend, g)); /* untimed: a first call may compile */
     cl_int e = clFinish(ctx->queue);
     double t = now();
     for (int r = 0; r < runs && e == CL_SUCCESS; r++) {
-        GMLP_TRY(run(ctx, g));
+        GMLP_TRY(gmlp_op_gemm_on(ctx, backend, g));
         if (ctx->dev.type & CL_DEVICE_TYPE_CPU)
             e = clFinish(ctx->queue); /* PoCL runs one command at a time anyway */
     }

@@ -23,8 +23,8 @@ def _load() -> ctypes.CDLL:
         return ctypes.CDLL(str(found[0]))
     except OSError as e:
         raise ImportError(f"gmlp: cannot load {found[0]}: {e} (libgmlp needs the OpenCL ICD loader "
-                          "libOpenCL.so.1, CLBlast and jansson; Debian: ocl-icd-libopencl1 libclblast1 "
-                          "libjansson4)") from e
+                          "libOpenCL.so.1 and jansson, and CLBlast where it was built with it; Debian: "
+                          "ocl-icd-libopencl1 libjansson4 libclblast1)") from e
 
 
 lib = _load()
