@@ -6,17 +6,6 @@
 #include "bench.h"
 #include "report.h"
 
-static const char *str(json_t *row, const char *key)
-{
-    const char *s = json_string_value(json_object_get(row, key));
-    return s ? s : "";
-}
-
-static double num(json_t *row, const char *key)
-{
-    return json_number_value(json_object_get(row, key));
-}
-
 /* A table cell: '|' would end it. */
 static void cell(FILE *f, const char *s)
 {
@@ -64,10 +53,10 @@ int bench_md(json_t *rows, FILE *f)
         json_array_foreach(rows, i, r) {
             if (!json_object_get(r, "tokens_per_s"))
                 continue;
-            cell(f, str(r, "device"));
-            cell(f, bench_base_name(str(r, "model")));
+            cell(f, bench_json_str(r, "device"));
+            cell(f, bench_base_name(bench_json_str(r, "model")));
             fprintf(f, "| %lld | %s | %.1f | %.3f | %.3f |\n", (long long)json_integer_value(json_object_get(r, "batch")),
-                    str(r, "mode"), num(r, "tokens_per_s"), num(r, "seconds") * 1e3, num(r, "spread_s") * 1e3);
+                    bench_json_str(r, "mode"), bench_json_num(r, "tokens_per_s"), bench_json_num(r, "seconds") * 1e3, bench_json_num(r, "spread_s") * 1e3);
         }
     }
     return ferror(f) != 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "report.h"
 #include "gmlp_diag.h"
 
 static int by_total(const void *a, const void *b)
@@ -97,25 +98,14 @@ int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, 
     return ok;
 }
 
-static const char *str(json_t *row, const char *key)
-{
-    const char *s = json_string_value(json_object_get(row, key));
-    return s ? s : "";
-}
-
-static double num(json_t *row, const char *key)
-{
-    return json_number_value(json_object_get(row, key));
-}
-
 /* A profiled row's heading: what ran, and the forward's totals. */
 static void heading(FILE *f, json_t *r, const char *prefix)
 {
     fprintf(f, "%s%s: %s %s %s batch %lld: kernels %.3f ms of a %.3f ms forward (wall, profiling on); "
             "GEMMs %.3f ms, %.1f GFLOP/s on the linear layers\n",
-            prefix, str(r, "device"), bench_base_name(str(r, "model")), str(r, "weights"), str(r, "gemm"),
-            (long long)json_integer_value(json_object_get(r, "batch")), num(r, "profile_kernel_us") / 1e3,
-            num(r, "profile_wall_s") * 1e3, num(r, "profile_gemm_us") / 1e3, num(r, "profile_gemm_gflops"));
+            prefix, bench_json_str(r, "device"), bench_base_name(bench_json_str(r, "model")), bench_json_str(r, "weights"), bench_json_str(r, "gemm"),
+            (long long)json_integer_value(json_object_get(r, "batch")), bench_json_num(r, "profile_kernel_us") / 1e3,
+            bench_json_num(r, "profile_wall_s") * 1e3, bench_json_num(r, "profile_gemm_us") / 1e3, bench_json_num(r, "profile_gemm_gflops"));
 }
 
 /* Each profiled row's heading and kernel table: text or markdown. */
@@ -134,8 +124,8 @@ static void print_tables(json_t *rows, FILE *f, int md)
             fprintf(f, "%-64s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
         json_array_foreach(list, j, k)
             fprintf(f, md ? "| %s | %lld | %.1f | %.2f | %.2f%% |\n" : "%-64.64s %8lld %12.1f %10.2f %6.2f%%\n",
-                    str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
-                    num(k, "total_us"), num(k, "mean_us"), num(k, "share"));
+                    bench_json_str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
+                    bench_json_num(k, "total_us"), bench_json_num(k, "mean_us"), bench_json_num(k, "share"));
     }
 }
 

@@ -37,6 +37,10 @@ void bench_csv_row(FILE *f, const bench_row *r);
  * the strings stay the object's), and the document of every row; nonzero on
  * failure. */
 json_t *bench_json_row(const bench_row *r);
+/* A row object's field: a string ("" if absent), a number (0), a count (0 unless positive). */
+const char *bench_json_str(json_t *o, const char *key);
+double bench_json_num(json_t *o, const char *key);
+size_t bench_json_count(json_t *o, const char *key);
 int bench_row_from_json(json_t *o, bench_row *r);
 int bench_json_write(json_t *rows, FILE *f);
 

@@ -13,18 +13,18 @@ json_t *bench_json_row(const bench_row *r)
                      (json_int_t)r->weight_bytes);
 }
 
-static const char *str(json_t *o, const char *key)
+const char *bench_json_str(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
 }
 
-static double num(json_t *o, const char *key)
+double bench_json_num(json_t *o, const char *key)
 {
     return json_number_value(json_object_get(o, key));
 }
 
-static size_t count(json_t *o, const char *key)
+size_t bench_json_count(json_t *o, const char *key)
 {
     json_int_t v = json_integer_value(json_object_get(o, key));
     return v > 0 ? (size_t)v : 0;
@@ -35,21 +35,21 @@ int bench_row_from_json(json_t *o, bench_row *r)
     if (!json_object_get(o, "images_per_s"))
         return 0; /* a language model's row */
     *r = (bench_row){
-        .device = str(o, "device"),
-        .model = str(o, "model"),
-        .weights = str(o, "weights"),
-        .gemm = str(o, "gemm"),
-        .batch = count(o, "batch"),
-        .median_s = num(o, "median_s"),
-        .spread_s = num(o, "spread_s"),
-        .e2e_median_s = num(o, "e2e_median_s"),
-        .images_per_s = num(o, "images_per_s"),
-        .tflops = num(o, "tflops"),
-        .sgemm_peak_tflops = num(o, "sgemm_peak_tflops"),
-        .first_result_cold_s = num(o, "first_result_cold_s"),
-        .first_result_s = num(o, "first_result_s"),
-        .peak_device_bytes = count(o, "peak_device_bytes"),
-        .weight_bytes = count(o, "weight_bytes"),
+        .device = bench_json_str(o, "device"),
+        .model = bench_json_str(o, "model"),
+        .weights = bench_json_str(o, "weights"),
+        .gemm = bench_json_str(o, "gemm"),
+        .batch = bench_json_count(o, "batch"),
+        .median_s = bench_json_num(o, "median_s"),
+        .spread_s = bench_json_num(o, "spread_s"),
+        .e2e_median_s = bench_json_num(o, "e2e_median_s"),
+        .images_per_s = bench_json_num(o, "images_per_s"),
+        .tflops = bench_json_num(o, "tflops"),
+        .sgemm_peak_tflops = bench_json_num(o, "sgemm_peak_tflops"),
+        .first_result_cold_s = bench_json_num(o, "first_result_cold_s"),
+        .first_result_s = bench_json_num(o, "first_result_s"),
+        .peak_device_bytes = bench_json_count(o, "peak_device_bytes"),
+        .weight_bytes = bench_json_count(o, "weight_bytes"),
     };
     return 1;
 }

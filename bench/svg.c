@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "report.h"
 
 #define W 960
 #define PLOT_H 460
@@ -18,17 +19,11 @@
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
-static const char *str(json_t *row, const char *key)
-{
-    const char *s = json_string_value(json_object_get(row, key));
-    return s ? s : "";
-}
-
 /* Rows of one line share these; a model file is named without its folder. */
 static void series_key(json_t *row, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s | %s | weights %s | gemm %s", str(row, "device"), bench_base_name(str(row, "model")),
-             str(row, "weights"), str(row, "gemm"));
+    snprintf(buf, size, "%s | %s | weights %s | gemm %s", bench_json_str(row, "device"), bench_base_name(bench_json_str(row, "model")),
+             bench_json_str(row, "weights"), bench_json_str(row, "gemm"));
 }
 
 /* Whether row r is a plotted point (of the series key, if not NULL): its batch and images/s. */
