@@ -75,7 +75,7 @@ else
 fi
 
 echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0}]}' >"$out/torch.json"
-"$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>/dev/null
+"$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>"$out/cmp.err"
 grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp"; check $? "--compare"
 
 # --profile: a row per kernel the forward launches (each entry point, the GEMMs' launch count: one per
@@ -195,4 +195,11 @@ expect_exit 1 "an unwritable --json" "cannot write $out/no/r.json" "$bench" --ti
 expect_exit 1 "an unwritable --md" "cannot write $out/no/r.md" "$bench" --tiny --md "$out/no/r.md"
 expect_exit 1 "a missing --compare file" "cannot read $out/none.json" "$bench" --tiny --compare "$out/none.json"
 expect_exit 1 "no such device" "no-such-device" "$bench" --tiny --device no-such-device
+# what the failed runs said (a sanitizer's report among it: scripts/test runs a test again whose output
+# shows LeakSanitizer's own crash)
+if [ "$fail" != 0 ]; then
+    for f in "$out/stderr" "$out"/*.err; do
+        [ -s "$f" ] && { echo "stderr of the run into ${f##*/}:"; grep -v '^gmlp-bench: \[' "$f" | tail -n 20; }
+    done
+fi
 exit $fail
