@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "gmlp_cl.h"
+#include "core/alloc.h"
 #include "ops/ops.h"
 
 gmlp_error *gmlp_api_error(void)
@@ -53,7 +54,7 @@ static gmlp_status create(const gmlp_context_options *opts, const cl_command_que
         return gmlp_fail(terr, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_context_options.size is %zu: fill the options with gmlp_context_options_default",
                          opts->size);
-    gmlp_context *ctx = calloc(1, sizeof *ctx);
+    gmlp_context *ctx = gmlp_calloc(1, sizeof *ctx);
     if (!ctx)
         return gmlp_fail(terr, GMLP_ERR_HOST_MEMORY, "out of host memory creating a context");
     ctx->err.log = terr->log; /* until the context's own logger is known */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/alloc.h"
 #include "ops/ops.h"
 
 #define REPORT_SIZE 8192
@@ -76,7 +77,7 @@ size_t gmlp_device_report(const char *device, char *buf, size_t size)
     gmlp_devinfo d;
     if (gmlp_device_select(device, &d, err) != GMLP_OK)
         return 0;
-    report *r = malloc(sizeof *r);
+    report *r = gmlp_malloc(sizeof *r);
     if (!r) {
         gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory for a report");
         return 0;

@@ -9,6 +9,7 @@
 #include "cl/clerr.h"
 #include "cl/program.h"
 #include "gmlp_diag.h"
+#include "core/alloc.h"
 #include "model/arch.h"
 #include "model/model.h"
 #include "ops/gemm_tune.h"
@@ -98,7 +99,7 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
     if (e != CL_SUCCESS)
         st = gmlp_fail_cl(&ctx->err, "clFinish", e);
     /* one row per label, in order of first launch; labels are few */
-    const char **seen = calloc(ctx->n_profile ? ctx->n_profile : 1, sizeof *seen);
+    const char **seen = gmlp_calloc(ctx->n_profile ? ctx->n_profile : 1, sizeof *seen);
     if (st == GMLP_OK && !seen)
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading a profile");
     for (size_t i = 0; st == GMLP_OK && i < ctx->n_profile; i++) {
@@ -202,8 +203,8 @@ static gmlp_status run_model(gmlp_model *model, const gmlp_config *c, size_t bat
     int lm = gmlp_arch_of(c)->lm;
     size_t in = batch * (lm ? (size_t)c->seq_len : (size_t)c->in_chans * c->img_h * c->img_w);
     size_t outs = batch * (lm ? (size_t)c->seq_len * c->vocab_size : (size_t)(c->num_classes ? c->num_classes : c->dim));
-    void *input = calloc(in, lm ? sizeof(int32_t) : sizeof(float));
-    float *out = malloc(outs * sizeof *out);
+    void *input = gmlp_calloc(in, lm ? sizeof(int32_t) : sizeof(float));
+    float *out = gmlp_malloc(outs * sizeof *out);
     gmlp_status st = input && out ? GMLP_OK : gmlp_fail(gmlp_api_error(), GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
     if (st == GMLP_OK && !lm)
         st = c->num_classes ? gmlp_classify(model, input, batch, out) : gmlp_features(model, input, batch, out);
@@ -230,7 +231,7 @@ gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_t
     if (!ctx->set.cache_dir[0])
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_tune: the context has no cache directory to keep the results in");
-    gmlp_gemm_record *rec = calloc(1, sizeof *rec);
+    gmlp_gemm_record *rec = gmlp_calloc(1, sizeof *rec);
     if (!rec)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
     pthread_mutex_lock(&ctx->lock);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/alloc.h"
 #include "model/arch.h"
 #include "model/lm_state.h"
 #include "sample/sample.h"
@@ -123,7 +124,7 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
                          "gmlp_lm_generate: needs a prompt of at least one token, options, out and n_out");
     gmlp_lm_state *s;
     GMLP_TRY(gmlp_lm_state_create(m, 1, &s));
-    float *logits = malloc((size_t)m->cfg.vocab_size * sizeof *logits);
+    float *logits = gmlp_malloc((size_t)m->cfg.vocab_size * sizeof *logits);
     gmlp_status st = logits ? gmlp_lm_feed(s, prompt, n_prompt, logits)
                             : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_lm_generate: out of host memory");
     uint64_t rng = o->seed;

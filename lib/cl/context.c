@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/clerr.h"
+#include "core/alloc.h"
 
 gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device)
 {
@@ -133,7 +134,7 @@ gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event f
 {
     size_t n = ctx->n_profile;
     if (n == 0 || (n >= 64 && (n & (n - 1)) == 0)) { /* capacity: 64, then doubling */
-        gmlp_profile_entry *grown = realloc(ctx->profile, (n ? 2 * n : 64) * sizeof *grown);
+        gmlp_profile_entry *grown = gmlp_realloc(ctx->profile, (n ? 2 * n : 64) * sizeof *grown);
         if (!grown) {
             if (from)
                 clReleaseEvent(from);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cl/clerr.h"
+#include "core/alloc.h"
 #include "core/error.h"
 
 static void query_str(cl_device_id d, cl_device_info what, char *buf, size_t size)
@@ -50,7 +51,7 @@ int gmlp_device_has_extension(cl_device_id d, const char *name)
     size_t n = 0;
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
         return 0;
-    char *ext = malloc(n + 1);
+    char *ext = gmlp_malloc(n + 1);
     int found = 0;
     if (ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
         ext[n] = 0;
@@ -123,7 +124,7 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_erro
                          "no OpenCL platform is installed (install an OpenCL driver, e.g. pocl-opencl-icd)");
     if (e != CL_SUCCESS)
         return gmlp_fail_cl(err, "clGetPlatformIDs", e);
-    cl_platform_id *plats = calloc(np, sizeof *plats);
+    cl_platform_id *plats = gmlp_calloc(np, sizeof *plats);
     if (!plats)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing platforms");
     clGetPlatformIDs(np, plats, NULL);
@@ -132,8 +133,8 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_erro
         cl_uint nd = 0;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
             continue;
-        cl_device_id *devs = calloc(nd, sizeof *devs);
-        gmlp_devinfo *grown = realloc(*list, (*count + nd) * sizeof **list);
+        cl_device_id *devs = gmlp_calloc(nd, sizeof *devs);
+        gmlp_devinfo *grown = gmlp_realloc(*list, (*count + nd) * sizeof **list);
         if (!devs || !grown) {
             free(devs);
             st = gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing devices");
@@ -258,7 +259,7 @@ gmlp_status gmlp_shared_context_acquire(const gmlp_devinfo *d, cl_context *out, 
     while (s && s->device != d->device)
         s = s->next;
     if (!s) {
-        s = calloc(1, sizeof *s);
+        s = gmlp_calloc(1, sizeof *s);
         if (!s) {
             st = gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory");
             goto out;

@@ -9,6 +9,7 @@
 #include "cl/context.h"
 #include "cl/program.h"
 #include "cl/sources.h"
+#include "core/alloc.h"
 
 struct gmlp_program_entry {
     const char *file;
@@ -26,7 +27,7 @@ static char *dup_or_null(const char *s)
     if (!s)
         return NULL;
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = gmlp_malloc(n);
     return d ? memcpy(d, s, n) : NULL;
 }
 
@@ -76,7 +77,7 @@ static gmlp_status program_for(gmlp_context *ctx, const gmlp_kernel_spec *spec, 
             *out = c->programs[i].program;
             return GMLP_OK;
         }
-    struct gmlp_program_entry *grown = realloc(c->programs, (c->n_programs + 1) * sizeof *grown);
+    struct gmlp_program_entry *grown = gmlp_realloc(c->programs, (c->n_programs + 1) * sizeof *grown);
     if (!grown)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory caching kernels");
     c->programs = grown;
@@ -106,8 +107,8 @@ gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, con
         }
     cl_program prog = NULL;
     GMLP_TRY(program_for(ctx, spec, defines, &prog));
-    gmlp_kernel **grown = realloc(c->kernels, (c->n_kernels + 1) * sizeof *grown);
-    gmlp_kernel *k = calloc(1, sizeof *k);
+    gmlp_kernel **grown = gmlp_realloc(c->kernels, (c->n_kernels + 1) * sizeof *grown);
+    gmlp_kernel *k = gmlp_calloc(1, sizeof *k);
     if (grown)
         c->kernels = grown;
     if (!grown || !k || (defines && !(k->defines = dup_or_null(defines)))) {

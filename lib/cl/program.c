@@ -12,6 +12,7 @@
 #include "cl/context.h"
 #include "cl/sources.h"
 #include "gmlp_version.h"
+#include "core/alloc.h"
 
 #define CACHE_MAGIC "GMLPBIN1"
 
@@ -41,7 +42,7 @@ char *gmlp_program_source(const char *file)
             total += (size_t)s->length;
             found |= s->kind == GMLP_SRC_SOLO;
         }
-    char *src = malloc(found ? total : 1), *p = src;
+    char *src = gmlp_malloc(found ? total : 1), *p = src;
     if (!src || !found) {
         if (src)
             *src = 0;
@@ -120,7 +121,7 @@ static cl_program load_cached(gmlp_context *ctx, const char *path, const char *o
     unsigned char *bin = NULL;
     cl_program prog = NULL;
     if (fread(magic, 1, 8, f) == 8 && !memcmp(magic, CACHE_MAGIC, 8) && fread(&len, sizeof len, 1, f) == 1 &&
-        len > 0 && len < (1u << 30) && (bin = malloc(len)) && fread(bin, 1, len, f) == len) {
+        len > 0 && len < (1u << 30) && (bin = gmlp_malloc(len)) && fread(bin, 1, len, f) == len) {
         size_t blen = len;
         const unsigned char *bins[] = {bin};
         cl_int e, status;
@@ -145,7 +146,7 @@ static void store_cached(cl_program prog, const char *path)
     size_t len = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len)
         return;
-    unsigned char *bin = malloc(len);
+    unsigned char *bin = gmlp_malloc(len);
     if (!bin)
         return;
     unsigned char *bins[] = {bin};
@@ -170,7 +171,7 @@ static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *o
     char *log = NULL;
     size_t got = 0;
     if (clGetProgramBuildInfo(prog, ctx->dev.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &got) == CL_SUCCESS && got &&
-        (log = malloc(got)) &&
+        (log = gmlp_malloc(got)) &&
         clGetProgramBuildInfo(prog, ctx->dev.device, CL_PROGRAM_BUILD_LOG, got, log, NULL) != CL_SUCCESS) {
         free(log);
         log = NULL;

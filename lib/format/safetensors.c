@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "format/json.h"
@@ -51,7 +52,7 @@ static int dtype_from_name(const char *s, gmlp_dtype *out)
 static char *dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = gmlp_malloc(n);
     return d ? memcpy(d, s, n) : NULL;
 }
 
@@ -96,8 +97,8 @@ static gmlp_status parse_metadata(json_t *meta, gmlp_st_file *f, gmlp_error *err
         return gmlp_fail(err, GMLP_ERR_FORMAT, "__metadata__ is not a JSON object of strings");
     size_t n = json_object_size(meta);
     /* n_meta counts only complete pairs, so a partial copy frees cleanly */
-    f->meta_keys = calloc(n ? n : 1, sizeof *f->meta_keys);
-    f->meta_values = calloc(n ? n : 1, sizeof *f->meta_values);
+    f->meta_keys = gmlp_calloc(n ? n : 1, sizeof *f->meta_keys);
+    f->meta_values = gmlp_calloc(n ? n : 1, sizeof *f->meta_values);
     if (!f->meta_keys || !f->meta_values)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory reading __metadata__");
     const char *key;
@@ -262,7 +263,7 @@ static gmlp_status parse_header(json_t *root, const uint8_t *data, size_t data_s
     if (!json_is_object(root)) /* unreachable after the '{' check; kept against future changes */
         return gmlp_fail(err, GMLP_ERR_FORMAT, "header JSON is not an object");
     size_t n = json_object_size(root);
-    f->tensors = calloc(n ? n : 1, sizeof *f->tensors);
+    f->tensors = gmlp_calloc(n ? n : 1, sizeof *f->tensors);
     if (!f->tensors)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory reading the header");
     const char *key;

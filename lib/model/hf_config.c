@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "format/json.h"
 #include "model/hf_config.h"
 
@@ -36,7 +37,7 @@ static int sb_add(sbuf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = (b->len + n + 1) * 2;
-        char *p = realloc(b->s, cap);
+        char *p = gmlp_realloc(b->s, cap);
         if (!p)
             return 0;
         b->s = p;
@@ -68,7 +69,7 @@ static gmlp_status set_value(reader *r, gmlp_preproc_key k, const char *key, con
 {
     gmlp_hf_config *c = r->c;
     free(c->value[k]);
-    if (!(c->value[k] = malloc(len + 1)))
+    if (!(c->value[k] = gmlp_malloc(len + 1)))
         return gmlp_fail(r->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading config.json");
     memcpy(c->value[k], text, len);
     c->value[k][len] = 0;
@@ -214,7 +215,7 @@ static gmlp_status read_root(reader *r, const json_t *root)
         if (!json_is_string(v))
             return bad_type(r, "architecture", "a string", v);
         size_t n = json_string_length(v) + 1;
-        if (!(c->architecture = malloc(n)))
+        if (!(c->architecture = gmlp_malloc(n)))
             return gmlp_fail(r->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading config.json");
         memcpy(c->architecture, json_string_value(v), n);
     }

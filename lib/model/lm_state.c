@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model/lm_state.h"
 
 void gmlp_lm_state_destroy(gmlp_lm_state *s)
@@ -30,7 +31,7 @@ static gmlp_status make_cache(gmlp_lm_state *s, cl_mem **bufs, size_t width, con
     const gmlp_config *c = &s->model->cfg;
     if (!width)
         return GMLP_OK;
-    if (!(*bufs = calloc((size_t)c->depth, sizeof **bufs)))
+    if (!(*bufs = gmlp_calloc((size_t)c->depth, sizeof **bufs)))
         return gmlp_fail(&s->model->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_buffer_create(s->model->ctx, s->batch * (size_t)c->seq_len * width * sizeof(float), NULL, what,
@@ -41,14 +42,14 @@ static gmlp_status make_cache(gmlp_lm_state *s, cl_mem **bufs, size_t width, con
 gmlp_status gmlp_lm_state_make(gmlp_model *m, size_t batch, gmlp_lm_state **out)
 {
     const gmlp_config *c = &m->cfg;
-    gmlp_lm_state *s = calloc(1, sizeof *s);
+    gmlp_lm_state *s = gmlp_calloc(1, sizeof *s);
     if (!s)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for the decoding state");
     s->model = m;
     s->batch = batch;
     size_t S = (size_t)c->seq_len;
-    s->window = malloc(batch * S * sizeof *s->window);
-    s->scratch = malloc(batch * S * sizeof *s->scratch);
+    s->window = gmlp_malloc(batch * S * sizeof *s->window);
+    s->scratch = gmlp_malloc(batch * S * sizeof *s->scratch);
     gmlp_status st = s->window && s->scratch ? GMLP_OK
                                              : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY,
                                                              "out of host memory for %zu x %zu tokens", batch, S);

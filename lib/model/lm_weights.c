@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model/model.h"
 #include "model/tensors.h"
 
@@ -31,7 +32,7 @@ gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f)
 {
     const int heads = m->cfg.heads, n = m->cfg.seq_len;
     const size_t numel = (size_t)heads * n * n, vec = (size_t)heads * n;
-    float *mat = malloc(numel * sizeof *mat), *tmp = malloc(3 * vec * sizeof *tmp);
+    float *mat = gmlp_malloc(numel * sizeof *mat), *tmp = gmlp_malloc(3 * vec * sizeof *tmp);
     gmlp_status st = GMLP_OK;
     if (!mat || !tmp)
         st = gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory building %zu-float spatial matrices",

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "model/arch.h"
 #include "model/model.h"
 #include "ops/ops.h"
@@ -27,7 +28,7 @@ static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gml
         s = gmlp_st_find(f, sname);
     }
     size_t ns = s ? s->numel : 0;
-    float *host = malloc((t->numel + ns) * sizeof(float) + sizeof(float));
+    float *host = gmlp_malloc((t->numel + ns) * sizeof(float) + sizeof(float));
     if (!host)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s'", name);
     gmlp_st_to_f32(t, host);
@@ -49,7 +50,7 @@ static int uploaded(const gmlp_config *cfg, const gmlp_tensor_spec *s)
 
 static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
 {
-    m->blocks = calloc((size_t)m->cfg.depth, sizeof *m->blocks);
+    m->blocks = gmlp_calloc((size_t)m->cfg.depth, sizeof *m->blocks);
     if (!m->blocks)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory for %d blocks", m->cfg.depth);
     for (const gmlp_tensor_spec *s = gmlp_model_specs(&m->cfg); s->leaf; s++)
@@ -65,15 +66,15 @@ static gmlp_status upload_all(gmlp_model *m, const gmlp_st_file *f)
 static char *dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = gmlp_malloc(n);
     return d ? memcpy(d, s, n) : NULL;
 }
 
 static gmlp_status copy_metadata(gmlp_model *m, const gmlp_st_file *f)
 {
     if (f->n_meta) {
-        m->meta_keys = calloc(f->n_meta, sizeof *m->meta_keys);
-        m->meta_values = calloc(f->n_meta, sizeof *m->meta_values);
+        m->meta_keys = gmlp_calloc(f->n_meta, sizeof *m->meta_keys);
+        m->meta_values = gmlp_calloc(f->n_meta, sizeof *m->meta_values);
         if (!m->meta_keys || !m->meta_values)
             return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory copying metadata");
         m->n_meta = f->n_meta; /* entries start NULL, so a partial copy frees cleanly */
@@ -107,11 +108,11 @@ static void free_labels(char **labels, int n)
 static gmlp_status set_labels(gmlp_model *m, const char *list)
 {
     const int n = m->cfg.num_classes;
-    char **labels = calloc((size_t)n, sizeof *labels);
+    char **labels = gmlp_calloc((size_t)n, sizeof *labels);
     const char *p = list;
     for (int i = 0; labels && i < n; i++) {
         size_t len = strcspn(p, "\n");
-        if (!(labels[i] = malloc(len + 1))) {
+        if (!(labels[i] = gmlp_malloc(len + 1))) {
             free_labels(labels, n);
             labels = NULL;
             break;
@@ -245,7 +246,7 @@ gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **
         len = ftell(fp);
     if (len < 0 || fseek(fp, 0, SEEK_SET) != 0)
         st = gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot determine the size of '%s'", path);
-    else if (!(*data = malloc(len ? (size_t)len : 1)))
+    else if (!(*data = gmlp_malloc(len ? (size_t)len : 1)))
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading '%s' (%ld bytes)", path, len);
     else if (fread(*data, 1, (size_t)len, fp) != (size_t)len) /* a read error, not a crash, if it changes under us */
         st = gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': %s", path, ferror(fp) ? strerror(errno) : "short read");
@@ -289,7 +290,7 @@ gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, 
                               gmlp_weight_type weights, gmlp_model **out)
 {
     *out = NULL;
-    gmlp_model *m = calloc(1, sizeof *m);
+    gmlp_model *m = gmlp_calloc(1, sizeof *m);
     if (!m)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     m->ctx = ctx;

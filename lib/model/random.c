@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model/arch.h"
 #include "model/model.h"
 #include "model/tensors.h"
@@ -67,7 +68,7 @@ gmlp_status gmlp_random_model(const gmlp_config *c, uint64_t seed, void **data, 
     char *text = ok ? json_dumps(hdr, JSON_COMPACT) : NULL;
     json_decref(hdr);
     size_t hlen = text ? strlen(text) : 0;
-    unsigned char *buf = text ? malloc(8 + hlen + off) : NULL;
+    unsigned char *buf = text ? gmlp_malloc(8 + hlen + off) : NULL;
     if (!buf) {
         free(text);
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory writing a random model");

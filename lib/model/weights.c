@@ -5,12 +5,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/half.h"
 #include "model/model.h"
 
 static gmlp_status upload_half(gmlp_model *m, const float *host, size_t numel, const char *name, cl_mem *dst)
 {
-    uint16_t *h = malloc(numel ? numel * sizeof *h : sizeof *h);
+    uint16_t *h = gmlp_malloc(numel ? numel * sizeof *h : sizeof *h);
     if (!h)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to half", name);
     for (size_t i = 0; i < numel; i++) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cl/clerr.h"
+#include "core/alloc.h"
 #include "ops/gemm_backend.h"
 
 /* CLBlast 1.5.3 races when two threads fill its program cache at once, and
@@ -21,7 +22,7 @@ static void note_user(const gmlp_context *ctx)
         if (users[i] == ctx)
             return;
     if (n_users == cap_users) {
-        const gmlp_context **grown = realloc(users, (cap_users ? 2 * cap_users : 8) * sizeof *grown);
+        const gmlp_context **grown = gmlp_realloc(users, (cap_users ? 2 * cap_users : 8) * sizeof *grown);
         if (!grown)
             return; /* unrecorded: the cache is cleared a little early, which only costs a recompile */
         users = grown;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cl/program.h"
+#include "core/alloc.h"
 #include "format/json.h"
 #include "gmlp_version.h"
 #include "ops/gemm_tune.h"
@@ -169,11 +170,11 @@ void gmlp_gemm_tune_load(gmlp_context *ctx)
     FILE *f = fopen(path, "rb");
     if (!f)
         return; /* not tuned: the defaults */
-    char *data = malloc(TUNE_MAX_BYTES);
+    char *data = gmlp_malloc(TUNE_MAX_BYTES);
     size_t n = data ? fread(data, 1, TUNE_MAX_BYTES, f) : 0;
     int read_error = ferror(f) || n == TUNE_MAX_BYTES;
     fclose(f);
-    gmlp_tuned *t = malloc(sizeof *t);
+    gmlp_tuned *t = gmlp_malloc(sizeof *t);
     char why[200] = "out of host memory";
     if (data && t && !read_error && gmlp_tune_parse(&ctx->dev, data, n, t, why, sizeof why)) {
         free(ctx->ops->tuned);
@@ -266,7 +267,7 @@ void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
             return;
     }
     if (r->n == r->cap) {
-        gmlp_gemm *grown = realloc(r->g, (r->cap ? 2 * r->cap : 16) * sizeof *grown);
+        gmlp_gemm *grown = gmlp_realloc(r->g, (r->cap ? 2 * r->cap : 16) * sizeof *grown);
         if (!grown) {
             r->lost = 1;
             return;

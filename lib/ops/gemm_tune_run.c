@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cl/clerr.h"
+#include "core/alloc.h"
 #include "core/half.h"
 #include "ops/gemm_tune.h"
 #include "ops/state.h"
@@ -46,7 +47,7 @@ static float next_value(void)
 static gmlp_status filled(gmlp_context *ctx, size_t elems, int half, cl_mem *out, float *keep)
 {
     size_t bytes = elems * (half ? 2 : 4);
-    void *host = malloc(bytes);
+    void *host = gmlp_malloc(bytes);
     if (!host)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
     for (size_t i = 0; i < elems; i++) {
@@ -99,8 +100,8 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
     g->b = (gmlp_view){.ld = bc, .stride = br * bc, .trans = rec->b.trans, .half = rec->b.half};
     g->c = (gmlp_view){.ld = g->n, .stride = g->m * g->n};
     s->c_elems = g->m * g->n * g->batch;
-    s->c0 = malloc(s->c_elems * sizeof *s->c0);
-    s->want = malloc(s->c_elems * sizeof *s->want);
+    s->c0 = gmlp_malloc(s->c_elems * sizeof *s->c0);
+    s->want = gmlp_malloc(s->c_elems * sizeof *s->want);
     if (!s->c0 || !s->want)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
     GMLP_TRY(filled(ctx, ar * ac * g->batch, g->a.half, &s->a, NULL));
@@ -229,7 +230,7 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
     size_t count = n_tilings + (size_t)floats, max_c = 0;
     for (size_t i = 0; i < n_shapes; i++)
         max_c = shapes[i].c_elems > max_c ? shapes[i].c_elems : max_c;
-    float *got = malloc(max_c * sizeof *got);
+    float *got = gmlp_malloc(max_c * sizeof *got);
     if (!got)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
     char group[64], name[64], best_name[64] = "";
@@ -277,10 +278,10 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
 
 gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_tune_progress progress, void *user)
 {
-    gmlp_tuned *out = malloc(sizeof *out);
-    double *us = calloc(GMLP_TUNE_SLOTS, sizeof *us);
-    shape *shapes = calloc(rec->n ? rec->n : 1, sizeof *shapes);
-    size_t *slots = calloc(rec->n ? rec->n : 1, sizeof *slots);
+    gmlp_tuned *out = gmlp_malloc(sizeof *out);
+    double *us = gmlp_calloc(GMLP_TUNE_SLOTS, sizeof *us);
+    shape *shapes = gmlp_calloc(rec->n ? rec->n : 1, sizeof *shapes);
+    size_t *slots = gmlp_calloc(rec->n ? rec->n : 1, sizeof *slots);
     gmlp_status st = GMLP_OK;
     if (!out || !us || !shapes || !slots)
         st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");

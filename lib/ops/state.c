@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "ops/ops.h"
 #include "ops/state.h"
 
@@ -23,7 +24,7 @@ static int pick_reduce_wg(const gmlp_devinfo *d)
 
 gmlp_status gmlp_ops_open(gmlp_context *ctx)
 {
-    ctx->ops = calloc(1, sizeof *ctx->ops);
+    ctx->ops = gmlp_calloc(1, sizeof *ctx->ops);
     if (!ctx->ops)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory creating a context");
     ctx->ops->reduce_wg = pick_reduce_wg(&ctx->dev);

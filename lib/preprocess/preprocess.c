@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "preprocess/preprocess.h"
 
 #define PRECISION_BITS (32 - 8 - 2)
@@ -118,10 +119,10 @@ static int taps_make(taps *t, int in_size, int out_size, int interp)
     double scale = (double)in_size / out_size, filterscale = scale < 1.0 ? 1.0 : scale;
     double support = filt->support * filterscale;
     t->ksize = (int)ceil(support) * 2 + 1;
-    t->first = malloc(sizeof(int) * (size_t)out_size);
-    t->count = malloc(sizeof(int) * (size_t)out_size);
-    t->k = calloc((size_t)out_size * (size_t)t->ksize, sizeof(int32_t));
-    double *w = malloc(sizeof(double) * (size_t)t->ksize);
+    t->first = gmlp_malloc(sizeof(int) * (size_t)out_size);
+    t->count = gmlp_malloc(sizeof(int) * (size_t)out_size);
+    t->k = gmlp_calloc((size_t)out_size * (size_t)t->ksize, sizeof(int32_t));
+    double *w = gmlp_malloc(sizeof(double) * (size_t)t->ksize);
     if (!t->first || !t->count || !t->k || !w) {
         free(w);
         return 0;
@@ -186,7 +187,7 @@ static void resample_pass(const uint8_t *in, uint8_t *out, int out_size, const t
 static int resize_filtered(const uint8_t *in, int w, int h, int ch, uint8_t *out, int ow, int oh, int interp)
 {
     taps th = {0}, tv = {0};
-    uint8_t *tmp = malloc((size_t)ow * h * ch);
+    uint8_t *tmp = gmlp_malloc((size_t)ow * h * ch);
     int ok = tmp && taps_make(&th, w, ow, interp) && taps_make(&tv, h, oh, interp);
     if (ok) {
         size_t row_in = (size_t)w * ch, row_tmp = (size_t)ow * ch;
@@ -303,12 +304,12 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     if (bad_size)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "%s", bad_size);
 
-    uint8_t *conv = malloc((size_t)width * height * ch), *resized = conv;
+    uint8_t *conv = gmlp_malloc((size_t)width * height * ch), *resized = conv;
     if (!conv)
         return fail(GMLP_ERR_HOST_MEMORY, "out of host memory");
     convert(pixels, channels, conv, ch, (size_t)width * height);
     if (ow != width || oh != height) {
-        resized = malloc((size_t)ow * oh * ch);
+        resized = gmlp_malloc((size_t)ow * oh * ch);
         int ok = resized != NULL;
         if (ok && cfg->interpolation == GMLP_INTERP_NEAREST)
             resize_nearest(conv, width, height, ch, resized, ow, oh);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "sample/sample.h"
 
 /* A value (a probability or a logit) of an id. */
@@ -58,7 +59,7 @@ gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generat
         *token = argmax(logits, vocab);
         return GMLP_OK;
     }
-    cand *c = malloc((size_t)vocab * sizeof *c);
+    cand *c = gmlp_malloc((size_t)vocab * sizeof *c);
     if (!c)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_sample: out of host memory");
     double mx = logits[argmax(logits, vocab)];
@@ -106,7 +107,7 @@ gmlp_status gmlp_sample_topk(const float *logits, int n, int k, int32_t *index, 
     for (int i = 0; i < n; i++)
         if (isnan(logits[i]))
             return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_softmax_topk: logit %d is NaN", i);
-    cand *r = malloc((size_t)n * sizeof *r);
+    cand *r = gmlp_malloc((size_t)n * sizeof *r);
     if (!r)
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_softmax_topk: out of host memory");
     for (int i = 0; i < n; i++)

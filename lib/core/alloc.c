@@ -1,0 +1,61 @@
+/* The allocation-failure hook of test builds (-Dalloc_fail=true; see alloc.h). */
+#include "alloc.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+static atomic_ulong count, fail_at;
+static unsigned long env_fail_at; /* $GMLP_TEST_ALLOC_FAIL, reported at exit */
+
+static int fails(void)
+{
+    unsigned long n = atomic_fetch_add(&count, 1) + 1;
+    return n == atomic_load(&fail_at);
+}
+
+void *gmlp_malloc(size_t size)
+{
+    return fails() ? NULL : malloc(size);
+}
+
+void *gmlp_calloc(size_t n, size_t size)
+{
+    return fails() ? NULL : calloc(n, size);
+}
+
+void *gmlp_realloc(void *p, size_t size)
+{
+    return fails() ? NULL : realloc(p, size);
+}
+
+void gmlp_alloc_fail_at(unsigned long n)
+{
+    atomic_store(&fail_at, n);
+    atomic_store(&count, 0);
+}
+
+unsigned long gmlp_alloc_count(void)
+{
+    return atomic_load(&count);
+}
+
+/* A program run with $GMLP_TEST_ALLOC_FAIL=N says on stderr whether its N-th
+ * allocation came (tests/test_alloc_fail_apps.sh ends its sweep when not). */
+static void report(void)
+{
+    unsigned long n = gmlp_alloc_count();
+    fprintf(stderr, "gmlp-alloc-fail: %lu allocations, number %lu %s\n", n, env_fail_at,
+            n >= env_fail_at ? "failed" : "never came");
+}
+
+/* jansson's allocations are the library's too (the header, config.json). */
+__attribute__((constructor)) static void hook(void)
+{
+    json_set_alloc_funcs(gmlp_malloc, free);
+    const char *v = getenv("GMLP_TEST_ALLOC_FAIL");
+    if (v && (env_fail_at = strtoul(v, NULL, 10)) > 0) {
+        gmlp_alloc_fail_at(env_fail_at);
+        atexit(report);
+    }
+}

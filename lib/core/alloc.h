@@ -1,0 +1,28 @@
+/* The library's own host allocations.  A test build (-Dalloc_fail=true,
+ * which defines GMLP_ALLOC_FAIL) counts them and makes a chosen one fail, as
+ * dav1d's alloc_fail.c does, so that every GMLP_ERR_HOST_MEMORY path runs
+ * (tests/test_alloc_fail.c); elsewhere they are the C library's. */
+#ifndef GMLP_ALLOC_H
+#define GMLP_ALLOC_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#ifdef GMLP_ALLOC_FAIL
+void *gmlp_malloc(size_t size);
+void *gmlp_calloc(size_t n, size_t size);
+void *gmlp_realloc(void *p, size_t size);
+/* Restarts the count: the n-th allocation from now fails, the others
+ * succeed (n == 0: none fails).  Also what $GMLP_TEST_ALLOC_FAIL=N sets at
+ * load, for whole programs. */
+void gmlp_alloc_fail_at(unsigned long n);
+/* Allocations since the count restarted, the failed one included; jansson's
+ * count too (json_set_alloc_funcs). */
+unsigned long gmlp_alloc_count(void);
+#else
+static inline void *gmlp_malloc(size_t size) { return malloc(size); }
+static inline void *gmlp_calloc(size_t n, size_t size) { return calloc(n, size); }
+static inline void *gmlp_realloc(void *p, size_t size) { return realloc(p, size); }
+#endif
+
+#endif
