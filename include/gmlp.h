@@ -219,7 +219,10 @@ GMLP_API gmlp_status gmlp_context_create_ex(const gmlp_context_options *opts, gm
 GMLP_API gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx);
 
 /* Detail of the last failure on ctx, never NULL; with ctx == NULL, the calling
- * thread's last failure that had no context (e.g. gmlp_context_create). */
+ * thread's last failure that had no context (e.g. gmlp_context_create).  For a
+ * context it is a copy, valid until the calling thread's next gmlp_last_error,
+ * taken under the context's lock: it waits for a call running on ctx, so ctx's
+ * log callback (which is given the message) must not call it. */
 GMLP_API const char *gmlp_last_error(const gmlp_context *ctx);
 
 /* Where the calls without a context (context creation, device listing and

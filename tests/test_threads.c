@@ -1,6 +1,7 @@
 /* Long-lived-service behaviour: classification from 4 threads at once (one
  * context each, and all on one shared context) gives the serial results;
- * loading and freeing a model 1000 times keeps memory flat. */
+ * failures from threads sharing a context leave whole messages; loading and
+ * freeing a model 1000 times keeps memory flat. */
 #include <pthread.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ static const char *model_path;
 static float *images, *expected;
 static size_t per_image, nc, batch = 3;
 static gmlp_model *shared_model;
+static gmlp_context *shared_ctx; /* shared_model's */
 
 typedef struct job {
     gmlp_model *model; /* NULL: make a context and model of its own */
@@ -64,6 +66,70 @@ static void run_threads(int shared)
     }
 }
 
+/* Calls that fail on the shared context: before its lock (argument checks)
+ * and inside it (an unknown preprocessing key, a missing file). */
+#define FAILING 4
+static gmlp_status fail_call(int which)
+{
+    gmlp_model *m = NULL;
+    switch (which) {
+    case 0: return gmlp_classify(shared_model, NULL, 1, expected);
+    case 1: return gmlp_classify(shared_model, images, 0, expected);
+    case 2: return gmlp_model_override(shared_model, "no_such_key", "1");
+    default: return gmlp_model_load(shared_ctx, "/nonexistent/model.safetensors", &m);
+    }
+}
+
+static char failure_text[FAILING][1024]; /* each call's message, made serially */
+
+typedef struct err_job {
+    int calls, torn, wrong; /* torn: messages none of the calls wrote; wrong: statuses */
+} err_job;
+
+static void *error_worker(void *arg)
+{
+    err_job *j = arg;
+    float *out = malloc(nc * sizeof *out);
+    for (int r = 0; r < 40; r++) {
+        int which = (r + j->calls) % FAILING;
+        j->wrong += fail_call(which) == GMLP_OK;
+        if (r % 10 == 0)
+            j->wrong += gmlp_classify(shared_model, images, 1, out) != GMLP_OK; /* a call that works */
+        const char *msg = gmlp_last_error(shared_ctx);
+        int known = 0;
+        for (int k = 0; k < FAILING; k++)
+            known |= !strcmp(msg, failure_text[k]);
+        j->torn += !known;
+        j->calls++;
+    }
+    free(out);
+    return NULL;
+}
+
+/* ctx->err is written and read under the context's lock only: before the
+ * fix, the argument checks wrote it unlocked and gmlp_last_error read it
+ * unlocked (ThreadSanitizer's data race, .ci/run); here also a message that
+ * is none of the calls' own would show a torn write. */
+static void test_shared_errors(void)
+{
+    for (int k = 0; k < FAILING; k++) {
+        CHECK(fail_call(k) != GMLP_OK, "failing call %d succeeded", k);
+        snprintf(failure_text[k], sizeof failure_text[k], "%s", gmlp_last_error(shared_ctx));
+    }
+    pthread_t t[THREADS];
+    err_job jobs[THREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i].calls = i; /* threads start on different calls */
+        pthread_create(&t[i], NULL, error_worker, &jobs[i]);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(!jobs[i].torn && !jobs[i].wrong, "error thread %d: %d messages none of the calls wrote, %d wrong statuses",
+              i, jobs[i].torn, jobs[i].wrong);
+    }
+}
+
 static long rss_kb(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -109,7 +175,7 @@ int main(int argc, char **argv)
         return 2;
     }
     model_path = argv[1];
-    gmlp_context *ctx = check_context();
+    gmlp_context *ctx = shared_ctx = check_context();
     CHECK(gmlp_model_load(ctx, model_path, &shared_model) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
     gmlp_config cfg;
     gmlp_model_config(shared_model, &cfg);
@@ -123,6 +189,7 @@ int main(int argc, char **argv)
     CHECK(gmlp_classify(shared_model, images, batch, expected) == GMLP_OK, "serial: %s", gmlp_last_error(ctx));
     run_threads(0);
     run_threads(1);
+    test_shared_errors();
     gmlp_model_free(shared_model);
     test_load_free_loop(ctx);
     gmlp_context_destroy(ctx);

@@ -19,6 +19,11 @@ gmlp_log_level gmlp_env_log_level(void);
  * where a call without a context reports. */
 gmlp_error *gmlp_api_error(void);
 
+/* gmlp_fail on ctx->err, taking ctx->lock: for the checks an entry point
+ * makes before it takes the lock.  ctx->err is written and read under the
+ * lock only (gmlp_last_error too), as other threads may be in calls on ctx. */
+gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
+
 /* Copies a caller's options struct (whose first member is its size) over
  * defaults of size bytes: only the fields the caller's struct has.  0 when
  * src->size cannot be a size of these options. */

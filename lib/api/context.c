@@ -121,9 +121,28 @@ void gmlp_context_destroy(gmlp_context *ctx)
     free(ctx);
 }
 
+gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&ctx->lock);
+    gmlp_vfail(&ctx->err, st, fmt, ap);
+    pthread_mutex_unlock(&ctx->lock);
+    va_end(ap);
+    return st;
+}
+
+/* A copy: another thread's call may write ctx->err once the lock is released. */
 const char *gmlp_last_error(const gmlp_context *ctx)
 {
-    return ctx ? ctx->err.msg : gmlp_thread_error()->msg;
+    static _Thread_local char msg[GMLP_ERRMSG_SIZE];
+    if (!ctx)
+        return gmlp_thread_error()->msg;
+    pthread_mutex_t *lock = (pthread_mutex_t *)&ctx->lock; /* the context is not const, only this view of it */
+    pthread_mutex_lock(lock);
+    memcpy(msg, ctx->err.msg, sizeof msg);
+    pthread_mutex_unlock(lock);
+    return msg;
 }
 
 gmlp_gemm_backend gmlp_context_gemm(const gmlp_context *ctx)

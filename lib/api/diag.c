@@ -55,7 +55,7 @@ gmlp_status gmlp_diag_gemm_seconds(gmlp_context *ctx, gmlp_gemm_backend backend,
     if (!ctx || !seconds)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_gemm_seconds: NULL argument");
     if (!m || !n || !k || runs < 1 || (backend != GMLP_GEMM_KERNEL && backend != GMLP_GEMM_CLBLAST))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_diag_gemm_seconds: needs m, n, k and runs >= 1, and the kernel or CLBlast");
     pthread_mutex_lock(&ctx->lock);
     cl_mem a = NULL, b = NULL, c = NULL;
@@ -91,7 +91,7 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_diag_profile: NULL argument");
     *n = 0;
     if (!ctx->set.profiling)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_diag_profile: the context was made without gmlp_context_options.profiling");
     pthread_mutex_lock(&ctx->lock);
     gmlp_status st = GMLP_OK;
@@ -227,13 +227,13 @@ gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_t
     gmlp_config c;
     GMLP_TRY(gmlp_model_config(model, &c));
     if (batch < 1 || batch > 4096)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: batch %zu outside 1 .. 4096", batch);
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: batch %zu outside 1 .. 4096", batch);
     if (!ctx->set.cache_dir[0])
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_tune: the context has no cache directory to keep the results in");
     gmlp_gemm_record *rec = gmlp_calloc(1, sizeof *rec);
     if (!rec)
-        return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
+        return gmlp_ctx_fail(ctx, GMLP_ERR_HOST_MEMORY, "gmlp_tune: out of host memory");
     pthread_mutex_lock(&ctx->lock);
     gmlp_gemm_record_set(ctx, rec);
     pthread_mutex_unlock(&ctx->lock);

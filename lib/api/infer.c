@@ -11,11 +11,11 @@ static gmlp_status check_args(gmlp_model *m, const void *images, size_t batch, c
     if (!m)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "%s: model is NULL", fn);
     if (!images || !out)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, images ? "output" : "images");
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, images ? "output" : "images");
     if (batch == 0)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: batch is 0", fn);
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: batch is 0", fn);
     if (gmlp_arch_of(&m->cfg)->lm)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL,
                          "%s: the model is a language model (use gmlp_lm_logits or gmlp_lm_generate)", fn);
     return GMLP_OK;
 }
@@ -32,7 +32,7 @@ gmlp_status gmlp_classify(gmlp_model *m, const float *images, size_t batch, floa
 {
     GMLP_TRY(check_args(m, images, batch, logits, "gmlp_classify"));
     if (m->cfg.num_classes == 0)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL,
                              "gmlp_classify: the model has no head (a feature extractor); use gmlp_features");
     return run(m, images, batch, NULL, logits);
 }
@@ -50,12 +50,12 @@ static gmlp_status check_buffer(gmlp_context *ctx, cl_mem buf, size_t floats, co
     size_t bytes;
     if (clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS ||
         clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %s is not a valid cl_mem", what);
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %s is not a valid cl_mem", what);
     if (owner != ctx->cl)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "gmlp_classify_cl: %s belongs to another cl_context than the gmlp context's", what);
     if (bytes / sizeof(float) < floats)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "gmlp_classify_cl: %s holds %zu bytes, the batch needs %zu", what, bytes,
                              floats * sizeof(float));
     return GMLP_OK;
@@ -70,12 +70,12 @@ gmlp_status gmlp_classify_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem 
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     if (c->num_classes == 0)
-        return gmlp_fail(&ctx->err, GMLP_ERR_WRONG_MODEL, "gmlp_classify_cl: the model has no head (a feature extractor)");
+        return gmlp_ctx_fail(ctx, GMLP_ERR_WRONG_MODEL, "gmlp_classify_cl: the model has no head (a feature extractor)");
     if (n_wait && !wait)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %u events to wait for, but wait is NULL",
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %u events to wait for, but wait is NULL",
                              n_wait);
     if (images == logits)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "gmlp_classify_cl: images and logits are the same buffer (a chunk's logits would "
                              "overwrite later images)");
     size_t per_image = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;

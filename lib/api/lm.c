@@ -14,7 +14,7 @@ static gmlp_status check_lm(gmlp_model *m, const char *fn)
     if (!m)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "%s: model is NULL", fn);
     if (!gmlp_arch_of(&m->cfg)->lm)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL, "%s: not a language model (use gmlp_classify)", fn);
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL, "%s: not a language model (use gmlp_classify)", fn);
     return GMLP_OK;
 }
 
@@ -23,10 +23,10 @@ gmlp_status gmlp_lm_logits(gmlp_model *m, const int32_t *tokens, size_t batch, s
     GMLP_TRY(check_lm(m, "gmlp_lm_logits"));
     const gmlp_config *c = &m->cfg;
     if (!tokens || !logits)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_logits: %s is NULL",
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_logits: %s is NULL",
                              tokens ? "logits" : "tokens");
     if (batch == 0 || n == 0 || n > (size_t)c->seq_len || (!c->causal && n != (size_t)c->seq_len))
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "gmlp_lm_logits: batch %zu x length %zu; this %s model takes %s%d tokens per sequence",
                              batch, n, c->causal ? "causal" : "bidirectional", c->causal ? "1 to " : "exactly ",
                              c->seq_len);
@@ -47,10 +47,10 @@ gmlp_status gmlp_lm_state_create(gmlp_model *m, size_t batch, gmlp_lm_state **ou
         *out = NULL;
     GMLP_TRY(check_lm(m, "gmlp_lm_state_create"));
     if (!out || batch == 0)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_state_create: %s",
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_state_create: %s",
                              out ? "batch is 0" : "out is NULL");
     if (!m->cfg.causal)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_WRONG_MODEL,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL,
                              "gmlp_lm_state_create: the model is bidirectional (gmlp.causal false): every position "
                              "sees the whole sequence, so there is nothing to decode incrementally; use gmlp_lm_logits");
     pthread_mutex_lock(&m->ctx->lock);
@@ -64,7 +64,7 @@ gmlp_status gmlp_lm_feed(gmlp_lm_state *s, const int32_t *tokens, size_t n, floa
     if (!s)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_feed: state is NULL");
     if (!tokens || n == 0)
-        return gmlp_fail(&s->model->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_feed: %s",
+        return gmlp_ctx_fail(s->model->ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_lm_feed: %s",
                              tokens ? "n is 0" : "tokens is NULL");
     pthread_mutex_lock(&s->model->ctx->lock);
     gmlp_status st = gmlp_lm_state_feed(s, tokens, n, logits);
@@ -116,22 +116,25 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
     gmlp_generate_options_default(&given);
     const gmlp_generate_options *o = &given;
     if (opts && !gmlp_options_in(&given, sizeof given, opts))
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_lm_generate: gmlp_generate_options.size is %zu: fill the options with "
                          "gmlp_generate_options_default", opts->size);
     if (!prompt || !n_prompt || !opts || !n_out || (!out && o->max_tokens) || (o->n_stop_tokens && !o->stop_tokens))
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_lm_generate: needs a prompt of at least one token, options, out and n_out");
     gmlp_lm_state *s;
     GMLP_TRY(gmlp_lm_state_create(m, 1, &s));
     float *logits = gmlp_malloc((size_t)m->cfg.vocab_size * sizeof *logits);
     gmlp_status st = logits ? gmlp_lm_feed(s, prompt, n_prompt, logits)
-                            : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "gmlp_lm_generate: out of host memory");
+                            : gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "gmlp_lm_generate: out of host memory");
     uint64_t rng = o->seed;
     /* the state is never locked across the callback, which may call the library */
     for (size_t i = 0; st == GMLP_OK && i < o->max_tokens; i++) {
         int32_t t;
-        if ((st = gmlp_sample_token(logits, m->cfg.vocab_size, o, &rng, &t, &m->ctx->err)) != GMLP_OK)
+        pthread_mutex_lock(&m->ctx->lock); /* for ctx->err */
+        st = gmlp_sample_token(logits, m->cfg.vocab_size, o, &rng, &t, &m->ctx->err);
+        pthread_mutex_unlock(&m->ctx->lock);
+        if (st != GMLP_OK)
             break;
         out[(*n_out)++] = t;
         if ((o->on_token && o->on_token(o->user, t)) || is_stop(o, t) || i + 1 == o->max_tokens)

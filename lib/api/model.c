@@ -18,11 +18,11 @@ static gmlp_status load_options(gmlp_context *ctx, const char *fn, const gmlp_lo
 {
     gmlp_load_options_default(o);
     if (opts && !gmlp_options_in(o, sizeof *o, opts))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "%s: gmlp_load_options.size is %zu: fill the options with gmlp_load_options_default", fn,
                          opts->size);
     if (o->weights != GMLP_WEIGHTS_F32 && o->weights != GMLP_WEIGHTS_F16)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: unknown weight type %d (GMLP_WEIGHTS_F32 or _F16)",
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: unknown weight type %d (GMLP_WEIGHTS_F32 or _F16)",
                          fn, (int)o->weights);
     return GMLP_OK;
 }
@@ -35,7 +35,7 @@ gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_
     if (!ctx)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load_memory: ctx is NULL");
     if (!out || (!data && size))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load_memory: %s is NULL",
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load_memory: %s is NULL",
                          out ? "data" : "out");
     gmlp_load_options o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load_memory", opts, &o));
@@ -57,7 +57,7 @@ gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_l
     if (!ctx)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: ctx is NULL");
     if (!path || !out)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: %s is NULL", path ? "out" : "path");
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: %s is NULL", path ? "out" : "path");
     gmlp_load_options o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load", opts, &o));
     pthread_mutex_lock(&ctx->lock);
@@ -128,7 +128,7 @@ gmlp_status gmlp_model_override(gmlp_model *m, const char *key, const char *valu
     if (!m)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_override: model is NULL");
     if (!key || !value)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_override: %s is NULL",
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_override: %s is NULL",
                          key ? "value" : "key");
     pthread_mutex_lock(&m->ctx->lock);
     gmlp_status st = gmlp_model_set_preproc(m, key, value);

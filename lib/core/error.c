@@ -29,15 +29,21 @@ void gmlp_log(const gmlp_logger *lg, gmlp_log_level level, const char *fmt, ...)
     va_end(ap);
 }
 
-gmlp_status gmlp_fail(gmlp_error *e, gmlp_status st, const char *fmt, ...)
+gmlp_status gmlp_vfail(gmlp_error *e, gmlp_status st, const char *fmt, va_list ap)
 {
     if (!e)
         return st;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    gmlp_log(e->log, GMLP_LOG_ERROR, "%s", e->msg);
+    return st;
+}
+
+gmlp_status gmlp_fail(gmlp_error *e, gmlp_status st, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    gmlp_vfail(e, st, fmt, ap);
     va_end(ap);
-    gmlp_log(e->log, GMLP_LOG_ERROR, "%s", e->msg);
     return st;
 }
 

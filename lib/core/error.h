@@ -42,6 +42,7 @@ typedef struct gmlp_error {
 /* Writes the message into e (truncated to fit), logs it at GMLP_LOG_ERROR and
  * returns st. */
 gmlp_status gmlp_fail(gmlp_error *e, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
+gmlp_status gmlp_vfail(gmlp_error *e, gmlp_status st, const char *fmt, va_list ap) GMLP_PRINTF(3, 0);
 /* Puts "PREFIX: " in front of e's message (e.g. the file a failure concerns). */
 void gmlp_error_prefix(gmlp_error *e, const char *prefix);
 
