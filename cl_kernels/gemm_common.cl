@@ -1,7 +1,9 @@
 /* What the GEMM kernels share (gemm_tiled.cl and gemm_direct.cl include it):
  * C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for batch index p, row-major, with
  * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half(N)
- * converts to float without cl_khr_fp16, and all arithmetic is fp32.
+ * converts to float without cl_khr_fp16, and all arithmetic is fp32.  In a
+ * precision mode other than FP32 the operands are rounded to its format as
+ * they are loaded (precision.cl): the portable variant of the mode.
  *
  * Each file is a family of kernels, one per set of host #defines (a tiling
  * of lib/ops/gemm_tilings.c, an operand form): the tile (TM x TN outputs per
@@ -14,6 +16,8 @@
  * the SGU's gate (times u), applied to the accumulators in registers before
  * the one store (gmlp_epilogue, common.cl; epilogue.cl runs the same after a
  * CLBlast GEMM). */
+#include "precision.cl"
+
 #ifndef GMLP_GEMM_A_HALF
 #define GMLP_GEMM_A_HALF 0
 #endif

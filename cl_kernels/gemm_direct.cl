@@ -24,19 +24,22 @@
 #define vecf DCAT(float, DV)
 #define VLOADF DCAT(vload, DV)
 #define VSTOREF DCAT(vstore, DV)
+#define vecu DCAT(uint, DV)
+GMLP_ROUND_DEFINE(direct_round, vecf, vecu)
+/* operand loads, rounded to the precision mode's format (precision.cl) */
 #if GMLP_GEMM_A_HALF
-#define LOAD_A(p) vload_half(0, p)
-#define LOADV_A(p) DCAT(vload_half, DV)(0, p)
+#define LOAD_A(p) gmlp_round(vload_half(0, p))
+#define LOADV_A(p) direct_round(DCAT(vload_half, DV)(0, p))
 #else
-#define LOAD_A(p) (*(p))
-#define LOADV_A(p) VLOADF(0, p)
+#define LOAD_A(p) gmlp_round(*(p))
+#define LOADV_A(p) direct_round(VLOADF(0, p))
 #endif
 #if GMLP_GEMM_B_HALF
-#define LOAD_B(p) vload_half(0, p)
-#define LOADV_B(p) DCAT(vload_half, DV)(0, p)
+#define LOAD_B(p) gmlp_round(vload_half(0, p))
+#define LOADV_B(p) direct_round(DCAT(vload_half, DV)(0, p))
 #else
-#define LOAD_B(p) (*(p))
-#define LOADV_B(p) VLOADF(0, p)
+#define LOAD_B(p) gmlp_round(*(p))
+#define LOADV_B(p) direct_round(VLOADF(0, p))
 #endif
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */

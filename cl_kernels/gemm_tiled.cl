@@ -86,6 +86,8 @@ static inline float gmlp_ld1_half(__global const half *p)
                         (CONTIG_K ? gw < dim && gq + v < k : gq < k && gw + v < dim) ? gmlp_ld1_##TYPE(src + v) \
                                                                                      : 0.0f;                  \
                 }                                                                                             \
+                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                    \
+                    gmlp_round(r[l * NAME##_V + v]); /* the precision mode's operand format */                \
             }                                                                                                 \
         }                                                                                                     \
     }                                                                                                         \

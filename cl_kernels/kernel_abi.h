@@ -16,4 +16,11 @@
 #define GMLP_BIAS_COLS 1 /* bias[j]: fc layers, stem, head */
 #define GMLP_BIAS_ROWS 2 /* bias[i], i the row within one matrix of a batch: token-axis matmuls */
 
+/* The format a GEMM rounds its operands to (GMLP_GEMM_PRECISION;
+ * cl_kernels/precision.cl): lib/ops's gmlp_gemm_precision. */
+#define GMLP_GEMM_PREC_FP32 0
+#define GMLP_GEMM_PREC_TF32 1
+#define GMLP_GEMM_PREC_FP16 2
+#define GMLP_GEMM_PREC_BF16 3
+
 #endif

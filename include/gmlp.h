@@ -265,6 +265,28 @@ GMLP_API gmlp_status gmlp_model_load(gmlp_context *ctx, const char *path, gmlp_m
  * config.json: the metadata, else the defaults). */
 GMLP_API gmlp_status gmlp_model_load_memory(gmlp_context *ctx, const void *data, size_t size, gmlp_model **out);
 
+/* The precision modes: the format every GEMM of a forward (the head and the
+ * tiny attention included, as PyTorch's autocast) rounds both operands to,
+ * round to nearest even, before multiplying them; products accumulate in
+ * fp32, and bias, activations, the gate, residuals, LayerNorm and softmax
+ * stay fp32.  The same numbers on every device, within accumulation order:
+ * a matrix engine (NVIDIA's tensor cores) where the device has one, else the
+ * portable kernels, which round as they load.  README "Precision" gives the
+ * measured error of each. */
+typedef enum gmlp_precision {
+    GMLP_PRECISION_AUTO = 0, /* $GMLP_PRECISION (fp32, tf32, fp16 or bf16) if set, else FP32 */
+    GMLP_PRECISION_FP32 = 1, /* no rounding: the library's exactness */
+    GMLP_PRECISION_TF32 = 2, /* 10 mantissa bits, fp32's range (PyTorch's allow_tf32) */
+    GMLP_PRECISION_FP16 = 3, /* IEEE half: saturates at +-65504, NaN stays NaN */
+    GMLP_PRECISION_BF16 = 4, /* bfloat16: 7 mantissa bits, fp32's range */
+} gmlp_precision;
+
+/* "fp32", "tf32", "fp16", "bf16" (and "auto"); NULL for an unknown mode. */
+GMLP_API const char *gmlp_precision_name(gmlp_precision mode);
+/* The mode a name (as gmlp_precision_name gives, any case) stands for:
+ * GMLP_ERR_INVALID_ARGUMENT for anything else. */
+GMLP_API gmlp_status gmlp_precision_parse(const char *name, gmlp_precision *mode);
+
 /* Options for loading; fill with gmlp_load_options_default, then change. */
 typedef struct gmlp_load_options {
     size_t size; /* sizeof(gmlp_load_options), set by _default() */
@@ -272,6 +294,9 @@ typedef struct gmlp_load_options {
      * (not biases and LayerNorm parameters) rounded to the nearest half.  A
      * weight beyond half's range (|w| >= 65520) is GMLP_ERR_UNSUPPORTED. */
     gmlp_weight_type weights;
+    /* GMLP_PRECISION_AUTO (default): $GMLP_PRECISION, else FP32.  A mode
+     * other than FP32 with GMLP_GEMM=clblast is GMLP_ERR_UNSUPPORTED. */
+    gmlp_precision precision;
 } gmlp_load_options;
 
 GMLP_API void gmlp_load_options_default(gmlp_load_options *opts);
@@ -282,6 +307,11 @@ GMLP_API gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, con
 GMLP_API gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_t size,
                                                const gmlp_load_options *opts, gmlp_model **out);
 GMLP_API void gmlp_model_free(gmlp_model *model);
+/* The precision mode in force (*mode), and what runs the model's large
+ * products in it (engine, size bytes, may be NULL): "portable" (the
+ * library's kernels), "CLBlast", or a matrix engine's instruction
+ * ("mma.sync m16n8k8"). */
+GMLP_API gmlp_status gmlp_model_precision(const gmlp_model *model, gmlp_precision *mode, char *engine, size_t size);
 GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out);
 /* A __metadata__ value of the file, NULL if absent.  Valid until gmlp_model_free. */
 GMLP_API const char *gmlp_model_metadata(const gmlp_model *model, const char *key);

@@ -201,7 +201,7 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     char tiles[512] = "", want[32], want_nn[32];
     snprintf(want, sizeof want, "NT: tiled_%dx%dx", expect_tm, expect_tm);
     snprintf(want_nn, sizeof want_nn, "; NN: tiled_%dx%dx", expect_tm, expect_tm);
-    gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, tiles, sizeof tiles);
+    gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, GMLP_GEMM_FP32, tiles, sizeof tiles);
     CHECK(st == GMLP_OK && !strncmp(tiles, want, strlen(want)) && strstr(tiles, want_nn) && !strstr(tiles, "large"),
           "max_wg %zu: tiles '%s', want %s... %s..., no large ones: %s", max_wg, tiles, want, want_nn,
           gmlp_last_error(ctx));
@@ -251,7 +251,7 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
     pretend(CL_DEVICE_TYPE_GPU, 0, GMLP_VENDOR_NVIDIA);
     /* the large NT tiles with 8-deep slices; NN (the token mixing): NVIDIA's
      * own defaults (lib/ops/gemm_tilings.c) */
-    CHECK(gmlp_gemm_describe(ctx, 0, 0, tiles, sizeof tiles) == GMLP_OK &&
+    CHECK(gmlp_gemm_describe(ctx, 0, 0, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK &&
               strstr(tiles, "NT: tiled_64x64x8_4x4, tiled_128x128x8_8x8 for large products, tiled_16x16x16_2x2 for "
                             "narrow ones, tiled_16x16x16_2x2 for deep ones") == tiles &&
               strstr(tiles, "; NN: tiled_16x16x16_2x2, tiled_32x64x8_4x4 for large products, tiled_16x16x4_4x4 "
@@ -337,7 +337,7 @@ int main(int argc, char **argv)
     cl_uint cus = ctx->dev.compute_units;
     cl_device_type type = ctx->dev.type;
     char tiles[512];
-    if (gmlp_gemm_describe(ctx, 1, 1, tiles, sizeof tiles) == GMLP_OK)
+    if (gmlp_gemm_describe(ctx, 1, 1, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
         printf("tiles on '%s': %s\n", ctx->dev.name, tiles);
     static const int quick_modes[] = {KERNEL, B_HALF};
     if (type & CL_DEVICE_TYPE_CPU)

@@ -60,11 +60,23 @@ static void add_kernels(report *r, gmlp_context *ctx)
     for (int v = 0; v < 4; v++) {
         char tiles[512];
         add(r, "   gmlp_gemm (%s): ", variants[v]);
-        if (gmlp_gemm_describe(ctx, v & 1, v >> 1, tiles, sizeof tiles) == GMLP_OK)
+        if (gmlp_gemm_describe(ctx, v & 1, v >> 1, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
             add(r, "built, %s\n", tiles);
         else
             add_failure(r, ctx->err.msg);
     }
+    /* what runs the linear layers in each precision mode */
+    add(r, "   precision modes:");
+    for (int p = GMLP_GEMM_FP32; p < GMLP_GEMM_PRECISIONS; p++) {
+        const char *engine;
+        if (gmlp_gemm_engine(ctx, 0, (gmlp_gemm_precision)p, &engine) != GMLP_OK) {
+            add(r, "\n");
+            add_failure(r, ctx->err.msg);
+            return;
+        }
+        add(r, "%s %s %s", p == GMLP_GEMM_FP32 ? "" : ",", gmlp_gemm_precision_name((gmlp_gemm_precision)p), engine);
+    }
+    add(r, "\n");
 }
 
 size_t gmlp_device_report(const char *device, char *buf, size_t size)

@@ -1,7 +1,8 @@
 /* The one reader of the environment (DEVELOPERS: no other code in lib/ calls
  * getenv).  Each variable fills the option a caller left at its default:
  * GMLP_DEVICE, GMLP_GEMM, GMLP_CACHE_DIR (else XDG_CACHE_HOME, HOME),
- * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT. */
+ * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, and GMLP_PRECISION
+ * (the precision of models loaded with GMLP_PRECISION_AUTO). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,5 +97,9 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     out->log.cb = opts->log;
     out->log.user = opts->log_user;
     out->profiling = opts->profiling != 0;
+    gmlp_precision mode = GMLP_PRECISION_AUTO;
+    if ((v = env("GMLP_PRECISION")) && gmlp_precision_parse(v, &mode) != GMLP_OK)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_PRECISION=%s: expected fp32, tf32, fp16 or bf16", v);
+    out->precision = mode;
     return GMLP_OK;
 }

@@ -12,18 +12,33 @@ void gmlp_load_options_default(gmlp_load_options *opts)
         *opts = (gmlp_load_options){.size = sizeof *opts, .weights = GMLP_WEIGHTS_F32};
 }
 
-/* The options to load with, into *o; fn names the call in a failure. */
+/* How to load, from the options over the context's settings, into *setup;
+ * fn names the call in a failure. */
 static gmlp_status load_options(gmlp_context *ctx, const char *fn, const gmlp_load_options *opts,
-                                gmlp_load_options *o)
+                                gmlp_model_setup *setup)
 {
-    gmlp_load_options_default(o);
-    if (opts && !gmlp_options_in(o, sizeof *o, opts))
+    gmlp_load_options o;
+    gmlp_load_options_default(&o);
+    if (opts && !gmlp_options_in(&o, sizeof o, opts))
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
-                         "%s: gmlp_load_options.size is %zu: fill the options with gmlp_load_options_default", fn,
-                         opts->size);
-    if (o->weights != GMLP_WEIGHTS_F32 && o->weights != GMLP_WEIGHTS_F16)
+                             "%s: gmlp_load_options.size is %zu: fill the options with gmlp_load_options_default", fn,
+                             opts->size);
+    if (o.weights != GMLP_WEIGHTS_F32 && o.weights != GMLP_WEIGHTS_F16)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: unknown weight type %d (GMLP_WEIGHTS_F32 or _F16)",
-                         fn, (int)o->weights);
+                             fn, (int)o.weights);
+    if (!gmlp_precision_name(o.precision))
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "%s: unknown precision %d (GMLP_PRECISION_AUTO, _FP32, _TF32, _FP16 or _BF16)", fn,
+                             (int)o.precision);
+    /* AUTO: $GMLP_PRECISION (the context's settings), else FP32 */
+    gmlp_precision mode = o.precision ? o.precision : ctx->set.precision ? (gmlp_precision)ctx->set.precision
+                                                                           : GMLP_PRECISION_FP32;
+    if (mode != GMLP_PRECISION_FP32 && ctx->set.gemm == GMLP_GEMM_CLBLAST)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_UNSUPPORTED,
+                             "%s: precision %s with GMLP_GEMM=clblast: CLBlast runs fp32 only (use the library's kernel)",
+                             fn, gmlp_precision_name(mode));
+    setup->weights = o.weights;
+    setup->precision = (gmlp_gemm_precision)(mode - GMLP_PRECISION_FP32);
     return GMLP_OK;
 }
 
@@ -37,10 +52,10 @@ gmlp_status gmlp_model_load_memory_ex(gmlp_context *ctx, const void *data, size_
     if (!out || (!data && size))
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load_memory: %s is NULL",
                          out ? "data" : "out");
-    gmlp_load_options o;
+    gmlp_model_setup o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load_memory", opts, &o));
     pthread_mutex_lock(&ctx->lock);
-    gmlp_status st = gmlp_model_create(ctx, data ? data : "", size, NULL, o.weights, out);
+    gmlp_status st = gmlp_model_create(ctx, data ? data : "", size, NULL, &o, out);
     pthread_mutex_unlock(&ctx->lock);
     return st;
 }
@@ -58,10 +73,10 @@ gmlp_status gmlp_model_load_ex(gmlp_context *ctx, const char *path, const gmlp_l
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: ctx is NULL");
     if (!path || !out)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_load: %s is NULL", path ? "out" : "path");
-    gmlp_load_options o;
+    gmlp_model_setup o;
     GMLP_TRY(load_options(ctx, "gmlp_model_load", opts, &o));
     pthread_mutex_lock(&ctx->lock);
-    gmlp_status st = gmlp_model_open(ctx, path, o.weights, out);
+    gmlp_status st = gmlp_model_open(ctx, path, &o, out);
     pthread_mutex_unlock(&ctx->lock);
     return st;
 }

@@ -19,6 +19,7 @@ typedef struct gmlp_settings {
     char cl_options[1024];   /* appended to every build */
     size_t mem_limit;        /* bytes the library's buffers may take; 0: no limit */
     int profiling;           /* record an event per kernel (gmlp_diag.h) */
+    int precision;           /* $GMLP_PRECISION's gmlp_precision; 0 (AUTO): unset, FP32 */
     gmlp_logger log;
 } gmlp_settings;
 

@@ -39,6 +39,9 @@ typedef struct gmlp_devinfo {
      * GFXIP "gfx9.0"), Intel's IP version ("12.55.8", cl_intel_device_attribute_query);
      * "" where none does (CPUs, other GPUs). */
     char arch[32];
+    /* The matrix engines (lib/ops's GMLP_ENGINE_*) that lib/ops's capability
+     * ladder proved on this device in this context: 0 until it ran. */
+    unsigned engines;
 } gmlp_devinfo;
 
 /* Whether d lists extension name (a whole word of CL_DEVICE_EXTENSIONS). */

@@ -44,7 +44,7 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
     const gmlp_workspace *w = &m->ws;
     const size_t a = p->a, d = p->d, n = p->n, L = p->len, S = p->N, B = p->seqs;
     /* qkv (rows x 3a) = in . W_qkv^T */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
                                             .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, d),
                                             .c = {.buf = w->qkv, .ld = 3 * a}}));
     /* per sequence: keys (L x a, used transposed) and values (L x a) */
@@ -57,12 +57,12 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
     }
     /* per sequence: sim (n x L) = q (n x a) . k^T */
     const gmlp_view sim = {.buf = w->sim, .ld = L, .stride = n * L};
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = L, .k = a, .batch = B,
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = L, .k = a, .batch = B,
                                             .a = {.buf = w->qkv, .ld = 3 * a, .stride = n * 3 * a}, .b = k, .c = sim}));
     GMLP_TRY(gmlp_op_softmax_rows(ctx, w->sim, p->rows, L, L, p->p0, p->n, m->cfg.causal,
                                   (float)(1.0 / sqrt((double)a))));
     /* per sequence: ao (n x a) = softmax(sim) . v */
-    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = a, .k = L, .batch = B, .a = sim, .b = v,
+    return gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = a, .k = L, .batch = B, .a = sim, .b = v,
                                           .c = {.buf = w->ao, .ld = a, .stride = n * a}});
 }
 
@@ -71,7 +71,7 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
 static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in)
 {
     const size_t d = p->d, h = p->h;
-    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
+    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
                                                 .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b,
                                                 .act = GMLP_ACT_GELU});
@@ -81,7 +81,7 @@ static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem 
 static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k)
 {
     const size_t d = p->d, h = p->h;
-    return gmlp_op_gemm(p->m->ctx, &(gmlp_gemm){.m = p->rows, .n = d, .k = k,
+    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = d, .k = k,
                                                 .a = {.buf = p->m->ws.z, .off = off, .ld = h},
                                                 .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
                                                 .c = {.buf = p->m->ws.x, .ld = d}, .beta = 1.0f, .bias = wt->fc2_b});
@@ -126,7 +126,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     }
     /* v (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to */
     if (a)
-        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
+        GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
                                                 .b = gmlp_linear_weight(m, wt->attn_out_w, a),
                                                 .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->attn_out_b}));
     /* per head and sequence, the gate in the GEMM's epilogue:
@@ -134,7 +134,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     for (size_t hd = 0; hd < p->heads; hd++) {
         gmlp_view gh = gate;
         gh.off += hd * dh;
-        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
+        GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
                                                 .a = gmlp_weight(m, wt->sgu_w, (hd * S + p->p0) * S, S),
                                                 .b = gh,
                                                 .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h},
@@ -165,19 +165,19 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
      * Mlp:    z = GELU(z)
      * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half computed first */
     const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = ys, .c = x1, .bias = wt->tok1_b, .bias_rows = 1,
                                             .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
     gmlp_view tokens = x1;
     if (glu) {
         tokens.off = tu * d;
-        GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
+        GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
                                                 .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
                                                 .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,
                                                 .gate = x1}));
     }
     /* per image: x (N x d) += W_t2 (N x tu) . tokens (tu x d) + b per row */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
                                             .b = tokens, .c = {.buf = w->x, .ld = d, .stride = N * d}, .beta = 1.0f,
                                             .bias = wt->tok2_b, .bias_rows = 1}));
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d, c->norm_eps));
@@ -189,10 +189,10 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
     const gmlp_view y_rows = {.buf = w->y, .ld = d}, u = {.buf = w->z, .ld = h};
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
                                             .bias = wt->fc1_b}));
     w1.off = g * d;
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
                                             .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->fc1_b, .bias_off = g,
                                             .act = c->gate_act, .gate = u}));
     return fc2(p, wt, g, g);
@@ -215,7 +215,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     /* y = ls1 * Aff1(x) */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d));
     /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = xs, .beta = 1.0f}));
     /* per image: x (N x d) += b_tok (N x 1) . ls1 (1 x d) */
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},

@@ -61,7 +61,7 @@ static gmlp_status read_config(gmlp_context *ctx, const char *dir, gmlp_hf_confi
     return st;
 }
 
-static gmlp_status open_folder(gmlp_context *ctx, const char *dir, gmlp_weight_type weights, gmlp_model **out)
+static gmlp_status open_folder(gmlp_context *ctx, const char *dir, const gmlp_model_setup *setup, gmlp_model **out)
 {
     char path[4096], pickle[256];
     struct stat sb;
@@ -84,7 +84,7 @@ static gmlp_status open_folder(gmlp_context *ctx, const char *dir, gmlp_weight_t
     unsigned char *data;
     size_t size;
     gmlp_status st = gmlp_read_file(ctx, path, &data, &size);
-    if (st == GMLP_OK && (st = gmlp_model_create(ctx, data, size, has_config ? &hf : NULL, weights, out)) != GMLP_OK)
+    if (st == GMLP_OK && (st = gmlp_model_create(ctx, data, size, has_config ? &hf : NULL, setup, out)) != GMLP_OK)
         gmlp_error_prefix(&ctx->err, dir);
     free(data);
     if (has_config)
@@ -92,15 +92,15 @@ static gmlp_status open_folder(gmlp_context *ctx, const char *dir, gmlp_weight_t
     return st;
 }
 
-gmlp_status gmlp_model_open(gmlp_context *ctx, const char *path, gmlp_weight_type weights, gmlp_model **out)
+gmlp_status gmlp_model_open(gmlp_context *ctx, const char *path, const gmlp_model_setup *setup, gmlp_model **out)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return open_folder(ctx, path, weights, out);
+        return open_folder(ctx, path, setup, out);
     unsigned char *data;
     size_t size;
     gmlp_status st = gmlp_read_file(ctx, path, &data, &size);
-    if (st == GMLP_OK && (st = gmlp_model_create(ctx, data, size, NULL, weights, out)) != GMLP_OK)
+    if (st == GMLP_OK && (st = gmlp_model_create(ctx, data, size, NULL, setup, out)) != GMLP_OK)
         gmlp_error_prefix(&ctx->err, path);
     free(data);
     return st;

@@ -28,7 +28,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
     GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = rows, .n = d, .k = k, .a = {.buf = w->z, .ld = k},
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = {.buf = w->z, .ld = k},
                                             .b = gmlp_linear_weight(m, m->stem_w, k),
                                             .c = {.buf = c->stem_norm ? w->y : w->x, .ld = d}, .bias = m->stem_b}));
     if (c->stem_norm)
@@ -43,7 +43,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
         return GMLP_OK;
     /* logits (b x classes) = pooled (b x d) . W_head^T + b_head */
     const size_t nc = (size_t)c->num_classes;
-    return gmlp_op_gemm(ctx, &(gmlp_gemm){.m = b, .n = nc, .k = d, .a = {.buf = w->pooled, .ld = d},
+    return gmlp_model_gemm(m, (gmlp_gemm){.m = b, .n = nc, .k = d, .a = {.buf = w->pooled, .ld = d},
                                           .b = gmlp_linear_weight(m, m->head_w, d),
                                           .c = {.buf = dst, .off = dst_off, .ld = nc}, .bias = m->head_b});
 }

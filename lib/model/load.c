@@ -261,13 +261,14 @@ gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **
 }
 
 static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_hf_config *hf,
-                        gmlp_weight_type weights)
+                        const gmlp_model_setup *setup)
 {
     gmlp_st_file f;
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_st_parse(data, size, &f, &ctx->err));
     gmlp_status st = gmlp_config_infer(&f, hf, &m->cfg, &ctx->err);
-    m->cfg.weights = weights;
+    m->cfg.weights = setup->weights;
+    m->precision = setup->precision;
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &m->cfg, &ctx->err);
     if (st == GMLP_OK) {
@@ -282,19 +283,19 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     gmlp_st_free(&f);
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
-        st = gmlp_gemm_prepare(ctx, weights == GMLP_WEIGHTS_F16);
+        st = gmlp_gemm_prepare(ctx, setup->weights == GMLP_WEIGHTS_F16, setup->precision);
     return st;
 }
 
 gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, const gmlp_hf_config *hf,
-                              gmlp_weight_type weights, gmlp_model **out)
+                              const gmlp_model_setup *setup, gmlp_model **out)
 {
     *out = NULL;
     gmlp_model *m = gmlp_calloc(1, sizeof *m);
     if (!m)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     m->ctx = ctx;
-    gmlp_status st = load(m, data, size, hf, weights);
+    gmlp_status st = load(m, data, size, hf, setup);
     if (st != GMLP_OK) {
         gmlp_model_destroy(m);
         return st;

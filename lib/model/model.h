@@ -51,7 +51,22 @@ struct gmlp_model {
     cl_mem embed_w;                                        /* LM: to_embed */
     gmlp_block_weights *blocks;
     gmlp_workspace ws;
+    gmlp_gemm_precision precision; /* the format every GEMM of the forward rounds its operands to */
 };
+
+/* How a model is loaded (lib/api resolves gmlp_load_options into it). */
+typedef struct gmlp_model_setup {
+    gmlp_weight_type weights;
+    gmlp_gemm_precision precision;
+} gmlp_model_setup;
+
+/* g, a product of m's forward, in m's precision: every GEMM, the head and
+ * the tiny attention included, as PyTorch's autocast does. */
+static inline gmlp_status gmlp_model_gemm(const gmlp_model *m, gmlp_gemm g)
+{
+    g.precision = m->precision;
+    return gmlp_op_gemm(m->ctx, &g);
+}
 
 /* ---- loading (model/load.c, config*.c, lm_config.c, weights.c, lm_weights.c) ---- */
 
@@ -59,10 +74,10 @@ struct gmlp_model {
  * config.json (hf; NULL: none); the caller holds ctx's lock.  *out is NULL
  * on failure, with ctx->err saying why. */
 gmlp_status gmlp_model_create(gmlp_context *ctx, const void *data, size_t size, const gmlp_hf_config *hf,
-                              gmlp_weight_type weights, gmlp_model **out);
+                              const gmlp_model_setup *setup, gmlp_model **out);
 /* gmlp_model_load's work for a path: a safetensors file, or a model folder
  * (model.safetensors and optionally config.json); failures name the path. */
-gmlp_status gmlp_model_open(gmlp_context *ctx, const char *path, gmlp_weight_type weights, gmlp_model **out);
+gmlp_status gmlp_model_open(gmlp_context *ctx, const char *path, const gmlp_model_setup *setup, gmlp_model **out);
 void gmlp_model_destroy(gmlp_model *m);
 /* A whole file into *data (malloc'd). */
 gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **data, size_t *size);

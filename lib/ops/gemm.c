@@ -40,6 +40,8 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
         gmlp_view bias = {.buf = g->bias, .off = g->bias_off, .ld = 1};
         GMLP_TRY(check_operand(ctx, "the bias", bias, g->bias_rows ? g->m : g->n, 1, 1));
     }
+    if ((unsigned)g->precision >= GMLP_GEMM_PRECISIONS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown precision %d", (int)g->precision);
     if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_SILU)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
     if (g->gate.buf) {

@@ -66,10 +66,10 @@ static const char *status_name(CLBlastStatusCode s)
     return "unknown CLBlast error";
 }
 
-/* CLBlast's SGEMM reads float operands only. */
+/* CLBlast's SGEMM reads float operands only, and rounds none. */
 static int supports(const gmlp_gemm *g)
 {
-    return !g->a.half && !g->b.half;
+    return !g->a.half && !g->b.half && g->precision == GMLP_GEMM_FP32;
 }
 
 static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)

@@ -42,13 +42,21 @@ static int vw(const form *f, const gmlp_tiling *t)
     return gmlp_tiling_direct(t) || f->vw > t->vw ? t->vw : f->vw;
 }
 
-static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, bool unroll)
+/* The variant's -D options.  FP32 adds none (its kernels are those from
+ * before the precision modes, bit for bit); emulate builds a matrix-engine
+ * tiling with its instructions emulated (GMLP_ENGINE_EMULATED). */
+static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, bool unroll, bool emulate)
 {
-    return snprintf(buf, size,
-                    "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d "
-                    "-DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
-                    "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                    unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
+    int n = snprintf(buf, size,
+                     "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d "
+                     "-DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
+                     "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
+                     unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
+    if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
+    if (emulate && t->needs && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_EMULATE=1");
+    return n;
 }
 
 /* Tiling t's variant for form f; *k NULL when the compiled kernel cannot
@@ -57,9 +65,10 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
 {
     static const char *const tr[] = {"N", "T"};
     char defs[400], label[160];
-    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev));
-    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
-             vw(f, t), f->a_half ? "half" : "float", f->b_half ? "half" : "float");
+    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
+    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
+             vw(f, t), f->a_half ? "half" : "float", f->b_half ? "half" : "float",
+             gmlp_gemm_precision_name(f->precision));
     GMLP_TRY(gmlp_kernel_get(ctx, t->kernel, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
@@ -85,7 +94,7 @@ static gmlp_status first_of(gmlp_context *ctx, const form *f, const gmlp_gemm_de
     const gmlp_tiling *spilling_t = NULL;
     for (size_t i = 0; i < GMLP_GEMM_ROW_TILINGS && row->tilings[i]; i++) {
         const gmlp_tiling *c = gmlp_gemm_tiling_named(row->tilings[i]);
-        if (!c || !gmlp_gemm_tiling_fits(&ctx->dev, c))
+        if (!c || !gmlp_gemm_tiling_fits(&ctx->dev, c) || !gmlp_gemm_tiling_runs(c, f->precision))
             continue;
         GMLP_TRY(variant(ctx, f, c, k));
         if (*k && !spills(ctx, *k)) {
@@ -122,7 +131,9 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, gmlp_gemm_size size, c
 
 static gmlp_gemm form_gemm(const form *f)
 {
-    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta}, .b = {.half = f->b_half, .trans = f->tb}};
+    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta},
+                       .b = {.half = f->b_half, .trans = f->tb},
+                       .precision = f->precision};
 }
 
 /* The variant a product of form f and this size class runs: the device's
@@ -134,7 +145,7 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
     const gmlp_gemm g = form_gemm(f);
     const gmlp_tuned_choice *w = gmlp_gemm_tuned(ctx, size, &g);
     *k = NULL;
-    if (w && w->tiling) {
+    if (w && w->tiling && gmlp_gemm_tiling_runs(w->tiling, f->precision)) {
         *t = w->tiling;
         GMLP_TRY(variant(ctx, f, *t, k));
     }
@@ -166,16 +177,33 @@ static const form model_forms[2][2] = {
     {{.b_half = true, .tb = true, .vw = 4}, {.a_half = true, .vw = 4}}, /* half weights: B of NT, A of NN */
 };
 
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights)
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision)
 {
     const gmlp_gemm_plan *p;
     for (size_t i = 0; i < 2; i++) {
-        const form *f = &model_forms[half_weights != 0][i];
+        form fp = model_forms[half_weights != 0][i];
+        fp.precision = precision;
+        const form *f = &fp;
         const gmlp_gemm g = form_gemm(f);
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
             if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
                 GMLP_TRY(planned(ctx, f, (gmlp_gemm_size)size, &p));
     }
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision, const char **engine)
+{
+    form f = model_forms[half_weights != 0][0]; /* the linear layers' */
+    f.precision = precision;
+    const gmlp_gemm g = form_gemm(&f);
+    const gmlp_gemm_plan *p;
+    if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
+        *engine = "CLBlast";
+        return GMLP_OK;
+    }
+    GMLP_TRY(planned(ctx, &f, GMLP_GEMM_LARGE, &p));
+    *engine = gmlp_gemm_tiling_engine(p->tiling, precision);
     return GMLP_OK;
 }
 
@@ -203,7 +231,8 @@ static gmlp_status chosen_for(gmlp_context *ctx, const form *f, gmlp_gemm_size s
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size)
+gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_gemm_precision precision, char *buf,
+                               size_t size)
 {
     static const char *const uses[] = {"", " for large products", " for narrow ones", " for deep ones"};
     const bool deep = gmlp_gemm_sizes_for(&ctx->dev)->deep_k != 0; /* else no product is deep (gmlp_gemm_class) */
@@ -211,7 +240,7 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *
     if (size)
         buf[0] = 0;
     for (int tb = 1; tb >= 0; tb--) { /* NT, then NN */
-        const form f = {.a_half = a_half, .b_half = b_half, .tb = tb, .vw = 4};
+        const form f = {.a_half = a_half, .b_half = b_half, .tb = tb, .vw = 4, .precision = precision};
         chosen c[GMLP_GEMM_CLASSES];
         for (int s = GMLP_GEMM_SMALL; s < GMLP_GEMM_CLASSES; s++)
             GMLP_TRY(chosen_for(ctx, &f, (gmlp_gemm_size)s, &c[s]));
@@ -250,7 +279,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
             continue;
         for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? 6 : 4); h++) {
             char defs[400];
-            defines(defs, sizeof defs, &forms[h], t, true);
+            defines(defs, sizeof defs, &forms[h], t, true, false);
             int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
                              t->vendor == GMLP_VENDOR_NVIDIA ? "@nvidia" : "", defs);
             if (buf && need + (size_t)n < size)
@@ -291,7 +320,7 @@ static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
     return (form){.a_half = g->a.half, .b_half = g->b.half, .ta = g->a.trans != 0, .tb = g->b.trans != 0,
-                  .vw = va < vb ? va : vb, .precision = GMLP_GEMM_FP32};
+                  .vw = va < vb ? va : vb, .precision = g->precision};
 }
 
 /* g on variant k of tiling t. */

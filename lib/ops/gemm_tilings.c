@@ -8,6 +8,13 @@
 
 const gmlp_kernel_spec gmlp_gemm_tiled = {"gemm_tiled.cl", "gmlp_gemm"};
 const gmlp_kernel_spec gmlp_gemm_direct = {"gemm_direct.cl", "gmlp_gemm_direct"};
+const gmlp_kernel_spec gmlp_gemm_mma = {"gemm_mma.cl", "gmlp_gemm_mma"};
+
+const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
+{
+    static const char *const names[GMLP_GEMM_PRECISIONS] = {"fp32", "tf32", "fp16", "bf16"};
+    return (unsigned)p < GMLP_GEMM_PRECISIONS ? names[p] : "?";
+}
 
 #define TILED .kernel = &gmlp_gemm_tiled, .vw = 4
 #define DIRECT .kernel = &gmlp_gemm_direct, .tk = 1
@@ -127,8 +134,27 @@ static bool device_matches(const gmlp_devinfo *d, cl_device_type devices, gmlp_v
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
-    return device_matches(d, t->devices, t->vendor) && !t->needs && rx * ry <= d->max_wg && rx <= d->max_wi[0] &&
+    return device_matches(d, t->devices, t->vendor) && !(t->needs & ~d->engines) && rx * ry <= d->max_wg &&
+           rx <= d->max_wi[0] &&
            ry <= d->max_wi[1] && gmlp_gemm_tiling_local_bytes(t) <= d->local_mem;
+}
+
+static bool in_set(unsigned set, gmlp_gemm_precision p)
+{
+    return !set || (set & GMLP_GEMM_PREC_SET(p));
+}
+
+bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p)
+{
+    return in_set(t->precisions, p);
+}
+
+const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p)
+{
+    /* mma.sync's shapes: k8 for TF32, k16 for the 16-bit formats */
+    if (t->needs & GMLP_ENGINE_MMA_SYNC)
+        return p == GMLP_GEMM_TF32 ? "mma.sync m16n8k8" : "mma.sync m16n8k16";
+    return "portable";
 }
 
 bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t)
@@ -156,7 +182,7 @@ const gmlp_gemm_default *gmlp_gemm_default_for(const gmlp_devinfo *d, gmlp_gemm_
         const gmlp_gemm_default *r = &defaults[i];
         if (device_matches(d, r->devices, r->vendor) && (!r->arch || !strncmp(d->arch, r->arch, strlen(r->arch))) &&
             (r->size == GMLP_GEMM_ANY_SIZE || r->size == size) && (r->form == GMLP_FORM_ANY || r->form == form) &&
-            r->precision == precision)
+            in_set(r->precisions, precision))
             return r;
     }
     return *fallback;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "cl/context.h"
+#include "kernel_abi.h"
 
 /* The size classes a product is chosen a tiling by (gmlp_gemm_class). */
 typedef enum gmlp_gemm_size {
@@ -29,9 +30,29 @@ typedef enum gmlp_gemm_form {
     GMLP_FORM_ANY /* in a defaults row */
 } gmlp_gemm_form;
 
-/* The arithmetic a kernel does.  Only FP32 so far: TF32, FP16 and BF16 come
- * with the precision modes and the matrix engines, as rows of their own. */
-typedef enum gmlp_gemm_precision { GMLP_GEMM_FP32, GMLP_GEMM_PRECISIONS } gmlp_gemm_precision;
+/* The format a product rounds its operands to before multiplying them
+ * (fp32 accumulation always; cl_kernels/precision.cl): the precision modes.
+ * The values are kernel_abi.h's GMLP_GEMM_PREC_*. */
+typedef enum gmlp_gemm_precision {
+    GMLP_GEMM_FP32 = GMLP_GEMM_PREC_FP32,
+    GMLP_GEMM_TF32 = GMLP_GEMM_PREC_TF32,
+    GMLP_GEMM_FP16 = GMLP_GEMM_PREC_FP16,
+    GMLP_GEMM_BF16 = GMLP_GEMM_PREC_BF16,
+    GMLP_GEMM_PRECISIONS
+} gmlp_gemm_precision;
+/* A set of precisions (a tiling's, a default row's); 0 stands for all. */
+#define GMLP_GEMM_PREC_SET(p) (1u << (p))
+#define GMLP_GEMM_LOW_PRECISIONS                                                                              \
+    (GMLP_GEMM_PREC_SET(GMLP_GEMM_TF32) | GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16))
+/* The precision's name, as users write it: "fp32", "tf32", "fp16", "bf16". */
+const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
+
+/* Matrix engines a tiling may need (gmlp_tiling.needs); a device has those
+ * its capability ladder proved (gmlp_devinfo.engines, lib/ops/engines.c). */
+#define GMLP_ENGINE_MMA_SYNC 1u /* NVIDIA's warp-level mma.sync, sm_80 and later */
+/* Tests only: the engines' tilings build with their instructions emulated
+ * (portably, by their documented semantics) on a device without them. */
+#define GMLP_ENGINE_EMULATED 0x100u
 
 /* One tiling of a GEMM kernel.  tm x tn outputs per work-group, wm x wn per
  * work-item, tk-deep slices (the direct kernel has none: 1); loads (direct:
@@ -42,12 +63,12 @@ typedef struct gmlp_tiling {
     int tm, tn, tk, wm, wn, vw;
     cl_device_type devices;         /* 0: any; CL_DEVICE_TYPE_CPU: a block too large for a GPU's registers */
     gmlp_vendor vendor;             /* GMLP_VENDOR_ANY, or the one GPU vendor whose registers hold it unspilled */
-    unsigned needs;                 /* device capabilities it needs (none yet: the matrix engines' will) */
-    gmlp_gemm_precision precision;
+    unsigned needs;                 /* GMLP_ENGINE_* it needs */
+    unsigned precisions;            /* GMLP_GEMM_PREC_SETs it runs; 0: all (portable: rounds as it loads) */
     int subgroup;                   /* the sub-group size it needs; 0: any */
 } gmlp_tiling;
 
-extern const gmlp_kernel_spec gmlp_gemm_tiled, gmlp_gemm_direct;
+extern const gmlp_kernel_spec gmlp_gemm_tiled, gmlp_gemm_direct, gmlp_gemm_mma;
 
 static inline bool gmlp_tiling_direct(const gmlp_tiling *t)
 {
@@ -75,7 +96,7 @@ typedef struct gmlp_gemm_default {
     const char *arch;         /* a prefix of gmlp_devinfo.arch; NULL: any */
     gmlp_gemm_size size;      /* or GMLP_GEMM_ANY_SIZE */
     gmlp_gemm_form form;      /* or GMLP_FORM_ANY */
-    gmlp_gemm_precision precision;
+    unsigned precisions;      /* GMLP_GEMM_PREC_SETs; 0: any */
     const char *tilings[GMLP_GEMM_ROW_TILINGS]; /* names, in order of preference; NULL past the last */
     const char *measured;     /* the bench/NOTES.md entry that chose them */
 } gmlp_gemm_default;
@@ -84,8 +105,13 @@ typedef struct gmlp_gemm_default {
 const gmlp_tiling *gmlp_gemm_tilings(size_t *n);
 /* The tiling of that name; NULL if none. */
 const gmlp_tiling *gmlp_gemm_tiling_named(const char *name);
-/* Whether device d may run tiling t: its type, vendor and limits. */
+/* Whether device d may run tiling t: its type, vendor, engines and limits. */
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t);
+/* Whether t runs products of precision p. */
+bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p);
+/* What runs t's products in precision p, for reports: "portable", or its
+ * engine and instruction shape ("mma.sync m16n8k8"). */
+const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p);
 /* Bytes of local memory t's work-groups stage. */
 size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t);
 /* Whether some default names t (the portability suite builds defaults in every form). */

@@ -87,6 +87,7 @@ typedef struct gmlp_gemm {
     int bias_rows;
     int act;         /* GMLP_ACT_*: GELU for fc1, the SGU gate's activation */
     gmlp_view gate;  /* buf NULL: none; else m x n per matrix, float */
+    gmlp_gemm_precision precision; /* the format A and B are rounded to (FP32: none); CLBlast runs FP32 only */
 } gmlp_gemm;
 
 static inline int gmlp_gemm_bias_mode(const gmlp_gemm *g)
@@ -142,7 +143,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
  * these weight storages may run, so that no later call compiles. */
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights);
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision);
 /* Writes one line per kernel variant the library may build ("FILE
  * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
  * length the whole text needs. */
@@ -150,7 +151,13 @@ size_t gmlp_gemm_variants(char *buf, size_t size);
 /* What runs a context's products with these operand types, for its report:
  * one line, the linear layers' form (NT) then the token mixing's (NN), each
  * size class's tiling (tuned ones marked) or CLBlast. */
-gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, char *buf, size_t size);
+gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_gemm_precision precision, char *buf,
+                               size_t size);
+
+/* What runs a model's large linear-layer products (weights half or not) in
+ * precision p: "CLBlast", or the planned tiling's engine ("portable",
+ * "mma.sync m16n8k8"); a static string. */
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, int half_weights, gmlp_gemm_precision p, const char **engine);
 
 /* Called when a context closes: lets each backend (CLBlast) release what it
  * cached for it. */
