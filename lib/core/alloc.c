@@ -7,9 +7,12 @@
 
 static atomic_ulong count, fail_at;
 static unsigned long env_fail_at; /* $GMLP_TEST_ALLOC_FAIL, reported at exit */
+static _Thread_local int exempt;
 
 static int fails(void)
 {
+    if (exempt)
+        return 0;
     unsigned long n = atomic_fetch_add(&count, 1) + 1;
     return n == atomic_load(&fail_at);
 }
@@ -38,6 +41,11 @@ void gmlp_alloc_fail_at(unsigned long n)
 unsigned long gmlp_alloc_count(void)
 {
     return atomic_load(&count);
+}
+
+void gmlp_alloc_exempt(int on)
+{
+    exempt = on;
 }
 
 /* A program run with $GMLP_TEST_ALLOC_FAIL=N says on stderr whether its N-th

@@ -19,10 +19,14 @@ void gmlp_alloc_fail_at(unsigned long n);
 /* Allocations since the count restarted, the failed one included; jansson's
  * count too (json_set_alloc_funcs). */
 unsigned long gmlp_alloc_count(void);
+/* From gmlp_alloc_exempt(1) to (0), the calling thread's allocations are
+ * neither counted nor failed (gmlp_json_loadb says why). */
+void gmlp_alloc_exempt(int on);
 #else
 static inline void *gmlp_malloc(size_t size) { return malloc(size); }
 static inline void *gmlp_calloc(size_t n, size_t size) { return calloc(n, size); }
 static inline void *gmlp_realloc(void *p, size_t size) { return realloc(p, size); }
+static inline void gmlp_alloc_exempt(int on) { (void)on; }
 #endif
 
 #endif

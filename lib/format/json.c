@@ -1,6 +1,16 @@
 /* JSON helpers shared by the safetensors header and config.json readers. */
 #include "format/json.h"
 
+#include "core/alloc.h"
+
+json_t *gmlp_json_loadb(const char *buf, size_t size, size_t flags, json_error_t *err)
+{
+    gmlp_alloc_exempt(1);
+    json_t *root = json_loadb(buf, size, flags, err);
+    gmlp_alloc_exempt(0);
+    return root;
+}
+
 int gmlp_json_nesting_ok(const uint8_t *p, size_t n, int max_depth)
 {
     int depth = 0, in_str = 0;

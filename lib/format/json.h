@@ -13,6 +13,13 @@
  * the first invalid byte, so it bounds the depth jansson can reach. */
 int gmlp_json_nesting_ok(const uint8_t *p, size_t n, int max_depth);
 
+/* json_loadb.  jansson's decoder does not survive a failed allocation: it
+ * drops the byte it could not save, then asserts or reads past its buffer
+ * (jansson 2.14, akheron/jansson#362), so the allocation-failure tests
+ * (lib/core/alloc.h) leave its allocations alone; all other jansson
+ * allocations fail in turn. */
+json_t *gmlp_json_loadb(const char *buf, size_t size, size_t flags, json_error_t *err);
+
 /* "an object", "a string", ...: what a value is, for messages. */
 const char *gmlp_json_kind(const json_t *v);
 

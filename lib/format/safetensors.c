@@ -309,7 +309,7 @@ gmlp_status gmlp_st_parse(const uint8_t *buf, size_t size, gmlp_st_file *out, gm
     json_error_t jerr;
     memset(&jerr, 0, sizeof jerr);
     /* trailing-space padding is JSON whitespace, which jansson accepts after the value */
-    json_t *root = json_loadb((const char *)header, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = gmlp_json_loadb((const char *)header, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         if (!jerr.text[0])
             return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory parsing the header");

@@ -250,7 +250,7 @@ gmlp_status gmlp_hf_config_parse(const void *data, size_t size, gmlp_hf_config *
         return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json nests deeper than %d levels", MAX_DEPTH);
     json_error_t jerr;
     memset(&jerr, 0, sizeof jerr);
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = gmlp_json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
         return jerr.text[0] ? gmlp_fail(err, GMLP_ERR_FORMAT, "config.json is not valid JSON: %s at line %d, column %d",
                                         jerr.text, jerr.line, jerr.column)

@@ -121,7 +121,7 @@ int gmlp_tune_parse(const gmlp_devinfo *dev, const void *data, size_t size, gmlp
         return 0;
     }
     json_error_t jerr;
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = gmlp_json_loadb(data, size, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         snprintf(why, why_size, "not JSON (%s, line %d)", jerr.text, jerr.line);
         return 0;

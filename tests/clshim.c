@@ -1,0 +1,112 @@
+/* The OpenCL interposer (clshim.h). */
+#include "clshim.h"
+
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+
+static atomic_ulong counts[CLSHIM_CALLS], fail_at;
+static atomic_int lazy_mode, lazy_pending;
+
+unsigned long clshim_count(clshim_call call)
+{
+    return atomic_load(&counts[call]);
+}
+
+void clshim_reset(void)
+{
+    clshim_fail_buffer(0, 0);
+}
+
+void clshim_fail_buffer(unsigned long n, int lazy)
+{
+    for (int i = 0; i < CLSHIM_CALLS; i++)
+        atomic_store(&counts[i], 0);
+    atomic_store(&fail_at, n);
+    atomic_store(&lazy_mode, lazy);
+    atomic_store(&lazy_pending, 0);
+}
+
+/* The real functions, found before main (threads call them later). */
+#define SHIMMED(X) X(clCreateBuffer) X(clSetKernelArg) X(clGetMemObjectInfo) X(clEnqueueNDRangeKernel) \
+    X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect) X(clEnqueueReadBuffer)
+#define DECLARE(name) static __typeof__(name) *real_##name;
+SHIMMED(DECLARE)
+
+__attribute__((constructor)) static void find_real(void)
+{
+#define FIND(name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name);
+    SHIMMED(FIND)
+}
+
+/* An enqueue fails in place of the lazily failed allocation. */
+#define LAZY_FAILURE() \
+    if (atomic_exchange(&lazy_pending, 0)) \
+        return CL_MEM_OBJECT_ALLOCATION_FAILURE
+
+cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
+{
+    unsigned long n = atomic_fetch_add(&counts[CLSHIM_CREATE_BUFFER], 1) + 1;
+    if (n == atomic_load(&fail_at)) {
+        if (atomic_load(&lazy_mode)) {
+            atomic_store(&lazy_pending, 1);
+        } else {
+            if (errcode_ret)
+                *errcode_ret = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+            return NULL;
+        }
+    }
+    return real_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+}
+
+cl_int clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void *value)
+{
+    atomic_fetch_add(&counts[CLSHIM_SET_KERNEL_ARG], 1);
+    return real_clSetKernelArg(kernel, index, size, value);
+}
+
+cl_int clGetMemObjectInfo(cl_mem mem, cl_mem_info name, size_t size, void *value, size_t *size_ret)
+{
+    atomic_fetch_add(&counts[CLSHIM_GET_MEM_INFO], 1);
+    return real_clGetMemObjectInfo(mem, name, size, value, size_ret);
+}
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uint dims, const size_t *offset,
+                              const size_t *global, const size_t *local, cl_uint n_wait, const cl_event *wait,
+                              cl_event *ev)
+{
+    atomic_fetch_add(&counts[CLSHIM_ENQUEUE_KERNEL], 1);
+    LAZY_FAILURE();
+    return real_clEnqueueNDRangeKernel(q, kernel, dims, offset, global, local, n_wait, wait, ev);
+}
+
+cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset, size_t size,
+                            const void *ptr, cl_uint n_wait, const cl_event *wait, cl_event *ev)
+{
+    LAZY_FAILURE();
+    return real_clEnqueueWriteBuffer(q, buf, blocking, offset, size, ptr, n_wait, wait, ev);
+}
+
+cl_int clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern, size_t pattern_size, size_t offset,
+                           size_t size, cl_uint n_wait, const cl_event *wait, cl_event *ev)
+{
+    LAZY_FAILURE();
+    return real_clEnqueueFillBuffer(q, buf, pattern, pattern_size, offset, size, n_wait, wait, ev);
+}
+
+cl_int clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst, const size_t *src_origin,
+                               const size_t *dst_origin, const size_t *region, size_t src_row_pitch,
+                               size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint n_wait,
+                               const cl_event *wait, cl_event *ev)
+{
+    LAZY_FAILURE();
+    return real_clEnqueueCopyBufferRect(q, src, dst, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch,
+                                        dst_row_pitch, dst_slice_pitch, n_wait, wait, ev);
+}
+
+cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset, size_t size, void *ptr,
+                           cl_uint n_wait, const cl_event *wait, cl_event *ev)
+{
+    LAZY_FAILURE();
+    return real_clEnqueueReadBuffer(q, buf, blocking, offset, size, ptr, n_wait, wait, ev);
+}
