@@ -1,5 +1,6 @@
 /* The tuning-file reader alone (no device): tests/data/tune's files for the
- * fuzz target's made-up device, valid.json taken with its three winners and
+ * fuzz target's made-up device, valid.json taken with its four winners (one
+ * of them for bf16 products) and
  * every other file refused with a reason (v1_format.json, the format before
  * tilings had names, with a pointer to tuning again); then every prefix of
  * valid.json and the file for another driver refused.  argv[1]: tests/data/tune. */
@@ -36,18 +37,22 @@ int main(int argc, char **argv)
     size_t set = 0;
     for (size_t s = 0; s < GMLP_TUNE_SLOTS; s++)
         set += (size_t)t.set[s];
-    size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1), narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, 0, 0, 0, 0);
-    size_t half = gmlp_tune_slot(GMLP_GEMM_SMALL, 0, 1, 0, 1);
-    CHECK(set == 3 && t.set[large] && t.choice[large].tiling &&
+    size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1, GMLP_GEMM_FP32);
+    size_t narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, 0, 0, 0, 0, GMLP_GEMM_FP32);
+    size_t half = gmlp_tune_slot(GMLP_GEMM_SMALL, 0, 1, 0, 1, GMLP_GEMM_FP32);
+    size_t bf16 = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1, GMLP_GEMM_BF16); /* beside fp32's, its own */
+    CHECK(set == 4 && t.set[large] && t.choice[large].tiling &&
               !strcmp(t.choice[large].tiling->name, "tiled_128x128x2_8x8") && t.set[narrow] &&
               t.choice[narrow].clblast && t.set[half] && t.choice[half].tiling &&
-              t.choice[half].tiling == gmlp_gemm_tiling_named("direct_4x64_1x4_v4"),
+              t.choice[half].tiling == gmlp_gemm_tiling_named("direct_4x64_1x4_v4") && t.set[bf16] &&
+              t.choice[bf16].tiling == gmlp_gemm_tiling_named("tiled_64x64x8_4x4"),
           "valid.json's winners: %zu", set);
     const struct {
         const char *file, *why;
     } bad[] = {{"clblast_half.json", "half"},          {"unknown_tiling.json", "tiled_96x64x8_4x4"},
                {"slot_twice.json", "two winners"},           {"unnamed_tiling.json", "names no tiling"},
-               {"v1_format.json", "gmlp-tune-1, not"}};
+               {"v1_format.json", "gmlp-tune-1, not"},      {"clblast_tf32.json", "another precision"},
+               {"unknown_precision.json", "precision"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         size_t m;
         char *text = slurp(argv[1], bad[i].file, &m);

@@ -59,8 +59,16 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
     return n;
 }
 
+static gmlp_gemm form_gemm(const form *f)
+{
+    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta},
+                       .b = {.half = f->b_half, .trans = f->tb},
+                       .precision = f->precision};
+}
+
 /* Tiling t's variant for form f; *k NULL when the compiled kernel cannot
- * run a whole tile (too many registers for that many work-items, say). */
+ * run a whole tile (too many registers for that many work-items, say), or
+ * its matrix engine failed the capability ladder (gemm_engines.c). */
 static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *t, const gmlp_kernel **k)
 {
     static const char *const tr[] = {"N", "T"};
@@ -69,6 +77,10 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
              vw(f, t), f->a_half ? "half" : "float", f->b_half ? "half" : "float",
              gmlp_gemm_precision_name(f->precision));
+    const gmlp_gemm g = form_gemm(f);
+    *k = NULL;
+    if (!gmlp_engine_verified(ctx, &g, t, defs, label)) /* a matrix engine's tiling that failed its ladder */
+        return GMLP_OK;
     GMLP_TRY(gmlp_kernel_get(ctx, t->kernel, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
@@ -127,13 +139,6 @@ static gmlp_status pick(gmlp_context *ctx, const form *f, gmlp_gemm_size size, c
                          "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,
                          ctx->dev.max_wg, (unsigned long long)ctx->dev.local_mem);
     return GMLP_OK;
-}
-
-static gmlp_gemm form_gemm(const form *f)
-{
-    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta},
-                       .b = {.half = f->b_half, .trans = f->tb},
-                       .precision = f->precision};
 }
 
 /* The variant a product of form f and this size class runs: the device's
@@ -259,15 +264,24 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_g
 
 size_t gmlp_gemm_variants(char *buf, size_t size)
 {
-    /* every default tiling with each pair of transposes on float operands
-     * and the model's half-weight forms (NT with half B, NN with half A);
-     * the tuner's other tilings in the model's forms; all with float4
-     * loads, whose staging needs the most registers, unrolled as on GPUs.
-     * CPU-only tilings are left out (tests/test_gemm runs them); NVIDIA-only
-     * ones are marked "FILE@nvidia". */
+    /* every default tiling with each pair of transposes on float operands,
+     * the model's half-weight forms (NT with half B, NN with half A), and
+     * the model's float forms rounding to FP16 (the precision modes'
+     * costliest rounding); the tuner's other tilings in the model's forms;
+     * all with float4 loads, whose staging needs the most registers,
+     * unrolled as on GPUs.  CPU-only tilings are left out (tests/test_gemm
+     * runs them), and so are the matrix engines' (the portability suite
+     * builds those for their architectures); NVIDIA-only ones are marked
+     * "FILE@nvidia". */
     static const form forms[] = {
-        {.tb = true, .vw = 4},  {.vw = 4}, {.b_half = true, .tb = true, .vw = 4}, {.a_half = true, .vw = 4},
-        {.ta = true, .vw = 4}, {.ta = true, .tb = true, .vw = 4},
+        {.tb = true, .vw = 4},
+        {.vw = 4},
+        {.b_half = true, .tb = true, .vw = 4},
+        {.a_half = true, .vw = 4},
+        {.ta = true, .vw = 4},
+        {.ta = true, .tb = true, .vw = 4},
+        {.tb = true, .vw = 4, .precision = GMLP_GEMM_FP16},
+        {.vw = 4, .precision = GMLP_GEMM_FP16},
     };
     size_t need = 0, n_all;
     char line[480];
@@ -275,9 +289,9 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         buf[0] = 0;
     const gmlp_tiling *all = gmlp_gemm_tilings(&n_all);
     for (const gmlp_tiling *t = all; t < all + n_all; t++) {
-        if (t->devices == CL_DEVICE_TYPE_CPU)
+        if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
             continue;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? 6 : 4); h++) {
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? 8 : 4); h++) {
             char defs[400];
             defines(defs, sizeof defs, &forms[h], t, true, false);
             int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,

@@ -21,16 +21,30 @@
 
 static const char *const class_names[GMLP_GEMM_CLASSES] = {"small", "large", "narrow", "deep"};
 
-size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb)
+size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb, gmlp_gemm_precision precision)
 {
-    return (((((size_t)cls * 2 + (a_half != 0)) * 2 + (b_half != 0)) * 2 + (ta != 0)) * 2) + (tb != 0);
+    return (((((((size_t)precision * GMLP_GEMM_CLASSES + (size_t)cls) * 2 + (a_half != 0)) * 2 + (b_half != 0)) * 2 +
+              (ta != 0)) *
+             2) +
+            (tb != 0));
+}
+
+gmlp_tune_key gmlp_tune_slot_key(size_t slot)
+{
+    return (gmlp_tune_key){.tb = slot & 1,
+                           .ta = slot >> 1 & 1,
+                           .b_half = slot >> 2 & 1,
+                           .a_half = slot >> 3 & 1,
+                           .cls = (int)(slot >> 4) % GMLP_GEMM_CLASSES,
+                           .precision = (gmlp_gemm_precision)((slot >> 4) / GMLP_GEMM_CLASSES)};
 }
 
 void gmlp_tune_slot_name(size_t slot, char *buf, size_t size)
 {
-    int tb = slot & 1, ta = slot >> 1 & 1, bh = slot >> 2 & 1, ah = slot >> 3 & 1;
-    snprintf(buf, size, "%s %s%s %s x %s", class_names[slot >> 4], ta ? "T" : "N", tb ? "T" : "N",
-             ah ? "half" : "float", bh ? "half" : "float");
+    const gmlp_tune_key k = gmlp_tune_slot_key(slot);
+    snprintf(buf, size, "%s %s%s %s x %s%s%s", class_names[k.cls], k.ta ? "T" : "N", k.tb ? "T" : "N",
+             k.a_half ? "half" : "float", k.b_half ? "half" : "float", k.precision == GMLP_GEMM_FP32 ? "" : " ",
+             k.precision == GMLP_GEMM_FP32 ? "" : gmlp_gemm_precision_name(k.precision));
 }
 
 const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const gmlp_gemm *g)
@@ -38,7 +52,7 @@ const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const
     const gmlp_tuned *t = ctx->ops->tuned;
     if (!t || cls < 0 || cls >= GMLP_GEMM_CLASSES)
         return NULL;
-    size_t s = gmlp_tune_slot(cls, g->a.half, g->b.half, g->a.trans, g->b.trans);
+    size_t s = gmlp_tune_slot(cls, g->a.half, g->b.half, g->a.trans, g->b.trans, g->precision);
     return t->set[s] ? &t->choice[s] : NULL;
 }
 
@@ -74,19 +88,26 @@ static int parse_winner(const gmlp_devinfo *dev, json_t *w, gmlp_tuned *out, cha
     int ah = named(json_string_value(json_object_get(w, "a")), types, 2);
     int bh = named(json_string_value(json_object_get(w, "b")), types, 2);
     int backend = named(json_string_value(json_object_get(w, "backend")), backends, 2);
-    json_t *ta = json_object_get(w, "ta"), *tb = json_object_get(w, "tb");
-    if (cls < 0 || ah < 0 || bh < 0 || backend < 0 || !json_is_boolean(ta) || !json_is_boolean(tb)) {
-        snprintf(why, why_size, "a winner lacks a valid class, a, b, ta, tb or backend");
+    json_t *ta = json_object_get(w, "ta"), *tb = json_object_get(w, "tb"), *prec = json_object_get(w, "precision");
+    int p = GMLP_GEMM_FP32; /* files from before the precision modes name none */
+    if (prec) {
+        p = -1;
+        for (int i = 0; json_is_string(prec) && i < GMLP_GEMM_PRECISIONS; i++)
+            if (!strcmp(json_string_value(prec), gmlp_gemm_precision_name((gmlp_gemm_precision)i)))
+                p = i;
+    }
+    if (cls < 0 || ah < 0 || bh < 0 || backend < 0 || p < 0 || !json_is_boolean(ta) || !json_is_boolean(tb)) {
+        snprintf(why, why_size, "a winner lacks a valid class, a, b, ta, tb, precision or backend");
         return 0;
     }
-    size_t s = gmlp_tune_slot(cls, ah, bh, json_is_true(ta), json_is_true(tb));
+    size_t s = gmlp_tune_slot(cls, ah, bh, json_is_true(ta), json_is_true(tb), (gmlp_gemm_precision)p);
     if (out->set[s]) {
         snprintf(why, why_size, "two winners for one class and form");
         return 0;
     }
     if (backend == 1) {
-        if (ah || bh) {
-            snprintf(why, why_size, "CLBlast named for half operands");
+        if (ah || bh || p != GMLP_GEMM_FP32) {
+            snprintf(why, why_size, "CLBlast named for half operands or another precision than fp32");
             return 0;
         }
         out->choice[s] = (gmlp_tuned_choice){.clblast = 1};
@@ -103,8 +124,9 @@ static int parse_winner(const gmlp_devinfo *dev, json_t *w, gmlp_tuned *out, cha
         snprintf(why, why_size, "tiling '%.64s' is not one the library knows", name);
         return 0;
     }
-    if (!gmlp_gemm_tiling_fits(dev, t)) {
-        snprintf(why, why_size, "tiling %s does not fit the device", t->name);
+    if (!gmlp_gemm_tiling_fits(dev, t) || !gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p)) {
+        snprintf(why, why_size, "tiling %s does not fit the device or run %s", t->name,
+                 gmlp_gemm_precision_name((gmlp_gemm_precision)p));
         return 0;
     }
     out->choice[s] = (gmlp_tuned_choice){.tiling = t};
@@ -206,9 +228,10 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
         if (!t->set[s])
             continue;
         const gmlp_tuned_choice *c = &t->choice[s];
-        json_t *w = json_pack("{ss ss ss sb sb ss}", "class", class_names[s >> 4], "a", s >> 3 & 1 ? "half" : "float",
-                              "b", s >> 2 & 1 ? "half" : "float", "ta", (int)(s >> 1 & 1), "tb", (int)(s & 1),
-                              "backend", c->clblast ? "clblast" : "kernel");
+        const gmlp_tune_key k = gmlp_tune_slot_key(s);
+        json_t *w = json_pack("{ss ss ss sb sb ss ss}", "class", class_names[k.cls], "a", k.a_half ? "half" : "float",
+                              "b", k.b_half ? "half" : "float", "ta", k.ta, "tb", k.tb, "precision",
+                              gmlp_gemm_precision_name(k.precision), "backend", c->clblast ? "clblast" : "kernel");
         if (w && !c->clblast)
             json_object_set_new(w, "tiling", json_string(c->tiling->name));
         if (w && us && us[s] > 0) /* for people reading the file; not read back */
@@ -263,7 +286,8 @@ void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
         const gmlp_gemm *o = &r->g[i];
         if (o->m == s.m && o->n == s.n && o->k == s.k && o->batch == s.batch && o->a.half == s.a.half &&
             o->b.half == s.b.half && !o->a.trans == !s.a.trans && !o->b.trans == !s.b.trans && o->beta == s.beta &&
-            o->bias == s.bias && o->bias_rows == s.bias_rows && o->act == s.act && o->gate.buf == s.gate.buf)
+            o->bias == s.bias && o->bias_rows == s.bias_rows && o->act == s.act && o->gate.buf == s.gate.buf &&
+            o->precision == s.precision)
             return;
     }
     if (r->n == r->cap) {

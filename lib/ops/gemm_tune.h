@@ -6,8 +6,9 @@
 #include "gmlp_diag.h"
 #include "ops/ops.h"
 
-/* One slot per size class and operand form (A half, B half, A transposed, B transposed). */
-#define GMLP_TUNE_SLOTS (GMLP_GEMM_CLASSES * 16)
+/* One slot per size class, operand form (A half, B half, A transposed, B
+ * transposed) and precision. */
+#define GMLP_TUNE_SLOTS (GMLP_GEMM_CLASSES * 16 * GMLP_GEMM_PRECISIONS)
 
 struct gmlp_tuned {
     int set[GMLP_TUNE_SLOTS];
@@ -24,8 +25,15 @@ struct gmlp_gemm_record {
 };
 typedef struct gmlp_gemm_record gmlp_gemm_record;
 
-size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb);
-/* "large NT float x half": a slot, for messages and progress. */
+size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb, gmlp_gemm_precision precision);
+/* What a slot stands for. */
+typedef struct gmlp_tune_key {
+    int cls, a_half, b_half, ta, tb;
+    gmlp_gemm_precision precision;
+} gmlp_tune_key;
+gmlp_tune_key gmlp_tune_slot_key(size_t slot);
+/* "large NT float x half" ("... bf16" in another precision than fp32): a
+ * slot, for messages and progress. */
 void gmlp_tune_slot_name(size_t slot, char *buf, size_t size);
 
 /* A tuning file's text for device dev into *out; 0, with why set and *out

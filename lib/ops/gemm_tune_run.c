@@ -225,8 +225,10 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
 {
     size_t n_tilings;
     const gmlp_tiling *tilings = gmlp_gemm_tilings(&n_tilings);
-    /* CLBlast, where this build has it, for float operands */
-    int floats = !(slot >> 3 & 1) && !(slot >> 2 & 1) && gmlp_gemm_backend_find(GMLP_GEMM_CLBLAST);
+    /* CLBlast, where this build has it, for float operands in fp32 */
+    const gmlp_tune_key key = gmlp_tune_slot_key(slot);
+    int floats = !key.a_half && !key.b_half && key.precision == GMLP_GEMM_FP32 &&
+                 gmlp_gemm_backend_find(GMLP_GEMM_CLBLAST);
     size_t count = n_tilings + (size_t)floats, max_c = 0;
     for (size_t i = 0; i < n_shapes; i++)
         max_c = shapes[i].c_elems > max_c ? shapes[i].c_elems : max_c;
@@ -244,6 +246,8 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
         label(t, name, sizeof name);
         if (t && !gmlp_gemm_tiling_fits(&ctx->dev, t))
             skipped = "does not fit the device";
+        else if (t && !gmlp_gemm_tiling_runs(t, key.precision))
+            skipped = "does not run this precision";
         for (size_t i = 0; i < n_shapes && !skipped && st == GMLP_OK; i++) {
             double sec = 0;
             st = try_candidate(ctx, &shapes[i], t, got, &sec, &skipped);
@@ -292,7 +296,8 @@ gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_t
     size_t made = 0;
     for (; st == GMLP_OK && made < rec->n; made++) {
         const gmlp_gemm *g = &rec->g[made];
-        slots[made] = gmlp_tune_slot(gmlp_gemm_class(ctx, g), g->a.half, g->b.half, g->a.trans, g->b.trans);
+        slots[made] =
+            gmlp_tune_slot(gmlp_gemm_class(ctx, g), g->a.half, g->b.half, g->a.trans, g->b.trans, g->precision);
         st = shape_make(ctx, g, &shapes[made]);
     }
     int done[GMLP_TUNE_SLOTS] = {0};

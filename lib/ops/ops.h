@@ -171,6 +171,15 @@ int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
  * *ran 0 (nothing enqueued) when the compiled kernel cannot run t's
  * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs). */
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran);
+/* The matrix engines d's architecture has (gmlp_devinfo.engines): step 1
+ * of the capability ladder (ops/gemm_engines.c), when a context opens. */
+void gmlp_engines_detect(gmlp_devinfo *d);
+/* Whether tiling t's variant `defines` (label: for the log) of form g
+ * passed the rest of the ladder: at once for a tiling needing no engine;
+ * else the probe build and a one-tile self-test in a throwaway context, on
+ * first use (the verdict kept, and cached on disk). */
+bool gmlp_engine_verified(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char *defines,
+                          const char *label);
 /* Forgets the planned variants (the tuned choices changed). */
 void gmlp_gemm_plan_clear(gmlp_context *ctx);
 

@@ -17,11 +17,20 @@ typedef struct gmlp_gemm_plan {
 /* Plan keys: size class x transposes x operand storages x vector width (1, 2, 4) x precision. */
 #define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * 16 * 3 * GMLP_GEMM_PRECISIONS)
 
+/* A matrix-engine variant's capability-ladder verdict (ops/gemm_engines.c). */
+#define GMLP_ENGINE_VERDICTS 32
+struct gmlp_engine_verdict {
+    char defines[400]; /* the variant's -D options */
+    bool pass;
+};
+
 struct gmlp_ops {
     int reduce_wg;                   /* the reduction kernels' work-group size (the shared program's GMLP_WG) */
     struct gmlp_tuned *tuned;        /* ops/gemm_tune.c: the device's tuned GEMM winners; NULL: none */
     struct gmlp_gemm_record *record; /* ops/gemm_tune.c: non-NULL while gmlp_tune notes a model's GEMMs */
     gmlp_gemm_plan plan[GMLP_GEMM_PLAN_KEYS];
+    struct gmlp_engine_verdict verdicts[GMLP_ENGINE_VERDICTS];
+    size_t n_verdicts;
 };
 
 #endif

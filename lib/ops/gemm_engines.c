@@ -1,0 +1,199 @@
+/* The matrix engines' capability ladder.  A tiling that needs an engine
+ * (gmlp_tiling.needs) runs on a device only once, for its device and driver:
+ *   1. the architecture has the engine (gmlp_engines_detect: NVIDIA's
+ *      compute capability 8.0 or later, read through
+ *      cl_nv_device_attribute_query, for mma.sync);
+ *   2. the variant builds and fits (the probe build), and
+ *   3. one tile of it agrees with the host bit for bit, on operands that
+ *      every format holds exactly and whose sums fp32 holds exactly,
+ * steps 2 and 3 in a throwaway OpenCL context of its own: a kernel that
+ * faults kills that context (NVIDIA's), never the caller's.  The verdict of
+ * each variant is kept in the context and in the device's cache file
+ * (.engines, beside the kernel cache), so that a later process skips the
+ * test.  A failure falls back to the portable tilings with one log line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/clerr.h"
+#include "cl/program.h"
+#include "core/alloc.h"
+#include "core/half.h"
+#include "ops/ops.h"
+#include "ops/state.h"
+
+void gmlp_engines_detect(gmlp_devinfo *d)
+{
+    int sm = 0;
+    if (d->vendor_id == GMLP_VENDOR_NVIDIA && sscanf(d->arch, "sm_%d", &sm) == 1 && sm >= 80)
+        d->engines |= GMLP_ENGINE_MMA_SYNC;
+}
+
+/* A context of its own on ctx's device, sharing nothing with ctx but the
+ * settings (its failures unlogged: the ladder logs one line). */
+static gmlp_status probe_open(const gmlp_context *ctx, gmlp_context *p)
+{
+    memset(p, 0, sizeof *p);
+    p->dev = ctx->dev;
+    p->set = ctx->set;
+    p->set.profiling = 0;
+    p->set.mem_limit = 0;
+    p->borrowed = 1; /* released by probe_close, not through the shared contexts */
+    cl_int e;
+    p->cl = clCreateContext(NULL, 1, &p->dev.device, NULL, NULL, &e);
+    if (e != CL_SUCCESS) {
+        p->cl = NULL;
+        return gmlp_fail_cl(&p->err, "clCreateContext", e);
+    }
+    p->queue = clCreateCommandQueue(p->cl, p->dev.device, 0, &e);
+    if (e != CL_SUCCESS) {
+        p->queue = NULL;
+        return gmlp_fail_cl(&p->err, "clCreateCommandQueue", e);
+    }
+    return GMLP_OK;
+}
+
+static void probe_close(gmlp_context *p)
+{
+    cl_command_queue q = p->queue;
+    cl_context cl = p->cl;
+    gmlp_context_close(p); /* borrowed: the kernels only */
+    if (q)
+        clReleaseCommandQueue(q);
+    if (cl)
+        clReleaseContext(cl);
+}
+
+/* Operand element (i, j): a multiple of 1/16 in [-15/16, 15/16], exact in
+ * TF32, FP16 and BF16, so that rounding changes nothing and every partial
+ * sum (multiples of 1/256 below 2^10) is exact in fp32. */
+static float probe_value(size_t i, size_t j, unsigned salt)
+{
+    return (float)((int)((i * 7 + j * 13 + salt) % 31) - 15) / 16.0f;
+}
+
+/* rows x cols of probe values, as float or half, into a buffer of p. */
+static gmlp_status probe_operand(gmlp_context *p, size_t rows, size_t cols, int half, unsigned salt, cl_mem *out)
+{
+    const size_t n = rows * cols, elem = half ? sizeof(uint16_t) : sizeof(float);
+    unsigned char *host = gmlp_malloc(n * elem);
+    if (!host)
+        return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            const float v = probe_value(i, j, salt);
+            if (half)
+                ((uint16_t *)host)[i * cols + j] = gmlp_float_to_half(v);
+            else
+                ((float *)host)[i * cols + j] = v;
+        }
+    gmlp_status st = gmlp_buffer_create(p, n * elem, host, "an engine's self-test", out);
+    free(host);
+    return st;
+}
+
+/* Step 3 in p: one tile of t in g's form (operand storages, transposes,
+ * precision); GMLP_OK with *agrees set, or a failure of the device. */
+static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp_tiling *t, bool *agrees)
+{
+    const size_t m = (size_t)t->tm, n = (size_t)t->tn, k = 4 * (size_t)t->tk; /* four slices: both buffers, twice */
+    gmlp_gemm g = *form;
+    g.m = m, g.n = n, g.k = k;
+    g.a.ld = g.a.trans ? m : k;
+    g.b.ld = g.b.trans ? k : n;
+    g.c = (gmlp_view){.ld = n};
+    float *c = gmlp_malloc(m * n * sizeof *c);
+    if (!c)
+        return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.half, 1, &g.a.buf);
+    if (st == GMLP_OK)
+        st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.half, 2, &g.b.buf);
+    if (st == GMLP_OK)
+        st = gmlp_buffer_create(p, m * n * sizeof *c, NULL, "an engine's self-test", &g.c.buf);
+    int ran = 0;
+    if (st == GMLP_OK)
+        st = gmlp_op_gemm_tiled(p, &g, t, &ran);
+    if (st == GMLP_OK && !ran)
+        st = gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "it does not build to run whole tiles unspilled");
+    cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, m * n * sizeof *c, c, 0, NULL, NULL)
+                             : CL_SUCCESS;
+    if (e != CL_SUCCESS)
+        st = gmlp_fail_cl(&p->err, "clEnqueueReadBuffer", e);
+    *agrees = st == GMLP_OK;
+    for (size_t i = 0; *agrees && i < m; i++)
+        for (size_t j = 0; *agrees && j < n; j++) {
+            float want = 0.0f; /* exact: see probe_value */
+            for (size_t q = 0; q < k; q++)
+                want += probe_value(g.a.trans ? q : i, g.a.trans ? i : q, 1) *
+                        probe_value(g.b.trans ? j : q, g.b.trans ? q : j, 2);
+            if (c[i * n + j] != want) {
+                *agrees = false;
+                gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "its tile differs from the host's at (%zu, %zu): %g, not %g", i,
+                          j, (double)c[i * n + j], (double)want);
+            }
+        }
+    gmlp_buffer_release(p, &g.a.buf);
+    gmlp_buffer_release(p, &g.b.buf);
+    gmlp_buffer_release(p, &g.c.buf);
+    free(c);
+    return st;
+}
+
+/* The cache file's verdict on variant `defines`: 1 passed, 0 failed, -1 none. */
+static int cached_verdict(const gmlp_context *ctx, const char *defines)
+{
+    char path[1100], line[600];
+    if (!gmlp_cache_device_file(ctx, ".engines", path, sizeof path))
+        return -1;
+    FILE *f = fopen(path, "r");
+    int verdict = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        const char *sp = strchr(line, ' ');
+        if (sp && !strcmp(sp + 1, defines))
+            verdict = !strncmp(line, "pass", 4);
+    }
+    if (f)
+        fclose(f);
+    return verdict;
+}
+
+static void cache_verdict(const gmlp_context *ctx, const char *defines, bool pass)
+{
+    char path[1100];
+    FILE *f;
+    if (gmlp_cache_device_file(ctx, ".engines", path, sizeof path) && (f = fopen(path, "a"))) {
+        fprintf(f, "%s %s\n", pass ? "pass" : "fail", defines); /* one short append: whole lines */
+        fclose(f);
+    }
+}
+
+bool gmlp_engine_verified(gmlp_context *ctx, const gmlp_gemm *form, const gmlp_tiling *t, const char *defines,
+                          const char *label)
+{
+    if (!t->needs || !ctx->ops) /* no engine; or ctx is a probe context itself */
+        return true;
+    struct gmlp_engine_verdict *v = ctx->ops->verdicts;
+    for (size_t i = 0; i < ctx->ops->n_verdicts; i++)
+        if (!strcmp(v[i].defines, defines))
+            return v[i].pass;
+    if (ctx->ops->n_verdicts == GMLP_ENGINE_VERDICTS) /* more variants than a model has: test again */
+        ctx->ops->n_verdicts = 0;
+    int cached = cached_verdict(ctx, defines);
+    bool pass = cached == 1;
+    if (cached < 0) {
+        gmlp_context p;
+        gmlp_status st = probe_open(ctx, &p);
+        if (st == GMLP_OK)
+            st = probe_tile(&p, form, t, &pass);
+        if (!pass)
+            gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s' failed its self-test (%s): the portable kernels run instead",
+                     label, ctx->dev.name, p.err.msg);
+        probe_close(&p);
+        cache_verdict(ctx, defines, pass);
+    }
+    struct gmlp_engine_verdict *slot = &v[ctx->ops->n_verdicts++];
+    snprintf(slot->defines, sizeof slot->defines, "%s", defines);
+    slot->pass = pass;
+    return pass;
+}
