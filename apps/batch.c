@@ -22,6 +22,43 @@ app_batch *app_batch_new(size_t id, char *const *paths, size_t n)
     return b;
 }
 
+app_batch *app_batch_new_blobs(size_t id, size_t cap)
+{
+    app_batch *b = calloc(1, sizeof *b);
+    if (!b || !(b->paths = calloc(cap, sizeof *b->paths)) || !(b->blobs = calloc(cap, sizeof *b->blobs))) {
+        app_batch_free(b);
+        return NULL;
+    }
+    b->id = id;
+    b->cap = cap;
+    return b;
+}
+
+int app_batch_add_blob(app_batch *b, const char *name, app_blob blob)
+{
+    char *copy = b->n < b->cap ? strdup(name) : NULL;
+    if (!copy) {
+        free(blob.data);
+        return 0;
+    }
+    b->paths[b->n] = copy;
+    b->blobs[b->n++] = blob;
+    return 1;
+}
+
+/* The blob's pixels: the file readers through a stream on its bytes. */
+static unsigned char *decode_blob(const app_blob *blob, int *w, int *h, int *ch, char *why)
+{
+    FILE *f = blob->size ? fmemopen(blob->data, blob->size, "rb") : NULL;
+    if (!f) {
+        snprintf(why, APP_IMAGE_REASON_SIZE, "%s", blob->size ? "out of host memory" : "the image is empty");
+        return NULL;
+    }
+    unsigned char *px = app_image_read(f, w, h, ch, why);
+    fclose(f);
+    return px;
+}
+
 void app_batch_drop_images(app_batch *b)
 {
     free(b->images);
@@ -40,6 +77,9 @@ void app_batch_free(app_batch *b)
     for (size_t i = 0; b->paths && i < b->n; i++) /* a batch received from an MPI rank has rows, no paths */
         free(b->paths[i]);
     free(b->paths);
+    for (size_t i = 0; b->blobs && i < b->n; i++)
+        free(b->blobs[i].data);
+    free(b->blobs);
     app_buf_free(&b->rows);
     app_buf_free(&b->errors);
     free(b);
@@ -57,7 +97,12 @@ int app_batch_decode(app_batch *b, const gmlp_config *cfg)
     char why[APP_IMAGE_REASON_SIZE];
     b->n_ok = 0;
     for (size_t i = 0; ok && i < b->n; i++) {
-        unsigned char *p = app_image_decode(b->paths[i], &w[b->n_ok], &h[b->n_ok], &ch[b->n_ok], why);
+        unsigned char *p = b->blobs ? decode_blob(&b->blobs[i], &w[b->n_ok], &h[b->n_ok], &ch[b->n_ok], why)
+                                    : app_image_decode(b->paths[i], &w[b->n_ok], &h[b->n_ok], &ch[b->n_ok], why);
+        if (b->blobs) { /* its bytes are not needed again */
+            free(b->blobs[i].data);
+            b->blobs[i].data = NULL;
+        }
         if (p) {
             slot[b->n_ok] = i;
             px[b->n_ok++] = p;

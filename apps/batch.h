@@ -1,5 +1,7 @@
-/* A batch: a run of consecutive input paths, what decoding made of them and,
- * once classified, their rows as the output format writes them. */
+/* A batch: a run of consecutive input paths (gmlp-classify) or of images in
+ * memory (gmlp-server), what decoding made of them and, once classified, their
+ * rows as the output format writes them (APP_FORMAT_JSON: one line per image,
+ * in order). */
 #ifndef APP_BATCH_H
 #define APP_BATCH_H
 
@@ -8,10 +10,20 @@
 
 #include "output.h"
 
+/* An image in memory: its encoded bytes and what the server keeps beside it. */
+typedef struct app_blob {
+    unsigned char *data; /* owned */
+    size_t size;
+    int top; /* classes in its row (the request's ?top=K) */
+    size_t owner, slot; /* the caller's: whose image it is, and its place in that reply */
+} app_blob;
+
 typedef struct app_batch {
     size_t id; /* position in the run: batches are written in id order */
     size_t n;
-    char **paths; /* owned */
+    char **paths; /* owned: the files, or the names of the blobs */
+    app_blob *blobs; /* owned: n images in memory (cap room), or NULL when paths are files */
+    size_t cap;
     /* decoded: the n_ok images that decoded, in order, and each failure's reason */
     float *images;
     char **why; /* NULL where the image decoded */
@@ -24,7 +36,12 @@ typedef struct app_batch {
 } app_batch;
 
 app_batch *app_batch_new(size_t id, char *const *paths, size_t n);
-/* Decodes every path (app_image_decode: huge images refused before decoding) and
+/* An empty batch for up to cap images in memory. */
+app_batch *app_batch_new_blobs(size_t id, size_t cap);
+/* Appends an image in memory named name (n < cap); the batch takes data
+ * (malloc'd) in every case.  0 when out of memory. */
+int app_batch_add_blob(app_batch *b, const char *name, app_blob blob);
+/* Decodes every path or blob (app_image_decode: huge images refused before decoding) and
  * preprocesses them (gmlp_preprocess_rgb8_batch) into images; 0 when out of memory. */
 int app_batch_decode(app_batch *b, const gmlp_config *cfg);
 /* Frees what classification no longer needs. */

@@ -15,6 +15,7 @@
 
 #include "classify.h"
 #include "common.h"
+#include "devices.h"
 
 #define DEFAULT_MODEL "fashion-mnist-gmlp.safetensors"
 #define MAX_TOP (1 << 20)
@@ -195,56 +196,6 @@ static int parse_value(int c, const char *arg, app_options *o)
     return ok;
 }
 
-/* Splits --device: "all" is every device gmlp_list_devices shows. */
-static int split_devices(app_options *o)
-{
-    char buf[64];
-    if (o->device && !strcmp(o->device, "all")) {
-        size_t need = gmlp_list_devices(NULL, 0);
-        char *list = need ? malloc(need + 1) : NULL;
-        int n = 0;
-        if (list) {
-            gmlp_list_devices(list, need + 1);
-            for (char *p = list; (p = strchr(p, '\n')); p++)
-                n++;
-        }
-        free(list);
-        if (!n) {
-            fprintf(stderr, "gmlp-classify: --device all: %s\n", gmlp_last_error(NULL));
-            return APP_EXIT_FAIL;
-        }
-        o->devices = calloc((size_t)n, sizeof *o->devices);
-        for (int i = 0; o->devices && i < n; i++) {
-            snprintf(buf, sizeof buf, "%d", i);
-            o->devices[o->n_devices++] = strdup(buf);
-        }
-        return o->devices ? APP_EXIT_OK : APP_EXIT_FAIL;
-    }
-    const char *spec = o->device ? o->device : "";
-    o->devices = calloc(strlen(spec) + 2, sizeof *o->devices);
-    for (const char *p = spec; o->devices;) {
-        size_t len = strcspn(p, ",");
-        char *d = strndup(p, len);
-        for (int i = 0; d && i < o->n_devices; i++)
-            if (!strcmp(o->devices[i], d)) {
-                fprintf(stderr, "gmlp-classify: --device names '%s' twice\n", d);
-                free(d);
-                return APP_EXIT_USAGE;
-            }
-        if (o->device && !len) {
-            fprintf(stderr, "gmlp-classify: --device '%s' has an empty entry\n", o->device);
-            free(d);
-            return APP_EXIT_USAGE;
-        }
-        /* no -d: the library's default ($GMLP_DEVICE, else the first GPU) */
-        o->devices[o->n_devices++] = o->device ? d : (free(d), NULL);
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
-    return o->devices ? APP_EXIT_OK : APP_EXIT_FAIL;
-}
-
 /* --labels: one class name per line, any length, joined for gmlp_model_override. */
 static int read_labels(app_options *o)
 {
@@ -341,6 +292,7 @@ const char *app_model_path(const app_options *o)
 app_pipeline_config app_pipeline_config_of(const app_options *o)
 {
     return (app_pipeline_config){
+        .program = "gmlp-classify",
         .model = app_model_path(o),
         .weights = o->fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32,
         .devices = (const char *const *)o->devices,
@@ -504,7 +456,7 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int st = o.labels_file && !read_labels(&o) ? APP_EXIT_FAIL : split_devices(&o);
+    int st = o.labels_file && !read_labels(&o) ? APP_EXIT_FAIL : app_split_devices("gmlp-classify", o.device, &o.devices, &o.n_devices);
     if (st == APP_EXIT_OK) {
 #ifdef APP_HAVE_MPI
         if (app_mpi_detected())

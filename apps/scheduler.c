@@ -98,16 +98,26 @@ static void *decoder_main(void *arg)
 }
 
 /* The rows of a classified batch: logits holds one row per decoded image. */
+static int top_of(const app_pipeline *p, const app_batch *b, size_t i)
+{
+    const int top = b->blobs ? b->blobs[i].top : p->c.top;
+    return top < p->cfg.num_classes ? top : p->cfg.num_classes;
+}
+
 static int format_rows(app_pipeline *p, app_batch *b, const float *logits)
 {
-    const int nc = p->cfg.num_classes, k = p->c.top < nc ? p->c.top : nc;
+    const int nc = p->cfg.num_classes;
+    int most = 1;
+    for (size_t i = 0; i < b->n; i++)
+        most = top_of(p, b, i) > most ? top_of(p, b, i) : most;
     int32_t index[64];
     float prob[64];
-    int32_t *ix = k <= 64 ? index : malloc(sizeof *ix * (size_t)k);
-    float *pr = k <= 64 ? prob : malloc(sizeof *pr * (size_t)k);
-    const char **names = malloc(sizeof *names * (size_t)k);
+    int32_t *ix = most <= 64 ? index : malloc(sizeof *ix * (size_t)most);
+    float *pr = most <= 64 ? prob : malloc(sizeof *pr * (size_t)most);
+    const char **names = malloc(sizeof *names * (size_t)most);
     int ok = ix && pr && names;
     for (size_t i = 0, j = 0; ok && i < b->n; i++) {
+        const int k = top_of(p, b, i);
         if (b->why[i]) {
             app_rows_error(&b->rows, p->c.format, b->paths[i], b->why[i]);
             app_buf_printf(&b->errors, "%s: error: %s\n", b->paths[i], b->why[i]);
@@ -145,7 +155,7 @@ static void device_failed(device *d, app_batch *b, const char *why)
     app_pipeline *p = d->p;
     d->dead = 1;
     p->alive--;
-    fprintf(stderr, "gmlp-classify: device %d (%s) failed: %s; %s\n", d->index, gmlp_context_device_name(d->ctx),
+    fprintf(stderr, "%s: device %d (%s) failed: %s; %s\n", p->c.program, d->index, gmlp_context_device_name(d->ctx),
             why, p->alive ? "its batch goes to the other devices" : "no device is left");
     p->n_ready++;
     push_sorted(&p->ready, b);
@@ -178,6 +188,7 @@ static void *device_main(void *arg)
             logits = malloc(sizeof *logits * need);
         }
         char why[512] = "";
+        double model_s = 0;
         if (b->rows.oom || (need && !logits)) {
             snprintf(why, sizeof why, "out of host memory");
         } else if (d->index == p->c.fail_device && (int)d->batches == p->c.fail_batch) {
@@ -186,11 +197,12 @@ static void *device_main(void *arg)
             const double t0 = now();
             if (gmlp_classify(d->model, b->images, b->n_ok, logits) != GMLP_OK)
                 snprintf(why, sizeof why, "%s", gmlp_last_error(d->ctx));
-            d->model_s += now() - t0;
+            model_s = now() - t0;
         }
         if (!*why && !format_rows(p, b, logits))
             snprintf(why, sizeof why, "out of host memory");
         pthread_mutex_lock(&p->lock);
+        d->model_s += model_s;
         if (*why) {
             app_buf_free(&b->rows);
             app_buf_free(&b->errors);
@@ -280,7 +292,7 @@ static const struct preprocessing_key {
 enum { N_PREPROCESSING_KEYS = sizeof preprocessing_keys / sizeof *preprocessing_keys };
 
 /* One line when the model says nothing of its preprocessing: the defaults applied. */
-static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char *path)
+static void note_defaults(const char *program, const gmlp_model *m, const gmlp_config *c, const char *path)
 {
     for (size_t i = 0; i < N_PREPROCESSING_KEYS; i++) {
         gmlp_source s = gmlp_model_config_source(m, preprocessing_keys[i].key);
@@ -296,8 +308,8 @@ static void note_defaults(const gmlp_model *m, const gmlp_config *c, const char 
     }
     if (b.len)
         fprintf(stderr,
-                "gmlp-classify: note: %s has no preprocessing metadata (gmlp.*) or config.json; assuming %s\n",
-                path, b.s);
+                "%s: note: %s has no preprocessing metadata (gmlp.*) or config.json; assuming %s\n",
+                program, path, b.s);
     app_buf_free(&b);
 }
 
@@ -307,7 +319,7 @@ static int load_model(app_pipeline *p, device *d, int *status)
     const app_pipeline_config *c = &p->c;
     double t0 = now();
     if (gmlp_context_create(c->devices[d->index], &d->ctx) != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: device '%s': %s\n", c->devices[d->index], gmlp_last_error(NULL));
+        fprintf(stderr, "%s: device '%s': %s\n", c->program, c->devices[d->index], gmlp_last_error(NULL));
         return 0;
     }
     d->open_s = now() - t0;
@@ -316,18 +328,18 @@ static int load_model(app_pipeline *p, device *d, int *status)
     lo.weights = c->weights;
     t0 = now();
     if (gmlp_model_load_ex(d->ctx, c->model, &lo, &d->model) != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: %s\n", gmlp_last_error(d->ctx));
+        fprintf(stderr, "%s: %s\n", c->program, gmlp_last_error(d->ctx));
         return 0;
     }
     d->load_s = now() - t0;
     gmlp_config cfg;
     gmlp_model_config(d->model, &cfg);
     if (cfg.arch == GMLP_ARCH_LM) {
-        fprintf(stderr, "gmlp-classify: %s is a language model (use gmlp-generate)\n", c->model);
+        fprintf(stderr, "%s: %s is a language model (use gmlp-generate)\n", c->program, c->model);
         return 0;
     }
     if (cfg.num_classes == 0) {
-        fprintf(stderr, "gmlp-classify: %s has no classifier head (a feature extractor); nothing to classify\n",
+        fprintf(stderr, "%s: %s has no classifier head (a feature extractor); nothing to classify\n", c->program,
                 c->model);
         return 0;
     }
@@ -337,7 +349,7 @@ static int load_model(app_pipeline *p, device *d, int *status)
     for (size_t i = 0; d == p->dev && i < sizeof conflict_keys / sizeof *conflict_keys; i++) {
         const char *why = gmlp_model_config_conflict(d->model, conflict_keys[i]);
         if (why)
-            fprintf(stderr, "gmlp-classify: warning: %s: %s\n", c->model, why);
+            fprintf(stderr, "%s: warning: %s: %s\n", c->program, c->model, why);
     }
     for (int i = 0; i < c->n_overrides; i++) {
         const char *key = c->override_keys[i], *value = c->override_values[i];
@@ -351,20 +363,20 @@ static int load_model(app_pipeline *p, device *d, int *status)
             snprintf(option, sizeof option, "--%s", key);
             for (char *u = option; *u; u++)
                 *u = *u == '_' ? '-' : *u;
-            fprintf(stderr, "gmlp-classify: %s: %s\n", option, gmlp_last_error(d->ctx));
+            fprintf(stderr, "%s: %s: %s\n", c->program, option, gmlp_last_error(d->ctx));
             *status = APP_EXIT_USAGE;
             return 0;
         }
     }
     gmlp_model_config(d->model, d == p->dev ? &p->cfg : &cfg);
     if (d == p->dev && !c->quiet)
-        note_defaults(d->model, &p->cfg, c->model);
+        note_defaults(c->program, d->model, &p->cfg, c->model);
     /* the same device twice: two specs that name one device */
     for (device *o = p->dev; o < d; o++)
         if (!strcmp(gmlp_context_device_name(o->ctx), gmlp_context_device_name(d->ctx)) &&
             !(strspn(c->devices[o->index], "0123456789") == strlen(c->devices[o->index]) &&
               strspn(c->devices[d->index], "0123456789") == strlen(c->devices[d->index]))) {
-            fprintf(stderr, "gmlp-classify: --device names %s twice ('%s' and '%s')\n",
+            fprintf(stderr, "%s: --device names %s twice ('%s' and '%s')\n", c->program,
                     gmlp_context_device_name(d->ctx), c->devices[o->index], c->devices[d->index]);
             *status = APP_EXIT_USAGE;
             return 0;
@@ -374,14 +386,14 @@ static int load_model(app_pipeline *p, device *d, int *status)
 
 /* One grey pixel through the library's checks: a bad combination (e.g. a
  * crop_pct that resizes to nothing) is reported once, not for every image. */
-static int check_preprocessing(const gmlp_config *c, int *status)
+static int check_preprocessing(const char *program, const gmlp_config *c, int *status)
 {
     const uint8_t pixel = 128;
     float *out = malloc(sizeof *out * (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w);
     gmlp_status st = out ? gmlp_preprocess_rgb8(c, &pixel, 1, 1, 1, out) : GMLP_ERR_HOST_MEMORY;
     free(out);
     if (st != GMLP_OK) {
-        fprintf(stderr, "gmlp-classify: %s\n", out ? gmlp_last_error(NULL) : "out of host memory");
+        fprintf(stderr, "%s: %s\n", program, out ? gmlp_last_error(NULL) : "out of host memory");
         *status = st == GMLP_ERR_HOST_MEMORY ? APP_EXIT_FAIL : APP_EXIT_USAGE;
     }
     return st == GMLP_OK;
@@ -407,7 +419,7 @@ app_pipeline *app_pipeline_start(const app_pipeline_config *c, int *status)
         snprintf(p->names + strlen(p->names), sizeof p->names - strlen(p->names), "%s%s", i ? ", " : "",
                  gmlp_context_device_name(p->dev[i].ctx));
     }
-    ok = ok && check_preprocessing(&p->cfg, status) && make_labels(p, p->dev[0].model);
+    ok = ok && check_preprocessing(c->program, &p->cfg, status) && make_labels(p, p->dev[0].model);
     p->alive = p->n_dev;
     const int loaded = ok;
     for (int i = 0; ok && i < p->n_dev; i++)
@@ -416,7 +428,7 @@ app_pipeline *app_pipeline_start(const app_pipeline_config *c, int *status)
         ok = !pthread_create(&p->decoders[p->n_decoders], NULL, decoder_main, p) && ++p->n_decoders;
     if (!ok) {
         if (loaded)
-            fprintf(stderr, "gmlp-classify: cannot start threads\n");
+            fprintf(stderr, "%s: cannot start threads\n", c->program);
         app_pipeline_free(p);
         return NULL;
     }
@@ -473,6 +485,16 @@ double app_pipeline_model_rate(app_pipeline *p)
             rate += (double)p->dev[i].images / p->dev[i].model_s;
     pthread_mutex_unlock(&p->lock);
     return rate;
+}
+
+double app_pipeline_model_seconds(app_pipeline *p)
+{
+    double s = 0;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->n_dev; i++)
+        s += p->dev[i].model_s;
+    pthread_mutex_unlock(&p->lock);
+    return s;
 }
 
 void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s)

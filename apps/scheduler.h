@@ -1,7 +1,8 @@
 /* The devices of one process: one context and one model per device, host
- * threads that decode and preprocess batches, and devices that take the
- * decoded batches as they finish (a slow device takes fewer).  A device that
- * fails is reported, its batch goes back to the queue for the others. */
+ * threads that decode and preprocess batches (of files or of images in
+ * memory), and devices that take the decoded batches as they finish (a slow
+ * device takes fewer).  A device that fails is reported, its batch goes back
+ * to the queue for the others.  gmlp-classify and gmlp-server share it. */
 #ifndef APP_SCHEDULER_H
 #define APP_SCHEDULER_H
 
@@ -12,12 +13,13 @@
 typedef struct app_pipeline app_pipeline;
 
 typedef struct app_pipeline_config {
+    const char *program; /* in messages */
     const char *model;
     gmlp_weight_type weights;
     const char *const *devices; /* gmlp_context_create specs */
     int n_devices;
     int threads; /* decoding threads */
-    int top;
+    int top; /* classes per row; a blob's own top instead (batch.h) */
     app_format format;
     /* gmlp_model_override pairs, applied to every device's model */
     const char *const *override_keys, *const *override_values;
@@ -41,6 +43,8 @@ app_batch *app_pipeline_pop(app_pipeline *p, double timeout_s);
 int app_pipeline_failed(app_pipeline *p);
 /* Sum over devices of images / seconds in gmlp_classify. */
 double app_pipeline_model_rate(app_pipeline *p);
+/* Seconds the devices spent in gmlp_classify, summed. */
+double app_pipeline_model_seconds(app_pipeline *p);
 /* The devices' names, ", "-separated. */
 const char *app_pipeline_device_names(app_pipeline *p);
 /* Seconds the devices took to open (gmlp_context_create) and to load the
