@@ -1,0 +1,358 @@
+/* The tensor-core GEMM for NVIDIA GPUs from sm_80 on: the tiled kernel's ABI
+ * and semantics (gemm_common.cl), its products on mma.sync through inline PTX.
+ * GMLP_GEMM_PRECISION picks the instruction: TF32 mma.m16n8k8 .tf32, FP16 and
+ * BF16 mma.m16n8k16 .f16 / .bf16, all accumulating in fp32.
+ *
+ * Work-item t = y * RX + x is lane t % 32 of warp t / 32 (NVIDIA numbers a
+ * group's threads x fastest); the warps tile the TM x TN block WARPS_M x
+ * WARPS_N, each a WTM x WTN tile of 16 x 8 mma tiles.  Per TK-deep slice the
+ * group stages op(A) and op(B) in local memory as 32-bit words in the
+ * instruction's operand format (a tf32, or a pair of 16-bit values adjacent
+ * in k), double-buffered with one barrier per slice as gemm_tiled.cl: the
+ * next slice's global loads are rounded (precision.cl's gmlp_round, as the
+ * portable variants round) and packed in registers while this one is
+ * multiplied, which is why there is no cp.async: it copies bytes unchanged.
+ * Operands contiguous along k are stored k-contiguous ([W][TK words + 4]),
+ * the others transposed ([TK words][W + 8]); either pad puts the 32 lanes'
+ * fragment reads on 32 distinct banks.  Edges are zero-padded on load and
+ * masked on store: any m, n, k; the epilogue runs on the accumulators.
+ *
+ * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
+ * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
+ * warp's fragments go through local memory by the documented lane layout,
+ * so that a wrong fragment index gives a wrong product on any OpenCL device
+ * (tests/test_gemm_mma.c). */
+#include "gemm_common.cl"
+
+#ifndef GMLP_MMA_EMULATE
+#define GMLP_MMA_EMULATE 0
+#endif
+#if GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_TF32
+#define PK 1 /* operand elements per 32-bit word */
+#define MMA_K 8
+#elif GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16 || GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
+#define PK 2
+#define MMA_K 16
+#else
+#error "gemm_mma.cl: GMLP_GEMM_PRECISION must be TF32, FP16 or BF16"
+#endif
+#define MMA_KW 8 /* words of k per mma, for every format */
+#define TKW (TK / PK)
+#define WARPS (NT / 32)
+#ifndef GMLP_MMA_WARPS_M
+#define GMLP_MMA_WARPS_M (WARPS >= 2 ? 2 : 1)
+#endif
+#define WARPS_M GMLP_MMA_WARPS_M
+#define WARPS_N (WARPS / WARPS_M)
+#define WTM (TM / WARPS_M)
+#define WTN (TN / WARPS_N)
+#define MT (WTM / 16) /* mma tiles per warp along m */
+#define NTL (WTN / 8) /* and along n */
+#if NT % 32 || WARPS % WARPS_M || TM % (16 * WARPS_M) || TN % (8 * WARPS_N) || TK % (PK * MMA_KW)
+#error "gemm_mma.cl: the tiling does not split into warps of 16 x 8 tiles and k-steps of the instruction"
+#endif
+
+/* The instruction's spelling in one place: clang's OpenCL C 1.2 knows
+ * __asm__, not asm (NVIDIA's compiler builds the real program). */
+#define GMLP_PTX __asm__ volatile
+
+/* float x, already rounded to the mode's format, as the instruction's
+ * operand bits: tf32 is the float's own bits (the low 13 are zero); FP16 and
+ * BF16 are exact conversions (NaN made quiet, so that it survives), FP16
+ * with half's subnormals (multiples of 2^-24 below 2^-14). */
+static inline uint gmlp_mma_bits(float x)
+{
+    const uint u = as_uint(x), s = u >> 16 & 0x8000u, a = u & 0x7fffffffu;
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_TF32)
+        return u;
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
+        return isnan(x) ? s | 0x7fc0u : u >> 16;
+    if (isnan(x))
+        return s | 0x7e00u;
+    /* normal: rebias the exponent (127 - 15), keep 10 mantissa bits; saturated, so never past 0x7bff */
+    return s | (a >= 0x38800000u ? (a >> 13) - 0x1c000u : (uint)(as_float(a) * 0x1p24f));
+}
+
+/* A word of the local operand slices: element k (k even for 16-bit) and k + 1. */
+static inline uint gmlp_mma_pack(float lo, float hi)
+{
+    return PK == 1 ? gmlp_mma_bits(lo) : gmlp_mma_bits(lo) | gmlp_mma_bits(hi) << 16;
+}
+
+/* v (1, 2 or 4: a constant once inlined) elements from p into d: float
+ * through a vector pointer (p v-aligned: host-checked), half by vload_half;
+ * element by element into d (with vstoren, PoCL's code read d back with a
+ * 16-byte aligned load at an address 12 mod 16: a segfault, 2026-11-26) */
+static inline void gmlp_mma_put(float4 x, float *d, const int v)
+{
+    d[0] = x.s0;
+    if (v > 1)
+        d[1] = x.s1;
+    if (v > 2)
+        d[2] = x.s2, d[3] = x.s3;
+}
+static inline void gmlp_mma_ldv_float(__global const float *p, float *d, const int v)
+{
+    gmlp_mma_put(v == 4 ? *(__global const float4 *)p : v == 2 ? (float4)(*(__global const float2 *)p, 0.0f, 0.0f) : (float4)(*p), d, v);
+}
+static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
+{
+    gmlp_mma_put(v == 4 ? vload_half4(0, p) : v == 2 ? (float4)(vload_half2(0, p), 0.0f, 0.0f) : (float4)(vload_half(0, p)), d, v);
+}
+static inline float gmlp_mma_ld1_float(__global const float *p)
+{
+    return *p;
+}
+static inline float gmlp_mma_ld1_half(__global const half *p)
+{
+    return vload_half(0, p);
+}
+
+/* An operand's staging.  NAME_fetch reads this work-item's units of one
+ * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if
+ * CONTIG_K) from global memory, rounds them and packs them into words w;
+ * NAME_stash writes the words into the local slice, where word (r, kw) (row
+ * r of the W, word kw of k) is NAME_WORD(r, kw).  A unit is RUNS runs of RL
+ * elements contiguous in memory, read V at a time (V: VW where it divides the
+ * contiguous extent): CONTIG_K, one run of KR >= PK elements along k; else
+ * PK runs (k, k + 1) of V along the W, which pair up into V words. */
+#define GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K)                                                                 \
+    enum {                                                                                                      \
+        NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW,                                       \
+        NAME##_KR = CONTIG_K ? (NAME##_V > PK ? NAME##_V : PK) : PK, /* a unit's extent along k */             \
+        NAME##_WR = CONTIG_K ? 1 : NAME##_V,                         /* and along the W */                     \
+        NAME##_RUNS = CONTIG_K ? 1 : PK,                                                                        \
+        NAME##_RL = CONTIG_K ? NAME##_KR : NAME##_V,                                                            \
+        NAME##_WORDS = NAME##_KR / PK * NAME##_WR,                                                              \
+        NAME##_UNITS = W * TK / (NAME##_KR * NAME##_WR),                                                        \
+        NAME##_PER = (NAME##_UNITS + NT - 1) / NT,                                                              \
+        NAME##_LD = CONTIG_K ? TKW + 4 : W + 8,                                                                 \
+        NAME##_SIZE = CONTIG_K ? W * NAME##_LD : TKW * NAME##_LD                                                \
+    };                                                                                                          \
+    static inline int NAME##_WORD(int r, int kw)                                                                \
+    {                                                                                                           \
+        return CONTIG_K ? r * NAME##_LD + kw : kw * NAME##_LD + r;                                              \
+    }                                                                                                           \
+    /* whether work-item t has an l-th unit, at row w of the W and element q of k */                           \
+    static inline int NAME##_at(int t, int l, int *w, int *q)                                                   \
+    {                                                                                                           \
+        const int e = t + l * NT;                                                                               \
+        *w = CONTIG_K ? e / (TK / NAME##_KR) : e % (W / NAME##_WR) * NAME##_WR;                                 \
+        *q = CONTIG_K ? e % (TK / NAME##_KR) * NAME##_KR : e / (W / NAME##_WR) * NAME##_KR;                     \
+        return NAME##_UNITS % NT == 0 || e < NAME##_UNITS;                                                      \
+    }                                                                                                           \
+    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
+                                    uint *wd)                                                                   \
+    {                                                                                                           \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
+        {                                                                                                       \
+            int w, q;                                                                                           \
+            if (!NAME##_at(t, l, &w, &q))                                                                       \
+                continue;                                                                                       \
+            float f[NAME##_RUNS * NAME##_RL]; /* run r, element c: f[r * RL + c] */                            \
+            GMLP_UNROLL for (int r = 0; r < NAME##_RUNS; r++)                                                   \
+                GMLP_UNROLL for (int c = 0; c < NAME##_RL; c += NAME##_V)                                       \
+            {                                                                                                   \
+                /* the vector's first element: row gr, column gc of the stored matrix */                      \
+                const int gr = CONTIG_K ? base + w : q0 + q + r, gc = CONTIG_K ? q0 + q + c : base + w + c;     \
+                const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                                 \
+                __global const TYPE *src = p + (size_t)gr * ld + gc;                                            \
+                float *d = f + r * NAME##_RL + c;                                                               \
+                if (gr < rows && gc + NAME##_V <= cols) {                                                       \
+                    gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                                      \
+                } else {                                                                                        \
+                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                       \
+                        gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                       \
+                }                                                                                               \
+            }                                                                                                   \
+            /* word (kw, j): k elements PK kw and PK kw + 1 at column j of the unit */                        \
+            GMLP_UNROLL for (int kw = 0; kw < NAME##_KR / PK; kw++)                                             \
+                GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                                 \
+            {                                                                                                   \
+                const int lo = PK * kw * NAME##_WR + j, hi = lo + (PK - 1) * NAME##_WR;                         \
+                wd[l * NAME##_WORDS + kw * NAME##_WR + j] = gmlp_mma_pack(gmlp_round(f[lo]), gmlp_round(f[hi])); \
+            }                                                                                                   \
+        }                                                                                                       \
+    }                                                                                                           \
+    static inline void NAME##_stash(__local uint *lds, const uint *wd, int t)                                   \
+    {                                                                                                           \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
+        {                                                                                                       \
+            int w, q;                                                                                           \
+            if (NAME##_at(t, l, &w, &q)) {                                                                      \
+                GMLP_UNROLL for (int kw = 0; kw < NAME##_KR / PK; kw++)                                         \
+                    GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                             \
+                        lds[NAME##_WORD(w + j, q / PK + kw)] = wd[l * NAME##_WORDS + kw * NAME##_WR + j];       \
+            }                                                                                                   \
+        }                                                                                                       \
+    }
+#define GMLP_MMA_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
+GMLP_MMA_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
+GMLP_MMA_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+
+#if GMLP_MMA_EMULATE
+/* A 16-bit operand's float value (the emulation's decoding). */
+static inline float gmlp_mma_value(uint h)
+{
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
+        return as_float(h << 16);
+    const uint e = h >> 10 & 0x1fu, m = h & 0x3ffu, s = (h & 0x8000u) << 16;
+    const float a = e == 0 ? (float)m * 0x1p-24f : e == 31 ? (m ? NAN : INFINITY) : as_float(((h & 0x7fffu) << 13) + 0x38000000u);
+    return as_float(as_uint(a) | s);
+}
+/* element i of a fragment as the instruction reads it */
+static inline float gmlp_mma_elem(const uint *r, int i)
+{
+    return PK == 1 ? as_float(r[i]) : gmlp_mma_value(r[i / 2] >> (i % 2 * 16) & 0xffffu);
+}
+/* The documented fragment layouts (g = lane >> 2, c = lane % 4): where
+ * element i of a lane's A, B and C/D fragments sits in the 16 x MMA_K,
+ * MMA_K x 8 and 16 x 8 matrices. */
+static inline int gmlp_mma_a_row(int g, int i)
+{
+    return PK == 1 ? g + 8 * (i & 1) : g + 8 * (i >> 1 & 1); /* tf32: a1, a3 below; 16-bit: a2, a3, a6, a7 */
+}
+static inline int gmlp_mma_a_col(int c, int i)
+{
+    return PK == 1 ? c + 4 * (i >> 1) : 2 * c + (i & 1) + 8 * (i >> 2);
+}
+static inline int gmlp_mma_b_row(int c, int i)
+{
+    return PK == 1 ? c + 4 * i : 2 * c + (i & 1) + 8 * (i >> 1);
+}
+static inline int gmlp_mma_c_row(int g, int i)
+{
+    return g + 8 * (i >> 1);
+}
+static inline int gmlp_mma_c_col(int c, int i)
+{
+    return 2 * c + (i & 1);
+}
+#define EMU_SIZE (16 * MMA_K + MMA_K * 8) /* floats of a warp's scratch: A dense, then B */
+/* d += a . b for one warp; every work-item of the group calls it alike */
+static inline void gmlp_mma(float *d, const uint *a, const uint *b, __local float *emu, int lane)
+{
+    const int g = lane >> 2, c = lane & 3;
+    __local float *as = emu, *bs = emu + 16 * MMA_K;
+    for (int i = 0; i < 4 * PK; i++)
+        as[gmlp_mma_a_row(g, i) * MMA_K + gmlp_mma_a_col(c, i)] = gmlp_mma_elem(a, i);
+    for (int i = 0; i < 2 * PK; i++)
+        bs[gmlp_mma_b_row(c, i) * 8 + g] = gmlp_mma_elem(b, i);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < 4; i++) {
+        const int row = gmlp_mma_c_row(g, i), col = gmlp_mma_c_col(c, i);
+        float s = d[i];
+        for (int q = 0; q < MMA_K; q++)
+            s = fma(as[row * MMA_K + q], bs[q * 8 + col], s);
+        d[i] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
+#if GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_TF32
+#define GMLP_MMA_OP "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+#elif GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16
+#define GMLP_MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#else
+#define GMLP_MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+#endif
+/* d += a . b for one warp: four b32 words of A, two of B, in every format */
+static inline void gmlp_mma(float *d, const uint *a, const uint *b)
+{
+    GMLP_PTX(GMLP_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+
+GMLP_GEMM_KERNEL(gmlp_gemm_mma)
+{
+    const int t = get_local_id(1) * RX + get_local_id(0), warp = t / 32, lane = t % 32;
+    const int g = lane >> 2, tg = lane & 3; /* the fragments' groupID and threadID_in_group */
+    const int wm0 = warp / WARPS_N * WTM, wn0 = warp % WARPS_N * WTN;
+    const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
+    const size_t p = get_global_id(2);
+    a += a_off + p * a_stride;
+    b += b_off + p * b_stride;
+    c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
+
+    float acc[MT][NTL][4];
+GMLP_UNROLL
+    for (int i = 0; i < MT; i++)
+GMLP_UNROLL
+        for (int j = 0; j < NTL; j++)
+GMLP_UNROLL
+            for (int r = 0; r < 4; r++)
+                acc[i][j][r] = 0.0f;
+
+    /* 16-byte aligned: NVIDIA faults on a misaligned shared access (gemm_tiled.cl) */
+    __local uint as[2 * stage_a_SIZE] __attribute__((aligned(16)));
+    __local uint bs[2 * stage_b_SIZE] __attribute__((aligned(16)));
+#if GMLP_MMA_EMULATE
+    __local float emu_all[WARPS * EMU_SIZE];
+    __local float *emu = emu_all + warp * EMU_SIZE;
+#endif
+    uint pa[stage_a_PER * stage_a_WORDS], pb[stage_b_PER * stage_b_WORDS];
+    const int slices = (k + TK - 1) / TK;
+    if (slices > 0) {
+        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
+        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
+        stage_a_stash(as, pa, t);
+        stage_b_stash(bs, pb, t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int sl = 0; sl < slices; sl++) {
+        const int cur = sl & 1, more = sl + 1 < slices;
+        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
+            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
+            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
+        }
+        __local const uint *la = as + cur * stage_a_SIZE, *lb = bs + cur * stage_b_SIZE;
+GMLP_UNROLL
+        for (int kw = 0; kw < TKW; kw += MMA_KW) {
+            /* the documented fragments, in words: A (g, tg), (g + 8, tg), (g, tg + 4), (g + 8, tg + 4), B (g, tg), (g, tg + 4) */
+            uint fa[MT][4], fb[NTL][2];
+GMLP_UNROLL
+            for (int i = 0; i < MT; i++)
+GMLP_UNROLL
+                for (int r = 0; r < 4; r++)
+                    fa[i][r] = la[stage_a_WORD(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1))];
+GMLP_UNROLL
+            for (int j = 0; j < NTL; j++)
+GMLP_UNROLL
+                for (int r = 0; r < 2; r++)
+                    fb[j][r] = lb[stage_b_WORD(wn0 + j * 8 + g, kw + tg + 4 * r)];
+GMLP_UNROLL
+            for (int i = 0; i < MT; i++)
+GMLP_UNROLL
+                for (int j = 0; j < NTL; j++)
+#if GMLP_MMA_EMULATE
+                    gmlp_mma(acc[i][j], fa[i], fb[j], emu, lane);
+#else
+                    gmlp_mma(acc[i][j], fa[i], fb[j]);
+#endif
+        }
+        /* the other buffer's last readers passed the previous barrier */
+        if (more) {
+            stage_a_stash(as + (cur ^ 1) * stage_a_SIZE, pa, t);
+            stage_b_stash(bs + (cur ^ 1) * stage_b_SIZE, pb, t);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    /* accumulator r of tile (i, j) is C's element (g + 8 (r / 2), 2 tg + r % 2) of the tile */
+GMLP_UNROLL
+    for (int i = 0; i < MT; i++)
+GMLP_UNROLL
+        for (int j = 0; j < NTL; j++)
+GMLP_UNROLL
+            for (int r = 0; r < 4; r++) {
+                const int gi = i0 + wm0 + i * 16 + g + 8 * (r >> 1), gj = j0 + wn0 + j * 8 + 2 * tg + (r & 1);
+                if (gi < m && gj < n) {
+                    __global float *cv = c + (size_t)gi * ldc + gj;
+                    const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * *cv;
+                    *cv = gmlp_epilogue(v, gi, gj, &e);
+                }
+            }
+}

@@ -1,0 +1,204 @@
+/* The tensor-core GEMM (cl_kernels/gemm_mma.cl) on any OpenCL device: built
+ * with GMLP_MMA_EMULATE=1, each mma.sync is the instruction's documented
+ * semantics with the fragments through local memory, so that the kernel's
+ * fragment indexing, staging (rounding, 16-bit packing, transposes), edges
+ * and epilogue are checked here, the instruction itself on the GPU.  For
+ * TF32, FP16 and BF16, NT (linear layers) and NN (token mixing), float and
+ * half operands, vector widths 4 and 1 (offsets, padded leading dimensions),
+ * batches, k not a multiple of the slice, beta 0 (NaN in C) and 1, each
+ * epilogue; against a float64 reference whose operands are rounded as the
+ * mode says (core/precision.c), relative to the largest |reference| with no
+ * floor (FP16's subnormal and saturated operands are checked at their own
+ * scale).  A kernel that forgot to round would fail: the BF16 result is
+ * checked to be far from the unrounded reference.
+ *   test_gemm_mma [--oclgrind]   (the latter: small tiles and sizes, for Oclgrind) */
+#include <string.h>
+
+#include "cl/kernels.h"
+#include "core/half.h"
+#include "core/precision.h"
+#include "kernel_abi.h"
+#include "ops_check.h"
+#include "ref/ref.h"
+
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8 };
+enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
+
+typedef struct tiling {
+    int tm, tn, tk, wm, wn;
+} tiling;
+
+static const gmlp_kernel_spec mma_spec = {"gemm_mma.cl", "gmlp_gemm_mma"};
+static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
+
+/* A stored rows x cols operand (a batch of them): host holds what the device
+ * reads (half-rounded when stored as half), random values times scale (NaN
+ * with nan). */
+typedef struct operand {
+    float *host;
+    size_t off, ld, stride, n;
+    cl_mem buf;
+} operand;
+
+static operand make(size_t rows, size_t cols, size_t batch, int padded, int half, float scale, int nan)
+{
+    /* unpadded: the vector width 4's alignment (offset, lds, strides multiples of 4), as the host checks it */
+    operand o = {.off = padded ? 5 : 0, .ld = padded ? cols + 3 : (cols + 3) / 4 * 4};
+    o.stride = rows * o.ld + (padded ? 2 : 0);
+    o.n = o.off + (batch - 1) * o.stride + rows * o.ld;
+    o.host = rnd(o.n);
+    for (size_t i = 0; i < o.n; i++)
+        o.host[i] = nan ? NAN : o.host[i] * scale;
+    if (half) {
+        uint16_t *h = malloc(o.n * sizeof *h);
+        for (size_t i = 0; i < o.n; i++) {
+            h[i] = gmlp_float_to_half(o.host[i]);
+            o.host[i] = gmlp_half_to_float(h[i]);
+        }
+        o.buf = up_bytes(h, o.n * sizeof *h);
+        free(h);
+    } else {
+        o.buf = up(o.host, o.n);
+    }
+    return o;
+}
+
+static void release(operand *o)
+{
+    gmlp_buffer_release(ctx, &o->buf);
+    free(o->host);
+}
+
+/* max |got - want| / max |want| over the batch's m x n matrices */
+static double error_of(const float *got, const float *want, size_t m, size_t n, size_t batch, const operand *c)
+{
+    double maxw = 0, maxd = 0;
+    for (size_t p = 0; p < batch; p++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = c->off + p * c->stride + i * c->ld + j;
+                double d = fabs((double)got[at] - want[at]);
+                maxw = fmax(maxw, fabs((double)want[at]));
+                maxd = d <= maxd ? maxd : d; /* NaN: infinite */
+            }
+    return maxw > 0 ? maxd / maxw : maxd;
+}
+
+/* C = epilogue(op(A) . op(B) + beta C) on the emulated kernel of tiling t,
+ * precision prec and form flags, against the rounding reference; a_scale
+ * scales A's values (FP16's subnormals and saturation). */
+static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t k, size_t batch, float beta, int epi,
+                float a_scale)
+{
+    const int nn = (flags & NN) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
+    char defs[400], what[300];
+    snprintf(defs, sizeof defs,
+             "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
+             "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
+             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
+             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn);
+    snprintf(what, sizeof what, "mma %s %dx%dx%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
+             prec_names[prec], t->tm, t->tn, t->tk, nn ? "NN" : "NT", vw, flags & A_HALF ? "half" : "float",
+             flags & B_HALF ? "half" : "float", m, n, k, batch, (double)beta, epi, (double)a_scale);
+    const gmlp_kernel *kern;
+    if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
+        CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
+        return;
+    }
+    operand a = make(m, k, batch, padded, flags & A_HALF, a_scale, 0);
+    operand b = nn ? make(k, n, batch, padded, flags & B_HALF, 1.0f, 0) : make(n, k, batch, padded, flags & B_HALF, 1.0f, 0);
+    operand c = make(m, n, batch, padded, 0, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
+    const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH, rows = epi == EPI_ROWS_GELU || gated;
+    const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU
+                    : epi == EPI_GATE_TANH                      ? GMLP_ACT_TANH
+                                                                : GMLP_ACT_IDENTITY;
+    const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
+    operand bias = make(1, rows ? m : n, 1, 0, 0, 1.0f, 0), u = make(m, n, batch, padded, 0, 1.0f, 0);
+
+    /* the references: operands rounded (and not, for the forgot-to-round check) */
+    float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);
+    for (size_t i = 0; i < a.n; i++)
+        ra[i] = gmlp_round_operand(a.host[i], prec);
+    for (size_t i = 0; i < b.n; i++)
+        rb[i] = gmlp_round_operand(b.host[i], prec);
+    float *want = malloc(c.n * sizeof *want), *plain = malloc(c.n * sizeof *plain), *got = malloc(c.n * sizeof *got);
+    memcpy(want, c.host, c.n * sizeof *want);
+    memcpy(plain, c.host, c.n * sizeof *plain);
+    const ref_epi re = {epi == EPI_NONE ? NULL : bias.host, rows, act, gated ? u.host + u.off : NULL, u.ld, u.stride};
+    ref_gemm(m, n, k, ra + a.off, a.ld, a.stride, 0, rb + b.off, b.ld, b.stride, !nn, beta, want + c.off, c.ld,
+             c.stride, batch);
+    ref_epilogue(want + c.off, m, n, c.ld, c.stride, batch, &re);
+    ref_gemm(m, n, k, a.host + a.off, a.ld, a.stride, 0, b.host + b.off, b.ld, b.stride, !nn, beta, plain + c.off,
+             c.ld, c.stride, batch);
+    ref_epilogue(plain + c.off, m, n, c.ld, c.stride, batch, &re);
+
+    const size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
+    const size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
+                              batch};
+    const size_t local[3] = {rx, ry, 1};
+    gmlp_status st = gmlp_kernel_args(
+        ctx, kern, ARG_INT(m), ARG_INT(n), ARG_INT(k), ARG_MEM(a.buf), ARG_ULONG(a.off), ARG_ULONG(a.ld),
+        ARG_ULONG(a.stride), ARG_MEM(b.buf), ARG_ULONG(b.off), ARG_ULONG(b.ld), ARG_ULONG(b.stride), ARG_FLOAT(beta),
+        ARG_MEM(c.buf), ARG_ULONG(c.off), ARG_ULONG(c.ld), ARG_ULONG(c.stride),
+        ARG_MEM(epi == EPI_NONE ? NULL : bias.buf), ARG_ULONG(0), ARG_INT(bias_mode), ARG_INT(act),
+        ARG_MEM(gated ? u.buf : NULL), ARG_ULONG(u.off), ARG_ULONG(u.ld), ARG_ULONG(u.stride), GMLP_ARG_END);
+    if (st == GMLP_OK)
+        st = gmlp_kernel_launch(ctx, kern, 3, global, local);
+    CHECK(st == GMLP_OK, "%s: launch: %s", what, gmlp_last_error(ctx));
+    down(c.buf, got, c.n);
+    /* accumulation order apart, the same sums; GELU in float costs a few ulp more */
+    const double tol = act == GMLP_ACT_GELU ? 3e-5 : 1e-5, err = error_of(got, want, m, n, batch, &c);
+    CHECK(err <= tol, "%s: max relative error %.3g > %.3g", what, err, tol);
+    int untouched = 1; /* padding and other rows of the buffer */
+    for (size_t i = 0; i < c.n; i++) {
+        size_t r = i < c.off ? 0 : (i - c.off) % c.stride;
+        int inside = i >= c.off && (i - c.off) / c.stride < batch && r < m * c.ld && r % c.ld < n;
+        if (!inside && memcmp(&got[i], &c.host[i], sizeof got[i]))
+            untouched = 0;
+    }
+    CHECK(untouched, "%s: wrote outside C", what);
+    if (prec == GMLP_GEMM_PREC_BF16 && k >= 32) {
+        /* not vacuous: the unrounded product is far from what the kernel gave */
+        const double off = error_of(got, plain, m, n, batch, &c);
+        CHECK(off > 10 * tol, "%s: %.3g from the unrounded reference: rounding not seen", what, off);
+    }
+    printf("ok %s: %.2g\n", what, err);
+    release(&a), release(&b), release(&c), release(&bias), release(&u);
+    free(ra), free(rb), free(want), free(plain), free(got);
+}
+
+int main(int argc, char **argv)
+{
+    ctx = check_context();
+    if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
+        /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
+        static const tiling small = {32, 32, 16, 4, 4};
+        for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
+            run(&small, prec, B_HALF, 37, 21, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
+            run(&small, prec, NN | A_HALF | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
+        }
+        gmlp_context_destroy(ctx);
+        return check_summary("test_gemm_mma --oclgrind");
+    }
+    /* the tilings to offer: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of double-buffered
+     * local memory, NVIDIA's limit is 48) and 32 (16-bit); and a 64 x 128 block of 4 warps of 32 x 64 */
+    static const tiling tf32 = {128, 128, 16, 8, 8}, half16 = {128, 128, 32, 8, 8}, wide = {64, 128, 32, 8, 8};
+    for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
+        const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
+        run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);                /* NT, the linear layers */
+        run(t, prec, B_HALF, 129, 131, 64, 1, 1.0f, EPI_COLS, 1.0f);                /* NT, half weights */
+        run(t, prec, NN, 196, 140, 196, 2, 0.0f, EPI_GATE, 1.0f);                   /* NN, token mixing with the gate */
+        run(t, prec, NN | A_HALF, 61, 130, 49, 2, 1.0f, EPI_ROWS_GELU, 1.0f);       /* NN, half weights */
+        /* vector width 1: odd offsets and leading dimensions; NT for one precision, NN for the others */
+        if (prec == GMLP_GEMM_PREC_FP16)
+            run(t, prec, NN | PADDED | B_HALF, 70, 9, 41, 1, 0.0f, EPI_NONE, 1.0f);
+        else
+            run(t, prec, PADDED | A_HALF | B_HALF, 33, 150, 37, 2, 1.0f, EPI_GATE_TANH, 1.0f);
+    }
+    /* FP16's operand range: A's values among half's subnormals, and past 65504 (saturated) */
+    run(&half16, GMLP_GEMM_PREC_FP16, 0, 40, 24, 70, 1, 0.0f, EPI_NONE, 0x1p-17f);
+    run(&half16, GMLP_GEMM_PREC_FP16, 0, 40, 24, 70, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&wide, GMLP_GEMM_PREC_BF16, NN | A_HALF, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
+    gmlp_context_destroy(ctx);
+    return check_summary("test_gemm_mma");
+}
