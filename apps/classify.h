@@ -15,6 +15,7 @@ typedef struct app_options {
     int top, batch, threads, json, bench, list_devices, fp16, quiet, recursive, resume, retry_errors;
     int have_format;
     app_format format;
+    gmlp_precision precision; /* --precision; GMLP_PRECISION_AUTO: the library's default */
     /* preprocessing overrides for gmlp_model_override, parsed up front so that
      * a malformed value is a usage error */
     const char *override_keys[7], *override_values[7];
@@ -39,6 +40,11 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
 app_pipeline_config app_pipeline_config_of(const app_options *o);
 /* The model path used (the option, $GMLP_MODEL or the bundled model). */
 const char *app_model_path(const app_options *o);
+/* The precision's name: --precision, else $GMLP_PRECISION, else fp32, as the
+ * library resolves GMLP_PRECISION_AUTO.  The run file needs it before any
+ * model is loaded (and rank 0 of an MPI run loads none); a $GMLP_PRECISION
+ * the library refuses is left to it to say so. */
+const char *app_precision_name(const app_options *o);
 /* The whole run in this process (no MPI). */
 int app_run_local(const app_options *o, char **args, int n_args);
 /* The exit status of a finished run. */

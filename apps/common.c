@@ -108,6 +108,22 @@ int app_bad_value(const char *program, const char *option, const char *value, co
     return 0;
 }
 
+int app_parse_precision(const char *program, const char *arg, gmlp_precision *mode)
+{
+    if (gmlp_precision_parse(arg, mode) == GMLP_OK && *mode != GMLP_PRECISION_AUTO)
+        return 1;
+    return app_bad_value(program, "--precision", arg, "fp32, tf32, fp16 or bf16");
+}
+
+int app_model_precision(const gmlp_model *model, const char **mode, char *engine, size_t size)
+{
+    gmlp_precision m;
+    if (gmlp_model_precision(model, &m, engine, size) != GMLP_OK)
+        return 0;
+    *mode = gmlp_precision_name(m);
+    return 1;
+}
+
 const char *const app_interpolations[6] = {
     [GMLP_INTERP_BICUBIC] = "bicubic", [GMLP_INTERP_BILINEAR] = "bilinear", [GMLP_INTERP_NEAREST] = "nearest",
     [GMLP_INTERP_BOX] = "box",         [GMLP_INTERP_HAMMING] = "hamming",   [GMLP_INTERP_LANCZOS] = "lanczos",

@@ -3,6 +3,7 @@
 #ifndef GMLP_APP_COMMON_H
 #define GMLP_APP_COMMON_H
 
+#include <gmlp.h>
 #include <jansson.h>
 #include <stddef.h>
 
@@ -36,6 +37,15 @@ json_t *app_json_bytes(const char *s, size_t n);
 /* A usage error about one option's value, naming what is valid:
  * "PROGRAM: invalid value 'VALUE' for OPTION: expected EXPECTED".  Returns 0. */
 int app_bad_value(const char *program, const char *option, const char *value, const char *expected);
+
+/* --precision's value: fp32, tf32, fp16 or bf16, any case (gmlp_precision_parse;
+ * "auto", the default, is left out: it is what giving no --precision means).
+ * 0 after app_bad_value's message. */
+int app_parse_precision(const char *program, const char *arg, gmlp_precision *mode);
+/* A loaded model's mode's name and what runs it (gmlp_model_precision), for
+ * the headers and JSON of the programs; 0 where the library failed
+ * (gmlp_last_error of the model's context says why). */
+int app_model_precision(const gmlp_model *model, const char **mode, char *engine, size_t size);
 
 /* gmlp_config's interpolation and crop_mode by name, as timm spells them,
  * indexed by GMLP_INTERP_* and GMLP_CROP_*. */

@@ -49,6 +49,8 @@ static void usage(FILE *f)
           "  -j, --json                one JSON document on stdout (default: text)\n"
           "  -q, --quiet               no progress line, summary or notes on stderr (default: off)\n"
           "      --fp16                store the weights as half: half the device memory, fp32 arithmetic (default: off)\n"
+          "      --precision P         fp32, tf32, fp16 or bf16: the format the operands of every matrix product are\n"
+          "                            rounded to, accumulated in fp32 (default: $GMLP_PRECISION, else fp32)\n"
           "      --bench               print the summary (images/s) even for fewer than 16 images (default: off)\n"
           "      --list-devices        list OpenCL devices and exit\n"
           "  preprocessing overrides (default: the model's metadata or config.json, else timm's defaults):\n"
@@ -59,8 +61,8 @@ static void usage(FILE *f)
           "  -V, --version             print the version and exit\n"
           "  -h, --help                print this help and exit\n"
           "Exit status: 0 every image classified, 1 an image, a device or the model failed, 2 usage error.\n"
-          "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_CACHE_DIR, GMLP_LOG; GMLP_TEST_FAIL=DEVICE:N (tests: the\n"
-          "device at position DEVICE of --device fails its N-th batch).\n",
+          "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_PRECISION, GMLP_CACHE_DIR, GMLP_LOG; GMLP_TEST_FAIL=DEVICE:N\n"
+          "(tests: the device at position DEVICE of --device fails its N-th batch).\n",
           f);
 }
 
@@ -91,7 +93,7 @@ static int list_devices(void)
 
 enum {
     OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16, OPT_FILES_FROM,
-    OPT_FORMAT, OPT_RESUME, OPT_RETRY,
+    OPT_FORMAT, OPT_RESUME, OPT_RETRY, OPT_PRECISION,
 };
 
 static const struct option longopts[] = {
@@ -107,7 +109,7 @@ static const struct option longopts[] = {
     {"img-size", required_argument, 0, OPT_IMG}, {"mean", required_argument, 0, OPT_MEAN},
     {"std", required_argument, 0, OPT_STD},      {"crop-pct", required_argument, 0, OPT_CROP},
     {"interpolation", required_argument, 0, OPT_INTERP}, {"fp16", no_argument, 0, OPT_FP16},
-    {0, 0, 0, 0},
+    {"precision", required_argument, 0, OPT_PRECISION}, {0, 0, 0, 0},
 };
 
 static const char *option_name(int c)
@@ -254,6 +256,10 @@ static int parse_args(int argc, char **argv, app_options *o)
         case OPT_BENCH: o->bench = 1; break;
         case OPT_LIST: o->list_devices = 1; break;
         case OPT_FP16: o->fp16 = 1; break;
+        case OPT_PRECISION:
+            if (!app_parse_precision("gmlp-classify", optarg, &o->precision))
+                return 0;
+            break;
         case '?': return 0; /* getopt said why */
         default:
             if (!parse_value(c, optarg, o))
@@ -289,12 +295,22 @@ const char *app_model_path(const app_options *o)
     return o->model ? o->model : app_default_model("GMLP_MODEL", DEFAULT_MODEL);
 }
 
+const char *app_precision_name(const app_options *o)
+{
+    gmlp_precision mode = o->precision;
+    const char *env = getenv("GMLP_PRECISION");
+    if (mode == GMLP_PRECISION_AUTO && env)
+        gmlp_precision_parse(env, &mode); /* a bad one leaves mode as it was */
+    return gmlp_precision_name(mode == GMLP_PRECISION_AUTO ? GMLP_PRECISION_FP32 : mode);
+}
+
 app_pipeline_config app_pipeline_config_of(const app_options *o)
 {
     return (app_pipeline_config){
         .program = "gmlp-classify",
         .model = app_model_path(o),
         .weights = o->fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32,
+        .precision = o->precision,
         .devices = (const char *const *)o->devices,
         .n_devices = o->n_devices,
         .threads = o->threads,
@@ -336,7 +352,8 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
         /* the model as a real path: a --resume names the same file however it was written */
         char real[PATH_MAX];
         const char *model = app_model_path(o);
-        app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top};
+        app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top,
+                         .precision = app_precision_name(o)};
         int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
         if (st != 1)
             return st == 2 ? APP_EXIT_USAGE : APP_EXIT_FAIL;
@@ -418,8 +435,10 @@ int app_run_local(const app_options *o, char **args, int n_args)
     if (p) {
         const int complete = sink.next == n_batches;
         if (sink.format == APP_FORMAT_JSON && complete) {
-            json_t *doc = json_pack("{s:s, s:s, s:O}", "model", app_model_path(o), "device",
-                                    app_pipeline_device_names(p), "results", sink.results);
+            const char *engines, *mode = app_pipeline_precision(p, &engines);
+            json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", app_model_path(o), "device",
+                                    app_pipeline_device_names(p), "precision", mode, "engine", engines, "results",
+                                    sink.results);
             json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
             putchar('\n');
             json_decref(doc);

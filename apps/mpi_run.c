@@ -96,7 +96,7 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
     size_t handed = 0;
     int *waiting = calloc((size_t)ranks, sizeof *waiting), n_waiting = 0, finished = 0;
     double model_rate = 0;
-    app_buf devices = {0};
+    app_buf devices = {0}, engines = {0};
     while (finished < workers && !app_interrupted) {
         int tag, from, len;
         char *msg = poll_message(MPI_ANY_SOURCE, &tag, &from, &len);
@@ -124,7 +124,9 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
             double rate;
             memcpy(&rate, msg, sizeof rate);
             model_rate += rate;
-            app_buf_printf(&devices, "%srank %d: %s", devices.len ? "; " : "", from, msg + sizeof rate);
+            const char *names = msg + sizeof rate, *engine = names + strlen(names) + 1;
+            app_buf_printf(&devices, "%srank %d: %s", devices.len ? "; " : "", from, names);
+            app_buf_printf(&engines, "%srank %d: %s", engines.len ? "; " : "", from, engine);
             finished++;
         }
         free(msg);
@@ -148,8 +150,9 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
     }
     const int complete = sink.next == n_batches;
     if (sink.format == APP_FORMAT_JSON && complete) {
-        json_t *doc = json_pack("{s:s, s:s, s:O}", "model", app_model_path(o), "device", devices.s ? devices.s : "",
-                                "results", sink.results);
+        json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", app_model_path(o), "device",
+                                devices.s ? devices.s : "", "precision", app_precision_name(o), "engine",
+                                engines.s ? engines.s : "", "results", sink.results);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
         putchar('\n');
         json_decref(doc);
@@ -158,6 +161,7 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
     st = app_finish(&sink, complete);
     app_sink_free(&sink);
     app_buf_free(&devices);
+    app_buf_free(&engines);
     free(waiting);
     free(pending);
     app_inputs_free(&in);
@@ -250,8 +254,11 @@ static int classify_batches(const app_options *o, int rank)
     }
     app_buf stats = {0};
     double rate = app_pipeline_model_rate(p);
+    const char *engines;
+    app_pipeline_precision(p, &engines);
     app_buf_add(&stats, (const char *)&rate, sizeof rate);
     app_buf_add(&stats, app_pipeline_device_names(p), strlen(app_pipeline_device_names(p)) + 1);
+    app_buf_add(&stats, engines, strlen(engines) + 1);
     MPI_Send(stats.s, (int)stats.len, MPI_BYTE, 0, TAG_STATS, MPI_COMM_WORLD);
     app_buf_free(&stats);
     app_pipeline_free(p);

@@ -104,7 +104,7 @@ static char *sidecar_path(const char *path)
 static int write_sidecar(const char *path, const app_run_id *id)
 {
     char *side = sidecar_path(path);
-    json_t *j = json_pack("{s:o, s:i}", "model", jstr(id->model), "top", id->top);
+    json_t *j = json_pack("{s:o, s:i, s:s}", "model", jstr(id->model), "top", id->top, "precision", id->precision);
     int ok = side && j && json_dump_file(j, side, JSON_INDENT(2)) == 0;
     if (!ok)
         fprintf(stderr, "gmlp-classify: cannot write %s\n", side ? side : "the run file");
@@ -113,7 +113,7 @@ static int write_sidecar(const char *path, const app_run_id *id)
     return ok;
 }
 
-/* 1 when the output was made by the same model and --top; else 2 with a message. */
+/* 1 when the output was made by the same model, --top and precision; else 2 with a message. */
 static int check_sidecar(const char *path, const app_run_id *id)
 {
     char *side = sidecar_path(path);
@@ -121,6 +121,8 @@ static int check_sidecar(const char *path, const app_run_id *id)
     json_t *j = side ? json_load_file(side, 0, &e) : NULL;
     const char *model = json_string_value(json_object_get(j, "model"));
     json_int_t top = json_integer_value(json_object_get(j, "top"));
+    const char *precision = json_string_value(json_object_get(j, "precision"));
+    precision = precision ? precision : "fp32";
     int ok = 2;
     if (!model)
         fprintf(stderr,
@@ -131,6 +133,9 @@ static int check_sidecar(const char *path, const app_run_id *id)
     else if (top != id->top)
         fprintf(stderr, "gmlp-classify: --resume: %s was written with --top %lld, not %d\n", path, (long long)top,
                 id->top);
+    else if (strcmp(precision, id->precision))
+        fprintf(stderr, "gmlp-classify: --resume: %s was written in precision %s, not %s\n", path, precision,
+                id->precision);
     else
         ok = 1;
     json_decref(j);

@@ -16,10 +16,11 @@ void app_rows_result(app_buf *b, app_format f, const char *file, int k, const in
 void app_rows_error(app_buf *b, app_format f, const char *file, const char *error);
 
 /* The run an output belongs to, kept beside it (PATH.gmlp-run.json) so that a
- * --resume with another model or --top is refused. */
+ * --resume with another model, --top or precision is refused. */
 typedef struct app_run_id {
     const char *model; /* the model's real path */
     int top;
+    const char *precision; /* its name; a run file without one is of fp32, all there was */
 } app_run_id;
 
 /* Opens PATH for a new run (refused when it exists: 2 with a message) or, with

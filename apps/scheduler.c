@@ -41,6 +41,8 @@ struct app_pipeline {
     const char **labels; /* one per class: the model's, ImageNet's, or "class N" */
     char **own_labels;
     char names[1024];
+    const char *mode; /* the precision, and each device's engine */
+    char engines[1024];
 };
 
 static void push_back(queue *q, app_batch *b)
@@ -326,12 +328,17 @@ static int load_model(app_pipeline *p, device *d, int *status)
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
     lo.weights = c->weights;
+    lo.precision = c->precision;
     t0 = now();
-    if (gmlp_model_load_ex(d->ctx, c->model, &lo, &d->model) != GMLP_OK) {
+    char engine[64];
+    if (gmlp_model_load_ex(d->ctx, c->model, &lo, &d->model) != GMLP_OK ||
+        !app_model_precision(d->model, &p->mode, engine, sizeof engine)) {
         fprintf(stderr, "%s: %s\n", c->program, gmlp_last_error(d->ctx));
         return 0;
     }
     d->load_s = now() - t0;
+    snprintf(p->engines + strlen(p->engines), sizeof p->engines - strlen(p->engines), "%s%s",
+             d->index ? ", " : "", engine);
     gmlp_config cfg;
     gmlp_model_config(d->model, &cfg);
     if (cfg.arch == GMLP_ARCH_LM) {
@@ -509,6 +516,12 @@ void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s)
 const char *app_pipeline_device_names(app_pipeline *p)
 {
     return p->names;
+}
+
+const char *app_pipeline_precision(app_pipeline *p, const char **engines)
+{
+    *engines = p->engines;
+    return p->mode;
 }
 
 void app_pipeline_free(app_pipeline *p)

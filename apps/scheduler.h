@@ -16,6 +16,7 @@ typedef struct app_pipeline_config {
     const char *program; /* in messages */
     const char *model;
     gmlp_weight_type weights;
+    gmlp_precision precision;
     const char *const *devices; /* gmlp_context_create specs */
     int n_devices;
     int threads; /* decoding threads */
@@ -47,6 +48,9 @@ double app_pipeline_model_rate(app_pipeline *p);
 double app_pipeline_model_seconds(app_pipeline *p);
 /* The devices' names, ", "-separated. */
 const char *app_pipeline_device_names(app_pipeline *p);
+/* The precision in force (its name) and what runs it on each device
+ * (*engines, ", "-separated as the names). */
+const char *app_pipeline_precision(app_pipeline *p, const char **engines);
 /* Seconds the devices took to open (gmlp_context_create) and to load the
  * model (kernels compiled or read from the cache), summed: one after another. */
 void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s);

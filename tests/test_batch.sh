@@ -159,6 +159,8 @@ done
 [ $? = 2 ] && grep -q -- "--top 5, not 3" "$tmp/err"; check $? "--resume with another --top: exit 2"
 "$app" -q -m "$src/data/e2e/gmlp_gray_f16.safetensors" --resume -o "$tmp/r.jsonl" "$in" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "with the model" "$tmp/err"; check $? "--resume with another model: exit 2"
+GMLP_PRECISION=bf16 "$app" -q --resume -o "$tmp/r.jsonl" "$in" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "in precision fp32, not bf16" "$tmp/err"; check $? "--resume in another precision (\$GMLP_PRECISION): exit 2"
 cp "$examples/ankle_boot-0.png" "$in/broken.png"
 "$app" -q -r --resume -o "$tmp/r.jsonl" "$in"
 check $? "--resume: nothing left to do"

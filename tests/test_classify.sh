@@ -117,6 +117,31 @@ check $? "--json runs"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['results']) >= 10 and d['results'][0]['top'][0]['label']" "$tmp/json"
 check $? "--json output parses"
 
+# --precision reaches the library: the JSON names the mode and its engine; bf16 moves the
+# probabilities a little and keeps every top class; GMLP_PRECISION is the default, --precision wins
+for p in fp32 tf32 fp16 bf16; do
+    "$app" -j --precision $p "$examples"/*.png >"$tmp/$p.json"; check $? "--precision $p runs"
+done
+GMLP_PRECISION=bf16 "$app" -j "$examples"/*.png >"$tmp/env-bf16.json"
+GMLP_PRECISION=bf16 "$app" -j --precision fp16 "$examples"/*.png >"$tmp/env-fp16.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+run = {p: json.load(open(f"{sys.argv[1]}/{p}.json")) for p in ("fp32", "tf32", "fp16", "bf16", "env-bf16", "env-fp16")}
+run["json"] = json.load(open(f"{sys.argv[1]}/json"))  # the run without --precision, above
+for p in ("fp32", "tf32", "fp16", "bf16"):
+    assert run[p]["precision"] == p and run[p]["engine"], (p, run[p]["precision"], run[p]["engine"])
+assert run["json"]["precision"] == "fp32" and run["json"]["results"] == run["fp32"]["results"]
+assert run["env-bf16"]["precision"] == "bf16" and run["env-fp16"]["precision"] == "fp16"
+top = lambda p: [r["top"][0] for r in run[p]["results"]]
+assert [t["index"] for t in top("bf16")] == [t["index"] for t in top("fp32")]
+diff = max(abs(a["prob"] - b["prob"]) for a, b in zip(top("bf16"), top("fp32")))
+assert 0 < diff < 0.02, diff
+PY
+check $? "--precision: the mode and engine in the JSON, bf16 a little off fp32, \$GMLP_PRECISION the default"
+GMLP_PRECISION=bogus "$app" "$examples/bag-18.png" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "GMLP_PRECISION=bogus: expected fp32, tf32, fp16 or bf16" "$tmp/err"
+check $? "GMLP_PRECISION=bogus: exit 1, the valid modes named"
+
 "$app" --img-size 32 "$examples"/*.png >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q -- "--img-size: .*49 tokens" "$tmp/err"; check $? "--img-size that does not fit the model: exit 2"
 "$app" >/dev/null 2>&1
@@ -126,7 +151,7 @@ check $? "--json output parses"
 "$app" --help >"$tmp/help"
 check $? "--help exits 0"
 for o in model labels top device batch threads recursive files-from output format resume retry-errors json quiet \
-    fp16 bench list-devices img-size mean std crop-pct interpolation version help; do
+    fp16 precision bench list-devices img-size mean std crop-pct interpolation version help; do
     grep -q -- "--$o\b" "$tmp/help"; check $? "--help lists --$o"
 done
 [ "$(grep -c "default" "$tmp/help")" -ge 14 ]; check $? "--help gives the defaults"
@@ -151,6 +176,8 @@ usage_error "bicubic, bilinear, nearest, box, hamming or lanczos" --interpolatio
 usage_error "positive" --std 0 "$one"
 usage_error "1 or 3" --mean 1,2 "$one"
 usage_error "jsonl or csv" -o - --format xml "$one"
+usage_error "invalid value 'fp64' for --precision: expected fp32, tf32, fp16 or bf16" --precision fp64 "$one"
+usage_error "invalid value 'auto' for --precision" --precision auto "$one"
 usage_error ".jsonl or .csv" -o "$tmp/out.txt" "$one"
 usage_error "without --output" --resume "$one"
 usage_error "--json and --output" --json -o - "$one"

@@ -114,6 +114,20 @@ for m in causal kitchen_sink; do
 done
 gen -m "$byte" --logits --json "Hello" | python3 -c 'import json,sys; l=json.load(sys.stdin)["logits"]; assert len(l) == 1 and len(l[0]) == 256'
 check $? "--logits --json: one row of vocab_size logits"
+# --precision reaches the library: the mode and its engine in --json; bf16 logits a little off fp32's
+for p in fp32 tf32 fp16 bf16; do
+    gen -m "$byte" --logits --json --precision $p "Hello" >"$tmp/$p.json"; check $? "--precision $p runs"
+done
+python3 - "$tmp" <<'PY'
+import json, sys
+d = {p: json.load(open(f"{sys.argv[1]}/{p}.json")) for p in ("fp32", "tf32", "fp16", "bf16")}
+for p, v in d.items():
+    assert v["precision"] == p and v["engine"], (p, v["precision"], v["engine"])
+a, b = d["fp32"]["logits"][0], d["bf16"]["logits"][0]
+err = max(abs(x - y) for x, y in zip(a, b)) / max(map(abs, a))
+assert 0 < err < 1.5e-2, err
+PY
+check $? "--precision: the mode and engine in --json, bf16 logits within 1.5e-2 of fp32's, not equal"
 
 # --- token-id models ------------------------------------------------------------
 for m in "$ids" "$lm/vocab50_bf16.safetensors"; do
@@ -262,6 +276,9 @@ expect 2 "no prompt" "prompt" -m "$byte"
 expect 2 "two prompts" "prompt" -m "$byte" x y
 expect 2 "empty --stop" "stop" -m "$byte" --stop "" x
 expect 2 "unknown option" "bogus" -m "$byte" --bogus x
+expect 2 "--precision fp64" "invalid value 'fp64' for --precision: expected fp32, tf32, fp16 or bf16" -m "$byte" --precision fp64 x
+expect_exit 1 "GMLP_PRECISION=bogus" "GMLP_PRECISION=bogus: expected fp32, tf32, fp16 or bf16" \
+    env GMLP_PRECISION=bogus "$app" -q -m "$byte" x
 expect 1 "missing model file" "$tmp/none.safetensors" -m "$tmp/none.safetensors" x
 expect 1 "missing -f file" "$tmp/none.txt" -m "$byte" -f "$tmp/none.txt"
 : >"$tmp/empty.txt"
@@ -276,7 +293,7 @@ expect 1 "--stop on a token-id model" "byte-level" -m "$ids" --stop x --tokens 1
 
 # --- --help and --version ----------------------------------------------------------------
 check_help "$app" -m --model -d --device -p --prompt -f --file --tokens -n --tokens-out --temp --temperature \
-    --top-k --top-p -s --seed --stop --logits --json -q --quiet -h --help --version
+    --top-k --top-p -s --seed --stop --logits --json -q --quiet -h --help --version --precision
 for d in "default 200" "default 0.8" "default 40" "default 0.95" "default -1" "default: \$GMLP_LM_MODEL" \
     "default: \$GMLP_DEVICE"; do
     grep -q "$d" "$tmp/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }

@@ -51,6 +51,18 @@ cp "$tmp/one.jsonl.gmlp-run.json" "$tmp/part.jsonl.gmlp-run.json"
 run 2 -q -b 4 --resume -o "$tmp/part.jsonl" "$tmp/in"
 cmp -s "$tmp/part.jsonl" "$tmp/one.jsonl"; check $? "mpirun -n 2 --resume: the one-process file"
 
+# --precision reaches every rank: the one-process bf16 rows, the mode and each rank's engine in --json
+"$app" -q -j --precision bf16 "$src"/../examples/*.png >"$tmp/one-bf16.json"
+run 3 -q -j --precision bf16 "$src"/../examples/*.png >"$tmp/mpi-bf16.json"
+python3 - "$tmp/one-bf16.json" "$tmp/mpi-bf16.json" <<'PY'
+import json, sys
+one, mpi = (json.load(open(p)) for p in sys.argv[1:3])
+assert one["precision"] == mpi["precision"] == "bf16", (one["precision"], mpi["precision"])
+assert "rank 1: " + one["engine"] in mpi["engine"] and "rank 2: " in mpi["engine"], mpi["engine"]
+assert mpi["results"] == one["results"]
+PY
+check $? "mpirun -n 3 --precision bf16: the one-process results, the mode and the ranks' engines"
+
 # a failing rank stops the job, naming it; --resume completes
 GMLP_TEST_FAIL=0:3 run 2 -q -b 4 -t 1 -o "$tmp/failed.jsonl" "$tmp/in" 2>"$tmp/err"
 [ $? != 0 ]; check $? "a failing rank: non-zero exit"
