@@ -4,6 +4,7 @@
  * are the portability suite's (tests/test_portability.sh). */
 #include "ops/gemm_tilings.h"
 
+#include <stdint.h>
 #include <string.h>
 
 const gmlp_kernel_spec gmlp_gemm_tiled = {"gemm_tiled.cl", "gmlp_gemm"};
@@ -20,6 +21,10 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 #define DIRECT .kernel = &gmlp_gemm_direct, .tk = 1
 #define CPU_ONLY .devices = CL_DEVICE_TYPE_CPU
 #define NVIDIA_ONLY .vendor = GMLP_VENDOR_NVIDIA
+/* NVIDIA's tensor cores through mma.sync (cl_kernels/gemm_mma.cl): any
+ * device whose capability ladder proved the engine (tests: emulated) */
+#define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
+#define LOW_16BIT .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)
 
 /* Names: tiled_TMxTNxTK_WMxWN, direct_TMxTN_WMxWN_vVW (test_gemm checks
  * each against its numbers). */
@@ -60,6 +65,15 @@ static const gmlp_tiling tilings[] = {
     {.name = "direct_32x48_4x24_v8", DIRECT, .tm = 32, .tn = 48, .wm = 4, .wn = 24, .vw = 8, CPU_ONLY},
     {.name = "direct_24x16_6x8_v8", DIRECT, .tm = 24, .tn = 16, .wm = 6, .wn = 8, .vw = 8, CPU_ONLY},
     {.name = "direct_16x16_4x8_v4", DIRECT, .tm = 16, .tn = 16, .wm = 4, .wn = 8, .vw = 4, CPU_ONLY},
+    /* Tensor cores: 8 warps of 64 x 32 (4 x 4 tiles of m16n8), or 4 warps
+     * of 32 x 32.  32-deep slices of 16-bit pairs take as much local memory
+     * as 16-deep ones of tf32 words: 40 KiB of the 48 a group may have. */
+    {.name = "mma_128x128x32_8x8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8, LOW_16BIT},
+    {.name = "mma_128x128x16_8x8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    {.name = "mma_64x64x32_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8, LOW_16BIT},
+    {.name = "mma_64x64x16_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
 };
 
 /* The entry of bench/NOTES.md's "GEMM tilings by name" that chose a row. */
@@ -75,6 +89,21 @@ static const gmlp_gemm_sizes sizes[] = {
 };
 
 static const gmlp_gemm_default defaults[] = {
+    /* NVIDIA GPUs in TF32, FP16 and BF16: the tensor cores where the
+     * capability ladder passes (the deeper 16-bit slices first), else the
+     * portable rows' tilings */
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_128x128x32_8x8", "mma_128x128x16_8x8", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
+     .measured = NOTES("mma_128x128x32_8x8")},
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_64x64x8_4x4", "tiled_32x32x8_4x4"},
+     .measured = NOTES("mma_64x64x32_4x8")},
+    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_16x16x16_2x2"},
+     .measured = NOTES("mma_64x64x32_4x8")},
     /* NVIDIA GPUs where a tuning run on an H100 beat the rows below */
     {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NN,
      .tilings = {"tiled_32x64x8_4x4", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
@@ -120,10 +149,25 @@ const gmlp_tiling *gmlp_gemm_tiling_named(const char *name)
     return NULL;
 }
 
+/* gemm_mma.cl's words of one operand's slice, W wide: stored along k (W
+ * rows of TK / PK words, padded by 4) or across it (TK / PK rows of W,
+ * padded by 8), whichever is larger; PK elements per word, 1 for tf32. */
+static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
+{
+    const size_t along = w * (tk / pk + 4), across = tk / pk * (w + 8);
+    return along > across ? along : across;
+}
+
 size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
 {
+    if (gmlp_tiling_direct(t))
+        return 0;
+    if (t->kernel == &gmlp_gemm_mma) { /* two slices of each operand, in its widest format */
+        const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2, tk = (size_t)t->tk;
+        return 2 * sizeof(uint32_t) * (mma_slice_words((size_t)t->tm, tk, pk) + mma_slice_words((size_t)t->tn, tk, pk));
+    }
     /* gemm_tiled.cl: two slices of each operand, rows padded by 4 */
-    return gmlp_tiling_direct(t) ? 0 : 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
+    return 2 * sizeof(float) * (size_t)t->tk * (size_t)(t->tm + 4 + t->tn + 4);
 }
 
 static bool device_matches(const gmlp_devinfo *d, cl_device_type devices, gmlp_vendor vendor)
