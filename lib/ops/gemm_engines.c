@@ -6,8 +6,9 @@
  *   2. the variant builds and fits (the probe build), and
  *   3. one tile of it agrees with the host bit for bit, on operands that
  *      every format holds exactly and whose sums fp32 holds exactly,
- * steps 2 and 3 in a throwaway OpenCL context of its own: a kernel that
- * faults kills that context (NVIDIA's), never the caller's.  The verdict of
+ * steps 2 and 3 in a throwaway OpenCL context of its own (one per context,
+ * made at the first test, dropped after a failure): a kernel that faults
+ * kills that context (NVIDIA's), never the caller's.  The verdict of
  * each variant is kept in the context and in the device's cache file
  * (.engines, beside the kernel cache), so that a later process skips the
  * test.  A failure falls back to the portable tilings with one log line. */
@@ -29,11 +30,10 @@ void gmlp_engines_detect(gmlp_devinfo *d)
         d->engines |= GMLP_ENGINE_MMA_SYNC;
 }
 
-/* A context of its own on ctx's device, sharing nothing with ctx but the
- * settings (its failures unlogged: the ladder logs one line). */
+/* A context of its own on ctx's device (p zeroed), sharing nothing with ctx
+ * but the settings (its failures unlogged: the ladder logs one line). */
 static gmlp_status probe_open(const gmlp_context *ctx, gmlp_context *p)
 {
-    memset(p, 0, sizeof *p);
     p->dev = ctx->dev;
     p->set = ctx->set;
     p->set.profiling = 0;
@@ -62,6 +62,15 @@ static void probe_close(gmlp_context *p)
         clReleaseCommandQueue(q);
     if (cl)
         clReleaseContext(cl);
+    free(p);
+}
+
+void gmlp_engines_close(gmlp_context *ctx)
+{
+    if (ctx->ops && ctx->ops->probe) {
+        probe_close(ctx->ops->probe);
+        ctx->ops->probe = NULL;
+    }
 }
 
 /* Operand element (i, j): a multiple of 1/16 in [-15/16, 15/16], exact in
@@ -182,15 +191,19 @@ bool gmlp_engine_verified(gmlp_context *ctx, const gmlp_gemm *form, const gmlp_t
     int cached = cached_verdict(ctx, defines);
     bool pass = cached == 1;
     if (cached < 0) {
-        gmlp_context p;
-        gmlp_status st = probe_open(ctx, &p);
-        if (st == GMLP_OK)
-            st = probe_tile(&p, form, t, &pass);
-        if (!pass)
+        gmlp_context *p = ctx->ops->probe;
+        gmlp_status st = GMLP_OK;
+        if (!p && (p = ctx->ops->probe = gmlp_calloc(1, sizeof *p)) != NULL)
+            st = probe_open(ctx, p);
+        if (p && st == GMLP_OK)
+            st = probe_tile(p, form, t, &pass);
+        if (!pass) {
             gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s' failed its self-test (%s): the portable kernels run instead",
-                     label, ctx->dev.name, p.err.msg);
-        probe_close(&p);
-        cache_verdict(ctx, defines, pass);
+                     label, ctx->dev.name, p ? p->err.msg : "out of host memory");
+            gmlp_engines_close(ctx); /* it may have faulted: the next test gets a fresh context */
+        }
+        if (p) /* out of host memory is no verdict on the variant */
+            cache_verdict(ctx, defines, pass);
     }
     struct gmlp_engine_verdict *slot = &v[ctx->ops->n_verdicts++];
     snprintf(slot->defines, sizeof slot->defines, "%s", defines);

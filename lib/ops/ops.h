@@ -180,6 +180,8 @@ void gmlp_engines_detect(gmlp_devinfo *d);
  * first use (the verdict kept, and cached on disk). */
 bool gmlp_engine_verified(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char *defines,
                           const char *label);
+/* Releases the ladder's context (gmlp_ops_close). */
+void gmlp_engines_close(gmlp_context *ctx);
 /* Forgets the planned variants (the tuned choices changed). */
 void gmlp_gemm_plan_clear(gmlp_context *ctx);
 

@@ -41,6 +41,7 @@ void gmlp_ops_close(gmlp_context *ctx)
     if (!ctx->ops)
         return;
     gmlp_gemm_context_closed(ctx);
+    gmlp_engines_close(ctx);
     gmlp_gemm_tune_free(ctx);
     free(ctx->ops);
     ctx->ops = NULL;

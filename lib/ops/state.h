@@ -31,6 +31,7 @@ struct gmlp_ops {
     gmlp_gemm_plan plan[GMLP_GEMM_PLAN_KEYS];
     struct gmlp_engine_verdict verdicts[GMLP_ENGINE_VERDICTS];
     size_t n_verdicts;
+    gmlp_context *probe; /* the capability ladder's own context; NULL: none yet */
 };
 
 #endif
