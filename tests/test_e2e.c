@@ -3,7 +3,11 @@
  * holds the input images and the expected logits and pooled features of
  * NAME.safetensors.  Tolerance relative to the largest |value|: 1e-4 with
  * float weights, 2e-3 with weights stored as half (their rounding, 2^-11
- * relative, is the error that dominates). */
+ * relative, is the error that dominates).  Then the precision modes TF32,
+ * FP16 and BF16 (fixture.h's fixture_modes): against the same references
+ * (2e-3, 2e-3, 1.5e-2), and tightly against float64 references that round
+ * every product's operands the same way (../precision/NAME.prec.safetensors,
+ * tools/precision_ref.py). */
 #include <string.h>
 
 #include "fixture.h"
@@ -51,6 +55,66 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
     free(buf);
 }
 
+/* GMLP_GEMM=clblast: the precision modes are refused (CLBlast runs fp32 only). */
+static int clblast_run;
+
+/* The precision modes (fixture_modes) on the same images: the features and
+ * logits of each against the plain float64 reference and against the mode's
+ * own (operands rounded); one image at a time as the batch; with
+ * GMLP_GEMM=clblast, each mode refused. */
+static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int storage)
+{
+    gmlp_st_file ref, prec;
+    unsigned char *buf = fixture_ref(dir, name, &ref), *pbuf = buf ? fixture_prec(dir, name, &prec) : NULL;
+    const gmlp_st_tensor *images = buf ? gmlp_st_find(&ref, "images") : NULL,
+                         *logits = buf ? gmlp_st_find(&ref, "logits") : NULL,
+                         *features = buf ? gmlp_st_find(&ref, "features") : NULL;
+    for (int m = 0; pbuf && images && features && m < FIXTURE_MODES; m++) {
+        gmlp_model *model = fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, clblast_run);
+        const gmlp_st_tensor *tight_f = fixture_prec_find(&prec, name, m, storage, "features"),
+                             *tight_l = logits ? fixture_prec_find(&prec, name, m, storage, "logits") : NULL;
+        if (!model || !tight_f || (logits && !tight_l)) {
+            gmlp_model_free(model);
+            continue;
+        }
+        gmlp_config cfg;
+        gmlp_model_config(model, &cfg);
+        size_t batch = (size_t)images->shape[0], width = (size_t)(cfg.dim > cfg.num_classes ? cfg.dim : cfg.num_classes);
+        float *out = malloc(batch * width * sizeof *out);
+        const float *img = (const float *)images->data;
+        CHECK(gmlp_features(model, img, batch, out) == GMLP_OK, "%s %s: features: %s", name, fixture_modes[m].name,
+              gmlp_last_error(ctx));
+        fixture_compare_mode(name, storage, m, "features", out, features, tight_f, "");
+        if (logits) {
+            CHECK(gmlp_classify(model, img, batch, out) == GMLP_OK, "%s %s: classify: %s", name,
+                  fixture_modes[m].name, gmlp_last_error(ctx));
+            fixture_compare_mode(name, storage, m, "logits", out, logits, tight_l, "");
+            /* one image at a time: the same up to the accumulation order (other tiles), which may round an
+             * operand the other way */
+            size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes;
+            float *one = malloc(batch * nc * sizeof *one);
+            for (size_t b = 0; b < batch; b++)
+                gmlp_classify(model, img + b * per, 1, one + b * nc);
+            double *batched = malloc(batch * nc * sizeof *batched);
+            for (size_t i = 0; i < batch * nc; i++)
+                batched[i] = out[i];
+            double e = rel_error(one, batched, batch * nc, 1e-6);
+            printf("%-24s %s %s batch-1  max rel diff %.2e\n", name, fixture_storages[storage].name,
+                   fixture_modes[m].name, e);
+            CHECK(e <= fixture_modes[m].tight, "%s %s: batch-1 logits differ from the batched ones by %.3g", name,
+                  fixture_modes[m].name, e);
+            free(one), free(batched);
+        }
+        free(out);
+        gmlp_model_free(model);
+    }
+    if (pbuf)
+        gmlp_st_free(&prec);
+    if (buf)
+        gmlp_st_free(&ref);
+    free(pbuf), free(buf);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -62,13 +126,17 @@ int main(int argc, char **argv)
         printf("SKIP: GMLP_GEMM=clblast: built without CLBlast (meson setup -Dclblast)\n");
         return 77;
     }
+    clblast_run = gemm && !strcmp(gemm, "clblast");
     gmlp_context *ctx = check_context();
     int cases = fixture_each(ctx, argv[1], run_case);
+    if (cases >= 0)
+        fixture_each(ctx, argv[1], run_modes);
     if (cases < 0) {
         printf("FAIL: cannot open %s\n", argv[1]);
         return 1;
     }
     CHECK(cases >= 6, "only %d reference cases found in %s", cases, argv[1]);
+    fixture_modes_summary("test_e2e");
     gmlp_context_destroy(ctx);
     return check_summary("test_e2e");
 }

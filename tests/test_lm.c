@@ -3,7 +3,10 @@
  * folder given holds the tokens, the expected logits and, as metadata, the
  * expected config of NAME.safetensors.  Also: cached decoding equals the full
  * pass at every position (and past seq_len, the window recompute), greedy
- * and seeded generation, and the LM errors. */
+ * and seeded generation, and the LM errors.  Then the precision modes TF32,
+ * FP16 and BF16 (fixture.h's fixture_modes) against the same references and,
+ * tightly, against float64 references that round every product's operands
+ * the same way (../precision/NAME.prec.safetensors). */
 #include <string.h>
 
 #include "fixture.h"
@@ -46,9 +49,9 @@ static void check_config(const char *name, const gmlp_config *c, const gmlp_st_f
 }
 
 /* Feeding the tokens through a decoding state (a first chunk, then one token
- * at a time) gives, at each position, the full pass's logits. */
+ * at a time) gives, at each position, the full pass's logits (within tol). */
 static void check_cached(const char *name, gmlp_model *model, const gmlp_config *c, const int32_t *tokens,
-                         size_t batch, size_t n, const float *full)
+                         size_t batch, size_t n, const float *full, double tol)
 {
     gmlp_lm_state *s;
     gmlp_status st = gmlp_lm_state_create(model, batch, &s);
@@ -72,7 +75,7 @@ static void check_cached(const char *name, gmlp_model *model, const gmlp_config 
         }
     }
     printf("%-24s cached   max rel diff %.2e\n", name, worst);
-    CHECK(worst <= TOL_CACHE, "%s: cached logits differ from the full pass by %.3g", name, worst);
+    CHECK(worst <= tol, "%s: cached logits differ from the full pass by %.3g", name, worst);
     CHECK(gmlp_lm_state_tokens(s) == n, "%s: state counts %zu tokens", name, gmlp_lm_state_tokens(s));
     free(step);
     free(col);
@@ -105,7 +108,7 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
             snprintf(detail, sizeof detail, " (batch %zu, n %zu of %d)", batch, n, c.seq_len);
             fixture_compare(name, storage, "logits", out, want, detail);
             if (c.causal)
-                check_cached(name, model, &c, tokens, batch, n, out);
+                check_cached(name, model, &c, tokens, batch, n, out, TOL_CACHE);
         }
         free(tokens);
         free(out);
@@ -113,6 +116,44 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
     gmlp_model_free(model);
     gmlp_st_free(&ref);
     free(buf);
+}
+
+/* The precision modes (fixture_modes): each one's logits against the plain
+ * float64 reference and against the mode's own (every product's operands
+ * rounded, ../precision/NAME.prec.safetensors); causal models' cached
+ * decoding in the mode against its full pass (other GEMM shapes: an operand
+ * may round the other way, within the tight bound). */
+static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int storage)
+{
+    gmlp_st_file ref, prec;
+    unsigned char *buf = fixture_ref(dir, name, &ref), *pbuf = buf ? fixture_prec(dir, name, &prec) : NULL;
+    const gmlp_st_tensor *tok = buf ? gmlp_st_find(&ref, "tokens") : NULL, *want = buf ? gmlp_st_find(&ref, "logits") : NULL;
+    for (int m = 0; pbuf && tok && want && tok->ndim == 2 && m < FIXTURE_MODES; m++) {
+        const gmlp_st_tensor *tight = fixture_prec_find(&prec, name, m, storage, "logits");
+        gmlp_model *model = tight ? fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, 0) : NULL;
+        if (!model)
+            continue;
+        gmlp_config c;
+        gmlp_model_config(model, &c);
+        size_t batch = (size_t)tok->shape[0], n = (size_t)tok->shape[1], V = (size_t)c.vocab_size;
+        int32_t *tokens = malloc(batch * n * sizeof *tokens);
+        memcpy(tokens, tok->data, batch * n * sizeof *tokens);
+        float *out = malloc(batch * n * V * sizeof *out);
+        gmlp_status st = gmlp_lm_logits(model, tokens, batch, n, out);
+        CHECK(st == GMLP_OK, "%s %s: logits: %s", name, fixture_modes[m].name, gmlp_last_error(ctx));
+        if (st == GMLP_OK && want->numel == batch * n * V) {
+            fixture_compare_mode(name, storage, m, "logits", out, want, tight, "");
+            if (c.causal)
+                check_cached(name, model, &c, tokens, batch, n, out, fixture_modes[m].tight);
+        }
+        free(tokens), free(out);
+        gmlp_model_free(model);
+    }
+    if (pbuf)
+        gmlp_st_free(&prec);
+    if (buf)
+        gmlp_st_free(&ref);
+    free(pbuf), free(buf);
 }
 
 /* The model at path and its config; NULL, with a failure recorded for what,
@@ -308,6 +349,9 @@ int main(int argc, char **argv)
     int cases = fixture_each(ctx, argv[1], run_case);
     CHECK(cases >= 0, "cannot open %s", argv[1]);
     CHECK(cases > 0, "no fixtures in %s", argv[1]);
+    if (cases > 0)
+        fixture_each(ctx, argv[1], run_modes);
+    fixture_modes_summary("test_lm");
     char causal[1024], bidir[1024];
     snprintf(causal, sizeof causal, "%s/kitchen_sink.safetensors", argv[1]);
     snprintf(bidir, sizeof bidir, "%s/bidir.safetensors", argv[1]);

@@ -12,6 +12,10 @@ reference outputs are computed in float64 from exactly the stored values.
                           logits   F64  B x classes  (absent for headless models)
                           features F64  B x dim      (pooled, after the final LN)
 
+and the precision modes' references (tools/precision_ref.py): the same float64
+maths with every product's operands rounded to TF32, FP16 and BF16, in
+tests/data/precision/NAME.prec.safetensors (--prec-out).
+
 Run with a Python that has torch + timm + safetensors + numpy:
 
     /usr/bin/python3 tools/make_fixtures.py [--out tests/data/e2e]
@@ -32,6 +36,8 @@ from timm.models.mlp_mixer import Affine, MixerBlock, MlpMixer, ResBlock, Spatia
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stfile import sort_metadata  # noqa: E402  (stable metadata order, shared by the tools)
+import precision_ref  # noqa: E402  (the precision modes' references)
+from precision_ref import fp32  # noqa: E402
 
 try:
     from timm.layers import GatedMlp, GluMlp, Mlp
@@ -194,26 +200,39 @@ def _gelu(x):
     return 0.5 * x * (1.0 + torch.erf(x / np.sqrt(2.0)))
 
 
-def _mlp(x, sd, pre, arch):
-    """timm's Mlp (GELU), or gmixer's GluMlp: x1, x2 = fc1(x).chunk(2); fc2(x1 * SiLU(x2))."""
-    h = x @ sd[pre + "fc1.weight"].T + sd[pre + "fc1.bias"]
+def _mlp(x, sd, pre, arch, em=None, ls=None):
+    """timm's Mlp (GELU), or gmixer's GluMlp: x1, x2 = fc1(x).chunk(2); fc2(x1 * SiLU(x2)).
+    em: the precision modes' emulation (tools/precision_ref.py; None: plain
+    float64); ls: a layer scale folded into fc2 (ResMLP's ls2, with em)."""
+    mm = em.mm if em else torch.matmul
+    wt = em.weight if em else (lambda w: w)
+    h = mm(x, wt(sd[pre + "fc1.weight"]).T) + sd[pre + "fc1.bias"]
     if arch == "gmixer":
         x1, x2 = h.chunk(2, dim=-1)
         h = x1 * (x2 * torch.sigmoid(x2))
     else:
         h = _gelu(h)
-    return h @ sd[pre + "fc2.weight"].T + sd[pre + "fc2.bias"]
+    w2, b2 = sd[pre + "fc2.weight"], sd[pre + "fc2.bias"]
+    if ls is not None:  # as the library folds it at upload: fc2's rows times ls2, in fp32
+        w2, b2 = fp32(w2 * ls[:, None]), fp32(b2 * ls)
+    return mm(h, wt(w2).T) + b2
 
 
-def doc_reference(sd, x, arch):
+def doc_reference(sd, x, arch, em=None):
+    """The outputs (pooled features, logits) in float64; em (an Emulation of
+    tools/precision_ref.py) rounds the operands of every product as the
+    precision modes do, on the library's products: ResMLP's layer scales
+    folded where it folds them (ls1 into Aff1, ls2 into fc2, in fp32)."""
     sd = {k: v.double() for k, v in sd.items()}
+    mm = em.mm if em else torch.matmul
+    wt = em.weight if em else (lambda w: w)
     w = sd["stem.proj.weight"]
     d, c, ph, pw = w.shape
     b_, _, hh, ww = x.shape
     gh, gw = hh // ph, ww // pw
     # patchify: token t = row * gw + col, patch vector order (c, p1, p2)
     p = x.reshape(b_, c, gh, ph, gw, pw).permute(0, 2, 4, 1, 3, 5).reshape(b_, gh * gw, c * ph * pw)
-    X = p @ w.reshape(d, -1).T + sd["stem.proj.bias"]
+    X = mm(p, wt(w.reshape(d, -1)).T) + sd["stem.proj.bias"]
     if "stem.norm.weight" in sd:
         X = _ln(X, sd["stem.norm.weight"], sd["stem.norm.bias"], 1e-6)
     elif "stem.norm.alpha" in sd:
@@ -222,28 +241,33 @@ def doc_reference(sd, x, arch):
     first = {"gmlp": "norm.weight", "resmlp": "norm1.alpha"}.get(arch, "norm1.weight")
     while f"blocks.{l}.{first}" in sd:
         pre = f"blocks.{l}."
-        if arch == "resmlp":
+        if arch == "resmlp" and em:  # the library's products: x += W_tok . (ls1 Aff1(x)) + b_tok ls1
+            ls1 = sd[pre + "ls1"]
+            Y = X * fp32(sd[pre + "norm1.alpha"] * ls1) + fp32(sd[pre + "norm1.beta"] * ls1)
+            X = X + mm(wt(sd[pre + "linear_tokens.weight"]), Y) + sd[pre + "linear_tokens.bias"][:, None] * ls1
+            X = X + _mlp(_aff(X, sd, pre + "norm2."), sd, pre + "mlp_channels.", arch, em, sd[pre + "ls2"])
+        elif arch == "resmlp":
             Y = _aff(X, sd, pre + "norm1.").transpose(1, 2)
             T = (Y @ sd[pre + "linear_tokens.weight"].T + sd[pre + "linear_tokens.bias"]).transpose(1, 2)
             X = X + sd[pre + "ls1"] * T
             X = X + sd[pre + "ls2"] * _mlp(_aff(X, sd, pre + "norm2."), sd, pre + "mlp_channels.", arch)
         elif arch == "gmlp":
             Y = _ln(X, sd[pre + "norm.weight"], sd[pre + "norm.bias"], 1e-6)
-            Z = _gelu(Y @ sd[pre + "mlp_channels.fc1.weight"].T + sd[pre + "mlp_channels.fc1.bias"])
+            Z = _gelu(mm(Y, wt(sd[pre + "mlp_channels.fc1.weight"]).T) + sd[pre + "mlp_channels.fc1.bias"])
             g = Z.shape[-1] // 2
             U, V = Z[..., :g], Z[..., g:]
             V = _ln(V, sd[pre + "mlp_channels.gate.norm.weight"], sd[pre + "mlp_channels.gate.norm.bias"], 1e-5)
-            G = torch.einsum("ij,bjc->bic", sd[pre + "mlp_channels.gate.proj.weight"], V) \
+            G = mm(wt(sd[pre + "mlp_channels.gate.proj.weight"]), V) \
                 + sd[pre + "mlp_channels.gate.proj.bias"][None, :, None]
-            X = X + (U * G) @ sd[pre + "mlp_channels.fc2.weight"].T + sd[pre + "mlp_channels.fc2.bias"]
+            X = X + mm(U * G, wt(sd[pre + "mlp_channels.fc2.weight"]).T) + sd[pre + "mlp_channels.fc2.bias"]
         else:
             Y = _ln(X, sd[pre + "norm1.weight"], sd[pre + "norm1.bias"], 1e-6).transpose(1, 2)
-            X = X + _mlp(Y, sd, pre + "mlp_tokens.", arch).transpose(1, 2)
+            X = X + _mlp(Y, sd, pre + "mlp_tokens.", arch, em).transpose(1, 2)
             Y = _ln(X, sd[pre + "norm2.weight"], sd[pre + "norm2.bias"], 1e-6)
-            X = X + _mlp(Y, sd, pre + "mlp_channels.", arch)
+            X = X + _mlp(Y, sd, pre + "mlp_channels.", arch, em)
         l += 1
     f = (_aff(X, sd, "norm.") if arch == "resmlp" else _ln(X, sd["norm.weight"], sd["norm.bias"], 1e-6)).mean(1)
-    logits = f @ sd["head.weight"].T + sd["head.bias"] if "head.weight" in sd else None
+    logits = mm(f, wt(sd["head.weight"]).T) + sd["head.bias"] if "head.weight" in sd else None
     return f, logits
 # ---------------------------------------------------------------------------
 
@@ -256,7 +280,7 @@ def spatial_keys(sd, arch):
     return [k for k in sd if ".mlp_tokens.fc" in k and k.endswith(".weight")]
 
 
-def make(name, kw, storage, batch, meta, outdir, rng):
+def make(name, kw, storage, batch, meta, outdir, rng, prec_out):
     model, arch = build(kw)
     randomise(model, rng)
     model_path = os.path.join(outdir, name + ".safetensors")
@@ -323,24 +347,37 @@ def make(name, kw, storage, batch, meta, outdir, rng):
                         "generator": "tools/make_fixtures.py"})
     sort_metadata(os.path.join(outdir, name + ".ref.safetensors"))
     os.chmod(os.path.join(outdir, name + ".ref.safetensors"), 0o644)
+
+    # the precision modes' references: the documented maths with every product's operands rounded
+    exact = {"features": feats} if headless else {"features": feats, "logits": logits}
+
+    def run(em):
+        f, lg = doc_reference(stored, x, arch, em)
+        return {"features": f} if headless else {"features": f, "logits": lg}
+
+    errs = precision_ref.write(prec_out, name, storage, run, list(exact), exact)
     print(f"{name:22s} {arch:5s} {storage:4s} B={batch} N={model.stem.num_patches:3d} "
           f"max|{'logit' if not headless else 'feat'}|={scale:7.3f}  "
-          f"zero-spatial max|d|={delta:7.3f}  f32-vs-f64 max err={err32:.2e}")
+          f"zero-spatial max|d|={delta:7.3f}  f32-vs-f64 max err={err32:.2e}  "
+          + " ".join(f"{m}={e:.1e}" for m, e in errs.items()))
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", "e2e"))
+    ap.add_argument("--prec-out", default=os.path.join(here, "..", "tests", "data", "precision"),
+                    help="where the precision modes' references go (NAME.prec.safetensors)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_grad_enabled(False)
     for i, (name, kw, storage, batch, meta) in enumerate(CONFIGS):
         rng = np.random.default_rng([SEED, i])
-        make(name, kw, storage, batch, meta, args.out, rng)
-    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
-    print(f"total {total} bytes in {os.path.normpath(args.out)}")
-    assert total < 1 << 20
+        make(name, kw, storage, batch, meta, args.out, rng, args.prec_out)
+    for d in (args.out, args.prec_out):
+        total = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+        print(f"total {total} bytes in {os.path.normpath(d)}")
+        assert total < 1 << 20
     return 0
 
 

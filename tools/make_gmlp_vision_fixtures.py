@@ -10,6 +10,10 @@ format, so that test_e2e runs both:
                           logits   F64  B x classes  (= model(images), float64)
                           features F64  B x dim      (mean over tokens after the final LN)
 
+and the precision modes' references (tools/precision_ref.py): the same float64
+maths with every product's operands rounded to TF32, FP16 and BF16, in
+tests/data/precision/NAME.prec.safetensors (--prec-out).
+
 Every parameter is randomised so that every path matters (the default init makes
 the SGU weight ~0 and its bias exactly 1), with the rules of
 tools/make_lm_fixtures.py; the references are computed in float64 from exactly
@@ -33,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_vision import export_vision  # noqa: E402
 from make_lm_fixtures import STORAGE, _ln, doc_layers, fixture_main, randomise  # noqa: E402
 from stfile import sort_metadata  # noqa: E402
+import precision_ref  # noqa: E402  (the precision modes' references)
 
 from g_mlp_pytorch import gMLPVision  # noqa: E402
 
@@ -79,22 +84,25 @@ def outputs(model, x):
         return feats, model(x)
 
 
-def doc_reference(sd, x, c):
+def doc_reference(sd, x, c, em=None):
     """docs/models.md section 5 for gMLPVision: patches (c p1 p2) . W^T + b, the
-    layers, LN, mean, head."""
+    layers, LN, mean, head; em: the precision modes' emulation
+    (tools/precision_ref.py; None: plain float64)."""
     sd = {k: v.double() for k, v in sd.items()}
+    mm = em.mm if em else torch.matmul
+    wt = em.weight if em else (lambda w: w)
     (ph, pw), (hh, ww) = pair(c["patch"]), pair(c["image"])
     b, ch = x.shape[:2]
     p = x.reshape(b, ch, hh // ph, ph, ww // pw, pw).permute(0, 2, 4, 1, 3, 5).reshape(b, -1, ch * ph * pw)
-    t = p @ sd["to_patch_embed.1.weight"].T + sd["to_patch_embed.1.bias"]
+    t = mm(p, wt(sd["to_patch_embed.1.weight"]).T) + sd["to_patch_embed.1.bias"]
     lc = dict(seq=t.shape[1], heads=c["heads"], depth=c["depth"], shift=0, causal=False, circulant=False,
               attn_dim=c["attn_dim"], act="identity")
-    t = doc_layers(sd, t, lc, block="fn.fn.")
+    t = doc_layers(sd, t, lc, block="fn.fn.", em=em)
     f = _ln(t, sd["to_logits.0.weight"], sd["to_logits.0.bias"]).mean(1)
-    return f, f @ sd["to_logits.2.weight"].T + sd["to_logits.2.bias"]
+    return f, mm(f, wt(sd["to_logits.2.weight"]).T) + sd["to_logits.2.bias"]
 
 
-def make(c, outdir, rng):
+def make(c, outdir, rng, prec_out):
     name = c["name"]
     model = build(c)
     (ph, pw), (hh, ww) = pair(c["patch"]), pair(c["image"])
@@ -153,8 +161,16 @@ def make(c, outdir, rng):
                                   "generator": "tools/make_gmlp_vision_fixtures.py"})
     sort_metadata(ref_path)
     os.chmod(ref_path, 0o644)
+
+    def run(em):
+        f, lg = doc_reference(stored, x, c, em)
+        return {"features": f, "logits": lg}
+
+    errs = precision_ref.write(prec_out, name, c["storage"], run, ["features", "logits"],
+                               {"features": feats, "logits": logits})
     print(f"{name:26s} {c['storage']:4s} B={c['batch']} N={n:3d} heads={c['heads']} attn={c['attn_dim'] or 0} "
-          f"max|logit|={scale:6.3f}  zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}", flush=True)
+          f"max|logit|={scale:6.3f}  zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}  "
+          + " ".join(f"{m}={e:.1e}" for m, e in errs.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ and the references are computed in float64 from exactly the stored values:
                           (true/false), shift_tokens, act, circulant (true/false),
                           plus model, storage, generator
 
+and the precision modes' references (tools/precision_ref.py): the same float64
+maths with every product's operands rounded to TF32, FP16 and BF16, in
+tests/data/precision/NAME.prec.safetensors (--prec-out).
+
 Randomisation: linear weights N(0, 1/fan_in), linear biases N(0, 0.1^2),
 LayerNorm weights 1 + N(0, 0.1^2) and biases N(0, 0.1^2), sgu.weight
 N(0, (0.5/sqrt(seq_len))^2) (also above the diagonal in causal models, where
@@ -50,6 +54,8 @@ from safetensors.torch import load_file, save_file
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_lm import export_lm  # noqa: E402
 from stfile import sort_metadata  # noqa: E402
+import precision_ref  # noqa: E402  (the precision modes' references)
+from precision_ref import fp32  # noqa: E402
 
 from g_mlp_pytorch import gMLP  # noqa: E402
 
@@ -161,15 +167,20 @@ def _shift(y, shift, causal):
     return out
 
 
-def doc_layers(sd, x, c, block="fn.fn.fn."):
+def doc_layers(sd, x, c, block="fn.fn.fn.", em=None):
     """The layers on x (B x n x dim, float64); block: the gMLPBlock's path in a
-    layer (the LM's; gMLPVision's is fn.fn.)."""
+    layer (the LM's; gMLPVision's is fn.fn.); em: the precision modes'
+    emulation (tools/precision_ref.py; None: plain float64), rounding the
+    operands of the library's products (the circulant matrix built in fp32,
+    as the library builds it at upload)."""
     n, S, H = x.shape[1], c["seq"], c["heads"]
+    mm = em.mm if em else torch.matmul
+    wt = em.weight if em else (lambda w: w)
     for l in range(c["depth"]):
         P = f"layers.{l}.{block}"
         y = _ln(x, sd[f"layers.{l}.fn.norm.weight"], sd[f"layers.{l}.fn.norm.bias"])
         y = _shift(y, c["shift"], c["causal"])
-        z = _gelu(y @ sd[P + "proj_in.0.weight"].T + sd[P + "proj_in.0.bias"])
+        z = _gelu(mm(y, wt(sd[P + "proj_in.0.weight"]).T) + sd[P + "proj_in.0.bias"])
         g = z.shape[-1] // 2
         res, gate = z[..., :g], z[..., g:]
         gate = _ln(gate, sd[P + "sgu.norm.weight"], sd[P + "sgu.norm.bias"])
@@ -179,7 +190,10 @@ def doc_layers(sd, x, c, block="fn.fn.fn."):
             for i in range(S):
                 for j in range(i + 1):
                     W[:, i, j] = w[:, S - 1 - (i - j)]
-            W = W * sd[P + "sgu.circulant_pos_x"][:, :, None] * sd[P + "sgu.circulant_pos_y"][:, None, :]
+            if em:  # w * pos_x * pos_y, each product rounded to fp32
+                W = fp32(fp32(W * sd[P + "sgu.circulant_pos_x"][:, :, None]) * sd[P + "sgu.circulant_pos_y"][:, None, :])
+            else:
+                W = W * sd[P + "sgu.circulant_pos_x"][:, :, None] * sd[P + "sgu.circulant_pos_y"][:, None, :]
         else:
             W = sd[P + "sgu.weight"].clone()
         b = sd[P + "sgu.bias"]
@@ -187,27 +201,31 @@ def doc_layers(sd, x, c, block="fn.fn.fn."):
             W, b = W[:, :n, :n] * torch.ones(n, n, dtype=torch.float64).tril(), b[:, :n]
         else:
             assert n == S
+        W = wt(W)
         dh = g // H
         out = torch.empty_like(gate)
         for h in range(H):
-            out[..., h * dh:(h + 1) * dh] = torch.einsum("mn,bnc->bmc", W[h], gate[..., h * dh:(h + 1) * dh]) \
+            gh = gate[..., h * dh:(h + 1) * dh]
+            out[..., h * dh:(h + 1) * dh] = (mm(W[h], gh) if em else torch.einsum("mn,bnc->bmc", W[h], gh)) \
                 + b[h][None, :, None]
         if c["attn_dim"]:
-            q, k, v = (y @ sd[P + "attn.to_qkv.weight"].T).chunk(3, dim=-1)
-            sim = q @ k.transpose(1, 2) / np.sqrt(c["attn_dim"])
+            q, k, v = mm(y, wt(sd[P + "attn.to_qkv.weight"]).T).chunk(3, dim=-1)
+            sim = mm(q, k.transpose(1, 2)) / np.sqrt(c["attn_dim"])
             if c["causal"]:
                 sim = sim.masked_fill(torch.ones(n, n).triu(1).bool(), float("-inf"))
-            out = out + torch.softmax(sim, -1) @ v @ sd[P + "attn.to_out.weight"].T + sd[P + "attn.to_out.bias"]
+            out = out + mm(mm(torch.softmax(sim, -1), v), wt(sd[P + "attn.to_out.weight"]).T) \
+                + sd[P + "attn.to_out.bias"]
         s = _act(out, c["act"]) * res
-        x = x + s @ sd[P + "proj_out.weight"].T + sd[P + "proj_out.bias"]
+        x = x + mm(s, wt(sd[P + "proj_out.weight"]).T) + sd[P + "proj_out.bias"]
     return x
 
 
-def doc_reference(sd, tokens, c):
+def doc_reference(sd, tokens, c, em=None):
     sd = {k: v.double() for k, v in sd.items()}
-    x = doc_layers(sd, sd["to_embed.weight"][tokens], c)
+    x = doc_layers(sd, sd["to_embed.weight"][tokens], c, em=em)
     x = _ln(x, sd["to_logits.0.weight"], sd["to_logits.0.bias"])
-    return x @ sd["to_logits.1.weight"].T + sd["to_logits.1.bias"]
+    return (em.mm if em else torch.matmul)(x, (em.weight if em else (lambda w: w))(sd["to_logits.1.weight"]).T) \
+        + sd["to_logits.1.bias"]
 # ---------------------------------------------------------------------------
 
 
@@ -263,7 +281,7 @@ def checks(model, c, tokens, logits, rng):
     return d_sgu
 
 
-def make(c, outdir, rng):
+def make(c, outdir, rng, prec_out):
     name = c["name"]
     model = build(c)
     randomise(model, c, rng)
@@ -304,9 +322,12 @@ def make(c, outdir, rng):
               ref_path, metadata=ref_meta)
     sort_metadata(ref_path)
     os.chmod(ref_path, 0o644)
+    errs = precision_ref.write(prec_out, name, c["storage"], lambda em: {"logits": doc_reference(stored, tokens, c, em)},
+                               ["logits"], {"logits": logits})
     print(f"{name:23s} {c['storage']:4s} V={c['vocab']:3d} d={c['dim']:2d} S={c['seq']:2d} "
           f"B={c['batch']} n={c['n']:2d}  max|logit|={logits.abs().max().item():6.3f}  "
-          f"zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}", flush=True)
+          f"zero-sgu max|d|={d_sgu:6.3f}  f32-vs-f64 max err={err32:.2e}  "
+          + " ".join(f"{m}={e:.1e}" for m, e in errs.items()), flush=True)
 
 
 def fixture_main(doc, subdir, cases, make_case, seed):
@@ -316,15 +337,18 @@ def fixture_main(doc, subdir, cases, make_case, seed):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(here, "..", "tests", "data", subdir))
+    ap.add_argument("--prec-out", default=os.path.join(here, "..", "tests", "data", "precision"),
+                    help="where the precision modes' references go (NAME.prec.safetensors)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
     torch.set_grad_enabled(False)
     for i, c in enumerate(cases):
-        make_case(c, args.out, np.random.default_rng([seed, i]))
-    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
-    print(f"total {total} bytes in {os.path.normpath(args.out)}")
-    assert total < 1 << 20
+        make_case(c, args.out, np.random.default_rng([seed, i]), args.prec_out)
+    for d in (args.out, args.prec_out):
+        total = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+        print(f"total {total} bytes in {os.path.normpath(d)}")
+        assert total < 1 << 20
     return 0
 
 
