@@ -89,19 +89,16 @@ static const gmlp_gemm_sizes sizes[] = {
 };
 
 static const gmlp_gemm_default defaults[] = {
-    /* NVIDIA GPUs in TF32, FP16 and BF16: the tensor cores where the
-     * capability ladder passes (the deeper 16-bit slices first), else the
-     * portable rows' tilings */
-    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY,
-     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+    /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
+     * ladder passes (the deeper 16-bit slices first), else the portable
+     * rows' tilings (any device type: tests pretend with an emulated engine) */
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_128x128x32_8x8", "mma_128x128x16_8x8", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
      .measured = NOTES("mma_128x128x32_8x8")},
-    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY,
-     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_64x64x8_4x4", "tiled_32x32x8_4x4"},
      .measured = NOTES("mma_64x64x32_4x8")},
-    {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY,
-     .precisions = GMLP_GEMM_LOW_PRECISIONS,
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_16x16x16_2x2"},
      .measured = NOTES("mma_64x64x32_4x8")},
     /* NVIDIA GPUs where a tuning run on an H100 beat the rows below */

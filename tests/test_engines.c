@@ -1,0 +1,173 @@
+/* The matrix engines' capability ladder (lib/ops/gemm_engines.c) and their
+ * rows in the GEMM tables, on any OpenCL device, the engines' instructions
+ * emulated (GMLP_ENGINE_EMULATED; tests/test_gemm_mma.c checks the kernel's
+ * numerics in every form):
+ *  - the architecture: sm_80 and later have mma.sync; sm_75, AMD and CPUs not;
+ *  - a BF16 product on a pretended NVIDIA device runs the tensor-core tiling
+ *    once its self-test passed in the ladder's own context; the verdict is in
+ *    the device's .engines file; the result is the operand-rounding
+ *    reference's; gmlp_gemm_engine names mma.sync; FP32 stays portable;
+ *  - a second context on the same cache takes the verdict from the file
+ *    (no ladder context made);
+ *  - with the verdicts turned to failures, the portable tilings run it: the
+ *    same numbers within accumulation order, the engine "portable".
+ * argv[1]: a cache directory of the test's own (emptied of verdicts first). */
+#include <string.h>
+#include <unistd.h>
+
+#include "cl/program.h"
+#include "core/precision.h"
+#include "ops/state.h"
+#include "ops_check.h"
+
+static void check_detect(void)
+{
+    static const struct {
+        gmlp_vendor vendor;
+        const char *arch;
+        unsigned want;
+    } cases[] = {{GMLP_VENDOR_NVIDIA, "sm_90", GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_80", GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_120", GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_75", 0},
+                 {GMLP_VENDOR_NVIDIA, "", 0},
+                 {GMLP_VENDOR_AMD, "gfx90a", 0},
+                 {GMLP_VENDOR_ANY, "", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gmlp_devinfo d = {.vendor_id = cases[i].vendor};
+        snprintf(d.arch, sizeof d.arch, "%s", cases[i].arch);
+        gmlp_engines_detect(&d);
+        CHECK((d.engines & GMLP_ENGINE_MMA_SYNC) == cases[i].want, "'%s': engines %#x", cases[i].arch, d.engines);
+    }
+}
+
+/* c as NVIDIA's, of one compute unit, its tensor cores emulated (still a CPU:
+ * its stack is no spill) */
+static void pretend_nvidia(gmlp_context *c)
+{
+    c->dev.vendor_id = GMLP_VENDOR_NVIDIA;
+    c->dev.compute_units = 1;
+    c->dev.engines |= GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_EMULATED;
+    gmlp_gemm_plan_clear(c);
+}
+
+static gmlp_context *open_in(const char *dir)
+{
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.cache_dir = dir;
+    gmlp_context *c = check_context_ex(&o);
+    pretend_nvidia(c);
+    return c;
+}
+
+enum { M = 256, N = 136, K = 70 }; /* a large product (4 tiles of 128 for one compute unit), ragged n and k */
+
+/* C = A . B^T in BF16 on ctx, into got */
+static void product(const float *a, const float *b, float *got)
+{
+    cl_mem da = up(a, (size_t)M * K), db = up(b, (size_t)N * K), dc = up(got, (size_t)M * N);
+    gmlp_gemm g = {.m = M, .n = N, .k = K, .a = {.buf = da, .ld = K}, .b = {.buf = db, .ld = K, .trans = 1},
+                   .c = {.buf = dc, .ld = N}, .precision = GMLP_GEMM_BF16};
+    CHECK(gmlp_op_gemm(ctx, &g) == GMLP_OK, "the BF16 product runs: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_gemm_class(ctx, &g) == GMLP_GEMM_LARGE, "a large product");
+    down(dc, got, (size_t)M * N);
+    gmlp_buffer_release(ctx, &da), gmlp_buffer_release(ctx, &db), gmlp_buffer_release(ctx, &dc);
+}
+
+static const char *engine(gmlp_gemm_precision p)
+{
+    const char *e = "?";
+    CHECK(gmlp_gemm_engine(ctx, 0, p, &e) == GMLP_OK, "gmlp_gemm_engine: %s", gmlp_last_error(ctx));
+    return e;
+}
+
+/* The verdicts file's text, "" when there is none. */
+static void verdicts(char *path, size_t size, char *text, size_t text_size)
+{
+    CHECK(gmlp_cache_device_file(ctx, ".engines", path, size), "a cache directory");
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, text_size - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    check_detect();
+    char dir[512], path[1100], text[8192];
+    snprintf(dir, sizeof dir, "%s/pass", argv[1]);
+    ctx = open_in(dir);
+    verdicts(path, sizeof path, text, sizeof text);
+    unlink(path); /* a run before this one's */
+
+    float *a = rnd((size_t)M * K), *b = rnd((size_t)N * K), *mma = calloc((size_t)M * N, sizeof *mma),
+          *portable = calloc((size_t)M * N, sizeof *portable);
+    double *want = malloc((size_t)M * N * sizeof *want), *raw = malloc((size_t)M * N * sizeof *raw);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double s = 0, r = 0;
+            for (size_t q = 0; q < K; q++) {
+                s += (double)gmlp_round_operand(a[i * K + q], GMLP_GEMM_BF16) *
+                     gmlp_round_operand(b[j * K + q], GMLP_GEMM_BF16);
+                r += (double)a[i * K + q] * b[j * K + q];
+            }
+            want[i * N + j] = s, raw[i * N + j] = r;
+        }
+
+    CHECK(!strcmp(engine(GMLP_GEMM_FP32), "portable"), "FP32: portable");
+    product(a, b, mma);
+    CHECK(!strcmp(engine(GMLP_GEMM_BF16), "mma.sync m16n8k16") && !strcmp(engine(GMLP_GEMM_TF32), "mma.sync m16n8k8"),
+          "BF16 and TF32 on the tensor cores: %s", engine(GMLP_GEMM_BF16));
+    double e = rel_error(mma, want, (size_t)M * N, 0), e_raw = rel_error(mma, raw, (size_t)M * N, 0);
+    CHECK(e <= 1e-5 && e_raw > 1e-4, "tensor cores: %.3g from the rounding reference, %.3g from the unrounded", e,
+          e_raw);
+    CHECK(ctx->ops->probe != NULL, "the ladder made its own context");
+    verdicts(path, sizeof path, text, sizeof text);
+    CHECK(strstr(text, "pass -D") && strstr(text, "GMLP_MMA_EMULATE=1") && !strstr(text, "fail"),
+          "passing verdicts kept: '%.200s'", text);
+
+    /* a second context on the same cache: the verdicts from the file */
+    gmlp_context *first = ctx;
+    ctx = open_in(dir);
+    CHECK(!strcmp(engine(GMLP_GEMM_BF16), "mma.sync m16n8k16") && !ctx->ops->probe,
+          "a second context trusts the file: %s, %s", engine(GMLP_GEMM_BF16),
+          ctx->ops->probe ? "tested again" : "no test");
+    gmlp_context_destroy(ctx);
+
+    /* the same variants failed, and their 16-deep twins (the rows' next
+     * tensor-core tilings): the portable tilings, the same numbers */
+    char failed[16384] = "", line[600];
+    for (const char *p = text, *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+        snprintf(line, sizeof line, "fail%.*s\n", (int)(nl - p) - 4, p + 4);
+        strncat(failed, line, sizeof failed - strlen(failed) - 1);
+        char *tk = strstr(line, "-DGMLP_GEMM_TK=32");
+        if (tk) {
+            memcpy(tk + strlen("-DGMLP_GEMM_TK="), "16", 2);
+            strncat(failed, line, sizeof failed - strlen(failed) - 1);
+        }
+    }
+    snprintf(dir, sizeof dir, "%s/fail", argv[1]);
+    ctx = open_in(dir);
+    verdicts(path, sizeof path, text, sizeof text);
+    FILE *f = fopen(path, "w");
+    CHECK(f && fputs(failed, f) >= 0 && fclose(f) == 0, "%s written", path);
+    product(a, b, portable);
+    CHECK(!strcmp(engine(GMLP_GEMM_BF16), "portable") && !ctx->ops->probe, "failed verdicts: %s",
+          engine(GMLP_GEMM_BF16));
+    e = rel_error(portable, want, (size_t)M * N, 0);
+    double across = 0, top = 0;
+    for (size_t i = 0; i < (size_t)M * N; i++) {
+        across = fabs((double)portable[i] - mma[i]) > across ? fabs((double)portable[i] - mma[i]) : across;
+        top = fabs(want[i]) > top ? fabs(want[i]) : top;
+    }
+    CHECK(e <= 1e-5 && across <= 1e-5 * top, "portable: %.3g from the reference, %.3g from the tensor cores'", e,
+          across / top);
+    gmlp_context_destroy(ctx);
+    gmlp_context_destroy(first);
+    free(a), free(b), free(mma), free(portable), free(want), free(raw);
+    return check_summary("engines");
+}
