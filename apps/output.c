@@ -61,8 +61,8 @@ void app_rows_result(app_buf *b, app_format f, const char *file, int k, const in
     json_t *top = NULL;
     if (f == APP_FORMAT_TEXT)
         app_buf_printf(b, "%s\n", file);
-    else if (f != APP_FORMAT_CSV)
-        top = json_array();
+    else if (f != APP_FORMAT_CSV && !(top = json_array()))
+        b->oom = 1; /* a row lost: the batch fails */
     for (int i = 0; i < k; i++) {
         if (f == APP_FORMAT_TEXT) {
             text_line(b, prob[i], labels[i]);
@@ -72,8 +72,9 @@ void app_rows_result(app_buf *b, app_format f, const char *file, int k, const in
             csv_field(b, labels[i]);
             app_buf_printf(b, ",%s,\n", app_format_prob(prob[i], num));
         } else {
-            json_array_append_new(top, json_pack("{s:i, s:o, s:f}", "index", (int)index[i], "label",
-                                                 jstr(labels[i]), "prob", (double)prob[i]));
+            if (json_array_append_new(top, json_pack("{s:i, s:o, s:f}", "index", (int)index[i], "label",
+                                                     jstr(labels[i]), "prob", (double)prob[i])))
+                b->oom = 1;
         }
     }
     if (top)

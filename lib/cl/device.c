@@ -135,12 +135,13 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_erro
             continue;
         cl_device_id *devs = gmlp_calloc(nd, sizeof *devs);
         gmlp_devinfo *grown = gmlp_realloc(*list, (*count + nd) * sizeof **list);
+        if (grown)
+            *list = grown; /* freed below, also when devs failed */
         if (!devs || !grown) {
             free(devs);
             st = gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "out of host memory listing devices");
             break;
         }
-        *list = grown;
         clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
         for (cl_uint i = 0; i < nd; i++) {
             gmlp_devinfo_query(plats[p], devs[i], &(*list)[*count]);

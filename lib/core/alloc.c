@@ -34,6 +34,7 @@ void *gmlp_realloc(void *p, size_t size)
 
 void gmlp_alloc_fail_at(unsigned long n)
 {
+    json_set_alloc_funcs(gmlp_malloc, free); /* the library's JSON (its decoder aside: gmlp_json_loadb) */
     atomic_store(&fail_at, n);
     atomic_store(&count, 0);
 }
@@ -57,13 +58,14 @@ static void report(void)
             n >= env_fail_at ? "failed" : "never came");
 }
 
-/* jansson's allocations are the library's too (the header, config.json). */
-__attribute__((constructor)) static void hook(void)
+/* A program run with $GMLP_TEST_ALLOC_FAIL=N: the library's own allocations
+ * only, as jansson's allocator is the process's and the program's JSON its
+ * own. */
+__attribute__((constructor)) static void from_environment(void)
 {
-    json_set_alloc_funcs(gmlp_malloc, free);
     const char *v = getenv("GMLP_TEST_ALLOC_FAIL");
     if (v && (env_fail_at = strtoul(v, NULL, 10)) > 0) {
-        gmlp_alloc_fail_at(env_fail_at);
+        atomic_store(&fail_at, env_fail_at);
         atexit(report);
     }
 }

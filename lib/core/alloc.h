@@ -13,11 +13,11 @@ void *gmlp_malloc(size_t size);
 void *gmlp_calloc(size_t n, size_t size);
 void *gmlp_realloc(void *p, size_t size);
 /* Restarts the count: the n-th allocation from now fails, the others
- * succeed (n == 0: none fails).  Also what $GMLP_TEST_ALLOC_FAIL=N sets at
- * load, for whole programs. */
+ * succeed (n == 0: none fails); jansson's count too from then on
+ * (json_set_alloc_funcs).  For whole programs, $GMLP_TEST_ALLOC_FAIL=N sets
+ * n at load, without jansson's. */
 void gmlp_alloc_fail_at(unsigned long n);
-/* Allocations since the count restarted, the failed one included; jansson's
- * count too (json_set_alloc_funcs). */
+/* Allocations since the count restarted, the failed one included. */
 unsigned long gmlp_alloc_count(void);
 /* From gmlp_alloc_exempt(1) to (0), the calling thread's allocations are
  * neither counted nor failed (gmlp_json_loadb says why). */

@@ -1,9 +1,12 @@
 /* libFuzzer target: arbitrary bytes through gmlp_model_load_memory on the
  * default OpenCL device, and one pass when a small model loads: features of
  * an image model, logits of a language model (and the vision call on it,
- * which must be refused). */
+ * which must be refused).  With the allocation-failure hook (run.sh builds
+ * with -Dalloc_fail=true), the input's last byte picks which allocation of
+ * the load and the pass fails (0: none), as dav1d's alloc_fail.c. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "gmlp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -14,6 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx && gmlp_context_create(NULL, &ctx) != GMLP_OK)
         abort(); /* no device: nothing to fuzz */
     gmlp_model *m;
+#ifdef GMLP_ALLOC_FAIL
+    gmlp_alloc_fail_at(size ? data[size - 1] : 0);
+#endif
     if (gmlp_model_load_memory(ctx, data, size, &m) != GMLP_OK)
         return 0;
     gmlp_config cfg;

@@ -2,9 +2,11 @@
 # Builds the libFuzzer targets with meson (clang-15, -Dfuzzing=enabled, ASan +
 # UBSan) and fuzzes each for SECONDS (default 20) from a seed corpus of the
 # valid and broken test files (config.json's target: the model folders' and
-# the broken configs; the image decoder's: the test images).  A crash leaves
-# its input in the work folder and fails the run: copy it to tests/data/fuzz-regressions/ with a line in
-# its manifest (test_safetensors replays that folder).
+# the broken configs; the image decoder's: the test images), with the
+# allocation-failure hook that the gmlp_model_load_memory target arms.  A
+# crash leaves its input in the work folder and fails the run: copy it to
+# tests/data/fuzz-regressions/ with a line in its manifest (test_safetensors
+# replays that folder).
 #   tests/fuzz/run.sh [SECONDS [WORKDIR]]      e.g. tests/fuzz/run.sh 3600
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,8 +18,8 @@ cp "$root"/tests/data/e2e/*.safetensors "$root"/tests/data/lm/*.safetensors "$ro
     "$work/corpus/" 2>/dev/null || true
 cp "$root"/tests/data/fuzz-regressions/*.bin "$work/corpus/" 2>/dev/null || true
 if [ ! -f "$work/build/build.ninja" ]; then
-    CC=clang-15 meson setup "$work/build" "$root" -Dfuzzing=enabled -Dtests=false -Dapps=false -Dbench=false \
-        -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debugoptimized >"$work/setup.log" 2>&1 ||
+    CC=clang-15 meson setup "$work/build" "$root" -Dfuzzing=enabled -Dalloc_fail=true -Dtests=false -Dapps=false \
+        -Dbench=false -Db_sanitize=address,undefined -Db_lundef=false --buildtype=debugoptimized >"$work/setup.log" 2>&1 ||
         { tail -n 30 "$work/setup.log"; echo "FAIL: meson setup of the fuzz build"; exit 1; }
 fi
 ninja -C "$work/build" >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; echo "FAIL: fuzz build"; exit 1; }
