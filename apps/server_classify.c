@@ -1,0 +1,43 @@
+/* POST /v1/classify: the body's images (one raw image, or the parts of a
+ * multipart/form-data body) through the batcher; gmlp-classify's --json rows. */
+#include <stdlib.h>
+
+#include "common.h"
+#include "server.h"
+#include "server_batcher.h"
+
+#define MAX_TOP 1048576 /* as gmlp-classify's -k */
+
+srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body)
+{
+    if (!s->ready)
+        return srv_busy("the models are loading");
+    const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "top");
+    long long top = 5;
+    if (arg && !app_parse_int(arg, 1, MAX_TOP, &top))
+        return srv_error(400, "top", "top must be an integer from 1 to %d, not '%s'", MAX_TOP, arg);
+    if (!body->n)
+        return srv_error(400, "body",
+                         body->multipart ? "the multipart body holds no part (an image per part, with its filename)"
+                                         : "the body is empty: send one image, or multipart/form-data parts");
+    char **names = calloc(body->n, sizeof *names);
+    app_blob *blobs = calloc(body->n, sizeof *blobs);
+    if (!names || !blobs) {
+        free(names);
+        free(blobs);
+        return srv_error(500, NULL, "out of host memory");
+    }
+    for (size_t i = 0; i < body->n; i++) {
+        names[i] = body->parts[i].name;
+        blobs[i] = (app_blob){.data = body->parts[i].data, .size = body->parts[i].size, .top = (int)top};
+        body->parts[i].data = NULL; /* the batcher's now */
+    }
+    json_t *rows;
+    const char *why = NULL;
+    unsigned status = srv_batcher_classify(s->batcher, names, blobs, body->n, &rows, &why);
+    free(names);
+    free(blobs);
+    if (status != 200)
+        return srv_busy(why);
+    return srv_json(200, json_pack("{s:o}", "results", rows));
+}
