@@ -15,7 +15,8 @@ apps | tests) setup_mode=$1 ;;
 esac
 
 packages=(gcc pkg-config python3 meson ninja-build ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
-          pocl-opencl-icd libjansson-dev libstb-dev libjpeg-dev libwebp-dev)
+          pocl-opencl-icd libjansson-dev libstb-dev libjpeg-dev libwebp-dev
+          libmicrohttpd-dev)  # gmlp-server (built only where it is found)
 case " ${MESON_SETUP_ARGS:-} " in
 *" -Dclblast=disabled "*) ;;
 *) packages+=(libclblast-dev) ;;
@@ -25,6 +26,7 @@ test_packages=(
     zlib1g-dev             # model: reads the Fashion-MNIST IDX files
     python3-venv           # python: the venv `pip install .` installs the package into
     libopenmpi-dev openmpi-bin  # mpi: gmlp-classify under mpirun (-Dmpi=enabled)
+    curl python3-requests  # server: gmlp-server's clients
 )
 # Optional: the suites that need them skip where a distribution lacks them.
 test_optional=(
@@ -35,7 +37,7 @@ test_optional=(
     python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).
-test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2)
+test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2 openai==3.57.0)  # openai: the server suite
 
 # Optional packages apt could not install are listed here and not tried again
 # (so apt-get update does not run on every call); delete the file to retry.

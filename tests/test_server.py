@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""gmlp-server end to end, on loopback, bounded in time: health while loading,
+curl and Python requests against gmlp-classify's rows for the same images,
+concurrent clients (every reply equal to gmlp-classify's, none lost or
+duplicated, the metrics' counts adding up, RSS flat over a second round),
+hostile requests each getting its status while the server keeps serving,
+completions equal to gmlp-generate's (plain, streamed, through the openai
+package where the tools Python has it), a device failing mid-batch, the API
+key, and SIGTERM.
+  test_server.py GMLP_SERVER GMLP_CLASSIFY GMLP_GENERATE SOURCE_DIR
+Environment: GMLP_SERVER_CLIENTS x GMLP_SERVER_REQUESTS (default 32 x 25; CI's
+ASan pass uses fewer), GMLP_TOOLS_PYTHON (the openai client)."""
+import concurrent.futures
+import json
+import os
+import random
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+
+import requests
+
+server_bin, classify_bin, generate_bin, src = sys.argv[1:5]
+models = os.path.join(src, "models")
+examples = os.path.join(src, "examples")
+lm_path = os.path.join(models, "fortunes-gmlp-lm.safetensors")
+CLIENTS = int(os.environ.get("GMLP_SERVER_CLIENTS", "32"))
+REQUESTS = int(os.environ.get("GMLP_SERVER_REQUESTS", "25"))
+failures = 0
+
+
+T0 = time.time()
+
+
+def check(ok, what):
+    global failures
+    print(f"{'ok' if ok else 'FAIL'} ({time.time() - T0:.1f} s): {what}", flush=True)
+    failures += not ok
+
+
+class Server:
+    """A gmlp-server on a free port; its stderr collected."""
+
+    def __init__(self, *args, env=None):
+        self.proc = subprocess.Popen([server_bin, "--port", "0", *args], stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, **(env or {})})
+        self.log, self.port = [], None
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.time() + 60
+        while self.port is None and self.proc.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+        if self.port is None:
+            sys.exit(f"test_server: the server did not start: {''.join(self.log)}")
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.log.append(line)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+
+    def wait_ready(self):
+        """The first /health answer, once it says 200."""
+        first = None
+        for _ in range(1200):
+            r = requests.get(self.url + "/health", timeout=10)
+            first = first or r
+            if r.status_code == 200:
+                return first
+            time.sleep(0.05)
+        sys.exit("test_server: the models did not load in 60 s")
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        return self.exit_status()
+
+    def exit_status(self):
+        """Its exit status; what it wrote on stderr goes to ours when that is not 0."""
+        rc = self.proc.wait(timeout=30)
+        if rc:
+            time.sleep(0.2)  # the reader thread's last lines
+            sys.stderr.write("".join(self.log[-40:]))
+        return rc
+
+
+def png(path, seed):
+    """A 28x28 grey PNG of random pixels."""
+    r = random.Random(seed)
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    raw = b"".join(b"\0" + bytes(r.randrange(256) for _ in range(28)) for _ in range(28))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 28, 28, 8, 0, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def same_row(got, want):
+    """Same file, same top-k indices and labels, probabilities within 1e-6."""
+    return (got.get("file") == want["file"] and len(got.get("top", [])) == len(want["top"]) and
+            all(g["index"] == w["index"] and g["label"] == w["label"] and abs(g["prob"] - w["prob"]) <= 1e-6
+                for g, w in zip(got["top"], want["top"])))
+
+
+def raw_http(port, data, read_timeout=10):
+    """Sends bytes as they are; what came back before the server closed (or the timeout)."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(read_timeout)
+    try:
+        s.sendall(data)
+        out = b""
+        while True:
+            got = s.recv(65536)
+            if not got:
+                break
+            out += got
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    return out
+
+
+def metric(text, name, **labels):
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    for line in text.splitlines():
+        head, _, value = line.rpartition(" ")
+        if head == (f"{name}{{{want}}}" if labels else name):
+            return float(value)
+    return 0.0
+
+
+tmp = tempfile.mkdtemp()
+gen_dir = os.path.join(tmp, "generated")
+os.makedirs(gen_dir)
+for i in range(24):
+    png(os.path.join(gen_dir, f"gen{i:02d}.png"), i)
+images = {}
+for d in (examples, gen_dir):
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".png"):
+            images[name] = open(os.path.join(d, name), "rb").read()
+
+# gmlp-classify's rows: what every reply must equal
+ref = subprocess.run([classify_bin, "-q", "--json", "-k", "5", examples, gen_dir], capture_output=True, text=True)
+check(ref.returncode == 0, "gmlp-classify gives the reference rows")
+want = {os.path.basename(r["file"]): dict(r, file=os.path.basename(r["file"])) for r in json.loads(ref.stdout)["results"]}
+check(set(want) == set(images), f"a reference row for each of the {len(images)} images")
+
+srv = Server("--lm", lm_path, "--batch", "8", "--max-delay-ms", "5", "--timeout-s", "2", "--max-body-mb", "1",
+             "--queue", "4096", "-v")
+first = srv.wait_ready()
+check(first.status_code in (200, 503) and (first.status_code == 200 or first.json()["status"] == "loading"),
+      f"/health before the models loaded: 503 loading, or 200 if they were quick (got {first.status_code})")
+url = srv.url
+
+# --- real clients -----------------------------------------------------------------------------
+name = "bag-18.png"
+out = subprocess.run(["curl", "-sS", "--data-binary", "@" + os.path.join(examples, name), "-H",
+                      "Content-Type: image/png", url + "/v1/classify"], capture_output=True, text=True)
+row = json.loads(out.stdout)["results"][0] if out.returncode == 0 else {}
+check(same_row(row, dict(want[name], file="-")), "curl, a raw body: gmlp-classify's row, file '-'")
+out = subprocess.run(["curl", "-sS", "-F", "a=@" + os.path.join(examples, name), "-F",
+                      "b=@" + os.path.join(examples, "coat-6.png"), url + "/v1/classify?top=3"],
+                     capture_output=True, text=True)
+rows = json.loads(out.stdout)["results"] if out.returncode == 0 else []
+check(len(rows) == 2 and all(same_row(r, dict(want[n], top=want[n]["top"][:3]))
+                             for r, n in zip(rows, [name, "coat-6.png"])),
+      "curl -F, two parts, ?top=3: their rows in order, three classes each")
+r = requests.get(url + "/v1/models")
+check(r.status_code == 200 and [m["id"] for m in r.json()["data"]] ==
+      ["fashion-mnist-gmlp.safetensors", "fortunes-gmlp-lm.safetensors"], "/v1/models lists both models")
+
+
+# --- concurrent clients ------------------------------------------------------------------------
+def client(seed, n_requests):
+    """n_requests of 1..4 random images; (requests answered right, images sent)."""
+    rnd = random.Random(seed)
+    names = sorted(images)
+    good = sent = 0
+    with requests.Session() as s:
+        for _ in range(n_requests):
+            pick = [rnd.choice(names) for _ in range(rnd.randint(1, 4))]
+            files = [(f"f{i}", (n, images[n], "image/png")) for i, n in enumerate(pick)]
+            r = s.post(url + "/v1/classify", files=files, timeout=60)
+            sent += len(pick)
+            rows = r.json().get("results", []) if r.status_code == 200 else []
+            good += len(rows) == len(pick) and all(same_row(g, want[n]) for g, n in zip(rows, pick))
+    return good, sent
+
+
+def load_round(seed):
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
+        done = list(pool.map(lambda c: client(seed * 1000 + c, REQUESTS), range(CLIENTS)))
+    return sum(g for g, _ in done), sum(s for _, s in done), time.time() - t0
+
+
+before = requests.get(url + "/metrics").text
+good, sent, secs = load_round(1)
+total = CLIENTS * REQUESTS
+check(good == total, f"{CLIENTS} clients x {REQUESTS} requests ({sent} images, {secs:.1f} s): every reply is "
+                     f"gmlp-classify's rows, in order ({good} of {total})")
+after = requests.get(url + "/metrics").text
+delta = lambda name, **l: metric(after, name, **l) - metric(before, name, **l)
+check(delta("gmlp_requests_total", endpoint="/v1/classify", status="200") == total,
+      "metrics: the classify requests counted once each")
+check(delta("gmlp_images_total") == sent and delta("gmlp_batch_images_sum") == sent,
+      "metrics: the images served and the batches' images add up to those sent (none lost or duplicated)")
+check(delta("gmlp_request_seconds_count", endpoint="/v1/classify") == total,
+      "metrics: the latency histogram counts every request")
+check(metric(after, "gmlp_queue_images") == 0, "metrics: the queue is empty after the round")
+check(metric(after, "gmlp_batch_images_count") < metric(after, "gmlp_batch_images_sum"),
+      "concurrent requests were gathered: fewer batches than images")
+rss1 = srv.rss_kib()
+good2, _, _ = load_round(2)
+rss2 = srv.rss_kib()
+check(good2 == total, "a second round: every reply right")
+check(rss2 <= rss1 * 1.1 + 8192, f"RSS flat over the second round ({rss1} KiB, then {rss2} KiB)")
+
+# --- hostile requests ----------------------------------------------------------------------------
+def status_of(reply):
+    m = re.match(rb"HTTP/1\.[01] (\d+)", reply)
+    return int(m.group(1)) if m else None
+
+
+head = f"POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\n".encode()
+body = images[name]
+reply = raw_http(srv.port, head + f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:100], read_timeout=6)
+check(reply == b"", "a truncated body: no reply, the connection closed at the idle timeout")
+reply = raw_http(srv.port, head + b"Content-Length: 10\r\nConnection: close\r\n\r\n" + body)
+check(status_of(reply) == 200 and b'"error"' in reply, "a Content-Length shorter than the body: 200, the image's "
+                                                       "error entry (the bytes after it are not an image)")
+reply = raw_http(srv.port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n")
+check(status_of(reply) == 431, "giant headers: 431")
+r = requests.post(url + "/v1/classify", data=body, headers={"Content-Type": "multipart/form-data"})
+check(r.status_code == 400 and r.json()["error"]["param"] == "Content-Type", "multipart without a boundary: 400")
+r = requests.post(url + "/v1/classify", data=b"--other\r\n" + body,
+                  headers={"Content-Type": "multipart/form-data; boundary=zzz"})
+check(r.status_code == 400, "multipart with a boundary that never comes: 400")
+r = requests.post(url + "/v1/classify", files=[("a", (name, body)), ("b", ("broken.png", body[:300])),
+                                               ("c", ("coat-6.png", images["coat-6.png"]))])
+rows = r.json()["results"] if r.status_code == 200 else []
+check(len(rows) == 3 and same_row(rows[0], want[name]) and "error" in rows[1] and rows[1]["file"] == "broken.png" and
+      same_row(rows[2], want["coat-6.png"]), "a broken image among good ones: its error entry, the others' rows")
+r = requests.post(url + "/v1/classify?top=-1", data=body, headers={"Content-Type": "image/png"})
+check(r.status_code == 400 and r.json()["error"]["param"] == "top", "a negative top: 400 naming top")
+r = requests.post(url + "/v1/classify", data=b"x" * (1 << 20 | 1), headers={"Content-Type": "image/png"})
+check(r.status_code == 413, "a body over --max-body-mb: 413")
+r = requests.post(url + "/v1/classify", data={"a": "1"})
+check(r.status_code == 415, "a form body: 415")
+r = requests.post(url + "/v1/completions", data=b'{"prompt": "a\xff"}', headers={"Content-Type": "application/json"})
+check(r.status_code == 400 and r.json()["error"]["param"] == "body", "invalid UTF-8 in the prompt: 400")
+r = requests.post(url + "/v1/completions", json={"prompt": "a", "max_tokens": 10**9})
+check(r.status_code == 400 and r.json()["error"]["param"] == "max_tokens", "max_tokens 10^9: 400 naming max_tokens")
+r = requests.post(url + "/v1/completions", json={"max_tokens": 4})
+check(r.status_code == 400 and r.json()["error"]["param"] == "prompt", "no prompt: 400 naming prompt")
+r = requests.post(url + "/v1/completions", json={"prompt": "a", "temperature": "hot"})
+check(r.status_code == 400 and r.json()["error"]["param"] == "temperature", "a string temperature: 400")
+
+# slow-loris: headers a byte every 0.2 s, never idle as long as the timeout (2 s), never finished
+loris = socket.create_connection(("127.0.0.1", srv.port))
+loris.sendall(b"GET /health HTTP/1.1\r\n")
+r = requests.get(url + "/health", timeout=10)
+check(r.status_code == 200, "a slow client does not block the others")
+t0, dropped = time.time(), False
+while not dropped and time.time() - t0 < 8:
+    try:
+        loris.sendall(b"X-Slow: 1\r\n"[int((time.time() - t0) * 5) % 11:][:1])
+        time.sleep(0.2)
+    except OSError:
+        dropped = True
+check(dropped and time.time() - t0 < 4, f"a slow client is dropped at --timeout-s however it trickles "
+                                        f"({time.time() - t0:.1f} s)")
+loris.close()
+r = requests.post(url + "/v1/classify", data=body, headers={"Content-Type": "image/png"})
+check(r.status_code == 200 and same_row(r.json()["results"][0], dict(want[name], file="-")),
+      "after all that the server still serves")
+
+# --- completions -------------------------------------------------------------------------------
+opts = {"prompt": "The cat ", "max_tokens": 48, "seed": 7, "temperature": 0.9, "top_k": 20, "top_p": 0.9}
+ref = subprocess.run([generate_bin, "-q", "--json", "-m", lm_path, "-n", "48", "-s", "7", "--temp", "0.9",
+                      "--top-k", "20", "--top-p", "0.9", "-p", "The cat "], capture_output=True, text=True)
+want_text = json.loads(ref.stdout)["text"] if ref.returncode == 0 else None
+r = requests.post(url + "/v1/completions", json=opts)
+doc = r.json() if r.status_code == 200 else {}
+check(doc.get("choices", [{}])[0].get("text") == want_text and doc["choices"][0]["finish_reason"] == "length" and
+      doc["usage"] == {"prompt_tokens": 8, "completion_tokens": 48, "total_tokens": 56},
+      "a completion: gmlp-generate's text for the same seed and options, its usage")
+r = requests.post(url + "/v1/completions", json=dict(opts, stream=True), stream=True)
+events = [line[6:] for line in r.iter_lines(decode_unicode=False) if line.startswith(b"data: ")]
+chunks = [json.loads(e) for e in events[:-1]]
+check(r.headers.get("Content-Type") == "text/event-stream" and events[-1] == b"[DONE]" and len(chunks) > 2 and
+      "".join(c["choices"][0]["text"] for c in chunks) == want_text and
+      chunks[-1]["choices"][0]["finish_reason"] == "length", "streamed: data: chunks, then [DONE], the same text")
+cut = want_text[10:13] if want_text else "x"
+r = requests.post(url + "/v1/completions", json=dict(opts, stop=[cut]))
+text = r.json()["choices"][0]["text"] if r.status_code == 200 else None
+check(text == want_text[:want_text.index(cut)] and r.json()["choices"][0]["finish_reason"] == "stop",
+      "stop: the text ends before the stop sequence, finish_reason stop")
+r = requests.post(url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "Hi"}],
+                                                      "max_tokens": 8, "seed": 1, "stream": True}, stream=True)
+events = [line[6:] for line in r.iter_lines() if line.startswith(b"data: ")]
+check(r.status_code == 200 and events[-1] == b"[DONE]" and
+      json.loads(events[0])["choices"][0]["delta"]["role"] == "assistant", "chat completions stream deltas")
+# a client that leaves mid-stream stops its generation: the tokens counted stay far below max_tokens
+tokens_before = metric(requests.get(url + "/metrics").text, "gmlp_tokens_total")
+s = socket.create_connection(("127.0.0.1", srv.port))
+req = json.dumps({"prompt": "A", "max_tokens": 4000, "seed": 3, "stream": True}).encode()
+s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+          str(len(req)).encode() + b"\r\n\r\n" + req)
+s.recv(4096)
+s.close()
+time.sleep(1)
+tokens = metric(requests.get(url + "/metrics").text, "gmlp_tokens_total") - tokens_before
+check(0 < tokens < 4000, f"a client that disconnects stops its generation ({int(tokens)} of 4000 tokens)")
+tools_python = os.environ.get("GMLP_TOOLS_PYTHON")
+if tools_python and subprocess.run([tools_python, "-c", "import openai"], capture_output=True).returncode == 0:
+    code = ("import openai, sys\nc = openai.OpenAI(base_url=sys.argv[1], api_key='none')\n"
+            "s = c.completions.create(model='lm', prompt='The cat ', max_tokens=48, seed=7, temperature=0.9,"
+            " top_p=0.9, extra_body={'top_k': 20}, stream=True)\n"
+            "sys.stdout.write(''.join(e.choices[0].text for e in s))\n")
+    out = subprocess.run([tools_python, "-c", code, url + "/v1"], capture_output=True, text=True)
+    check(out.returncode == 0 and out.stdout == want_text, "the openai package streams the same text")
+else:
+    print("skip: the openai client (the tools Python, GMLP_TOOLS_PYTHON, has no openai package)")
+
+# --- metrics' statuses, then SIGTERM ---------------------------------------------------------------
+m = requests.get(url + "/metrics").text
+check(metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="400") >= 3 and
+      metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="413") == 1,
+      "metrics count the refusals by status")
+# SIGTERM while a completion streams: it ends whole, then the server exits 0
+r = requests.post(url + "/v1/completions", json={"prompt": "A", "max_tokens": 600, "seed": 4, "stream": True},
+                  stream=True)
+lines = r.iter_lines()
+next(lines)
+srv.proc.send_signal(signal.SIGTERM)
+events = [line[6:] for line in lines if line.startswith(b"data: ")]
+check(events[-1] == b"[DONE]" and json.loads(events[-2])["usage"]["completion_tokens"] == 600,
+      "SIGTERM: the completion in flight streams to its end")
+check(srv.exit_status() == 0, "SIGTERM: exit 0")
+check(any(re.match(r"gmlp-server: POST /v1/classify 200 ", l) for l in srv.log), "-v: an access log line per request")
+
+# --- the API key -------------------------------------------------------------------------------------
+srv = Server("--api-key", "s3cret", "-q", "--queue", "2", "--batch", "64", "--max-delay-ms", "500")
+srv.wait_ready()
+r = requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png"})
+check(r.status_code == 401, "--api-key: no key, 401")
+r = requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png",
+                                                                   "Authorization": "Bearer wrong"})
+check(r.status_code == 401, "--api-key: a wrong key, 401")
+r = requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png",
+                                                                   "Authorization": "Bearer s3cret"})
+check(r.status_code == 200, "--api-key: the key, 200")
+r = requests.post(srv.url + "/v1/completions", json={"prompt": "a"}, headers={"Authorization": "Bearer s3cret"})
+check(r.status_code == 404, "no --lm: completions are 404")
+post = lambda _: requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png",
+                                                                            "Authorization": "Bearer s3cret"})
+with concurrent.futures.ThreadPoolExecutor(6) as pool:
+    replies = list(pool.map(post, range(6)))
+busy = [r for r in replies if r.status_code == 503]
+check(busy and all(r.headers.get("Retry-After") for r in busy) and
+      all(r.status_code in (200, 503) for r in replies), f"a full queue (--queue 2): 503 with Retry-After "
+                                                         f"({len(busy)} of 6)")
+check(srv.stop() == 0, "SIGTERM: exit 0")
+
+# --- a device failing mid-batch: its requests answered from another device, or 503 when none is left -----
+devices = subprocess.run([classify_bin, "--list-devices"], capture_output=True,
+                         env={**os.environ, "POCL_DEVICES": "pthread basic"}).stdout.decode(errors="replace")
+if len(re.findall(r"^\d+: ", devices, re.M)) >= 2:
+    srv = Server("-d", "all", "--batch", "2", "--max-delay-ms", "0", "-q",
+                 env={"POCL_DEVICES": "pthread basic", "GMLP_TEST_FAIL": "1:1"})
+    srv.wait_ready()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        done = list(pool.map(lambda c: client(c, 4), range(8)))
+    check(sum(g for g, _ in done) == 32, "a device failing mid-batch: every request answered right by the other")
+    check(any("failed: injected failure" in l for l in srv.log), "the failure is reported")
+    check(srv.stop() == 0, "SIGTERM: exit 0")
+else:
+    print('skip: two devices (POCL_DEVICES="pthread basic" gives fewer)')
+srv = Server("--batch", "2", "-q", env={"GMLP_TEST_FAIL": "0:1"})
+srv.wait_ready()
+r = requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png"})
+check(r.status_code == 503 and r.headers.get("Retry-After"), "the only device failing: 503 with Retry-After")
+check(requests.get(srv.url + "/health").status_code == 503, "then /health says 503")
+check(srv.stop() == 0, "SIGTERM: exit 0")
+
+print(f"{failures} failed")
+sys.exit(1 if failures else 0)
