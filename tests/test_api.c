@@ -444,6 +444,132 @@ static void test_f16_weights(gmlp_context *ctx)
     free(file);
 }
 
+/* The precision modes' options: names and parsing, unknown modes in the
+ * options and in $GMLP_PRECISION refused, AUTO taking $GMLP_PRECISION (read
+ * when the context is made) and an explicit mode overriding it, what
+ * gmlp_model_precision reports, and CLBlast refusing every mode but FP32. */
+static void test_precision_options(gmlp_context *ctx)
+{
+    for (int i = GMLP_PRECISION_AUTO; i <= GMLP_PRECISION_BF16; i++) {
+        const char *name = gmlp_precision_name((gmlp_precision)i);
+        char upper[16] = "";
+        for (size_t j = 0; name && name[j] && j + 1 < sizeof upper; j++)
+            upper[j] = (char)(name[j] >= 'a' && name[j] <= 'z' ? name[j] - 'a' + 'A' : name[j]);
+        gmlp_precision a = (gmlp_precision)-1, b = (gmlp_precision)-1;
+        CHECK(name && gmlp_precision_parse(name, &a) == GMLP_OK && a == (gmlp_precision)i &&
+                  gmlp_precision_parse(upper, &b) == GMLP_OK && b == (gmlp_precision)i,
+              "precision %d: name %s, parsed back as %d, %s as %d", i, name ? name : "(null)", (int)a, upper, (int)b);
+    }
+    CHECK(!gmlp_precision_name((gmlp_precision)5) && !gmlp_precision_name((gmlp_precision)-1), "unknown modes named");
+    gmlp_precision p = GMLP_PRECISION_TF32;
+    CHECK(gmlp_precision_parse("bogus", &p) == GMLP_ERR_INVALID_ARGUMENT && p == GMLP_PRECISION_TF32 &&
+              strstr(gmlp_last_error(NULL), "bogus"),
+          "precision 'bogus' parsed: %s", gmlp_last_error(NULL));
+    CHECK(gmlp_precision_parse("fp3", &p) == GMLP_ERR_INVALID_ARGUMENT &&
+              gmlp_precision_parse("", &p) == GMLP_ERR_INVALID_ARGUMENT &&
+              gmlp_precision_parse(NULL, &p) == GMLP_ERR_INVALID_ARGUMENT &&
+              gmlp_precision_parse("fp32", NULL) == GMLP_ERR_INVALID_ARGUMENT,
+          "a prefix, an empty name, NULL name or NULL out parsed");
+
+    /* out of range in the options: both loaders, nothing loaded */
+    const char *path = model_path("gmlp_rgb");
+    gmlp_load_options o;
+    gmlp_load_options_default(&o);
+    CHECK(o.precision == GMLP_PRECISION_AUTO, "default precision %d", (int)o.precision);
+    static const int bad[] = {5, -1, 1000};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gmlp_model *m = (gmlp_model *)1;
+        o.precision = (gmlp_precision)bad[i];
+        CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_ERR_INVALID_ARGUMENT && m == NULL &&
+                  strstr(gmlp_last_error(ctx), "precision"),
+              "precision %d in the options: %s", bad[i], gmlp_last_error(ctx));
+        m = (gmlp_model *)1;
+        CHECK(gmlp_model_load_memory_ex(ctx, "", 0, &o, &m) == GMLP_ERR_INVALID_ARGUMENT && m == NULL,
+              "precision %d in the options, from memory", bad[i]);
+    }
+
+    /* $GMLP_PRECISION: an unknown one fails the context, as GMLP_GEMM does */
+    gmlp_context *c = (gmlp_context *)1;
+    setenv("GMLP_PRECISION", "bogus", 1);
+    CHECK(gmlp_context_create(NULL, &c) == GMLP_ERR_INVALID_ARGUMENT && !c &&
+              strstr(gmlp_last_error(NULL), "GMLP_PRECISION=bogus"),
+          "GMLP_PRECISION=bogus: %s", gmlp_last_error(NULL));
+    /* bf16: what AUTO loads in; an explicit mode wins */
+    setenv("GMLP_PRECISION", "bf16", 1);
+    c = NULL;
+    CHECK(gmlp_context_create(NULL, &c) == GMLP_OK, "GMLP_PRECISION=bf16: %s", gmlp_last_error(NULL));
+    unsetenv("GMLP_PRECISION");
+    if (c) {
+        const char *dev = gmlp_context_device_name(c);
+        const int may_mma = dev && strstr(dev, "NVIDIA"); /* a tensor-core engine where it proved itself */
+        gmlp_load_options_default(&o);
+        for (int explicit_mode = 0; explicit_mode <= 2; explicit_mode++) {
+            const gmlp_precision want = explicit_mode == 2 ? GMLP_PRECISION_FP32 : GMLP_PRECISION_BF16;
+            o.precision = explicit_mode == 0 ? GMLP_PRECISION_AUTO : want;
+            gmlp_model *m = NULL;
+            char engine[64] = "";
+            p = GMLP_PRECISION_AUTO;
+            CHECK(gmlp_model_load_ex(c, path, &o, &m) == GMLP_OK &&
+                      gmlp_model_precision(m, &p, engine, sizeof engine) == GMLP_OK && p == want &&
+                      (!strcmp(engine, "portable") || (may_mma && !strncmp(engine, "mma", 3))),
+                  "GMLP_PRECISION=bf16, load option %s: runs %s on '%s', want %s, portable: %s",
+                  gmlp_precision_name(o.precision), gmlp_precision_name(p), engine, gmlp_precision_name(want),
+                  gmlp_last_error(c));
+            printf("GMLP_PRECISION=bf16, load option %s: %s on %s\n", gmlp_precision_name(o.precision),
+                   gmlp_precision_name(p), engine);
+            gmlp_precision q = GMLP_PRECISION_AUTO;
+            CHECK(gmlp_model_precision(NULL, &q, NULL, 0) == GMLP_ERR_INVALID_ARGUMENT &&
+                      gmlp_model_precision(m, NULL, engine, sizeof engine) == GMLP_ERR_INVALID_ARGUMENT &&
+                      (!m || (gmlp_model_precision(m, &q, NULL, 0) == GMLP_OK && q == p)),
+                  "gmlp_model_precision's arguments");
+            gmlp_model_free(m);
+        }
+        gmlp_context_destroy(c);
+    }
+    /* a context made without it: AUTO is FP32 */
+    gmlp_model *m = NULL;
+    gmlp_load_options_default(&o);
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK && gmlp_model_precision(m, &p, NULL, 0) == GMLP_OK &&
+              p == GMLP_PRECISION_FP32,
+          "AUTO without GMLP_PRECISION: %s", gmlp_precision_name(p));
+    gmlp_model_free(m);
+
+    /* CLBlast runs fp32 only */
+    if (!GMLP_HAVE_CLBLAST) {
+        printf("SKIP: CLBlast with a precision mode: built without CLBlast (meson setup -Dclblast)\n");
+        return;
+    }
+    gmlp_context_options co;
+    gmlp_context_options_default(&co);
+    co.gemm = GMLP_GEMM_CLBLAST;
+    c = NULL;
+    CHECK(gmlp_context_create_ex(&co, &c) == GMLP_OK, "CLBlast context: %s", gmlp_last_error(NULL));
+    for (int i = GMLP_PRECISION_FP32; c && i <= GMLP_PRECISION_BF16; i++) {
+        o.precision = (gmlp_precision)i;
+        m = NULL;
+        gmlp_status st = gmlp_model_load_ex(c, path, &o, &m);
+        if (i == GMLP_PRECISION_FP32)
+            CHECK(st == GMLP_OK, "CLBlast in FP32: %s", gmlp_last_error(c));
+        else
+            CHECK(st == GMLP_ERR_UNSUPPORTED && !m && strstr(gmlp_last_error(c), "CLBlast"),
+                  "CLBlast in %s: %s: %s", gmlp_precision_name(o.precision), gmlp_status_string(st), gmlp_last_error(c));
+        gmlp_model_free(m);
+    }
+    gmlp_context_destroy(c);
+    setenv("GMLP_GEMM", "clblast", 1);
+    setenv("GMLP_PRECISION", "tf32", 1);
+    c = NULL;
+    CHECK(gmlp_context_create(NULL, &c) == GMLP_OK, "GMLP_GEMM=clblast GMLP_PRECISION=tf32: %s", gmlp_last_error(NULL));
+    unsetenv("GMLP_GEMM");
+    unsetenv("GMLP_PRECISION");
+    m = NULL;
+    gmlp_status st = c ? gmlp_model_load(c, path, &m) : GMLP_ERR_UNSUPPORTED;
+    CHECK(st == GMLP_ERR_UNSUPPORTED && !m, "GMLP_GEMM=clblast GMLP_PRECISION=tf32, AUTO load: %s: %s",
+          gmlp_status_string(st), c ? gmlp_last_error(c) : "");
+    gmlp_model_free(m);
+    gmlp_context_destroy(c);
+}
+
 /* After the load nothing compiles: with every kernel made unbuildable,
  * classification at any batch size (each GEMM tiling) still runs. */
 static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weights)
@@ -483,6 +609,7 @@ int main(int argc, char **argv)
     test_chunking(ctx, "gmlpvision_heads_attn_f16");
     test_random_models(ctx);
     test_f16_weights(ctx);
+    test_precision_options(ctx);
     gmlp_context_destroy(ctx);
     ctx = check_context(); /* no kernel built yet */
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32);
