@@ -40,10 +40,9 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
 app_pipeline_config app_pipeline_config_of(const app_options *o);
 /* The model path used (the option, $GMLP_MODEL or the bundled model). */
 const char *app_model_path(const app_options *o);
-/* The precision's name: --precision, else $GMLP_PRECISION, else fp32, as the
- * library resolves GMLP_PRECISION_AUTO.  The run file needs it before any
- * model is loaded (and rank 0 of an MPI run loads none); a $GMLP_PRECISION
- * the library refuses is left to it to say so. */
+/* The precision's name: --precision, else app_precision_default().  The run
+ * file needs it before any model is loaded (and rank 0 of an MPI run loads
+ * none). */
 const char *app_precision_name(const app_options *o);
 /* The whole run in this process (no MPI). */
 int app_run_local(const app_options *o, char **args, int n_args);

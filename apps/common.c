@@ -115,6 +115,15 @@ int app_parse_precision(const char *program, const char *arg, gmlp_precision *mo
     return app_bad_value(program, "--precision", arg, "fp32, tf32, fp16 or bf16");
 }
 
+gmlp_precision app_precision_default(void)
+{
+    gmlp_precision mode = GMLP_PRECISION_AUTO;
+    const char *env = getenv("GMLP_PRECISION");
+    if (env)
+        gmlp_precision_parse(env, &mode); /* a bad one leaves mode as it was */
+    return mode == GMLP_PRECISION_AUTO ? GMLP_PRECISION_FP32 : mode;
+}
+
 int app_model_precision(const gmlp_model *model, const char **mode, char *engine, size_t size)
 {
     gmlp_precision m;

@@ -42,6 +42,9 @@ int app_bad_value(const char *program, const char *option, const char *value, co
  * "auto", the default, is left out: it is what giving no --precision means).
  * 0 after app_bad_value's message. */
 int app_parse_precision(const char *program, const char *arg, gmlp_precision *mode);
+/* What GMLP_PRECISION_AUTO stands for: $GMLP_PRECISION's mode where it names
+ * one, else fp32 (a bad value is the library's to refuse, at gmlp_context_create). */
+gmlp_precision app_precision_default(void);
 /* A loaded model's mode's name and what runs it (gmlp_model_precision), for
  * the headers and JSON of the programs; 0 where the library failed
  * (gmlp_last_error of the model's context says why). */

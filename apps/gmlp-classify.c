@@ -297,11 +297,7 @@ const char *app_model_path(const app_options *o)
 
 const char *app_precision_name(const app_options *o)
 {
-    gmlp_precision mode = o->precision;
-    const char *env = getenv("GMLP_PRECISION");
-    if (mode == GMLP_PRECISION_AUTO && env)
-        gmlp_precision_parse(env, &mode); /* a bad one leaves mode as it was */
-    return gmlp_precision_name(mode == GMLP_PRECISION_AUTO ? GMLP_PRECISION_FP32 : mode);
+    return gmlp_precision_name(o->precision ? o->precision : app_precision_default());
 }
 
 app_pipeline_config app_pipeline_config_of(const app_options *o)

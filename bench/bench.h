@@ -17,6 +17,7 @@ typedef struct bench_opts {
     int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile, tune;
     int weights[2], n_weights; /* gmlp_weight_type */
     int gemms[3], n_gemms;     /* gmlp_gemm_backend */
+    int precisions[4], n_precisions; /* gmlp_precision, AUTO resolved (app_precision_default) */
     size_t sgemm_n;
 } bench_opts;
 
@@ -86,29 +87,39 @@ const bench_cfg *bench_lm_set(int tiny, size_t *n);
 /* The FLOPs one configuration's rows take (for the progress estimate). */
 double bench_lm_work(const gmlp_config *c, const bench_opts *o);
 void bench_lm_header(const bench_run *b);
-/* The rows of one model file on one device; 0 (said why) on failure. */
-int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const unsigned char *file, size_t size);
+/* The rows of one model file on one device in one precision; 0 (said why) on failure. */
+int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, gmlp_precision precision,
+                 const unsigned char *file, size_t size);
 
-/* images/s against batch per device, model, weights and GEMM backend, as an SVG file; nonzero on failure. */
+/* images/s against batch per device, model, weights, GEMM backend and precision, as an SVG file; nonzero on
+ * failure. */
 int bench_svg(json_t *rows, FILE *f);
 
 /* After the run (compare.c): the speed of f16 against f32 weights, of the
- * kernel against CLBlast, of auto against the kernel, where both ran; the
- * speed against tools/bench_torch.py's JSON in path (nonzero on failure). */
+ * kernel against CLBlast, of auto against the kernel, of each precision
+ * against fp32, where both ran; the speed against tools/bench_torch.py's JSON
+ * in path, each precision against PyTorch's in the same (nonzero on failure). */
 void bench_effects(const bench_run *b);
 int bench_compare(const bench_run *b, const char *path);
 
+/* What an image configuration's rows are of, besides the device and the
+ * model: the weight storage, the GEMM backend and the precision. */
+typedef struct bench_setting {
+    gmlp_weight_type weights;
+    gmlp_gemm_backend gemm;
+    gmlp_precision precision;
+} bench_setting;
+
 /* A new context (queue profiling on if profiling) with the kernel cache in
- * cache_dir, and the model file loaded into it with weights. */
-gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
-                             const unsigned char *file, size_t size, const char *cache_dir, int profiling,
-                             gmlp_context **ctx, gmlp_model **m);
+ * cache_dir, and the model file loaded into it in setting s. */
+gmlp_status bench_open_model(const char *dev_spec, const bench_setting *s, const unsigned char *file, size_t size,
+                             const char *cache_dir, int profiling, gmlp_context **ctx, gmlp_model **m);
 /* --profile: one profiled forward per row of this configuration (rows from
  * first_row on), its kernels into the row's "profile"; 0 (said why) on failure. */
-int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, gmlp_gemm_backend gemm,
-                  const unsigned char *file, size_t size, size_t first_row, double flops_per_image);
-/* --tune: gmlp_tune on the model in file at each batch, per weight storage;
- * 0 (said why) on failure. */
+int bench_profile(bench_run *b, const char *dev_spec, const bench_setting *s, const unsigned char *file, size_t size,
+                  size_t first_row, double flops_per_image);
+/* --tune: gmlp_tune on the model in file at each batch, per weight storage
+ * and precision (the tuning file has a slot for each); 0 (said why) on failure. */
 int bench_tune(const bench_opts *o, const char *dev_spec, const char *name, const unsigned char *file, size_t size);
 /* The profiled rows' kernel tables, as text and as markdown (nonzero on failure). */
 void bench_profile_print(json_t *rows, FILE *f);

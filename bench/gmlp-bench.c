@@ -1,8 +1,8 @@
 /* gmlp-bench: inference speed of gMLP / MLP-Mixer configurations with random
  * weights (or a given model file) on one or every OpenCL device, with the
  * weights stored as float and/or half, GEMMs on the library's kernel and/or
- * CLBlast.
- * Reports per (device, model, weights, GEMM backend, batch): median and
+ * CLBlast, in one or more precisions.
+ * Reports per (device, model, weights, GEMM backend, precision, batch): median and
  * spread of the time per batch, images/s, effective TFLOP/s (linear layers,
  * 2 x MACs), that as a fraction of the device's SGEMM rate (CLBlast's or the
  * library kernel's, the higher) measured in the same run, the time to the
@@ -221,14 +221,14 @@ static void plan_run(bench_run *b, const plan *p)
     int variants = bench_image_variants(o);
     b->name_w = 16;
     b->progress.t0 = bench_now();
-    b->progress.steps = (int)(p->ndev * (p->n_images * (size_t)variants + p->n_lms));
+    b->progress.steps = (int)(p->ndev * (p->n_images * (size_t)variants + p->n_lms * (size_t)o->n_precisions));
     for (size_t i = 0; i < p->n_images; i++) {
         fit_name(b, p->images[i].name);
         b->progress.total += p->ndev * variants * bench_image_work(&p->images[i].cfg, o);
     }
     for (size_t i = 0; i < p->n_lms; i++) {
         fit_name(b, p->lms[i].name);
-        b->progress.total += p->ndev * bench_lm_work(&p->lms[i].cfg, o);
+        b->progress.total += p->ndev * o->n_precisions * bench_lm_work(&p->lms[i].cfg, o);
     }
 }
 
@@ -268,9 +268,14 @@ static int run_device(bench_run *b, const plan *p, const char *dev_spec)
     for (size_t i = 0; i < p->n_lms; i++) {
         size_t size;
         unsigned char *file = model_file(p, &p->lms[i], &size);
-        bench_progress_start(&b->progress, bench_base_name(p->lms[i].name), dev, bench_lm_work(&p->lms[i].cfg, &b->o));
-        if (!file || !bench_lm_one(b, dev_spec, p->lms[i].name, file, size))
-            b->failed = 1;
+        for (int k = 0; k < b->o.n_precisions; k++) {
+            gmlp_precision mode = (gmlp_precision)b->o.precisions[k];
+            char what[256];
+            snprintf(what, sizeof what, "%s %s", bench_base_name(p->lms[i].name), gmlp_precision_name(mode));
+            bench_progress_start(&b->progress, what, dev, bench_lm_work(&p->lms[i].cfg, &b->o));
+            if (!file || !bench_lm_one(b, dev_spec, p->lms[i].name, mode, file, size))
+                b->failed = 1;
+        }
         release_file(p, file);
     }
     gmlp_context_destroy(ctx);

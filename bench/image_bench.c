@@ -1,5 +1,5 @@
 /* gmlp-bench's image part: random-weight gMLP, Mixer and ResMLP image models
- * (or a given file), per weight storage and GEMM backend: the time to the
+ * (or a given file), per weight storage, GEMM backend and precision: the time to the
  * first result in a new context (cold and warm kernel cache), then per batch
  * the median and spread of the forward (device to device; host to host
  * beside it), images/s, effective TFLOP/s and the peak device memory, a
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
+#include "common.h"
 #include "gmlp_cl.h"
 #include "gmlp_diag.h"
 #include "report.h"
@@ -89,20 +90,34 @@ static double flops_per_image(const gmlp_config *c)
     return 2 * (n * k * d + c->depth * block + d * c->num_classes);
 }
 
-/* Whether weight storage w and backend g (indices into --weights and --gemm)
- * are timed: CLBlast and auto not with half weights, whose GEMMs always run
- * on the kernel. */
-static int timed(const bench_opts *o, int w, int g)
+/* Whether a setting is timed: CLBlast and auto not with half weights, whose
+ * GEMMs always run on the kernel; CLBlast in fp32 only, all it runs. */
+static int timed(const bench_setting *s)
 {
-    return o->weights[w] == GMLP_WEIGHTS_F32 || o->gemms[g] == GMLP_GEMM_KERNEL;
+    return (s->weights == GMLP_WEIGHTS_F32 || s->gemm == GMLP_GEMM_KERNEL) &&
+           (s->precision == GMLP_PRECISION_FP32 || s->gemm != GMLP_GEMM_CLBLAST);
+}
+
+/* The i-th setting of --weights x --gemm x --precision, in that order, i < n_settings. */
+static int n_settings(const bench_opts *o)
+{
+    return o->n_weights * o->n_gemms * o->n_precisions;
+}
+
+static bench_setting setting(const bench_opts *o, int i)
+{
+    return (bench_setting){(gmlp_weight_type)o->weights[i / (o->n_gemms * o->n_precisions)],
+                           (gmlp_gemm_backend)o->gemms[i / o->n_precisions % o->n_gemms],
+                           (gmlp_precision)o->precisions[i % o->n_precisions]};
 }
 
 int bench_image_variants(const bench_opts *o)
 {
     int n = 0;
-    for (int w = 0; w < o->n_weights; w++)
-        for (int g = 0; g < o->n_gemms; g++)
-            n += timed(o, w, g);
+    for (int i = 0; i < n_settings(o); i++) {
+        bench_setting s = setting(o, i);
+        n += timed(&s);
+    }
     return n;
 }
 
@@ -140,19 +155,19 @@ double bench_sgemm_peak(gmlp_context *ctx, size_t n)
     return clblast > kernel ? clblast : kernel;
 }
 
-gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_weight_type weights,
-                             const unsigned char *file, size_t size, const char *cache_dir, int profiling,
-                             gmlp_context **ctx, gmlp_model **m)
+gmlp_status bench_open_model(const char *dev_spec, const bench_setting *s, const unsigned char *file, size_t size,
+                             const char *cache_dir, int profiling, gmlp_context **ctx, gmlp_model **m)
 {
     gmlp_context_options co;
     gmlp_context_options_default(&co);
     co.device = dev_spec;
-    co.gemm = gemm;
+    co.gemm = s->gemm;
     co.cache_dir = cache_dir;
     co.profiling = profiling;
     gmlp_load_options lo;
     gmlp_load_options_default(&lo);
-    lo.weights = weights;
+    lo.weights = s->weights;
+    lo.precision = s->precision;
     *m = NULL;
     gmlp_status st = gmlp_context_create_ex(&co, ctx);
     if (st == GMLP_OK)
@@ -160,14 +175,12 @@ gmlp_status bench_open_model(const char *dev_spec, gmlp_gemm_backend gemm, gmlp_
     return st;
 }
 
-/* What a configuration's rows are of: the device, the model file, its weight
- * storage and GEMM backend. */
+/* What a configuration's rows are of: the device, the model file, the setting. */
 typedef struct variant {
     const char *dev_spec, *name;
     const unsigned char *file;
     size_t size;
-    gmlp_weight_type weights;
-    gmlp_gemm_backend gemm;
+    bench_setting s;
 } variant;
 
 /* Seconds from a new context to the first batch-1 result, with the kernel
@@ -176,7 +189,7 @@ typedef struct variant {
 static double first_result(const variant *v, const char *dir, gmlp_context **ctx, gmlp_model **m)
 {
     double t0 = bench_now(), secs = -1;
-    gmlp_status st = bench_open_model(v->dev_spec, v->gemm, v->weights, v->file, v->size, dir, 0, ctx, m);
+    gmlp_status st = bench_open_model(v->dev_spec, &v->s, v->file, v->size, dir, 0, ctx, m);
     if (st == GMLP_OK) {
         gmlp_config cfg;
         gmlp_model_config(*m, &cfg);
@@ -314,12 +327,20 @@ static void add_row(bench_run *b, const bench_row *r)
 static int bench_one(bench_run *b, const variant *v, double peak)
 {
     const bench_opts *o = &b->o;
-    bench_row r = {.model = v->name, .weights = bench_weight_names[v->weights], .gemm = bench_gemm_names[v->gemm],
-                   .sgemm_peak_tflops = peak};
+    bench_row r = {.model = v->name, .weights = bench_weight_names[v->s.weights],
+                   .gemm = bench_gemm_names[v->s.gemm], .sgemm_peak_tflops = peak};
     gmlp_context *ctx;
     gmlp_model *m;
+    char engine[64];
     if (!first_results(v, &r, &ctx, &m))
         return 0;
+    if (!app_model_precision(m, &r.precision, engine, sizeof engine)) {
+        fprintf(stderr, BENCH_PROGRAM ": %s\n", gmlp_last_error(ctx));
+        gmlp_model_free(m);
+        gmlp_context_destroy(ctx);
+        return 0;
+    }
+    r.engine = engine;
     size_t first_row = json_array_size(b->rows);
     gmlp_config cfg;
     gmlp_model_config(m, &cfg);
@@ -356,7 +377,7 @@ static int bench_one(bench_run *b, const variant *v, double peak)
     gmlp_model_free(m);
     gmlp_context_destroy(ctx);
     if (o->profile)
-        ok &= bench_profile(b, v->dev_spec, v->weights, v->gemm, v->file, v->size, first_row, fl);
+        ok &= bench_profile(b, v->dev_spec, &v->s, v->file, v->size, first_row, fl);
     return ok;
 }
 
@@ -364,17 +385,15 @@ void bench_image_rows(bench_run *b, const char *dev_spec, const char *dev, const
                       const unsigned char *file, size_t size, double peak)
 {
     const bench_opts *o = &b->o;
-    for (int w = 0; w < o->n_weights; w++)
-        for (int g = 0; g < o->n_gemms; g++) {
-            if (!timed(o, w, g))
-                continue;
-            variant v = {dev_spec, c->name, file, size, (gmlp_weight_type)o->weights[w],
-                         (gmlp_gemm_backend)o->gemms[g]};
-            char what[256];
-            snprintf(what, sizeof what, "%s %s %s", bench_base_name(c->name), bench_weight_names[v.weights],
-                     bench_gemm_names[v.gemm]);
-            bench_progress_start(&b->progress, what, dev, bench_image_work(&c->cfg, o));
-            if (!bench_one(b, &v, peak))
-                b->failed = 1;
-        }
+    for (int i = 0; i < n_settings(o); i++) {
+        variant v = {dev_spec, c->name, file, size, setting(o, i)};
+        if (!timed(&v.s))
+            continue;
+        char what[256];
+        snprintf(what, sizeof what, "%s %s %s %s", bench_base_name(c->name), bench_weight_names[v.s.weights],
+                 bench_gemm_names[v.s.gemm], gmlp_precision_name(v.s.precision));
+        bench_progress_start(&b->progress, what, dev, bench_image_work(&c->cfg, o));
+        if (!bench_one(b, &v, peak))
+            b->failed = 1;
+    }
 }

@@ -1,6 +1,6 @@
 /* gmlp-bench's language-model part: random-weight g-mlp-pytorch LMs (the
  * enwik8 configuration of its train.py at seq 768, and seq 256) or a given LM
- * file, timed as a full pass over batch x seq_len tokens and as generation of
+ * file, per precision, timed as a full pass over batch x seq_len tokens and as generation of
  * seq_len tokens from a one-token prompt, cached and uncached: each after
  * --warmup untimed runs (the kernels' compilation, buffers), the median and
  * spread of --runs. */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common.h"
 
 #define LM(name, vocab, d, dep, ffn, seq)                                                                         \
     { name, {.arch = GMLP_ARCH_LM, .vocab_size = vocab, .dim = d, .depth = dep, .ffn_dim = ffn, .seq_len = seq,  \
@@ -37,21 +38,28 @@ double bench_lm_work(const gmlp_config *c, const bench_opts *o)
 
 void bench_lm_header(const bench_run *b)
 {
-    printf("\n%-28s %-*s %6s %-9s %12s %10s %9s\n", "device", b->name_w, "language model", "batch", "mode", "tokens/s",
-           "median ms", "spread ms");
+    printf("\n%-28s %-*s %-4s %-17s %6s %-9s %12s %10s %9s\n", "device", b->name_w, "language model", "prec", "engine",
+           "batch", "mode", "tokens/s", "median ms", "spread ms");
 }
 
-static void row(bench_run *b, const char *dev, const char *name, size_t batch, const char *mode, double *times,
-                double tokens)
+/* What the rows of one model are of: the device, the model, its precision and engine. */
+typedef struct lm_rows {
+    const char *dev, *name, *precision;
+    char engine[64];
+} lm_rows;
+
+static void row(bench_run *b, const lm_rows *l, size_t batch, const char *mode, double *times, double tokens)
 {
     double spread, secs = bench_median(times, b->o.runs, &spread);
-    printf("%-28.28s %-*.*s %6zu %-9s %12.1f %10.3f %9.3f\n", dev, b->name_w, b->name_w, bench_base_name(name), batch,
-           mode, tokens / secs, secs * 1e3, spread * 1e3);
-    json_array_append_new(b->rows, json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:f}", "device", dev, "model", name,
-                                             "batch", (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs,
+    printf("%-28.28s %-*.*s %-4s %-17.17s %6zu %-9s %12.1f %10.3f %9.3f\n", l->dev, b->name_w, b->name_w,
+           bench_base_name(l->name), l->precision, l->engine, batch, mode, tokens / secs, secs * 1e3, spread * 1e3);
+    json_array_append_new(b->rows, json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:f, s:f, s:f}", "device", l->dev,
+                                             "model", l->name, "precision", l->precision, "engine", l->engine, "batch",
+                                             (json_int_t)batch, "mode", mode, "tokens_per_s", tokens / secs,
                                              "seconds", secs, "spread_s", spread));
     if (b->csv)
-        fprintf(b->csv, "%s,%s %s,,,%zu,%.6f,%.6f,,,,,,,,,%.2f\n", dev, name, mode, batch, secs, spread, tokens / secs);
+        fprintf(b->csv, "%s,%s %s,,,%s,%s,%zu,%.6f,%.6f,,,,,,,,,%.2f\n", l->dev, l->name, mode, l->precision,
+                l->engine, batch, secs, spread, tokens / secs);
 }
 
 /* Generates len tokens from token 0: with a state (cached) or by a full pass
@@ -81,19 +89,27 @@ static double generate(gmlp_model *m, const gmlp_config *c, int cached, size_t l
     return t;
 }
 
-int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const unsigned char *file, size_t size)
+int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, gmlp_precision precision,
+                 const unsigned char *file, size_t size)
 {
     const bench_opts *o = &b->o;
     gmlp_context *ctx = NULL;
     gmlp_model *m = NULL;
-    if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK || gmlp_model_load_memory(ctx, file, size, &m) != GMLP_OK) {
+    gmlp_load_options lo;
+    gmlp_load_options_default(&lo);
+    lo.precision = precision;
+    lm_rows l = {.name = name};
+    if (gmlp_context_create(dev_spec, &ctx) != GMLP_OK ||
+        gmlp_model_load_memory_ex(ctx, file, size, &lo, &m) != GMLP_OK ||
+        !app_model_precision(m, &l.precision, l.engine, sizeof l.engine)) {
         fprintf(stderr, "gmlp-bench: %s: %s\n", name, gmlp_last_error(ctx));
+        gmlp_model_free(m);
         gmlp_context_destroy(ctx);
         return 0;
     }
     gmlp_config c;
     gmlp_model_config(m, &c);
-    const char *dev = gmlp_context_device_name(ctx);
+    l.dev = gmlp_context_device_name(ctx);
     size_t S = (size_t)c.seq_len, V = (size_t)c.vocab_size;
     double *times = malloc((size_t)o->runs * sizeof *times);
     gmlp_status st = times ? GMLP_OK : GMLP_ERR_HOST_MEMORY;
@@ -110,7 +126,7 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const uns
             times[r] = bench_now() - t;
         }
         if (st == GMLP_OK)
-            row(b, dev, name, B, "full", times, (double)(B * S));
+            row(b, &l, B, "full", times, (double)(B * S));
         else
             fprintf(stderr, "gmlp-bench: %s batch %zu: %s\n", name, B, gmlp_last_error(ctx));
         free(tok), free(logits);
@@ -122,7 +138,7 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, const uns
             for (int r = 0; r < o->runs && st == GMLP_OK; r++)
                 times[r] = generate(m, &c, cached, S, &st);
             if (st == GMLP_OK)
-                row(b, dev, name, 1, cached ? "cached" : "uncached", times, (double)S);
+                row(b, &l, 1, cached ? "cached" : "uncached", times, (double)S);
         }
         if (st != GMLP_OK)
             fprintf(stderr, "gmlp-bench: %s generation: %s\n", name, gmlp_last_error(ctx));

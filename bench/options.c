@@ -39,7 +39,7 @@ static int parse_names(char *arg, const char *option, const char *const *names, 
     return 1;
 }
 
-enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE, OPT_TUNE };
+enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE, OPT_TUNE, OPT_PRECISION };
 
 /* Every option: getopt's entry (a val below 256 is also the short option), the
  * argument's name and the help text with the default ('\n' continues it). */
@@ -69,21 +69,26 @@ static const struct {
      "gets by default: the device's tuned choice per shape, else the kernel)\n"
      "or a comma list of them (default kernel); half weights always use the\n"
      "kernel (with its tuned tilings)"},
+    {{"precision", required_argument, 0, OPT_PRECISION}, "P",
+     "precision of the matrix products, image and language models: fp32,\n"
+     "tf32, fp16, bf16 or a comma list of them, rows for each (default:\n"
+     "$GMLP_PRECISION, else fp32); CLBlast runs fp32 only"},
     {{"json", required_argument, 0, 'j'}, "FILE", "every row as JSON (default none)"},
     {{"csv", required_argument, 0, 'c'}, "FILE", "every row as CSV (default none)"},
     {{"md", required_argument, 0, OPT_MD}, "FILE", "the tables as markdown (default none)"},
     {{"svg", required_argument, 0, 's'}, "FILE", "images/s against batch size as an SVG chart (default none)"},
     {{"compare", required_argument, 0, 'C'}, "FILE",
      "images/s beside those in tools/bench_torch.py's JSON for the same\n"
-     "models and batches (default none)"},
+     "models, batches and precisions (default none)"},
     {{"profile", no_argument, 0, OPT_PROFILE}, NULL,
      "per image row, one more forward with queue profiling: device time per\n"
      "kernel, its share, the GEMMs' GFLOP/s (default off)"},
     {{"tune", no_argument, 0, OPT_TUNE}, NULL,
      "tune the GEMMs instead of timing: each kernel tiling of the library's set\n"
-     "and CLBlast on the shapes of --model (default gmlp_ti16_224 random, --tiny\n"
-     "gmlp_tiny) at each --batch (default 8) per --weights; the winners go to\n"
-     "the cache directory, used from then on (default off)"},
+     "and CLBlast (fp32) on the shapes of --model (default gmlp_ti16_224 random,\n"
+     "--tiny gmlp_tiny) at each --batch (default 8) per --weights and\n"
+     "--precision; the winners go to the cache directory, used from then on\n"
+     "(default off)"},
     {{"help", no_argument, 0, 'h'}, NULL, "this text"},
     {{"version", no_argument, 0, OPT_VERSION}, NULL,
      "the versions of the program and the library, the OpenCL platforms"},
@@ -111,7 +116,7 @@ static void usage(FILE *f)
         fputc('\n', f);
     }
     fputs("Exit status: 0 done, 1 a run-time failure (a device, a model, a file, a configuration that failed),\n"
-          "2 a usage error.  Environment: GMLP_DEVICE, GMLP_CACHE_DIR, GMLP_LOG.\n",
+          "2 a usage error.  Environment: GMLP_DEVICE, GMLP_PRECISION, GMLP_CACHE_DIR, GMLP_LOG.\n",
           f);
 }
 
@@ -197,6 +202,14 @@ int bench_parse(int argc, char **argv, bench_opts *o)
             if (!parse_names(optarg, "--gemm", bench_gemm_names, N_NAMES(bench_gemm_names), o->gemms, &o->n_gemms))
                 return APP_EXIT_USAGE;
             break;
+        case OPT_PRECISION: {
+            const char *names[GMLP_PRECISION_BF16 + 1] = {NULL}; /* AUTO left out: not a mode */
+            for (int i = GMLP_PRECISION_FP32; i <= GMLP_PRECISION_BF16; i++)
+                names[i] = gmlp_precision_name((gmlp_precision)i);
+            if (!parse_names(optarg, "--precision", names, N_NAMES(names), o->precisions, &o->n_precisions))
+                return APP_EXIT_USAGE;
+            break;
+        }
         case 'h': usage(stdout); return APP_EXIT_OK;
         case OPT_VERSION: app_print_version(BENCH_PROGRAM); return APP_EXIT_OK;
         default: return APP_EXIT_USAGE; /* getopt said why */
@@ -211,6 +224,8 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         o->weights[o->n_weights++] = GMLP_WEIGHTS_F32;
     if (!o->n_gemms)
         o->gemms[o->n_gemms++] = GMLP_GEMM_KERNEL;
+    if (!o->n_precisions)
+        o->precisions[o->n_precisions++] = app_precision_default();
     if (!o->n_batches && o->tune) {
         o->batches[0] = 8;
         o->n_batches = 1;

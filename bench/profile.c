@@ -77,13 +77,13 @@ static int profile_batch(gmlp_context *ctx, gmlp_model *m, const gmlp_config *cf
     return 1;
 }
 
-int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, gmlp_gemm_backend gemm,
-                  const unsigned char *file, size_t size, size_t first_row, double flops_per_image)
+int bench_profile(bench_run *b, const char *dev_spec, const bench_setting *s, const unsigned char *file, size_t size,
+                  size_t first_row, double flops_per_image)
 {
     gmlp_context *ctx;
     gmlp_model *m;
     /* the library's kernel cache (NULL): the timed rows' were temporary */
-    if (bench_open_model(dev_spec, gemm, weights, file, size, NULL, 1, &ctx, &m) != GMLP_OK) {
+    if (bench_open_model(dev_spec, s, file, size, NULL, 1, &ctx, &m) != GMLP_OK) {
         fprintf(stderr, "gmlp-bench: --profile: %s\n", gmlp_last_error(ctx));
         gmlp_context_destroy(ctx);
         return 0;
@@ -101,9 +101,10 @@ int bench_profile(bench_run *b, const char *dev_spec, gmlp_weight_type weights, 
 /* A profiled row's heading: what ran, and the forward's totals. */
 static void heading(FILE *f, json_t *r, const char *prefix)
 {
-    fprintf(f, "%s%s: %s %s %s batch %lld: kernels %.3f ms of a %.3f ms forward (wall, profiling on); "
+    fprintf(f, "%s%s: %s %s %s %s batch %lld: kernels %.3f ms of a %.3f ms forward (wall, profiling on); "
             "GEMMs %.3f ms, %.1f GFLOP/s on the linear layers\n",
             prefix, bench_json_str(r, "device"), bench_base_name(bench_json_str(r, "model")), bench_json_str(r, "weights"), bench_json_str(r, "gemm"),
+            bench_json_str(r, "precision"),
             (long long)json_integer_value(json_object_get(r, "batch")), bench_json_num(r, "profile_kernel_us") / 1e3,
             bench_json_num(r, "profile_wall_s") * 1e3, bench_json_num(r, "profile_gemm_us") / 1e3, bench_json_num(r, "profile_gemm_gflops"));
 }

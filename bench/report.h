@@ -12,6 +12,7 @@
 typedef struct bench_row {
     const char *device, *model; /* model: a configuration's name or --model's path */
     const char *weights, *gemm; /* bench_weight_names, bench_gemm_names */
+    const char *precision, *engine; /* the mode in force and what ran it (gmlp_model_precision) */
     size_t batch;
     double median_s, spread_s;  /* device to device: the median of --runs, and max - min */
     double e2e_median_s;        /* host to host */

@@ -4,8 +4,9 @@
 
 json_t *bench_json_row(const bench_row *r)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "device",
-                     r->device, "model", r->model, "weights", r->weights, "gemm", r->gemm, "batch",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
+                     "device", r->device, "model", r->model, "weights", r->weights, "gemm", r->gemm, "precision",
+                     r->precision, "engine", r->engine, "batch",
                      (json_int_t)r->batch, "median_s", r->median_s, "spread_s", r->spread_s, "e2e_median_s",
                      r->e2e_median_s, "images_per_s", r->images_per_s, "tflops", r->tflops, "sgemm_peak_tflops",
                      r->sgemm_peak_tflops, "first_result_cold_s", r->first_result_cold_s, "first_result_s",
@@ -39,6 +40,8 @@ int bench_row_from_json(json_t *o, bench_row *r)
         .model = bench_json_str(o, "model"),
         .weights = bench_json_str(o, "weights"),
         .gemm = bench_json_str(o, "gemm"),
+        .precision = bench_json_str(o, "precision"),
+        .engine = bench_json_str(o, "engine"),
         .batch = bench_json_count(o, "batch"),
         .median_s = bench_json_num(o, "median_s"),
         .spread_s = bench_json_num(o, "spread_s"),

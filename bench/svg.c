@@ -1,5 +1,5 @@
 /* gmlp-bench --svg: images/s against batch size, one line per device, model,
- * weight storage and GEMM backend (the rows that have images_per_s), both
+ * weight storage, GEMM backend and precision (the rows that have images_per_s), both
  * axes logarithmic, as a stand-alone SVG file a browser opens. */
 #include <math.h>
 #include <string.h>
@@ -22,8 +22,9 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
 /* Rows of one line share these; a model file is named without its folder. */
 static void series_key(json_t *row, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s | %s | weights %s | gemm %s", bench_json_str(row, "device"), bench_base_name(bench_json_str(row, "model")),
-             bench_json_str(row, "weights"), bench_json_str(row, "gemm"));
+    snprintf(buf, size, "%s | %s | weights %s | gemm %s | %s", bench_json_str(row, "device"),
+             bench_base_name(bench_json_str(row, "model")), bench_json_str(row, "weights"), bench_json_str(row, "gemm"),
+             bench_json_str(row, "precision"));
 }
 
 /* Whether row r is a plotted point (of the series key, if not NULL): its batch and images/s. */

@@ -1,4 +1,5 @@
-/* gmlp-bench --tune: gmlp_tune on one model at each batch given, each
+/* gmlp-bench --tune: gmlp_tune on one model at each batch given, per weight
+ * storage and precision (the tuning file keeps a slot for each), each
  * candidate's time as progress on stderr, the winners as a table on stdout
  * with the tuning's wall time. */
 #include <stdio.h>
@@ -33,16 +34,18 @@ int bench_tune(const bench_opts *o, const char *dev_spec, const char *name, cons
         return 0;
     }
     int ok = 1;
-    for (int w = 0; w < o->n_weights && ok; w++) {
+    for (int i = 0; i < o->n_weights * o->n_precisions && ok; i++) {
         gmlp_load_options lo;
         gmlp_load_options_default(&lo);
-        lo.weights = (gmlp_weight_type)o->weights[w];
+        lo.weights = (gmlp_weight_type)o->weights[i / o->n_precisions];
+        lo.precision = (gmlp_precision)o->precisions[i % o->n_precisions];
         gmlp_model *m = NULL;
         ok = gmlp_model_load_memory_ex(ctx, file, size, &lo, &m) == GMLP_OK;
         for (int b = 0; b < o->n_batches && ok; b++) {
-            printf("\n# %s, %s, %s weights, batch %d: tuned GEMM winners (device time per model forward's calls)\n",
-                   gmlp_context_device_name(ctx), bench_base_name(name), o->weights[w] ? "f16" : "f32",
-                   o->batches[b]);
+            printf("\n# %s, %s, %s weights, %s, batch %d: tuned GEMM winners (device time per model forward's "
+                   "calls)\n",
+                   gmlp_context_device_name(ctx), bench_base_name(name), bench_weight_names[lo.weights],
+                   gmlp_precision_name(lo.precision), o->batches[b]);
             printf("%-30s %-28s %12s\n", "group", "winner", "us");
             double t0 = bench_now();
             ok = gmlp_tune(ctx, m, (size_t)o->batches[b], on_step, NULL) == GMLP_OK;

@@ -4,7 +4,8 @@
 # SVG) checked for content, the progress lines; --model with an image model
 # under a long path (the table keeps its columns) and with a language model
 # (its rows with warm-up, runs and spread); --compare against a file in
-# bench_torch.py's schema; --profile (per-kernel device time); --tune and
+# bench_torch.py's schema, with --precision fp32,bf16 (rows per precision, each
+# against PyTorch's in the same); --profile (per-kernel device time); --tune and
 # --gemm auto after it; --help, --version, usage errors (exit 2, naming the
 # range) and run-time errors (exit 1).  Built without CLBlast (CLBLAST
 # false), the runs leave its backend out and --gemm clblast must fail saying so.
@@ -54,8 +55,8 @@ assert len(tables) == 2, tables
 for t, n in zip(tables, (len(img), len(lm))):
     assert re.fullmatch(r"\|( -+:? \|)+", t[1]), t[1]
     assert len(t) == 2 + n and len({line.count(" | ") for line in t}) == 1, t
-assert any("| gmlp_tiny | f16 | kernel | 3 |" in x for x in tables[0])
-assert any("| gmlp_lm_tiny | 1 | uncached |" in x for x in tables[1])
+assert any(re.search(r"\| gmlp_tiny \| f16 \| kernel \| fp32 \| [^|]+ \| 3 \|", x) for x in tables[0])
+assert any(re.search(r"\| gmlp_lm_tiny \| fp32 \| [^|]+ \| 1 \| uncached \|", x) for x in tables[1])
 # progress: a line per configuration (2 models x the variants + 1 LM), with the time left from the second on
 n = 2 * len(variants) + 1
 prog = [l for l in open(d + "/stderr") if re.match(rf"gmlp-bench: \[\d+/{n}\] ", l)]
@@ -74,9 +75,32 @@ else
     expect_exit 1 "--gemm clblast built without CLBlast" "built without CLBlast" "$bench" --tiny --runs 1 --gemm clblast
 fi
 
-echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0}]}' >"$out/torch.json"
-"$bench" --tiny --runs 1 --batch 3 --compare "$out/torch.json" >"$out/cmp" 2>"$out/cmp.err"
-grep -q "^gmlp_tiny .* 100\.0 " "$out/cmp"; check $? "--compare"
+# PyTorch's rows: one from before the precision modes (fp32), one in bf16 autocast
+echo '{"results": [{"model": "gmlp_tiny", "batch": 3, "images_per_s": 100.0},
+    {"model": "gmlp_tiny", "batch": 3, "precision": "bf16", "images_per_s": 50.0}]}' >"$out/torch.json"
+"$bench" --tiny --runs 1 --warmup 0 --batch 3 --precision fp32,bf16 --compare "$out/torch.json" \
+    --json "$out/c.json" --csv "$out/c.csv" --md "$out/c.md" >"$out/cmp" 2>"$out/cmp.err"
+check $? "--precision fp32,bf16 --compare"
+grep -q "^gmlp_tiny .* fp32 .* 100\.0 " "$out/cmp" && grep -q "^gmlp_tiny .* bf16 .* 50\.0 " "$out/cmp"
+check $? "--compare: each precision against PyTorch's in the same"
+grep -qE "^device .* fp32 +bf16 +speed" "$out/cmp"; check $? "the precision comparison table"
+python3 - "$out" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+rows = json.load(open(d + "/c.json"))["results"]
+img = [r for r in rows if "images_per_s" in r]
+assert sorted((r["model"], r["precision"]) for r in img) == [(m, p) for m in ("gmlp_tiny", "mixer_tiny") for p in ("bf16", "fp32")], img
+assert {(r["precision"], r["mode"]) for r in rows if "tokens_per_s" in r} == {(p, m) for p in ("fp32", "bf16") for m in ("full", "cached", "uncached")}
+assert all(r["engine"] for r in rows), rows
+torch = {r["precision"]: r.get("torch_images_per_s") for r in img if r["model"] == "gmlp_tiny"}
+assert torch == {"fp32": 100.0, "bf16": 50.0}, torch
+table = list(csv.DictReader(open(d + "/c.csv")))
+assert [(t["precision"], t["engine"]) for t in table] == [(r["precision"], r["engine"]) for r in rows], table
+md = [t.strip().splitlines() for t in open(d + "/c.md").read().split("\n\n")]
+assert all("| precision | engine |" in t[0] and len({l.count(" | ") for l in t}) == 1 for t in md), md
+assert sum(" | bf16 | " in l for t in md for l in t) == len(rows) // 2, md
+PY
+check $? "--precision: the rows of each, its engine, in JSON, CSV and markdown"
 
 # --profile: a row per kernel the forward launches (each entry point, the GEMMs' launch count: one per
 # linear layer), shares summing to 100%, the text table and the markdown tables
@@ -105,7 +129,7 @@ for r in rows:
     assert all(k["total_us"] > 0 and abs(k["mean_us"] * k["launches"] - k["total_us"]) < 1e-6 * k["total_us"] for k in p), p
     assert abs(sum(k["total_us"] for k in p) - r["profile_kernel_us"]) < 1e-6 * r["profile_kernel_us"], r
     assert 0 < r["profile_gemm_us"] <= r["profile_kernel_us"] and r["profile_gemm_gflops"] > 0, r
-    head = f"# profile {r['device']}: {r['model']} f32 {r['gemm']} batch 2: kernels "
+    head = f"# profile {r['device']}: {r['model']} f32 {r['gemm']} {r['precision']} batch 2: kernels "
     table = text[text.index(head):].split("\n\n")[0].splitlines()
     assert table[1].split() == ["kernel", "launches", "total", "us", "mean", "us", "share"], table
     assert len(table) == 2 + len(p) and table[2].startswith(p[0]["kernel"]), table
@@ -167,7 +191,7 @@ check $? "--gemm auto: its rows (f32 only), the tuning file used, auto against t
 
 # --help, --version
 check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \
-    -c --csv --md -s --svg -C --compare --profile --tune -h --help --version
+    -c --csv --md -s --svg -C --compare --profile --tune -h --help --version --precision
 for d in "default 1,64" "default 10" "default 3" "default f32" "default kernel" "default: \$GMLP_DEVICE"; do
     grep -q "$d" "$out/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }
 done
@@ -185,6 +209,8 @@ expect_exit 2 "--warmup -1" "--warmup: expected an integer from 0 to 100000" "$b
 expect_exit 2 "--gemm cublas" "takes auto, kernel, clblast" "$bench" --gemm cublas
 expect_exit 2 "--gemm kernel,kernel" "each once; not 'kernel'" "$bench" --gemm kernel,kernel
 expect_exit 2 "--weights f64" "takes f32, f16" "$bench" --weights f64
+expect_exit 2 "--precision fp64" "--precision takes fp32, tf32, fp16, bf16 or a comma list" "$bench" --precision fp64
+expect_exit 2 "--precision bf16,bf16" "each once; not 'bf16'" "$bench" --precision bf16,bf16
 expect_exit 2 "an unknown option" "bogus" "$bench" --bogus
 expect_exit 2 "an argument" "unexpected argument 'model.safetensors'" "$bench" model.safetensors
 # run-time errors: exit 1, before anything is timed
