@@ -18,9 +18,9 @@ Failures raise gmlp.Error (a RuntimeError; argument errors are also ValueErrors)
 """
 from . import _lib
 from ._lib import Error, Status
-from ._model import Model, devices, load
+from ._model import Model, Precision, devices, load
 
 __version__: str = _lib.lib.gmlp_version().decode()
 """The version of libgmlp, which is the package's."""
 
-__all__ = ["Error", "Model", "Status", "__version__", "devices", "load"]
+__all__ = ["Error", "Model", "Precision", "Status", "__version__", "devices", "load"]

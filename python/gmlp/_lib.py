@@ -115,7 +115,7 @@ class Config(Structure):
 class LoadOptions(Structure):
     """gmlp_load_options (fill with gmlp_load_options_default)."""
 
-    _fields_ = [("size", c_size_t), ("weights", c_int)]
+    _fields_ = [("size", c_size_t), ("weights", c_int), ("precision", c_int)]
 
 
 TokenCallback = CFUNCTYPE(c_int, c_void_p, c_int32)
@@ -158,6 +158,9 @@ _PROTOTYPES = {
     "gmlp_context_device_name": (c_char_p, [_P]),
     "gmlp_load_options_default": (None, [POINTER(LoadOptions)]),
     "gmlp_model_load_ex": (c_int, [_P, c_char_p, POINTER(LoadOptions), POINTER(c_void_p)]),
+    "gmlp_precision_parse": (c_int, [c_char_p, POINTER(c_int)]),
+    "gmlp_precision_name": (c_char_p, [c_int]),
+    "gmlp_model_precision": (c_int, [_P, POINTER(c_int), c_char_p, c_size_t]),
     "gmlp_model_free": (None, [_P]),
     "gmlp_model_config": (c_int, [_P, POINTER(Config)]),
     "gmlp_model_label": (c_char_p, [_P, c_int]),

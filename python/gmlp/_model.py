@@ -10,7 +10,7 @@ import queue
 import secrets
 import threading
 import weakref
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +24,15 @@ TopK = List[Tuple[int, Optional[str], float]]
 
 # gmlp-generate -s: 0 .. 2^53 as given, -1 (and, here, None) random.
 SEED_MAX = 1 << 53
+
+
+class Precision(NamedTuple):
+    """The precision a model runs in (Model.precision)."""
+
+    mode: str
+    """"fp32", "tf32", "fp16" or "bf16": the format the operands of every matrix product are rounded to."""
+    engine: str
+    """What runs the products: "portable" (the library's kernels), "CLBlast", or a matrix engine's instruction."""
 
 
 def _name(names: Tuple[str, ...], value: int) -> Union[str, int]:
@@ -77,6 +86,8 @@ class Model:
     """The device the model runs on."""
     last_seed: Optional[int]
     """The seed of the last generate() call: the one given, or the random one drawn."""
+    precision: Precision
+    """The precision in force and what runs it (gmlp_model_precision)."""
 
     def __init__(self, ctx: int, model: int) -> None:
         self._ctx = ctx
@@ -87,6 +98,9 @@ class Model:
         self._cfg = Config()
         check(lib.gmlp_model_config(model, ctypes.byref(self._cfg)), ctx)
         self.device = lib.gmlp_context_device_name(ctx).decode("utf-8", "replace")
+        mode, engine = ctypes.c_int(), ctypes.create_string_buffer(64)
+        check(lib.gmlp_model_precision(model, ctypes.byref(mode), engine, len(engine)), ctx)
+        self.precision = Precision(lib.gmlp_precision_name(mode.value).decode(), engine.value.decode())
         self.config = self._config_dict()
         self._labels = tuple(self.config["labels"] or ())  # topk's, whatever a caller does to config
         self.last_seed = None
@@ -292,20 +306,30 @@ def _free(ctx: int, model: int) -> None:
     lib.gmlp_context_destroy(ctx)
 
 
-def load(path: Union[str, os.PathLike], device: Union[str, int, None] = None, weights: str = "f32") -> Model:
+def load(path: Union[str, os.PathLike], device: Union[str, int, None] = None, weights: str = "f32",
+         precision: Optional[str] = None) -> Model:
     """Loads a model file (.safetensors) or model folder onto an OpenCL device.
 
     device: None takes $GMLP_DEVICE, else the first GPU, else the first device; an index in devices()
     order, "gpu", "cpu", or a case-insensitive part of the platform, device or vendor name.
-    weights: "f32", or "f16" to keep the weight matrices as half (half the memory)."""
+    weights: "f32", or "f16" to keep the weight matrices as half (half the memory).
+    precision: "fp32", "tf32", "fp16" or "bf16", the format the operands of every matrix product are
+    rounded to (products accumulate in fp32), as PyTorch's allow_tf32 and autocast; None takes
+    $GMLP_PRECISION, else "fp32".  Model.precision says which is in force and what runs it."""
     if weights not in WEIGHTS:
         raise argument_error(f"load: weights {weights!r}; expected 'f32' or 'f16'")
+    mode = ctypes.c_int(0)  # GMLP_PRECISION_AUTO
+    if precision is not None and (not isinstance(precision, str) or
+                                  lib.gmlp_precision_parse(precision.encode(), ctypes.byref(mode)) or not mode.value):
+        raise argument_error(f"load: precision {precision!r}; expected 'fp32', 'tf32', 'fp16' or 'bf16' "
+                             "(None: $GMLP_PRECISION, else 'fp32')")
     ctx = ctypes.c_void_p()
     spec = None if device is None else str(device).encode()
     check(lib.gmlp_context_create(spec, ctypes.byref(ctx)), None)
     opts = LoadOptions()
     lib.gmlp_load_options_default(ctypes.byref(opts))
     opts.weights = WEIGHTS.index(weights)
+    opts.precision = mode.value
     model = ctypes.c_void_p()
     st = lib.gmlp_model_load_ex(ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(model))
     if st:

@@ -49,6 +49,7 @@ int main(void)
     STRUCT(gmlp_load_options);
     FIELD(gmlp_load_options, size);
     FIELD(gmlp_load_options, weights);
+    FIELD(gmlp_load_options, precision);
 
     STRUCT(gmlp_generate_options);
     FIELD(gmlp_generate_options, size);

@@ -41,6 +41,20 @@ def test_load_errors() -> None:
     assert e.value.status == gmlp.Status.NO_DEVICE and "no device has this name" in str(e.value)
     with pytest.raises(ValueError, match="f8"):
         gmlp.load(RGB, weights="f8")
+    for bad in ("fp64", "auto", "", 16):  # None, not "auto", is the default
+        with pytest.raises(ValueError, match=f"precision {bad!r}; expected 'fp32', 'tf32', 'fp16' or 'bf16'"):
+            gmlp.load(RGB, precision=bad)
+
+
+def test_precision_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$GMLP_PRECISION is the default, precision= wins over it; a bad one is the library's argument error."""
+    monkeypatch.setenv("GMLP_PRECISION", "bf16")
+    with gmlp.load(RGB) as m, gmlp.load(RGB, precision="FP16") as n:
+        assert m.precision.mode == "bf16" and n.precision.mode == "fp16"
+    monkeypatch.setenv("GMLP_PRECISION", "bogus")
+    with pytest.raises(ValueError) as e:
+        gmlp.load(RGB)
+    assert e.value.status == gmlp.Status.INVALID_ARGUMENT and "GMLP_PRECISION=bogus" in str(e.value)
 
 
 def test_argument_errors_are_value_errors(rgb: gmlp.Model, images: np.ndarray) -> None:

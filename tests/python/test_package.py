@@ -11,7 +11,7 @@ import gmlp
 def test_version_and_names() -> None:
     major, minor, patch = map(int, gmlp.__version__.split("."))
     assert major >= 0 and minor >= 0 and patch >= 0
-    assert sorted(gmlp.__all__) == ["Error", "Model", "Status", "__version__", "devices", "load"]
+    assert sorted(gmlp.__all__) == ["Error", "Model", "Precision", "Status", "__version__", "devices", "load"]
     assert issubclass(gmlp.Error, RuntimeError) and gmlp.Status.FORMAT == 3
 
 

@@ -17,6 +17,7 @@ from gmlp import _lib, _model
 E2E = DATA / "e2e"
 FIXTURES = sorted(p.name[:-len(".ref.safetensors")] for p in E2E.glob("*.ref.safetensors"))
 TOL = {"f32": 1e-4, "f16": 2e-3}  # relative to the largest |value|, as tests/fixture.h
+PRECISION_TOL = {"fp32": 1e-4, "tf32": 2e-3, "fp16": 2e-3, "bf16": 1.5e-2}  # the same, per precision (#33)
 BUNDLED = MODELS / "fashion-mnist-gmlp.safetensors"
 
 
@@ -51,6 +52,26 @@ def test_timm_fixture(name: str, weights: str) -> None:
         one = m.classify(images[-1])
         assert one.shape == logits.shape[1:]
         assert rel_error(one, ref["logits"][-1]) <= TOL[weights]
+
+
+@pytest.fixture(scope="module")
+def rgb_fp32() -> np.ndarray:
+    ref = read_safetensors(E2E / "gmlp_rgb.ref.safetensors")
+    with gmlp.load(E2E / "gmlp_rgb.safetensors", precision="fp32") as m:
+        return m.classify(ref["images"])
+
+
+@needs_device
+@pytest.mark.parametrize("precision", list(PRECISION_TOL))
+def test_precision(precision: str, rgb_fp32: np.ndarray) -> None:
+    """precision= reaches the library: Model.precision names it and its engine, the logits are within the
+    mode's bound of timm's float64 ones, and off fp32's but for fp32 itself."""
+    ref = read_safetensors(E2E / "gmlp_rgb.ref.safetensors")
+    with gmlp.load(E2E / "gmlp_rgb.safetensors", precision=precision) as m:
+        assert isinstance(m.precision, gmlp.Precision) and m.precision.mode == precision and m.precision.engine
+        logits = m.classify(ref["images"])
+    assert rel_error(logits, ref["logits"]) <= PRECISION_TOL[precision]
+    assert np.array_equal(logits, rgb_fp32) == (precision == "fp32")
 
 
 @needs_device
