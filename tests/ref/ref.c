@@ -109,16 +109,38 @@ void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim)
         }
 }
 
+double ref_round_operand(double x, int prec)
+{
+    if (prec == REF_FP32 || isnan(x))
+        return x;
+    const int bits = prec == REF_BF16 ? 7 : 10, lowest = prec == REF_FP16 ? -14 : -126; /* smallest normal 2^lowest */
+    if (prec == REF_FP16)
+        x = fmin(fmax(x, -65504.0), 65504.0);
+    else if (isinf(x))
+        return x;
+    int e;
+    frexp(x, &e); /* x = f 2^e, 1/2 <= |f| < 1: the leading bit is 2^(e-1) */
+    const double ulp = ldexp(1.0, (e - 1 > lowest ? e - 1 : lowest) - bits);
+    const double r = nearbyint(x / ulp) * ulp; /* exact scalings; the default rounding: to nearest, ties to even */
+    return prec != REF_FP16 && fabs(r) >= 0x1p128 ? copysign(INFINITY, r) : r;
+}
+
 void ref_gemm(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b, size_t ldb,
               size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch)
+{
+    ref_gemm_prec(m, n, k, a, lda, sa, ta, b, ldb, sb, tb, beta, c, ldc, sc, batch, REF_FP32);
+}
+
+void ref_gemm_prec(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b,
+                   size_t ldb, size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch, int prec)
 {
     for (size_t p = 0; p < batch; p++)
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 double s = 0;
                 for (size_t q = 0; q < k; q++) {
-                    double av = ta ? a[p * sa + q * lda + i] : a[p * sa + i * lda + q];
-                    double bv = tb ? b[p * sb + j * ldb + q] : b[p * sb + q * ldb + j];
+                    double av = ref_round_operand(ta ? a[p * sa + q * lda + i] : a[p * sa + i * lda + q], prec);
+                    double bv = ref_round_operand(tb ? b[p * sb + j * ldb + q] : b[p * sb + q * ldb + j], prec);
                     s += av * bv;
                 }
                 float *cv = &c[p * sc + i * ldc + j];

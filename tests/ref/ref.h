@@ -19,6 +19,19 @@ void ref_mean_tokens(const float *x, float *out, int batch, int ntok, int dim);
 /* Row-major C[i] = op(A[i]) . op(B[i]) + beta C[i]. */
 void ref_gemm(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b, size_t ldb,
               size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch);
+/* The precision modes' formats (cl_kernels/kernel_abi.h's GMLP_GEMM_PREC_*). */
+enum { REF_FP32, REF_TF32, REF_FP16, REF_BF16 };
+/* x rounded to prec's format, round to nearest even, in double from the
+ * spec (README "Precision"), not from the kernels' bit manipulation: TF32 10
+ * mantissa bits and BF16 7, both with fp32's exponent range (fp32's
+ * subnormal grid below 2^-126; infinity past the largest); FP16 10 bits,
+ * saturated at +-65504 (infinities too), multiples of 2^-24 below 2^-14;
+ * NaN stays NaN; FP32 unchanged. */
+double ref_round_operand(double x, int prec);
+/* ref_gemm with both operands of every product rounded to prec's format
+ * first (the precision modes; REF_FP32: ref_gemm). */
+void ref_gemm_prec(size_t m, size_t n, size_t k, const float *a, size_t lda, size_t sa, int ta, const float *b,
+                   size_t ldb, size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch, int prec);
 /* The GEMM epilogue in place on C (m x n, ld, stride, batch), as the kernels' gmlp_epilogue:
  * v = act(v + bias[j] (bias[i] with bias_rows)) * gate[i, j] (gate ldg, sg apart); bias and gate may be NULL;
  * act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf), 4 SiLU. */
