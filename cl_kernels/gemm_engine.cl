@@ -1,0 +1,223 @@
+/* The skeleton of the Intel and AMD matrix-engine GEMMs (a part: gemm_xmx.cl
+ * and gemm_mfma.cl include it after gemm_common.cl, whose ABI and semantics
+ * it keeps).  The includer describes its instruction first:
+ *   ENG_SG            lanes of a sub-group (Intel) or wave (AMD): the group's
+ *                     work-items t = y * RX + x, ENG_SG consecutive ones each
+ *   ENG_M, ENG_N      the instruction's output tile, ENG_CE floats per lane
+ *   ENG_KW            its depth in 32-bit words of k, ENG_PK elements a word
+ *   ENG_AW, ENG_BW    words of a lane's A and B fragments
+ *   ENG_EMULATE       whether the instruction is emulated, with ENG_EMU
+ *                     words of local scratch per sub-group
+ *   GMLP_ENG_ATTR, GMLP_ENG_NAME  the kernel's extra attributes and its name;
+ * and after it the hooks declared below.
+ * The sub-groups tile the TM x TN block SG_M x SG_N (GMLP_ENG_SG_M), each a
+ * WTM x WTN tile of instruction tiles.  Per TK-deep slice the group stages
+ * op(A) and op(B) in local memory as words in the instruction's operand
+ * format, rounded as precision.cl rounds them (so results equal the portable
+ * variants' within accumulation order), k-major with rows of W + 1 words:
+ * the odd stride spreads both the staging stores and the lanes' fragment
+ * reads over the banks.  Double-buffered, one barrier per slice, as
+ * gemm_tiled.cl.  Edges are zero-padded on load and masked on store: any m,
+ * n, k.  Loads are scalar, coalesced across neighbouring work-items (VW is
+ * accepted and unused). */
+
+#define TKW (TK / ENG_PK)
+#define NSG (NT / ENG_SG)
+#ifndef GMLP_ENG_SG_M
+#define GMLP_ENG_SG_M (NSG >= 2 ? 2 : 1)
+#endif
+#define SG_M GMLP_ENG_SG_M
+#define SG_N (NSG / SG_M)
+#define WTM (TM / SG_M)
+#define WTN (TN / SG_N)
+#define MT (WTM / ENG_M) /* instruction tiles per sub-group along m */
+#define NTL (WTN / ENG_N) /* and along n */
+#if NT % ENG_SG || NSG % SG_M || TM % (ENG_M * SG_M) || TN % (ENG_N * SG_N) || TK % (ENG_PK * ENG_KW)
+#error "the tiling does not split into sub-groups of the instruction's tiles and k-steps"
+#endif
+#if GMLP_GEMM_TA
+#error "the matrix-engine GEMMs take op(A) = A only"
+#endif
+
+/* float x, already rounded to the mode's format, as the instruction's
+ * operand bits: fp32 / tf32 its own bits, else a 16-bit value (exact: the
+ * rounding left nothing to round; a NaN made quiet, so that it stays one) */
+static inline uint gmlp_eng_bits(float x)
+{
+    if (ENG_PK == 1)
+        return as_uint(x);
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
+        return isnan(x) ? (as_uint(x) >> 16) | 0x40u : as_uint(x) >> 16;
+    ushort h;
+    vstore_half(x, 0, (__private half *)&h);
+    return h;
+}
+#if ENG_EMULATE
+/* the inverse, for the emulations: a 16-bit operand's value */
+static inline float gmlp_eng_value16(uint h)
+{
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
+        return as_float(h << 16);
+    const ushort s = (ushort)h;
+    return vload_half(0, (__private const half *)&s);
+}
+#endif
+
+static inline float gmlp_eng_ld_float(__global const float *p, size_t i)
+{
+    return p[i];
+}
+static inline float gmlp_eng_ld_half(__global const half *p, size_t i)
+{
+    return vload_half(i, p);
+}
+
+/* An operand's staging: NAME_fetch reads this work-item's words of one
+ * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if
+ * CONTIG_K: then neighbouring work-items take neighbouring words along k,
+ * else along the W) into registers wd, NAME_stash writes them into the
+ * local slice. */
+#define GMLP_ENG_STAGE(NAME, TYPE, W, CONTIG_K)                                                               \
+    enum { NAME##_LD = W + 1, NAME##_SIZE = TKW * NAME##_LD, NAME##_WORDS = W * TKW,                        \
+           NAME##_PER = (NAME##_WORDS + NT - 1) / NT };                                                     \
+    /* whether work-item t has an l-th word, at row w of the W and word kw of k */                         \
+    static inline int NAME##_at(int t, int l, int *w, int *kw)                                               \
+    {                                                                                                         \
+        const int e = t + l * NT;                                                                             \
+        *w = CONTIG_K ? e / TKW : e % W;                                                                      \
+        *kw = CONTIG_K ? e % TKW : e / W;                                                                     \
+        return NAME##_WORDS % NT == 0 || e < NAME##_WORDS;                                                    \
+    }                                                                                                         \
+    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
+                                    uint *wd)                                                                 \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                      \
+        {                                                                                                     \
+            int w, kw;                                                                                        \
+            if (NAME##_at(t, l, &w, &kw)) {                                                                   \
+                const int gw = base + w, gq = q0 + kw * ENG_PK;                                               \
+                uint word = 0;                                                                                \
+                GMLP_UNROLL for (int j = 0; j < ENG_PK; j++)                                                  \
+                {                                                                                             \
+                    const size_t at = CONTIG_K ? (size_t)gw * ld + gq + j : (size_t)(gq + j) * ld + gw;       \
+                    const float f = gw < dim && gq + j < k ? gmlp_eng_ld_##TYPE(p, at) : 0.0f;                \
+                    word |= gmlp_eng_bits(gmlp_round(f)) << (16 * j); /* the mode's operand format */        \
+                }                                                                                             \
+                wd[l] = word;                                                                                 \
+            }                                                                                                 \
+        }                                                                                                     \
+    }                                                                                                         \
+    static inline void NAME##_stash(__local uint *lds, const uint *wd, int t)                                \
+    {                                                                                                         \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                      \
+        {                                                                                                     \
+            int w, kw;                                                                                        \
+            if (NAME##_at(t, l, &w, &kw))                                                                     \
+                lds[kw * NAME##_LD + w] = wd[l];                                                              \
+        }                                                                                                     \
+    }
+#define GMLP_ENG_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_ENG_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
+GMLP_ENG_STAGE_OF(stage_a, A_TYPE, TM, 1)
+GMLP_ENG_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+
+/* The includer's hooks: a lane's fragment of the A (B) tile at row (column)
+ * r0, word kw, from the local slice (word (r, kw) at kw * ld + r); where a
+ * lane's accumulator e sits in the output tile; c += a . b for the sub-group
+ * (every work-item of the group calls it alike; emu: its scratch). */
+static inline void gmlp_eng_a(uint *f, __local const uint *l, int ld, int r0, int kw, int lane);
+static inline void gmlp_eng_b(uint *f, __local const uint *l, int ld, int c0, int kw, int lane);
+static inline int gmlp_eng_c_row(int lane, int e);
+static inline int gmlp_eng_c_col(int lane, int e);
+static inline void gmlp_eng_mma(float *c, const uint *a, const uint *b, int lane, __local uint *emu);
+
+/* More than 16 outputs per lane: the accumulators (with beta * C) are
+ * stored first and the epilogue applied in a second sweep, as gemm_tiled.cl
+ * does (an inlined GELU per output spilled there). */
+#define EPILOGUE_SWEEP (MT * NTL * ENG_CE > 16)
+
+GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
+{
+    const int t = get_local_id(1) * RX + get_local_id(0), sg = t / ENG_SG, lane = t % ENG_SG;
+    const int wm0 = sg / SG_N * WTM, wn0 = sg % SG_N * WTN;
+    const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
+    const size_t p = get_global_id(2);
+    a += a_off + p * a_stride;
+    b += b_off + p * b_stride;
+    c += c_off + p * c_stride;
+    const gmlp_epi e = GMLP_EPI_OF(p);
+
+    float acc[MT][NTL][ENG_CE];
+    GMLP_UNROLL for (int i = 0; i < MT; i++)
+        GMLP_UNROLL for (int j = 0; j < NTL; j++)
+            GMLP_UNROLL for (int r = 0; r < ENG_CE; r++) acc[i][j][r] = 0.0f;
+
+    __local uint as[2 * stage_a_SIZE], bs[2 * stage_b_SIZE];
+#if ENG_EMULATE
+    __local uint emu_all[NSG * ENG_EMU];
+    __local uint *emu = emu_all + sg * ENG_EMU;
+#else
+    __local uint *emu = 0;
+#endif
+    uint pa[stage_a_PER], pb[stage_b_PER];
+    const int slices = (k + TK - 1) / TK;
+    if (slices > 0) {
+        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
+        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
+        stage_a_stash(as, pa, t);
+        stage_b_stash(bs, pb, t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int sl = 0; sl < slices; sl++) {
+        const int cur = sl & 1, more = sl + 1 < slices;
+        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
+            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
+            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
+        }
+        __local const uint *la = as + cur * stage_a_SIZE, *lb = bs + cur * stage_b_SIZE;
+        GMLP_UNROLL for (int kw = 0; kw < TKW; kw += ENG_KW)
+        {
+            /* B's fragments, then A's one at a time: Intel's are 8 registers each, of 128 on DG2 */
+            uint fa[ENG_AW], fb[NTL][ENG_BW];
+            GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_b(fb[j], lb, stage_b_LD, wn0 + j * ENG_N, kw, lane);
+            GMLP_UNROLL for (int i = 0; i < MT; i++)
+            {
+                gmlp_eng_a(fa, la, stage_a_LD, wm0 + i * ENG_M, kw, lane);
+                GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_mma(acc[i][j], fa, fb[j], lane, emu);
+            }
+        }
+        /* the other buffer's last readers passed the previous barrier */
+        if (more) {
+            stage_a_stash(as + (cur ^ 1) * stage_a_SIZE, pa, t);
+            stage_b_stash(bs + (cur ^ 1) * stage_b_SIZE, pb, t);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    GMLP_UNROLL for (int i = 0; i < MT; i++)
+        GMLP_UNROLL for (int j = 0; j < NTL; j++)
+            GMLP_UNROLL for (int r = 0; r < ENG_CE; r++)
+    {
+        const int gi = i0 + wm0 + i * ENG_M + gmlp_eng_c_row(lane, r);
+        const int gj = j0 + wn0 + j * ENG_N + gmlp_eng_c_col(lane, r);
+        if (gi < m && gj < n) {
+            __global float *cv = c + (size_t)gi * ldc + gj;
+            const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * *cv;
+            *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e);
+        }
+    }
+#if EPILOGUE_SWEEP
+    /* a loop not unrolled, once the accumulators are dead */
+    if (!gmlp_epi_any(&e))
+        return;
+    for (int i = 0; i < MT; i++)
+        for (int j = 0; j < NTL; j++)
+            for (int r = 0; r < ENG_CE; r++) {
+                const int gi = i0 + wm0 + i * ENG_M + gmlp_eng_c_row(lane, r);
+                const int gj = j0 + wn0 + j * ENG_N + gmlp_eng_c_col(lane, r);
+                if (gi < m && gj < n) {
+                    __global float *cv = c + (size_t)gi * ldc + gj;
+                    *cv = gmlp_epilogue(*cv, gi, gj, &e);
+                }
+            }
+#endif
+}

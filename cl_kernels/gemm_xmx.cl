@@ -1,0 +1,120 @@
+/* The GEMM on Intel's XMX engines (Arc / DG2: SIMD8; Ponte Vecchio, Xe2:
+ * SIMD16), through cl_intel_subgroup_matrix_multiply_accumulate's
+ * intel_sub_group_{f16,bf16}_..._matrix_mad_k16 (dpas): the ABI of
+ * gemm_common.cl on the skeleton of gemm_engine.cl.  FP16 and BF16 only
+ * (the _tf32 extension's k8 function is unknown to the IGC that Debian ships,
+ * which leaves it an unresolved call).  GMLP_XMX_SIMD (8 or 16) must be the
+ * device's minimum sub-group size (the extension's rule).  One instruction:
+ * M = 8 rows (float8), N = SIMD columns, K = 16.  The layout, from the
+ * extension's specification: lane l holds column l of B (b.s_i: k 2i, 2i + 1)
+ * and of C (c.s_r: row r); of A's row r, SIMD8 lane l holds k 2l, 2l + 1
+ * (a.s_r, an int), SIMD16 lane l holds k l (a.s_r, a short).
+ *
+ * GMLP_XMX_EMULATE=1 replaces the instruction by the specification's own
+ * sample implementation (each lane's a.s_r paired with b.s_i of lane i,
+ * sub_group_broadcast(a, i)), the lanes' vectors exchanged through local
+ * memory instead of sub-group functions: tests/test_gemm_engines_emu.c. */
+#include "gemm_common.cl"
+
+#ifndef GMLP_XMX_SIMD
+#define GMLP_XMX_SIMD 8
+#endif
+#ifndef GMLP_XMX_EMULATE
+#define GMLP_XMX_EMULATE 0
+#endif
+#if GMLP_XMX_SIMD != 8 && GMLP_XMX_SIMD != 16
+#error "gemm_xmx.cl: GMLP_XMX_SIMD must be 8 or 16"
+#endif
+#if GMLP_GEMM_PRECISION != GMLP_GEMM_PREC_FP16 && GMLP_GEMM_PRECISION != GMLP_GEMM_PREC_BF16
+#error "gemm_xmx.cl: GMLP_GEMM_PRECISION must be FP16 or BF16"
+#endif
+
+#define ENG_SG GMLP_XMX_SIMD
+#define ENG_M 8
+#define ENG_N GMLP_XMX_SIMD
+#define ENG_CE 8
+#define ENG_PK 2
+#define ENG_KW 8
+#define ENG_AW 8 /* a.s_r: a word (SIMD8) or a 16-bit value (SIMD16) per row */
+#define ENG_BW 8
+#define ENG_EMULATE GMLP_XMX_EMULATE
+#define ENG_EMU (16 * GMLP_XMX_SIMD) /* the sub-group's a and b vectors */
+#define GMLP_ENG_NAME gmlp_gemm_xmx
+#if GMLP_XMX_EMULATE
+#define GMLP_ENG_ATTR
+#else
+#define GMLP_ENG_ATTR __attribute__((intel_reqd_sub_group_size(GMLP_XMX_SIMD)))
+#endif
+
+#include "gemm_engine.cl"
+
+/* A's 8 rows from r0: a.s_r as above */
+static inline void gmlp_eng_a(uint *f, __local const uint *l, int ld, int r0, int kw, int lane)
+{
+    GMLP_UNROLL for (int r = 0; r < 8; r++)
+    {
+        const uint w = l[(kw + (GMLP_XMX_SIMD == 8 ? lane : lane / 2)) * ld + r0 + r];
+        f[r] = GMLP_XMX_SIMD == 8 ? w : w >> (lane % 2 * 16) & 0xffffu;
+    }
+}
+/* column c0 + lane of B: b.s_i holds the k pair 2i, 2i + 1 */
+static inline void gmlp_eng_b(uint *f, __local const uint *l, int ld, int c0, int kw, int lane)
+{
+    GMLP_UNROLL for (int i = 0; i < 8; i++) f[i] = l[(kw + i) * ld + c0 + lane];
+}
+static inline int gmlp_eng_c_row(int lane, int r)
+{
+    (void)lane;
+    return r;
+}
+static inline int gmlp_eng_c_col(int lane, int r)
+{
+    (void)r;
+    return lane;
+}
+
+#if GMLP_XMX_EMULATE
+/* the specification's sample: acc.s_r += sum over i of dot(a.s_r of lane i, b.s_i), each a pair of k (SIMD16: the
+ * 16-bit a.s_r of lanes 2i and 2i + 1) */
+static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)
+{
+    __local uint *av = emu, *bv = emu + 8 * GMLP_XMX_SIMD; /* lane l's vectors at 8 l */
+    for (int i = 0; i < 8; i++)
+        av[8 * lane + i] = a[i], bv[8 * lane + i] = b[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int r = 0; r < 8; r++) {
+        float s = acc[r];
+        for (int i = 0; i < 8; i++) {
+            const uint bi = bv[8 * lane + i];
+            const uint a0 = GMLP_XMX_SIMD == 8 ? av[8 * i + r] & 0xffffu : av[8 * (2 * i) + r];
+            const uint a1 = GMLP_XMX_SIMD == 8 ? av[8 * i + r] >> 16 : av[8 * (2 * i + 1) + r];
+            s = fma(gmlp_eng_value16(a0), gmlp_eng_value16(bi & 0xffffu), s);
+            s = fma(gmlp_eng_value16(a1), gmlp_eng_value16(bi >> 16), s);
+        }
+        acc[r] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
+#if GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16
+#define GMLP_XMX_MAD intel_sub_group_f16_f16_matrix_mad_k16
+#else
+#define GMLP_XMX_MAD intel_sub_group_bf16_bf16_matrix_mad_k16
+#endif
+/* The extension's prototype, which the compiler's header hides: overloadable,
+ * so that it is the builtin's mangled name (plain, ocloc emits a call to an
+ * unresolved function). */
+#if GMLP_XMX_SIMD == 8
+#define GMLP_XMX_A(a) as_int8(vload8(0, a))
+__attribute__((overloadable)) float8 GMLP_XMX_MAD(int8 a, int8 b, float8 acc);
+#else
+#define GMLP_XMX_A(a) as_short8(convert_ushort8(vload8(0, a)))
+__attribute__((overloadable)) float8 GMLP_XMX_MAD(short8 a, int8 b, float8 acc);
+#endif
+static inline void gmlp_eng_mma(float *c, const uint *a, const uint *b, int lane, __local uint *emu)
+{
+    (void)lane, (void)emu;
+    vstore8(GMLP_XMX_MAD(GMLP_XMX_A(a), as_int8(vload8(0, b)), vload8(0, c)), 0, c);
+}
+#endif
+
