@@ -1,0 +1,190 @@
+/* The Intel and AMD matrix-engine GEMMs (cl_kernels/gemm_xmx.cl,
+ * gemm_mfma.cl) on any OpenCL device: built with GMLP_XMX_EMULATE /
+ * GMLP_MFMA_EMULATE=1, each instruction is its documented semantics (Intel's
+ * extension specification, AMD's matrix instruction calculator) with the
+ * sub-group's or wave's fragments through local memory, so that fragment
+ * indexing, staging (rounding, 16-bit packing, transposes), edges and the
+ * epilogue are checked here, the instruction itself only by the portability
+ * suite's machine code.  Per engine (XMX SIMD8 and SIMD16, MFMA, WMMA) and
+ * precision it runs: NT (linear layers) and NN (token mixing), float and
+ * half operands, odd offsets and leading dimensions, batches, k not a
+ * multiple of the slice, beta 0 (NaN in C) and 1, each epilogue; against a
+ * float64 reference whose operands are rounded as the mode says
+ * (core/precision.c), relative to the largest |reference|.  Not vacuous: in
+ * BF16 the unrounded reference is checked to be far from the result. */
+#include <string.h>
+
+#include "cl/kernels.h"
+#include "core/half.h"
+#include "core/precision.h"
+#include "kernel_abi.h"
+#include "ops_check.h"
+#include "ref/ref.h"
+
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8 };
+enum { EPI_NONE, EPI_COLS_GELU, EPI_ROWS_GELU, EPI_GATE };
+
+/* a kernel to run: its source, defines beyond the tiling, and the tiling */
+typedef struct engine {
+    const char *name;
+    gmlp_kernel_spec spec;
+    const char *defs;
+    int tm, tn, tk, wm, wn;
+} engine;
+
+static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
+
+/* A stored rows x cols operand (a batch of them): host holds what the
+ * device reads (half-rounded when stored as half); NaN with nan. */
+typedef struct operand {
+    float *host;
+    size_t off, ld, stride, n;
+    cl_mem buf;
+} operand;
+
+static operand make(size_t rows, size_t cols, size_t batch, int padded, int half, int nan)
+{
+    operand o = {.off = padded ? 3 : 0, .ld = padded ? cols + 5 : cols};
+    o.stride = rows * o.ld + (padded ? 7 : 0);
+    o.n = o.off + (batch - 1) * o.stride + rows * o.ld;
+    o.host = rnd(o.n);
+    for (size_t i = 0; nan && i < o.n; i++)
+        o.host[i] = NAN;
+    if (half) {
+        uint16_t *h = malloc(o.n * sizeof *h);
+        for (size_t i = 0; i < o.n; i++) {
+            h[i] = gmlp_float_to_half(o.host[i]);
+            o.host[i] = gmlp_half_to_float(h[i]);
+        }
+        o.buf = up_bytes(h, o.n * sizeof *h);
+        free(h);
+    } else {
+        o.buf = up(o.host, o.n);
+    }
+    return o;
+}
+
+static void release(operand *o)
+{
+    gmlp_buffer_release(ctx, &o->buf);
+    free(o->host);
+}
+
+/* max |got - want| / max |want| over the batch's m x n matrices (NaN: infinite) */
+static double error_of(const float *got, const float *want, size_t m, size_t n, size_t batch, const operand *c)
+{
+    double maxw = 0, maxd = 0;
+    for (size_t p = 0; p < batch; p++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = c->off + p * c->stride + i * c->ld + j;
+                double d = fabs((double)got[at] - want[at]);
+                maxw = fmax(maxw, fabs((double)want[at]));
+                maxd = d <= maxd ? maxd : d;
+            }
+    return maxw > 0 ? maxd / maxw : maxd;
+}
+
+/* C = epilogue(op(A) . op(B) + beta C) on engine g's emulated kernel in
+ * precision prec, form flags, against the rounding reference */
+static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t k, size_t batch, float beta, int epi)
+{
+    const int nn = (flags & NN) != 0, padded = (flags & PADDED) != 0;
+    char defs[500], what[300];
+    snprintf(defs, sizeof defs,
+             "%s -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d "
+             "-DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=1 -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
+             "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
+             g->defs, prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, !nn, g->tm, g->tn, g->tk, g->wm, g->wn);
+    snprintf(what, sizeof what, "%s %s %dx%dx%d_%dx%d %s%s A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d",
+             g->name, prec_names[prec], g->tm, g->tn, g->tk, g->wm, g->wn, nn ? "NN" : "NT", padded ? " padded" : "",
+             flags & A_HALF ? "half" : "float", flags & B_HALF ? "half" : "float", m, n, k, batch, (double)beta, epi);
+    const gmlp_kernel *kern;
+    if (gmlp_kernel_get(ctx, &g->spec, defs, g->name, &kern) != GMLP_OK) {
+        CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
+        return;
+    }
+    operand a = make(m, k, batch, padded, flags & A_HALF, 0);
+    operand b = nn ? make(k, n, batch, padded, flags & B_HALF, 0) : make(n, k, batch, padded, flags & B_HALF, 0);
+    operand c = make(m, n, batch, padded, 0, beta == 0.0f); /* beta 0: C's NaN must not be read */
+    const int gated = epi == EPI_GATE, rows = epi == EPI_ROWS_GELU || gated;
+    const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU : GMLP_ACT_IDENTITY;
+    const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
+    operand bias = make(1, rows ? m : n, 1, 0, 0, 0), u = make(m, n, batch, padded, 0, 0);
+
+    /* the references: operands rounded (and not, for the forgot-to-round check) */
+    float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);
+    for (size_t i = 0; i < a.n; i++)
+        ra[i] = gmlp_round_operand(a.host[i], prec);
+    for (size_t i = 0; i < b.n; i++)
+        rb[i] = gmlp_round_operand(b.host[i], prec);
+    float *want = malloc(c.n * sizeof *want), *plain = malloc(c.n * sizeof *plain), *got = malloc(c.n * sizeof *got);
+    memcpy(want, c.host, c.n * sizeof *want);
+    memcpy(plain, c.host, c.n * sizeof *plain);
+    const ref_epi re = {epi == EPI_NONE ? NULL : bias.host, rows, act, gated ? u.host + u.off : NULL, u.ld, u.stride};
+    ref_gemm(m, n, k, ra + a.off, a.ld, a.stride, 0, rb + b.off, b.ld, b.stride, !nn, beta, want + c.off, c.ld,
+             c.stride, batch);
+    ref_epilogue(want + c.off, m, n, c.ld, c.stride, batch, &re);
+    ref_gemm(m, n, k, a.host + a.off, a.ld, a.stride, 0, b.host + b.off, b.ld, b.stride, !nn, beta, plain + c.off,
+             c.ld, c.stride, batch);
+    ref_epilogue(plain + c.off, m, n, c.ld, c.stride, batch, &re);
+
+    const size_t rx = (size_t)(g->tn / g->wn), ry = (size_t)(g->tm / g->wm);
+    const size_t global[3] = {(n + (size_t)g->tn - 1) / (size_t)g->tn * rx,
+                              (m + (size_t)g->tm - 1) / (size_t)g->tm * ry, batch};
+    const size_t local[3] = {rx, ry, 1};
+    gmlp_status st = gmlp_kernel_args(
+        ctx, kern, ARG_INT(m), ARG_INT(n), ARG_INT(k), ARG_MEM(a.buf), ARG_ULONG(a.off), ARG_ULONG(a.ld),
+        ARG_ULONG(a.stride), ARG_MEM(b.buf), ARG_ULONG(b.off), ARG_ULONG(b.ld), ARG_ULONG(b.stride), ARG_FLOAT(beta),
+        ARG_MEM(c.buf), ARG_ULONG(c.off), ARG_ULONG(c.ld), ARG_ULONG(c.stride),
+        ARG_MEM(epi == EPI_NONE ? NULL : bias.buf), ARG_ULONG(0), ARG_INT(bias_mode), ARG_INT(act),
+        ARG_MEM(gated ? u.buf : NULL), ARG_ULONG(u.off), ARG_ULONG(u.ld), ARG_ULONG(u.stride), GMLP_ARG_END);
+    if (st == GMLP_OK)
+        st = gmlp_kernel_launch(ctx, kern, 3, global, local);
+    CHECK(st == GMLP_OK, "%s: launch: %s", what, gmlp_last_error(ctx));
+    down(c.buf, got, c.n);
+    /* accumulation order apart, the same sums; GELU in float costs a few ulp more */
+    const double tol = act == GMLP_ACT_GELU ? 3e-5 : 1e-5, err = error_of(got, want, m, n, batch, &c);
+    CHECK(err <= tol, "%s: max relative error %.3g > %.3g", what, err, tol);
+    int untouched = 1; /* padding and the rows' tails */
+    for (size_t i = 0; i < c.n; i++) {
+        size_t r = i < c.off ? 0 : (i - c.off) % c.stride;
+        int inside = i >= c.off && (i - c.off) / c.stride < batch && r < m * c.ld && r % c.ld < n;
+        if (!inside && memcmp(&got[i], &c.host[i], sizeof got[i]))
+            untouched = 0;
+    }
+    CHECK(untouched, "%s: wrote outside C", what);
+    double off = 0;
+    if (prec == GMLP_GEMM_PREC_BF16) { /* not vacuous: the unrounded product is far from what the kernel gave */
+        off = error_of(got, plain, m, n, batch, &c);
+        CHECK(off > 10 * tol, "%s: %.3g from the unrounded reference: rounding not seen", what, off);
+    }
+    printf("ok %s: %.2g", what, err);
+    printf(off > 0 ? " (unrounded reference: %.2g)\n" : "\n", off);
+    release(&a), release(&b), release(&c), release(&bias), release(&u);
+    free(ra), free(rb), free(want), free(plain), free(got);
+}
+
+int main(void)
+{
+    ctx = check_context();
+    /* the tilings to report for the tables: the largest that compile without spilling (tests/test_portability.sh) */
+    static const engine engines[] = {
+        {"xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8", 64, 64, 16, 4, 8},
+        {"xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16", 32, 64, 16, 2, 8},
+        {"mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1", 128, 128, 16, 8, 8},
+        {"wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1", 64, 64, 16, 4, 8},
+    };
+    for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
+        const engine *g = &engines[i];
+        const int mfma = !strcmp(g->name, "mfma");
+        for (int prec = mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16; prec <= GMLP_GEMM_PREC_BF16; prec++) {
+            /* NT (the linear layers) and NN (token mixing), half weights in every other precision */
+            const int half = prec % 2;
+            run(g, prec, (half ? B_HALF : 0) | (half ? 0 : PADDED), 150, 137, 75, 2, 0.0f, half ? EPI_NONE : EPI_COLS_GELU);
+            run(g, prec, NN | (half ? A_HALF : 0) | (half ? PADDED : 0), 70, 90, 49, 2, 1.0f, half ? EPI_GATE : EPI_ROWS_GELU);
+        }
+    }
+    gmlp_context_destroy(ctx);
+    return check_summary("test_gemm_engines_emu");
+}
