@@ -34,6 +34,7 @@ test_optional=(
     intel-opencl-icd       # portability: ocloc, the offline Intel compiler
     clang-15 libclc-15     # portability: the offline AMD compiler; fuzz: libFuzzer
     oclgrind               # oclgrind: the kernels under a race and bounds checker
+    mesa-opencl-icd        # scripts/test --platform rusticl: Mesa's OpenCL (no device without RUSTICL_ENABLE)
     python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).

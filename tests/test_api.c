@@ -76,6 +76,19 @@ static void test_device_selection(void)
     CHECK(gmlp_context_create(type, &ctx) == GMLP_OK, "type %s: %s", type, gmlp_last_error(NULL));
     gmlp_context_destroy(ctx);
 
+    /* the default, whatever other platforms are installed (an ICD exposing no
+     * device, such as Mesa's without a GPU, is passed over): the first GPU,
+     * else the first device */
+    gmlp_context *gpu = NULL, *dflt = NULL;
+    if (gmlp_context_create("gpu", &gpu) != GMLP_OK)
+        gmlp_context_create("0", &gpu);
+    gmlp_context_create(NULL, &dflt);
+    CHECK(gpu && dflt && !strcmp(gmlp_context_device_name(dflt), gmlp_context_device_name(gpu)),
+          "default device %s, not the first GPU, else the first device (%s)", gmlp_context_device_name(dflt),
+          gmlp_context_device_name(gpu));
+    gmlp_context_destroy(gpu);
+    gmlp_context_destroy(dflt);
+
     setenv("GMLP_DEVICE", "no-such-device-xyz", 1);
     CHECK(gmlp_context_create(NULL, &ctx) == GMLP_ERR_NO_DEVICE, "GMLP_DEVICE is honoured");
     unsetenv("GMLP_DEVICE");

@@ -4,7 +4,8 @@
  * agree with PyTorch's (models/fashion-mnist-gmlp.predictions.txt) on at
  * least 99.9% of the images.
  * usage: test_fashion_mnist MODEL PREDICTIONS [DATASET_DIR [LIMIT]]
- * LIMIT (first N images, for slow sanitizer runs) checks agreement only.
+ * LIMIT (first N images, for slow sanitizer runs; else $GMLP_TEST_IMAGES,
+ * for the other OpenCL implementations in CI) checks agreement only.
  * GMLP_TEST_WEIGHTS=f16 loads the model with its weights stored as half. */
 #include <stdint.h>
 #include <string.h>
@@ -72,7 +73,9 @@ int main(int argc, char **argv)
         printf("SKIP: the Fashion-MNIST test set is not readable in %s (apt-get install dataset-fashion-mnist)\n", dir);
         return 77;
     }
-    size_t limit = argc > 4 ? (size_t)atol(argv[4]) : 0, n = limit && limit < n_img ? limit : n_img;
+    const char *images_env = getenv("GMLP_TEST_IMAGES");
+    size_t limit = argc > 4 ? (size_t)atol(argv[4]) : images_env ? (size_t)atol(images_env) : 0;
+    size_t n = limit && limit < n_img ? limit : n_img;
     int *torch_pred = read_predictions(argv[2], n_img);
     CHECK(torch_pred != NULL, "cannot read %zu predictions from %s", n_img, argv[2]);
 
