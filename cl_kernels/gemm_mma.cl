@@ -9,9 +9,10 @@
  * group stages op(A) and op(B) in local memory as 32-bit words in the
  * instruction's operand format (a tf32, or a pair of 16-bit values adjacent
  * in k), double-buffered with one barrier per slice as gemm_tiled.cl: the
- * next slice's global loads are rounded (precision.cl's gmlp_round, as the
- * portable variants round) and packed in registers while this one is
- * multiplied, which is why there is no cp.async: it copies bytes unchanged.
+ * next slice's global loads are in flight into registers while this one is
+ * multiplied, then rounded (precision.cl's gmlp_round, as the portable
+ * variants round), packed and stored; no cp.async, which copies bytes
+ * unchanged where the words need the rounding and packing.
  * Operands contiguous along k are stored k-contiguous ([W][TK words + 4]),
  * the others transposed ([TK words][W + 8]); either pad puts the 32 lanes'
  * fragment reads on 32 distinct banks.  Edges are zero-padded on load and
@@ -52,6 +53,10 @@
 #error "gemm_mma.cl: the tiling does not split into warps of 16 x 8 tiles and k-steps of the instruction"
 #endif
 
+/* The staging, inlined however large: clang's NVPTX left the 16-bit
+ * formats' fetch a call, its words on the stack (64 bytes a thread) */
+#define GMLP_MMA_INLINE static inline __attribute__((always_inline))
+
 /* The instruction's spelling in one place: clang's OpenCL C 1.2 knows
  * __asm__, not asm (NVIDIA's compiler builds the real program). */
 #define GMLP_PTX __asm__ volatile
@@ -79,43 +84,97 @@ static inline uint gmlp_mma_pack(float lo, float hi)
     return PK == 1 ? gmlp_mma_bits(lo) : gmlp_mma_bits(lo) | gmlp_mma_bits(hi) << 16;
 }
 
-/* v (1, 2 or 4: a constant once inlined) elements from p into d: float
- * through a vector pointer (p v-aligned: host-checked), half by vload_half;
- * element by element into d (with vstoren, PoCL's code read d back with a
- * 16-byte aligned load at an address 12 mod 16: a segfault, 2026-11-26) */
-static inline void gmlp_mma_put(float4 x, float *d, const int v)
+/* Elements lo and hi rounded to the mode's format (precision.cl's
+ * semantics) as one word (gmlp_mma_pack's).  On the GPU the 16-bit formats
+ * take sm_80's cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32: round to nearest even
+ * and pack in one instruction, NaN kept (FP16 clamped first by min / max
+ * of sm_80 that keep NaN: saturation), in
+ * place of some twenty integer operations an element, which left the
+ * staging, not the tensor cores, the bound (H100, 2026-11-26). */
+static inline uint gmlp_mma_word(float lo, float hi)
 {
-    d[0] = x.s0;
-    if (v > 1)
-        d[1] = x.s1;
-    if (v > 2)
-        d[2] = x.s2, d[3] = x.s3;
+#if GMLP_MMA_EMULATE || PK == 1
+    return gmlp_mma_pack(gmlp_round(lo), gmlp_round(hi));
+#else
+    uint w; /* hi into the upper half */
+    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16) /* clamped to +-65504 by min / max that keep NaN */
+        __asm__("{\n\t.reg .f32 l, h;\n\t"
+                "max.NaN.f32 l, %2, 0fC77FE000;\n\tmin.NaN.f32 l, l, 0f477FE000;\n\t"
+                "max.NaN.f32 h, %1, 0fC77FE000;\n\tmin.NaN.f32 h, h, 0f477FE000;\n\t"
+                "cvt.rn.f16x2.f32 %0, h, l;\n\t}"
+                : "=r"(w)
+                : "f"(hi), "f"(lo));
+    else
+        __asm__("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+    return w;
+#endif
 }
-static inline void gmlp_mma_ldv_float(__global const float *p, float *d, const int v)
+
+/* The value of IEEE half bits h (exact; no cl_khr_fp16 needed). */
+static inline float gmlp_mma_half_value(uint h)
 {
-    gmlp_mma_put(v == 4 ? *(__global const float4 *)p : v == 2 ? (float4)(*(__global const float2 *)p, 0.0f, 0.0f) : (float4)(*p), d, v);
+    const uint e = h >> 10 & 0x1fu, m = h & 0x3ffu;
+    const float a = e == 0    ? (float)m * 0x1p-24f /* subnormal */
+                    : e == 31 ? (m ? NAN : INFINITY)
+                              : as_float(((h & 0x7fffu) << 13) + 0x38000000u); /* rebias 15 to 127 */
+    return as_float(as_uint(a) | (h & 0x8000u) << 16);
 }
-static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
-{
-    gmlp_mma_put(v == 4 ? vload_half4(0, p) : v == 2 ? (float4)(vload_half2(0, p), 0.0f, 0.0f) : (float4)(vload_half(0, p)), d, v);
-}
+
+/* An operand element as fetched: a float's value, half storage's bits
+ * (as_float of them: decoded at the stash, so that the fetch's loads are not
+ * waited for before the slice's mma). */
 static inline float gmlp_mma_ld1_float(__global const float *p)
 {
     return *p;
 }
 static inline float gmlp_mma_ld1_half(__global const half *p)
 {
-    return vload_half(0, p);
+    return as_float((uint) * (__global const ushort *)p);
+}
+static inline float gmlp_mma_value_float(float x)
+{
+    return x;
+}
+static inline float gmlp_mma_value_half(float x)
+{
+    return gmlp_mma_half_value(as_uint(x));
+}
+/* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
+ * through a vector pointer: p is v-aligned (host-checked); element by element
+ * into d (with vstoren, PoCL's code read d back with a 16-byte aligned load
+ * at an address 12 mod 16: a segfault, 2026-11-26) */
+static inline void gmlp_mma_ldv_float(__global const float *p, float *d, const int v)
+{
+    const float4 x = v == 4 ? *(__global const float4 *)p : v == 2 ? (float4)(*(__global const float2 *)p, 0.0f, 0.0f) : (float4)(*p);
+    d[0] = x.s0;
+    if (v > 1)
+        d[1] = x.s1;
+    if (v > 2)
+        d[2] = x.s2, d[3] = x.s3;
+}
+static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
+{
+    /* two halves a word, the first in the low bits (little-endian, as every OpenCL GPU) */
+    const uint2 x = v == 4 ? *(__global const uint2 *)p : (uint2)(v == 2 ? *(__global const uint *)p : *(__global const ushort *)p, 0u);
+    d[0] = as_float(x.s0 & 0xffffu);
+    if (v > 1)
+        d[1] = as_float(x.s0 >> 16);
+    if (v > 2)
+        d[2] = as_float(x.s1 & 0xffffu), d[3] = as_float(x.s1 >> 16);
 }
 
 /* An operand's staging.  NAME_fetch reads this work-item's units of one
  * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if
- * CONTIG_K) from global memory, rounds them and packs them into words w;
- * NAME_stash writes the words into the local slice, where word (r, kw) (row
- * r of the W, word kw of k) is NAME_WORD(r, kw).  A unit is RUNS runs of RL
- * elements contiguous in memory, read V at a time (V: VW where it divides the
- * contiguous extent): CONTIG_K, one run of KR >= PK elements along k; else
- * PK runs (k, k + 1) of V along the W, which pair up into V words. */
+ * CONTIG_K) from global memory into floats f as fetched (gmlp_mma_ld1_TYPE),
+ * zero past the edges; NAME_stash takes their values, rounds them (the
+ * mode's format), packs them into words and
+ * writes these into the local slice, where word (r, kw) (row r of the W,
+ * word kw of k) is NAME_WORD(r, kw).  The rounding waits for the stash, after
+ * the slice's mma: done at the fetch, it would wait there for the loads.  A
+ * unit is RUNS runs of RL elements contiguous in memory (run r, element c:
+ * f[r RL + c]), read V at a time (V: VW where it divides the contiguous
+ * extent): CONTIG_K, one run of KR >= PK elements along k; else PK runs
+ * (k, k + 1) of V along the W, which pair up into V words. */
 #define GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K)                                                                 \
     enum {                                                                                                      \
         NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW,                                       \
@@ -123,8 +182,8 @@ static inline float gmlp_mma_ld1_half(__global const half *p)
         NAME##_WR = CONTIG_K ? 1 : NAME##_V,                         /* and along the W */                     \
         NAME##_RUNS = CONTIG_K ? 1 : PK,                                                                        \
         NAME##_RL = CONTIG_K ? NAME##_KR : NAME##_V,                                                            \
-        NAME##_WORDS = NAME##_KR / PK * NAME##_WR,                                                              \
-        NAME##_UNITS = W * TK / (NAME##_KR * NAME##_WR),                                                        \
+        NAME##_ELEMS = NAME##_KR * NAME##_WR,                                                                   \
+        NAME##_UNITS = W * TK / NAME##_ELEMS,                                                                   \
         NAME##_PER = (NAME##_UNITS + NT - 1) / NT,                                                              \
         NAME##_LD = CONTIG_K ? TKW + 4 : W + 8,                                                                 \
         NAME##_SIZE = CONTIG_K ? W * NAME##_LD : TKW * NAME##_LD                                                \
@@ -141,48 +200,45 @@ static inline float gmlp_mma_ld1_half(__global const half *p)
         *q = CONTIG_K ? e % (TK / NAME##_KR) * NAME##_KR : e / (W / NAME##_WR) * NAME##_KR;                     \
         return NAME##_UNITS % NT == 0 || e < NAME##_UNITS;                                                      \
     }                                                                                                           \
-    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
-                                    uint *wd)                                                                   \
-    {                                                                                                           \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
-        {                                                                                                       \
-            int w, q;                                                                                           \
-            if (!NAME##_at(t, l, &w, &q))                                                                       \
-                continue;                                                                                       \
-            float f[NAME##_RUNS * NAME##_RL]; /* run r, element c: f[r * RL + c] */                            \
-            GMLP_UNROLL for (int r = 0; r < NAME##_RUNS; r++)                                                   \
-                GMLP_UNROLL for (int c = 0; c < NAME##_RL; c += NAME##_V)                                       \
-            {                                                                                                   \
-                /* the vector's first element: row gr, column gc of the stored matrix */                      \
-                const int gr = CONTIG_K ? base + w : q0 + q + r, gc = CONTIG_K ? q0 + q + c : base + w + c;     \
-                const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                                 \
-                __global const TYPE *src = p + (size_t)gr * ld + gc;                                            \
-                float *d = f + r * NAME##_RL + c;                                                               \
-                if (gr < rows && gc + NAME##_V <= cols) {                                                       \
-                    gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                                      \
-                } else {                                                                                        \
-                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                       \
-                        gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                       \
-                }                                                                                               \
-            }                                                                                                   \
-            /* word (kw, j): k elements PK kw and PK kw + 1 at column j of the unit */                        \
-            GMLP_UNROLL for (int kw = 0; kw < NAME##_KR / PK; kw++)                                             \
-                GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                                 \
-            {                                                                                                   \
-                const int lo = PK * kw * NAME##_WR + j, hi = lo + (PK - 1) * NAME##_WR;                         \
-                wd[l * NAME##_WORDS + kw * NAME##_WR + j] = gmlp_mma_pack(gmlp_round(f[lo]), gmlp_round(f[hi])); \
-            }                                                                                                   \
-        }                                                                                                       \
-    }                                                                                                           \
-    static inline void NAME##_stash(__local uint *lds, const uint *wd, int t)                                   \
+    GMLP_MMA_INLINE void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
+                                      float *f)                                                                 \
     {                                                                                                           \
         GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
         {                                                                                                       \
             int w, q;                                                                                           \
             if (NAME##_at(t, l, &w, &q)) {                                                                      \
+                GMLP_UNROLL for (int r = 0; r < NAME##_RUNS; r++)                                               \
+                    GMLP_UNROLL for (int c = 0; c < NAME##_RL; c += NAME##_V)                                   \
+                {                                                                                               \
+                    /* the vector's first element: row gr, column gc of the stored matrix */                  \
+                    const int gr = CONTIG_K ? base + w : q0 + q + r, gc = CONTIG_K ? q0 + q + c : base + w + c; \
+                    const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                             \
+                    __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
+                    float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
+                    if (gr < rows && gc + NAME##_V <= cols) {                                                   \
+                        gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                                  \
+                    } else {                                                                                    \
+                        GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                   \
+                            gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                   \
+                    }                                                                                           \
+                }                                                                                               \
+            }                                                                                                   \
+        }                                                                                                       \
+    }                                                                                                           \
+    GMLP_MMA_INLINE void NAME##_stash(__local uint *lds, const float *f, int t)                                  \
+    {                                                                                                           \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
+        {                                                                                                       \
+            int w, q;                                                                                           \
+            if (NAME##_at(t, l, &w, &q)) {                                                                      \
+                /* word (kw, j): k elements PK kw and PK kw + 1 at column j of the unit */                    \
                 GMLP_UNROLL for (int kw = 0; kw < NAME##_KR / PK; kw++)                                         \
                     GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                             \
-                        lds[NAME##_WORD(w + j, q / PK + kw)] = wd[l * NAME##_WORDS + kw * NAME##_WR + j];       \
+                {                                                                                               \
+                    const float *u = f + l * NAME##_ELEMS + PK * kw * NAME##_WR + j;                            \
+                    lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
+                        gmlp_mma_word(gmlp_mma_value_##TYPE(u[0]), gmlp_mma_value_##TYPE(u[(PK - 1) * NAME##_WR])); \
+                }                                                                                               \
             }                                                                                                   \
         }                                                                                                       \
     }
@@ -194,11 +250,7 @@ GMLP_MMA_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 /* A 16-bit operand's float value (the emulation's decoding). */
 static inline float gmlp_mma_value(uint h)
 {
-    if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
-        return as_float(h << 16);
-    const uint e = h >> 10 & 0x1fu, m = h & 0x3ffu, s = (h & 0x8000u) << 16;
-    const float a = e == 0 ? (float)m * 0x1p-24f : e == 31 ? (m ? NAN : INFINITY) : as_float(((h & 0x7fffu) << 13) + 0x38000000u);
-    return as_float(as_uint(a) | s);
+    return GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16 ? as_float(h << 16) : gmlp_mma_half_value(h);
 }
 /* element i of a fragment as the instruction reads it */
 static inline float gmlp_mma_elem(const uint *r, int i)
@@ -293,7 +345,7 @@ GMLP_UNROLL
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
 #endif
-    uint pa[stage_a_PER * stage_a_WORDS], pb[stage_b_PER * stage_b_WORDS];
+    float pa[stage_a_PER * stage_a_ELEMS], pb[stage_b_PER * stage_b_ELEMS];
     const int slices = (k + TK - 1) / TK;
     if (slices > 0) {
         stage_a_fetch(a, lda, i0, m, 0, k, t, pa);

@@ -38,7 +38,8 @@ test_optional=(
     python3-venv python3-torch python3-torchvision libopenblas0-openmp  # export: the tools venv
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).
-test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2 openai==3.57.0)  # openai: the server suite
+test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2 openai==3.57.0  # openai: the server suite
+    nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)  # portability: the tensor-core GEMM's SASS
 
 # Optional packages apt could not install are listed here and not tried again
 # (so apt-get update does not run on every call); delete the file to retry.

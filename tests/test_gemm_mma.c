@@ -3,8 +3,8 @@
  * semantics with the fragments through local memory, so that the kernel's
  * fragment indexing, staging (rounding, 16-bit packing, transposes), edges
  * and epilogue are checked here, the instruction itself on the GPU.  For
- * TF32, FP16 and BF16, NT (linear layers) and NN (token mixing), float and
- * half operands, vector widths 4 and 1 (offsets, padded leading dimensions),
+ * TF32, FP16 and BF16, NT (linear layers) and NN (token mixing) (and A
+ * transposed: TN, TT), float and half operands, vector widths 4 and 1 (offsets, padded leading dimensions),
  * batches, k not a multiple of the slice, beta 0 (NaN in C) and 1, each
  * epilogue; against a float64 reference whose operands are rounded as the
  * mode says (core/precision.c), relative to the largest |reference| with no
@@ -21,7 +21,7 @@
 #include "ops_check.h"
 #include "ref/ref.h"
 
-enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8 };
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16 }; /* NN: B not transposed; TA: A transposed */
 enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
 
 typedef struct tiling {
@@ -90,22 +90,22 @@ static double error_of(const float *got, const float *want, size_t m, size_t n, 
 static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t k, size_t batch, float beta, int epi,
                 float a_scale)
 {
-    const int nn = (flags & NN) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
+    const int nn = (flags & NN) != 0, ta = (flags & TA) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
     char defs[400], what[300];
     snprintf(defs, sizeof defs,
              "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
-             "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
+             "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
              "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn);
+             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn);
     snprintf(what, sizeof what, "mma %s %dx%dx%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
-             prec_names[prec], t->tm, t->tn, t->tk, nn ? "NN" : "NT", vw, flags & A_HALF ? "half" : "float",
+             prec_names[prec], t->tm, t->tn, t->tk, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw, flags & A_HALF ? "half" : "float",
              flags & B_HALF ? "half" : "float", m, n, k, batch, (double)beta, epi, (double)a_scale);
     const gmlp_kernel *kern;
     if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
         CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
         return;
     }
-    operand a = make(m, k, batch, padded, flags & A_HALF, a_scale, 0);
+    operand a = ta ? make(k, m, batch, padded, flags & A_HALF, a_scale, 0) : make(m, k, batch, padded, flags & A_HALF, a_scale, 0);
     operand b = nn ? make(k, n, batch, padded, flags & B_HALF, 1.0f, 0) : make(n, k, batch, padded, flags & B_HALF, 1.0f, 0);
     operand c = make(m, n, batch, padded, 0, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
     const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH, rows = epi == EPI_ROWS_GELU || gated;
@@ -125,10 +125,10 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     memcpy(want, c.host, c.n * sizeof *want);
     memcpy(plain, c.host, c.n * sizeof *plain);
     const ref_epi re = {epi == EPI_NONE ? NULL : bias.host, rows, act, gated ? u.host + u.off : NULL, u.ld, u.stride};
-    ref_gemm(m, n, k, ra + a.off, a.ld, a.stride, 0, rb + b.off, b.ld, b.stride, !nn, beta, want + c.off, c.ld,
+    ref_gemm(m, n, k, ra + a.off, a.ld, a.stride, ta, rb + b.off, b.ld, b.stride, !nn, beta, want + c.off, c.ld,
              c.stride, batch);
     ref_epilogue(want + c.off, m, n, c.ld, c.stride, batch, &re);
-    ref_gemm(m, n, k, a.host + a.off, a.ld, a.stride, 0, b.host + b.off, b.ld, b.stride, !nn, beta, plain + c.off,
+    ref_gemm(m, n, k, a.host + a.off, a.ld, a.stride, ta, b.host + b.off, b.ld, b.stride, !nn, beta, plain + c.off,
              c.ld, c.stride, batch);
     ref_epilogue(plain + c.off, m, n, c.ld, c.stride, batch, &re);
 
@@ -180,25 +180,30 @@ int main(int argc, char **argv)
         gmlp_context_destroy(ctx);
         return check_summary("test_gemm_mma --oclgrind");
     }
-    /* the tilings to offer: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of double-buffered
-     * local memory, NVIDIA's limit is 48) and 32 (16-bit); and a 64 x 128 block of 4 warps of 32 x 64 */
-    static const tiling tf32 = {128, 128, 16, 8, 8}, half16 = {128, 128, 32, 8, 8}, wide = {64, 128, 32, 8, 8};
+    /* lib/ops/gemm_tilings.c's: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of
+     * double-buffered local memory, NVIDIA allows 48) and 32 (16-bit); 64 x 64 blocks of 4 warps of 32 x 32.
+     * Each variant is a program of its own, its build most of the time here: a few forms each. */
+    static const tiling tf32 = {128, 128, 16, 8, 8}, half16 = {128, 128, 32, 8, 8}, tf32_64 = {64, 64, 16, 4, 8},
+                        half16_64 = {64, 64, 32, 4, 8};
     for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
         const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
-        run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);                /* NT, the linear layers */
-        run(t, prec, B_HALF, 129, 131, 64, 1, 1.0f, EPI_COLS, 1.0f);                /* NT, half weights */
-        run(t, prec, NN, 196, 140, 196, 2, 0.0f, EPI_GATE, 1.0f);                   /* NN, token mixing with the gate */
-        run(t, prec, NN | A_HALF, 61, 130, 49, 2, 1.0f, EPI_ROWS_GELU, 1.0f);       /* NN, half weights */
-        /* vector width 1: odd offsets and leading dimensions; NT for one precision, NN for the others */
+        run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);          /* NT, the linear layers */
+        run(t, prec, NN | A_HALF, 61, 130, 49, 2, 1.0f, EPI_ROWS_GELU, 1.0f); /* NN, token mixing, half weights */
+        /* vector width 1: odd offsets and leading dimensions */
         if (prec == GMLP_GEMM_PREC_FP16)
             run(t, prec, NN | PADDED | B_HALF, 70, 9, 41, 1, 0.0f, EPI_NONE, 1.0f);
         else
             run(t, prec, PADDED | A_HALF | B_HALF, 33, 150, 37, 2, 1.0f, EPI_GATE_TANH, 1.0f);
     }
+    run(&tf32, GMLP_GEMM_PREC_TF32, B_HALF, 129, 131, 64, 1, 1.0f, EPI_COLS, 1.0f); /* NT, half weights */
+    run(&half16, GMLP_GEMM_PREC_FP16, NN, 196, 140, 196, 2, 0.0f, EPI_GATE, 1.0f); /* NN with the SGU's gate */
+    run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
     /* FP16's operand range: A's values among half's subnormals, and past 65504 (saturated) */
     run(&half16, GMLP_GEMM_PREC_FP16, 0, 40, 24, 70, 1, 0.0f, EPI_NONE, 0x1p-17f);
     run(&half16, GMLP_GEMM_PREC_FP16, 0, 40, 24, 70, 1, 0.0f, EPI_NONE, 0x1p16f);
-    run(&wide, GMLP_GEMM_PREC_BF16, NN | A_HALF, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
+    /* A transposed (not the model's forms; the staging is the NN B's) */
+    run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
+    run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     gmlp_context_destroy(ctx);
     return check_summary("test_gemm_mma");
 }

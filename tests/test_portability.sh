@@ -12,8 +12,13 @@
 # scratch bytes per thread, from the patch tokens ocloc disasm dumps) and
 # fails on any scratch, i.e. on spilling (NVIDIA: registers per thread; any
 # stack frame or spill fails).  Intel scratch that cannot be parsed ("?")
-# fails for GEMM variants.  Exits 77 (skip) when neither
-# compiler is installed.
+# fails for GEMM variants.  The tensor-core GEMM (gemm_mma.cl, which the
+# list leaves out: the library builds it only where the capability ladder
+# passed) compiles for sm_80 and sm_90 in each precision's instruction and the
+# model's forms: no spill, and the instruction's HMMA in the SASS (cuobjdump
+# and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
+# scripts/setup.sh installs into the tools venv; with CI set, their absence
+# fails).  Exits 77 (skip) when neither compiler is installed.
 #   test_portability.sh KERNEL_PROGRAMS
 set -u
 programs=$1
@@ -31,7 +36,7 @@ if [ $have_ocloc = 0 ] && [ $have_amd = 0 ] && [ $have_nv = 0 ]; then
     exit 77
 fi
 mkdir "$tmp/src"
-"$programs" "$tmp/src" >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
+"$programs" "$tmp/src" gemm_mma.cl >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
 
 # Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float".
 label() {
@@ -139,5 +144,66 @@ while read -r file defs; do
     fi
 done <"$tmp/list"
 [ "$variants" -ge 10 ] || { fail=$((fail + 1)); echo "FAIL: only $variants program variants listed"; }
+
+# The tensor cores: SASS through cuobjdump, which needs nvdisasm on PATH (the
+# tools venv's copies where PATH has none).
+nvbin=
+if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
+    nvbin=$(dirname "$(command -v cuobjdump)")
+else
+    for d in "$(dirname "$0")"/../.venv-tools/lib/python3*/site-packages/nvidia/*/bin; do
+        [ -x "$d/cuobjdump" ] && [ -x "$d/nvdisasm" ] && nvbin=$d
+    done
+fi
+if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
+    why="the tensor-core GEMM's SASS (needs clang-15, libclc-15's nvptx64--nvidiacl.bc, ptxas, cuobjdump and nvdisasm)"
+    if [ -z "$nvbin" ] && [ -n "${CI:-}" ]; then
+        fail=$((fail + 1)); echo "FAIL: $why: cuobjdump or nvdisasm missing (scripts/setup.sh installs them)"
+    else
+        echo "SKIP: $why"
+    fi
+else
+    export PATH="$nvbin:$PATH"
+    # precision (kernel_abi.h's GMLP_GEMM_PREC_*), its HMMA, tiles; then the model's forms
+    for row in "1 HMMA.1688.F32.TF32 128 128 16" "2 HMMA.16816.F32 128 128 32" "3 HMMA.16816.F32.BF16 128 128 32" \
+        "1 HMMA.1688.F32.TF32 64 64 16" "3 HMMA.16816.F32.BF16 64 64 32"; do
+        set -- $row
+        forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
+        [ "$3" = 128 ] || forms="0:1:0"
+        for form in $forms; do
+            tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form##*:}
+            wm=$(($3 / 16)) wn=8
+            defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$ah -DGMLP_GEMM_B_HALF=$bh -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
+            defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
+            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1"
+            name="$(label gemm_mma.cl "$defs") ${2#HMMA.}"
+            # shellcheck disable=SC2086
+            if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
+                -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
+                -S "$tmp/src/gemm_mma.cl" -o "$tmp/k.ptx" >"$tmp/log" 2>&1; then
+                fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$tmp/log"; continue
+            fi
+            for sm in sm_80 sm_90; do
+                if ! "$ptxas" -v -arch=$sm "$tmp/k.ptx" -o "$tmp/k.cubin" >"$tmp/log" 2>&1; then
+                    fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$tmp/log"; continue
+                fi
+                regs=$(grep -o 'Used [0-9]* registers' "$tmp/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
+                smem=$(grep -o '[0-9]* bytes smem' "$tmp/log" | head -n 1)
+                bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
+                    "$tmp/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+                # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
+                hmma=$(cuobjdump -sass "$tmp/k.cubin" 2>&1 | grep -o 'HMMA[.A-Z0-9]*' | grep -cxF "$2")
+                echo "$name $sm: $regs registers, $smem, $hmma $2${bad:+, $bad}"
+                if [ -n "$bad" ]; then
+                    fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
+                elif [ "$hmma" = 0 ]; then
+                    fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
+                else
+                    pass=$((pass + 1))
+                fi
+            done
+        done
+    done
+fi
 echo "portability: $variants program variants, $pass compilations passed, $fail failed"
 [ $fail = 0 ]
