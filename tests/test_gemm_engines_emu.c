@@ -159,8 +159,10 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
         off = error_of(got, plain, m, n, batch, &c);
         CHECK(off > 10 * tol, "%s: %.3g from the unrounded reference: rounding not seen", what, off);
     }
-    printf("ok %s: %.2g", what, err);
-    printf(off > 0 ? " (unrounded reference: %.2g)\n" : "\n", off);
+    if (err <= tol && untouched) {
+        printf("ok %s: %.2g", what, err);
+        printf(off > 0 ? " (unrounded reference: %.2g)\n" : "\n", off);
+    }
     release(&a), release(&b), release(&c), release(&bias), release(&u);
     free(ra), free(rb), free(want), free(plain), free(got);
 }
