@@ -77,6 +77,7 @@ while read -r file defs; do
     # "gemm_tiled.cl@nvidia": a variant the library gives NVIDIA GPUs only
     only=
     case $file in *@*) only=${file#*@}; file=${file%%@*} ;; esac
+    case $file in gemm_xmx.cl | gemm_mfma.cl) continue ;; esac # the matrix engines' sections below
     f=$tmp/src/$file
     name="$(label "$file" "$defs")${only:+ ($only only)}"
     if [ $have_ocloc = 1 ] && [ -z "$only" ]; then
@@ -204,6 +205,97 @@ else
             done
         done
     done
+fi
+# The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl, which the list
+# leaves out: the library builds them only where the capability ladder
+# passed): a handful of variants per engine, each with as many of its
+# instruction in the machine code as its tiles and k-steps per slice (fewer:
+# the loops were not unrolled; IGC does so when its first, unrolled try
+# spilled, and leaves no scratch to see), no call (ocloc leaves an unknown
+# builtin an unresolved call) and no scratch.  Intel: dg2 (SIMD8) and pvc
+# (SIMD16), never tgllp, which has no XMX yet "builds" dpas into invalid
+# code; ocloc disasm needs libiga64.so, of which Debian ships libiga64.so.1.
+# AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100.
+# With CI set, a missing compiler fails.
+engine_defs() { # PRECISION TM TN TK WM WN TB A_HALF B_HALF
+    echo "-DGMLP_GEMM_PRECISION=$1 -DGMLP_GEMM_TM=$2 -DGMLP_GEMM_TN=$3 -DGMLP_GEMM_TK=$4 -DGMLP_GEMM_WM=$5" \
+        "-DGMLP_GEMM_WN=$6 -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$7 -DGMLP_GEMM_A_HALF=$8 -DGMLP_GEMM_B_HALF=$9 -DGMLP_GEMM_VW=1"
+}
+engine_prec() { # PRECISION ...: its name
+    case $1 in 0) echo FP32 ;; 1) echo TF32 ;; 2) echo FP16 ;; 3) echo BF16 ;; esac
+}
+engine_missing() {
+    if [ -n "${CI:-}" ]; then fail=$((fail + 1)); echo "FAIL: $1 (CI)"; else echo "SKIP: $1"; fi
+}
+mkdir "$tmp/eng"
+"$programs" "$tmp/eng" gemm_xmx.cl gemm_mfma.cl >/dev/null || { fail=$((fail + 1)); echo "FAIL: $programs gemm_xmx.cl"; }
+if [ $have_ocloc = 0 ]; then
+    engine_missing "Intel XMX (needs ocloc: intel-opencl-icd)"
+else
+    iga=$(ldconfig -p | grep -o '/[^ ]*/libiga64\.so\.1$' | head -n 1)
+    mkdir "$tmp/iga"
+    [ -z "$iga" ] || ln -s "$iga" "$tmp/iga/libiga64.so"
+    # device, SIMD, dpas expected; precision, tiling, form (engine_defs)
+    while read -r dev simd want rest; do
+        # shellcheck disable=SC2086
+        defs="-DGMLP_XMX_SIMD=$simd $(engine_defs $rest)"
+        name="$(label gemm_xmx.cl "$defs") $(engine_prec $rest) SIMD$simd"
+        rm -rf "$tmp/ocl"
+        if ! ocloc compile -q -file "$tmp/eng/gemm_xmx.cl" -device "$dev" -options "-cl-std=CL1.2 $defs" \
+            -out_dir "$tmp/ocl" >"$tmp/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$tmp/log"; continue
+        fi
+        scratch=$(export LD_LIBRARY_PATH="$tmp/iga${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            intel_scratch "$(ls "$tmp"/ocl/*.bin | head -n 1)" "$dev")
+        asm=$tmp/dis/gmlp_gemm_xmx_KernelHeap.asm
+        dpas=$(grep -c '^ *dpas' "$asm" 2>/dev/null) calls=$(grep -c 'call' "$asm" 2>/dev/null)
+        echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread"
+        if [ "${dpas:-0}" != "$want" ] || [ "$calls" != 0 ] || [ "$scratch" != 0 ]; then
+            fail=$((fail + 1)); echo "FAIL: $name on $dev"
+        else
+            pass=$((pass + 1))
+        fi
+    done <<EOF
+dg2 8 4 2 64 64 16 4 8 1 0 0
+dg2 8 4 3 64 64 16 4 8 0 1 0
+pvc 16 2 2 32 64 16 2 8 0 0 0
+pvc 16 2 3 32 64 16 2 8 1 0 1
+EOF
+fi
+if [ $have_amd = 0 ]; then
+    engine_missing "AMD MFMA / WMMA (needs clang-15 and libclc-15)"
+else
+    # gfx, WMMA, instructions expected; precision, tiling, form (engine_defs)
+    while read -r cpu wmma want rest; do
+        # shellcheck disable=SC2086
+        defs="-DGMLP_MFMA_WMMA=$wmma $(engine_defs $rest)"
+        op=v_mfma; [ "$wmma" = 1 ] && op=v_wmma
+        name="$(label gemm_mfma.cl "$defs") $(engine_prec $rest) $op"
+        # shellcheck disable=SC2086
+        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa -mcpu="$cpu" \
+            -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs -Rpass-analysis=kernel-resource-usage \
+            -S "$tmp/eng/gemm_mfma.cl" -o "$tmp/k.s" >"$tmp/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$tmp/log"; continue
+        fi
+        ops=$(grep -c "^[[:space:]]*$op" "$tmp/k.s")
+        vgpr=$(grep -o 'VGPRs: [0-9]*' "$tmp/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$tmp/log" | head -n 1)
+        scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$tmp/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
+        echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane"
+        if [ "$ops" != "$want" ] || [ "${scratch:-?}" != 0 ]; then
+            fail=$((fail + 1)); echo "FAIL: $name on $cpu"
+        else
+            pass=$((pass + 1))
+        fi
+    done <<EOF
+gfx908 0 64 0 128 128 16 8 8 1 0 0
+gfx90a 0 64 1 128 128 16 8 8 0 1 0
+gfx90a 0 16 2 128 128 16 8 8 1 0 1
+gfx90a 0 16 3 128 128 16 8 8 0 0 0
+gfx940 0 64 1 128 128 16 8 8 1 0 0
+gfx940 0 16 3 128 128 16 8 8 1 0 0
+gfx1100 1 4 2 64 64 16 4 8 1 0 0
+gfx1100 1 4 3 64 64 16 4 8 0 1 0
+EOF
 fi
 echo "portability: $variants program variants, $pass compilations passed, $fail failed"
 [ $fail = 0 ]
