@@ -57,9 +57,15 @@
  * formats' fetch a call, its words on the stack (64 bytes a thread) */
 #define GMLP_MMA_INLINE static inline __attribute__((always_inline))
 
-/* The instruction's spelling in one place: clang's OpenCL C 1.2 knows
- * __asm__, not asm (NVIDIA's compiler builds the real program). */
+/* The inline PTX's spelling in one place: clang's OpenCL C 1.2 knows
+ * __asm__, not asm; NVIDIA's own compiler, which builds the real program,
+ * takes asm, as KataGo's OpenCL tensor-core kernels (hgemm_wmma.opencl)
+ * write it, with separate outputs and inputs as here. */
+#ifdef __clang__
 #define GMLP_PTX __asm__ volatile
+#else
+#define GMLP_PTX asm
+#endif
 
 /* float x, already rounded to the mode's format, as the instruction's
  * operand bits: tf32 is the float's own bits (the low 13 are zero); FP16 and
@@ -311,9 +317,12 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b, __local floa
 /* d += a . b for one warp: four b32 words of A, two of B, in every format */
 static inline void gmlp_mma(float *d, const uint *a, const uint *b)
 {
-    GMLP_PTX(GMLP_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    float e0, e1, e2, e3;
+    GMLP_PTX(GMLP_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+             : "=f"(e0), "=f"(e1), "=f"(e2), "=f"(e3)
+             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), "f"(d[2]),
+               "f"(d[3]));
+    d[0] = e0, d[1] = e1, d[2] = e2, d[3] = e3;
 }
 #endif
 
