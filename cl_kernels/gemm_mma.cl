@@ -60,11 +60,12 @@
 /* The inline PTX's spelling in one place: clang's OpenCL C 1.2 knows
  * __asm__, not asm; NVIDIA's own compiler, which builds the real program,
  * takes asm, as KataGo's OpenCL tensor-core kernels (hgemm_wmma.opencl)
- * write it, with separate outputs and inputs as here. */
+ * write it, with separate outputs and inputs as here.  The mma is volatile
+ * (never moved into a branch: all 32 lanes must run it), conversions not. */
 #ifdef __clang__
-#define GMLP_PTX __asm__ volatile
+#define GMLP_ASM __asm__
 #else
-#define GMLP_PTX asm
+#define GMLP_ASM asm
 #endif
 
 /* float x, already rounded to the mode's format, as the instruction's
@@ -104,14 +105,14 @@ static inline uint gmlp_mma_word(float lo, float hi)
 #else
     uint w; /* hi into the upper half */
     if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16) /* clamped to +-65504 by min / max that keep NaN */
-        __asm__("{\n\t.reg .f32 l, h;\n\t"
+        GMLP_ASM("{\n\t.reg .f32 l, h;\n\t"
                 "max.NaN.f32 l, %2, 0fC77FE000;\n\tmin.NaN.f32 l, l, 0f477FE000;\n\t"
                 "max.NaN.f32 h, %1, 0fC77FE000;\n\tmin.NaN.f32 h, h, 0f477FE000;\n\t"
                 "cvt.rn.f16x2.f32 %0, h, l;\n\t}"
                 : "=r"(w)
                 : "f"(hi), "f"(lo));
     else
-        __asm__("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+        GMLP_ASM("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
     return w;
 #endif
 }
@@ -143,7 +144,13 @@ static inline float gmlp_mma_value_float(float x)
 }
 static inline float gmlp_mma_value_half(float x)
 {
+#if GMLP_MMA_EMULATE
     return gmlp_mma_half_value(as_uint(x));
+#else
+    float v; /* one instruction in place of the decoding's eight or so */
+    GMLP_ASM("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"((ushort)as_uint(x)));
+    return v;
+#endif
 }
 /* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
  * through a vector pointer: p is v-aligned (host-checked); element by element
@@ -318,7 +325,7 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b, __local floa
 static inline void gmlp_mma(float *d, const uint *a, const uint *b)
 {
     float e0, e1, e2, e3;
-    GMLP_PTX(GMLP_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+    GMLP_ASM volatile(GMLP_MMA_OP " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
              : "=f"(e0), "=f"(e1), "=f"(e2), "=f"(e3)
              : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), "f"(d[2]),
                "f"(d[3]));
