@@ -5,7 +5,8 @@
  * sub-group's or wave's fragments through local memory, so that fragment
  * indexing, staging (rounding, 16-bit packing, transposes), edges and the
  * epilogue are checked here, the instruction itself only by the portability
- * suite's machine code.  Per engine (XMX SIMD8 and SIMD16, MFMA, WMMA) and
+ * suite's machine code.  Per engine (XMX SIMD8 and SIMD16, MFMA, WMMA in
+ * wave32 and wave64) and
  * precision it runs: NT (linear layers) and NN (token mixing), float and
  * half operands, odd offsets and leading dimensions, batches, k not a
  * multiple of the slice, beta 0 (NaN in C) and 1, each epilogue; against a
@@ -167,26 +168,38 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
     free(ra), free(rb), free(want), free(plain), free(got);
 }
 
-int main(void)
+#define XMX8 "xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8"
+#define XMX16 "xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16"
+#define MFMA "mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1"
+#define WMMA "wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1"
+#define WMMA64 "wmma-wave64", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=64"
+
+/*   test_gemm_engines_emu [--oclgrind]   (the latter: one sub-group or two per group, small sizes, for Oclgrind) */
+int main(int argc, char **argv)
 {
     ctx = check_context();
+    const int oclgrind = argc > 1 && !strcmp(argv[1], "--oclgrind");
     /* the tilings to report for the tables: the largest that compile without spilling (tests/test_portability.sh) */
     static const engine engines[] = {
-        {"xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8", 64, 64, 16, 4, 8},
-        {"xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16", 32, 64, 16, 2, 8},
-        {"mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1", 128, 128, 16, 8, 8},
-        {"wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1", 64, 64, 16, 4, 8},
-    };
+        {XMX8, 64, 64, 16, 4, 8}, {XMX16, 32, 64, 16, 2, 8}, {MFMA, 128, 128, 16, 8, 8}, {WMMA, 64, 64, 16, 4, 8},
+        {WMMA64, 64, 64, 16, 4, 4}};
+    static const engine small[] = {
+        {XMX8, 16, 16, 16, 4, 4}, {XMX16, 16, 16, 16, 2, 8}, {MFMA, 32, 32, 16, 4, 4}, {WMMA, 32, 16, 16, 4, 4},
+        {WMMA64, 32, 32, 16, 4, 4}};
     for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
-        const engine *g = &engines[i];
+        const engine *g = oclgrind ? &small[i] : &engines[i];
         const int mfma = !strcmp(g->name, "mfma");
         for (int prec = mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             /* NT (the linear layers) and NN (token mixing), half weights in every other precision */
             const int half = prec % 2;
+            if (oclgrind) {
+                run(g, prec, half ? NN | A_HALF | PADDED : B_HALF, 37, 21, 40, 2, 1.0f, half ? EPI_GATE : EPI_COLS_GELU);
+                continue;
+            }
             run(g, prec, (half ? B_HALF : 0) | (half ? 0 : PADDED), 150, 137, 75, 2, 0.0f, half ? EPI_NONE : EPI_COLS_GELU);
             run(g, prec, NN | (half ? A_HALF : 0) | (half ? PADDED : 0), 70, 90, 49, 2, 1.0f, half ? EPI_GATE : EPI_ROWS_GELU);
         }
     }
     gmlp_context_destroy(ctx);
-    return check_summary("test_gemm_engines_emu");
+    return check_summary(oclgrind ? "test_gemm_engines_emu --oclgrind" : "test_gemm_engines_emu");
 }
