@@ -2,7 +2,8 @@
  * and gemm_mfma.cl include it after gemm_common.cl, whose ABI and semantics
  * it keeps).  The includer describes its instruction first:
  *   ENG_SG            lanes of a sub-group (Intel) or wave (AMD): the group's
- *                     work-items t = y * RX + x, ENG_SG consecutive ones each
+ *                     work-items t = y * RX + x, ENG_SG consecutive ones each,
+ *                     unless GMLP_ENG_SG_ID and GMLP_ENG_LANE say otherwise
  *   ENG_M, ENG_N      the instruction's output tile, ENG_CE floats per lane
  *   ENG_KW            its depth in 32-bit words of k, ENG_PK elements a word
  *   ENG_AW, ENG_BW    words of a lane's A and B fragments
@@ -21,6 +22,10 @@
  * n, k.  Loads are scalar, coalesced across neighbouring work-items (VW is
  * accepted and unused). */
 
+#ifndef GMLP_ENG_SG_ID
+#define GMLP_ENG_SG_ID (t / ENG_SG)
+#define GMLP_ENG_LANE (t % ENG_SG)
+#endif
 #define TKW (TK / ENG_PK)
 #define NSG (NT / ENG_SG)
 #ifndef GMLP_ENG_SG_M
@@ -137,7 +142,7 @@ static inline void gmlp_eng_mma(float *c, const uint *a, const uint *b, int lane
 
 GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
 {
-    const int t = get_local_id(1) * RX + get_local_id(0), sg = t / ENG_SG, lane = t % ENG_SG;
+    const int t = get_local_id(1) * RX + get_local_id(0), sg = GMLP_ENG_SG_ID, lane = GMLP_ENG_LANE;
     const int wm0 = sg / SG_N * WTM, wn0 = sg % SG_N * WTN;
     const int i0 = get_group_id(1) * TM, j0 = get_group_id(0) * TN;
     const size_t p = get_global_id(2);

@@ -44,6 +44,9 @@
 #define GMLP_ENG_ATTR
 #else
 #define GMLP_ENG_ATTR __attribute__((intel_reqd_sub_group_size(GMLP_XMX_SIMD)))
+/* the sub-groups the driver formed: OpenCL does not promise consecutive work-items */
+#define GMLP_ENG_SG_ID ((int)get_sub_group_id())
+#define GMLP_ENG_LANE ((int)get_sub_group_local_id())
 #endif
 
 #include "gemm_engine.cl"
