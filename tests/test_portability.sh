@@ -215,7 +215,8 @@ fi
 # builtin an unresolved call) and no scratch.  Intel: dg2 (SIMD8) and pvc
 # (SIMD16), never tgllp, which has no XMX yet "builds" dpas into invalid
 # code; ocloc disasm needs libiga64.so, of which Debian ships libiga64.so.1.
-# AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100.
+# AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100
+# in wave32 and wave64.
 # With CI set, a missing compiler fails.
 engine_defs() { # PRECISION TM TN TK WM WN TB A_HALF B_HALF
     echo "-DGMLP_GEMM_PRECISION=$1 -DGMLP_GEMM_TM=$2 -DGMLP_GEMM_TN=$3 -DGMLP_GEMM_TK=$4 -DGMLP_GEMM_WM=$5" \
@@ -265,12 +266,14 @@ fi
 if [ $have_amd = 0 ]; then
     engine_missing "AMD MFMA / WMMA (needs clang-15 and libclc-15)"
 else
-    # gfx, WMMA, instructions expected; precision, tiling, form (engine_defs)
-    while read -r cpu wmma want rest; do
+    # gfx, WMMA's wave size (0: MFMA), instructions expected; precision, tiling, form (engine_defs)
+    while read -r cpu wave want rest; do
         # shellcheck disable=SC2086
-        defs="-DGMLP_MFMA_WMMA=$wmma $(engine_defs $rest)"
-        op=v_mfma; [ "$wmma" = 1 ] && op=v_wmma
-        name="$(label gemm_mfma.cl "$defs") $(engine_prec $rest) $op"
+        defs="$(engine_defs $rest)"
+        op=v_mfma
+        [ "$wave" = 0 ] || { op=v_wmma; defs="-DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=$wave $defs"; }
+        [ "$wave" != 64 ] || defs="-mwavefrontsize64 $defs"
+        name="$(label gemm_mfma.cl "$defs") $(engine_prec $rest) $op${wave#0}"
         # shellcheck disable=SC2086
         if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa -mcpu="$cpu" \
             -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs -Rpass-analysis=kernel-resource-usage \
@@ -293,8 +296,9 @@ gfx90a 0 16 2 128 128 16 8 8 1 0 1
 gfx90a 0 16 3 128 128 16 8 8 0 0 0
 gfx940 0 64 1 128 128 16 8 8 1 0 0
 gfx940 0 16 3 128 128 16 8 8 1 0 0
-gfx1100 1 4 2 64 64 16 4 8 1 0 0
-gfx1100 1 4 3 64 64 16 4 8 0 1 0
+gfx1100 32 4 2 64 64 16 4 8 1 0 0
+gfx1100 32 4 3 64 64 16 4 8 0 1 0
+gfx1100 64 4 3 64 64 16 4 4 1 0 1
 EOF
 fi
 echo "portability: $variants program variants, $pass compilations passed, $fail failed"
