@@ -240,7 +240,7 @@ else
     while read -r dev simd want rest; do
         # shellcheck disable=SC2086
         defs="-DGMLP_XMX_SIMD=$simd $(engine_defs $rest)"
-        name="$(label gemm_xmx.cl "$defs") $(engine_prec $rest) SIMD$simd"
+        name="$(label gemm_xmx.cl "$defs") $(engine_prec "${rest%% *}") SIMD$simd"
         rm -rf "$tmp/ocl"
         if ! ocloc compile -q -file "$tmp/eng/gemm_xmx.cl" -device "$dev" -options "-cl-std=CL1.2 $defs" \
             -out_dir "$tmp/ocl" >"$tmp/log" 2>&1; then
@@ -273,7 +273,7 @@ else
         op=v_mfma
         [ "$wave" = 0 ] || { op=v_wmma; defs="-DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=$wave $defs"; }
         [ "$wave" != 64 ] || defs="-mwavefrontsize64 $defs"
-        name="$(label gemm_mfma.cl "$defs") $(engine_prec $rest) $op${wave#0}"
+        name="$(label gemm_mfma.cl "$defs") $(engine_prec "${rest%% *}") $op${wave#0}"
         # shellcheck disable=SC2086
         if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa -mcpu="$cpu" \
             -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs -Rpass-analysis=kernel-resource-usage \
