@@ -190,7 +190,7 @@ static srv_reply reply_once(srv_server *s, srv_job *j, int chat)
     app_buf text = {0};
     char piece[4096];
     for (int finished = 0; !finished;) {
-        size_t n = srv_job_read(j, piece, sizeof piece, &finished);
+        size_t n = srv_job_read(j, piece, sizeof piece, -1, &finished);
         app_buf_add(&text, piece, n);
     }
     const char *error;
@@ -255,9 +255,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
             return st->out.oom ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
         char piece[4096];
         int finished;
-        size_t n = srv_job_read(st->j, piece, sizeof piece, &finished);
+        /* libmicrohttpd drops a connection that writes nothing for --timeout-s: a comment keeps it */
+        size_t n = srv_job_read(st->j, piece, sizeof piece, st->s->o.timeout_s / 2.0, &finished);
         if (n)
             chunk(st, app_json_bytes(piece, n), NULL, NULL);
+        else if (!finished)
+            app_buf_printf(&st->out, ": waiting\n\n");
         if (finished) {
             const char *error;
             size_t prompt, tokens;
@@ -307,10 +310,10 @@ static srv_reply reply_stream(srv_server *s, srv_job *j, int chat)
 
 srv_reply srv_complete(srv_server *s, srv_body *body, int chat)
 {
+    if (!s->ready) /* first: s->lm is set while loading */
+        return srv_busy("the models are loading");
     if (!s->lm)
         return srv_error(404, NULL, "no language model: start the server with --lm PATH");
-    if (!s->ready)
-        return srv_busy("the models are loading");
     json_error_t jerr;
     json_t *req = body->n ? json_loadb((const char *)body->parts[0].data, body->parts[0].size, 0, &jerr) : NULL;
     if (!req)

@@ -262,20 +262,28 @@ static size_t stop_prefix(const srv_job *j, size_t n)
     return hold;
 }
 
-size_t srv_job_read(srv_job *j, char *buf, size_t cap, int *finished)
+size_t srv_job_read(srv_job *j, char *buf, size_t cap, double wait_s, int *finished)
 {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const long long ns = until.tv_nsec + (long long)(wait_s * 1e9);
+    until.tv_sec += (time_t)(ns / 1000000000);
+    until.tv_nsec = (long)(ns % 1000000000);
     pthread_mutex_lock(&j->lock);
     size_t end;
-    for (;;) {
+    for (int waited_out = 0;;) {
         if (j->finished || j->stopped) {
             end = j->stopped ? j->cut : j->n_text;
         } else {
             const size_t utf8 = incomplete_utf8(j->text, j->n_text), stop = stop_prefix(j, j->n_text);
             end = j->n_text - (utf8 > stop ? utf8 : stop);
         }
-        if (end > j->read || j->finished)
+        if (end > j->read || j->finished || waited_out)
             break;
-        pthread_cond_wait(&j->cond, &j->lock);
+        if (wait_s < 0)
+            pthread_cond_wait(&j->cond, &j->lock);
+        else
+            waited_out = pthread_cond_timedwait(&j->cond, &j->lock, &until) != 0;
     }
     size_t n = end > j->read ? end - j->read : 0;
     n = n < cap ? n : cap;

@@ -29,9 +29,10 @@ srv_lm *srv_lm_start(const char *path, const char *device, const app_pipeline_co
                      size_t queue, srv_metrics *m);
 /* Queues gen (taken in every case); NULL with *why when the queue is full or the server stops. */
 srv_job *srv_lm_submit(srv_lm *lm, srv_gen *gen, const char **why);
-/* Waits for text: up to cap new bytes into buf, their count; *finished once
- * the job ended and everything was read. */
-size_t srv_job_read(srv_job *j, char *buf, size_t cap, int *finished);
+/* Waits for text (at most wait_s seconds; < 0: until there is some): up to
+ * cap new bytes into buf, their count (0 when the wait ran out); *finished
+ * once the job ended and everything was read. */
+size_t srv_job_read(srv_job *j, char *buf, size_t cap, double wait_s, int *finished);
 /* Once finished: "stop" or "length", or NULL with *error (the job failed). */
 const char *srv_job_finish(srv_job *j, const char **error, size_t *prompt_tokens, size_t *tokens);
 /* The client left: generation stops at its next token. */

@@ -358,6 +358,22 @@ check(events[-1] == b"[DONE]" and json.loads(events[-2])["usage"]["completion_to
 check(srv.exit_status() == 0, "SIGTERM: exit 0")
 check(any(re.match(r"gmlp-server: POST /v1/classify 200 ", l) for l in srv.log), "-v: an access log line per request")
 
+# --- a stream that waits in the queue longer than the idle timeout: kept open by comments -------------
+srv = Server("--lm", lm_path, "--parallel", "1", "--timeout-s", "1", "-q")
+srv.wait_ready() or sys.exit(f"test_server: the server failed: {''.join(srv.log)}")
+with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    blocker = pool.submit(requests.post, srv.url + "/v1/completions", json={"prompt": "A", "max_tokens": 600})
+    time.sleep(0.3)
+    r = requests.post(srv.url + "/v1/completions", json=dict(opts, stream=True), stream=True)
+    lines = list(r.iter_lines())
+    check(blocker.result().status_code == 200, "--parallel 1: the first completion done")
+events = [line[6:] for line in lines if line.startswith(b"data: ")]
+text = "".join(json.loads(e)["choices"][0]["text"] for e in events[:-1])
+check(events[-1:] == [b"[DONE]"] and text == want_text,
+      f"a stream queued behind another outlives --timeout-s 1 whole "
+      f"({sum(line.startswith(b':') for line in lines)} keep-alive comments)")
+check(srv.stop() == 0, "SIGTERM: exit 0")
+
 # --- the API key -------------------------------------------------------------------------------------
 srv = Server("--api-key", "s3cret", "-q", "--queue", "2", "--batch", "64", "--max-delay-ms", "500")
 srv.wait_ready()
