@@ -7,7 +7,10 @@
  * per column or per row, GELU, the SGU gate): the direct variant (CPUs; narrow or not),
  * the large and the small tiles, the narrow and the deep-k ones (GPUs);
  * again with the smaller tiles the host picks for GPUs with smaller
- * work-groups; and the wrapper's refusals. */
+ * work-groups; and the wrapper's refusals.  The precision modes (TF32, FP16,
+ * BF16): the host's pick and forced tilings against ref_gemm_prec (operands
+ * rounded by the spec, tests/ref), the edge values bit for bit, and the
+ * unrounded reference far off (test_gemm --precision: these alone). */
 #include <string.h>
 
 #include "core/half.h"
@@ -59,6 +62,15 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
 
 /* A tiling test_gemm runs instead of the host's pick (NULL: the pick). */
 static const gmlp_tiling *forced;
+/* The precision test_gemm runs in: the operands rounded to its format as
+ * they load (cl_kernels/precision.cl), against ref_gemm_prec. */
+static gmlp_gemm_precision precision = GMLP_GEMM_FP32;
+_Static_assert(REF_TF32 == (int)GMLP_GEMM_TF32 && REF_FP16 == (int)GMLP_GEMM_FP16 && REF_BF16 == (int)GMLP_GEMM_BF16,
+               "tests/ref's formats are the kernels'");
+/* Over the precision cases: the smallest ratio of the error against the
+ * unrounded reference to the tolerance, per precision (the rounding is
+ * what the checks see, not noise). */
+static double unrounded_ratio[GMLP_GEMM_PRECISIONS];
 
 /* ctx's device claims another type, number of compute units and vendor;
  * the variants planned for the old claims are forgotten. */
@@ -89,29 +101,53 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
     const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat, *U = &u.mat;
-    ref_gemm(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
-             want + C->off, C->ld, C->stride, batch);
+    ref_gemm_prec(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
+                  want + C->off, C->ld, C->stride, batch, (int)precision);
     const ref_epi re = {use_bias ? bias : NULL, rows, act, gated ? u.host + U->off : NULL, U->ld, U->stride};
     ref_epilogue(want + C->off, m, n, C->ld, C->stride, batch, &re);
+    float *unrounded = NULL; /* the same product without the rounding: what a variant that forgets it gives */
+    if (precision != GMLP_GEMM_FP32) {
+        unrounded = malloc(c.n * sizeof *unrounded);
+        memcpy(unrounded, c.host, c.n * sizeof *unrounded);
+        ref_gemm(m, n, k, a.host + A->off, A->ld, A->stride, ta, b.host + B->off, B->ld, B->stride, tb, beta,
+                 unrounded + C->off, C->ld, C->stride, batch);
+        ref_epilogue(unrounded + C->off, m, n, C->ld, C->stride, batch, &re);
+    }
     const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = *A, .b = *B, .c = *C, .beta = beta,
                          .bias = use_bias ? dbias : NULL, .bias_rows = rows, .act = act,
-                         .gate = *U};
+                         .gate = *U, .precision = precision};
     ctx->set.gemm = flags & CLBLAST ? GMLP_GEMM_CLBLAST : GMLP_GEMM_KERNEL;
     int ran = 1;
     gmlp_status st = forced            ? gmlp_op_gemm_tiled(ctx, &g, forced, &ran)
                      : flags & KERNEL ? gmlp_op_gemm_kernel(ctx, &g)
                                       : gmlp_op_gemm(ctx, &g);
     ctx->set.gemm = GMLP_GEMM_KERNEL;
-    char what[240], tiling[48] = "";
+    char what[260], tiling[48] = "";
     if (forced)
         snprintf(tiling, sizeof tiling, " tiling %s", forced->name);
-    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s%s", m, n, k,
-             ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s%s %s", m, n,
+             k, ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
              flags & A_HALF ? "halfA " : "", flags & B_HALF ? "halfB " : "", flags & PADDED ? "padded " : "",
-             flags & SHARED_A ? "sharedA" : "", tiling);
+             flags & SHARED_A ? "sharedA" : "", tiling, gmlp_gemm_precision_name(precision));
     CHECK(st == GMLP_OK && ran, "%s: %s", what, ran ? gmlp_last_error(ctx) : "the tiling did not run");
     /* the whole buffer: padding untouched; erf in float costs a few ulp more */
-    expect(what, c.mat.buf, want, c.n, act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
+    const double tol = act == GMLP_ACT_GELU ? 3e-5 : 1e-5;
+    /* enough products that the rounding shows, and an operand it changes (half holds 11-bit significands:
+     * TF32 and FP16 keep both half operands as they are) */
+    const int both_half = (flags & A_HALF) && (flags & B_HALF);
+    if (unrounded && k >= 7 && !(both_half && precision != GMLP_GEMM_BF16)) {
+        float *got = malloc(c.n * sizeof *got);
+        double *w = malloc(c.n * sizeof *w);
+        down(c.mat.buf, got, c.n);
+        for (size_t i = 0; i < c.n; i++)
+            w[i] = unrounded[i];
+        const double ratio = rel_error(got, w, c.n, 1e-3) / tol;
+        double *lowest = &unrounded_ratio[precision];
+        *lowest = *lowest == 0 || ratio < *lowest ? ratio : *lowest;
+        free(got), free(w);
+    }
+    expect(what, c.mat.buf, want, c.n, tol);
+    free(unrounded);
     gmlp_buffer_release(ctx, &a.mat.buf);
     gmlp_buffer_release(ctx, &b.mat.buf);
     gmlp_buffer_release(ctx, &u.mat.buf);
@@ -136,6 +172,139 @@ static void sweep(const int *modes, int n_modes, size_t n_sizes)
                 test_gemm(sizes[s][0], sizes[s][1], sizes[s][2], t & 1, t >> 1, (float)(i % 2), batch, flags,
                           i % EPI_COUNT);
             }
+}
+
+/* The precision modes' GEMMs (TF32, FP16, BF16; every variant here is the
+ * portable one, rounding as it loads): the host's pick for this device (on
+ * a CPU the direct kernel) on every transpose, float and half operands, with
+ * epilogues; then each of a few tilings forced (the defaults of GPUs' size
+ * classes, a direct one) on every transpose, against ref_gemm_prec; the
+ * edge values; and that the unrounded reference is far off (the rounding
+ * is what the tolerance sees).  quick: one size per transpose, fewer
+ * tilings and transposes. */
+static void edge_values(const gmlp_tiling *t);
+
+static void precision_sweep(int quick)
+{
+    static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
+    /* GPUs' deep and small defaults, the large one, a direct block any device runs, the CPUs' default */
+    static const char *const names[] = {"tiled_16x16x16_2x2", "tiled_32x32x8_4x4", "tiled_128x128x2_8x8",
+                                        "direct_4x64_1x4_v4", "direct_16x32_4x16_v8"};
+    static const int storages[] = {KERNEL, B_HALF, A_HALF, A_HALF | B_HALF};
+    for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {
+        precision = precs[p];
+        if (quick) { /* the model's forms on the host's pick (NN float, NT half weights), one tiling forced (TN) */
+            test_gemm(33, 70, 29, 0, 0, 0.0f, 2, KERNEL | SHARED_A, EPI_GATE);
+            test_gemm(33, 70, 29, 0, 1, 1.0f, 1, KERNEL | B_HALF | PADDED, EPI_COLS_GELU);
+            forced = gmlp_gemm_tiling_named(names[0]);
+            CHECK(forced != NULL, "tiling %s: none of that name", names[0]);
+            if (forced)
+                test_gemm(35, 70, 49, 1, 0, 1.0f, 1, KERNEL, EPI_ROWS);
+            forced = NULL;
+            edge_values(NULL);
+            continue;
+        }
+        for (int t = 0; t < 4; t++) { /* the host's pick: sizes of each class, every storage */
+            const size_t *sz = sizes[(size_t)(t + 1) % N_SIZES]; /* 7x33x97, 130x7x33, 33x130x130, 97x1x7 */
+            test_gemm(sz[0], sz[1], sz[2], t & 1, t >> 1, (float)(t % 2), t == 2 ? 3 : 1,
+                      storages[(p + (size_t)t) % 4] | (t == 1 ? PADDED : 0) | (t == 2 ? SHARED_A : 0),
+                      (int)(p + (size_t)t) % EPI_COUNT);
+            test_gemm(37, 45, 301, t & 1, t >> 1, 0.0f, 1, storages[(p + (size_t)t + 1) % 4],
+                      (int)(p + (size_t)t + 3) % EPI_COUNT);
+        }
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            forced = gmlp_gemm_tiling_named(names[i]);
+            CHECK(forced != NULL, "tiling %s: none of that name", names[i]);
+            if (!forced || !gmlp_gemm_tiling_fits(&ctx->dev, forced)) {
+                forced = NULL;
+                continue; /* the CPUs' block on a GPU */
+            }
+            for (int t = 0; t < 4; t++)
+                test_gemm(33 + (size_t)t, 70, 29 + 10 * (size_t)t, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
+                          KERNEL | storages[(i + (size_t)t) % 4] | (t == 2 ? PADDED : 0),
+                          (int)(i + (size_t)t) % EPI_COUNT);
+            forced = NULL;
+        }
+        edge_values(NULL);
+        edge_values(gmlp_gemm_tiling_named(names[0]));
+    }
+    precision = GMLP_GEMM_FP32;
+    /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded
+     * reference fails every one of them, BF16's by far */
+    for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {
+        const double ratio = unrounded_ratio[precs[p]], least = precs[p] == GMLP_GEMM_BF16 ? 20 : 2;
+        printf("%s: the unrounded reference is off by %.1fx the tolerance or more\n",
+               gmlp_gemm_precision_name(precs[p]), ratio);
+        CHECK(ratio >= least, "%s: the unrounded reference is within %.3gx the tolerance (want %gx): the check cannot "
+              "see the rounding", gmlp_gemm_precision_name(precs[p]), ratio, least);
+    }
+}
+
+/* Products of single values (k = 1, C = A B with A a column, B a row, both
+ * float), exact in fp32 once the operands are rounded: each must equal the
+ * reference's bit for bit.  The column holds the spec's edge cases: ties to
+ * even in 10 and 7 mantissa bits (and just past them), TF32's overflow and
+ * FP16's saturation at 65504 (a product past 65504 too), half's
+ * subnormals, infinities and NaN.  t: a tiling forced (NULL: the pick). */
+static void edge_values(const gmlp_tiling *t)
+{
+    const float col[] = {1.0f + 0x1p-11f,         1.0f + 3 * 0x1p-11f,  -(1.0f + 3 * 0x1p-11f),
+                         1.0f + 0x1p-11f + 0x1p-23f, 1.0f + 0x1p-8f,     1.0f + 3 * 0x1p-8f,
+                         1.0f + 0x1p-8f - 0x1p-23f, 65504.0f,           65519.0f,
+                         65520.0f,                  70000.0f,           -1e10f,
+                         3.3f * 0x1p-24f,           0x1p-25f,           1023.5f * 0x1p-24f,
+                         0x1.fffffep127f,           INFINITY,           -INFINITY,
+                         NAN,                       0.0f,               -0.0f,
+                         0.1f};
+    /* B: 1, 2, a tie, -0.75, then 1 + j 2^-12 (ties and not, in 10 and 7 bits): 17 columns, past the narrow
+     * products' 16, so that the host picks what the model's products run on */
+    enum { N_ROW = 17 };
+    float row[N_ROW] = {1.0f, 2.0f, 1.0f + 0x1p-11f, -0.75f};
+    for (int j = 4; j < N_ROW; j++)
+        row[j] = 1.0f + (float)(j - 3) * 0x1p-12f;
+    const size_t m = sizeof col / sizeof *col, n = N_ROW;
+    float *c = malloc(m * n * sizeof *c);
+    for (size_t i = 0; i < m * n; i++)
+        c[i] = NAN; /* C's old values: beta 0 must not read them */
+    cl_mem da = up(col, m), db = up(row, n), dc = up(c, m * n);
+    const gmlp_gemm g = {.m = m, .n = n, .k = 1, .a = {.buf = da, .ld = 1}, .b = {.buf = db, .ld = n},
+                         .c = {.buf = dc, .ld = n}, .precision = precision};
+    int ran = 1;
+    gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, &g, t, &ran) : gmlp_op_gemm_kernel(ctx, &g);
+    const char *pname = gmlp_gemm_precision_name(precision), *tname = t ? t->name : "the host's pick";
+    CHECK(st == GMLP_OK && ran, "edge values %s %s: %s", pname, tname, gmlp_last_error(ctx));
+    down(dc, c, m * n);
+    int bad = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            const float want = (float)(ref_round_operand(col[i], (int)precision) *
+                                       ref_round_operand(row[j], (int)precision)),
+                        got = c[i * n + j];
+            /* (the sign of a zero aside: the sum starts at +0, and +0 + -0 is +0) */
+            const int same = isnan(want) ? isnan(got) : got == want;
+            if (!same && bad++ < 4)
+                printf("edge values %s %s: %a x %a gave %a, want %a\n", pname, tname, (double)col[i], (double)row[j],
+                       (double)got, (double)want);
+        }
+    CHECK(!bad, "edge values %s %s: %d of %zu products differ from the rounded operands' (bit for bit)", pname, tname,
+          bad, m * n);
+    /* the spec itself, on the device's values: NaN stays NaN; FP16 saturates (1e10 x 2 = 65504 x 2); ties go
+     * to even (1 + 2^-11 is a tie in 10 bits, 1 + 2^-8 in 7: both to 1) */
+    CHECK(isnan(c[18 * n]) && isnan(c[18 * n + 1]), "edge values %s %s: NaN x 1 = %g", pname, tname, (double)c[18 * n]);
+    if (precision == GMLP_GEMM_FP16)
+        CHECK(c[11 * n + 1] == -131008.0f && c[16 * n] == 65504.0f && c[17 * n + 3] == 49128.0f,
+              "edge values fp16 %s: -1e10 x 2 = %g, inf x 1 = %g, -inf x -0.75 = %g: not saturated at 65504", tname,
+              (double)c[11 * n + 1], (double)c[16 * n], (double)c[17 * n + 3]);
+    else
+        CHECK(isinf(c[16 * n]) && isinf(c[15 * n]), "edge values %s %s: inf x 1 = %g, FLT_MAX x 1 = %g (past the "
+              "format's largest: infinity)", pname, tname, (double)c[16 * n], (double)c[15 * n]);
+    CHECK(c[0] == 1.0f && c[2] == 1.0f && (precision == GMLP_GEMM_BF16 ? c[4 * n] == 1.0f : c[4 * n] != 1.0f),
+          "edge values %s %s: the ties 1 + 2^-11 = %a, (1 + 2^-11)^2 = %a, 1 + 2^-8 = %a", pname, tname, (double)c[0],
+          (double)c[2], (double)c[4 * n]);
+    gmlp_buffer_release(ctx, &da);
+    gmlp_buffer_release(ctx, &db);
+    gmlp_buffer_release(ctx, &dc);
+    free(c);
 }
 
 /* A GEMM of 8 x 8 float matrices in one buffer, changed by tweak. */
@@ -307,6 +476,11 @@ int main(int argc, char **argv)
      * own, and compiling ~200 of them is most of this test's time */
     const int quick = getenv("GMLP_TEST_QUICK") != NULL;
     ctx = check_context();
+    if (argc > 1 && !strcmp(argv[1], "--precision")) { /* the precision modes' cases alone */
+        precision_sweep(quick);
+        gmlp_context_destroy(ctx);
+        return check_summary("test_gemm --precision");
+    }
     if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
         oclgrind_sweep();
         gmlp_context_destroy(ctx);
@@ -354,6 +528,7 @@ int main(int argc, char **argv)
             test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
                       (t + md) % EPI_COUNT);
     pretend(type, cus, ctx->dev.vendor_id);
+    precision_sweep(quick);
     nvidia_sweep(133, 70, 29, modes, 4, quick ? 3 : 1);
     test_refusals();
     test_small_groups(64, 32);
