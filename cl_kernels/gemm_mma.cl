@@ -165,15 +165,18 @@ static inline void gmlp_mma_ldv_float(__global const float *p, float *d, const i
     if (v > 2)
         d[2] = x.s2, d[3] = x.s3;
 }
+/* Half storage through vloadn of its bits: no alignment beyond 2 bytes,
+ * which is all the host checks of half operands (their offsets need not be
+ * multiples of v: loads of whole words faulted on the H100, 2026-11-26). */
 static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
 {
-    /* two halves a word, the first in the low bits (little-endian, as every OpenCL GPU) */
-    const uint2 x = v == 4 ? *(__global const uint2 *)p : (uint2)(v == 2 ? *(__global const uint *)p : *(__global const ushort *)p, 0u);
-    d[0] = as_float(x.s0 & 0xffffu);
+    __global const ushort *h = (__global const ushort *)p;
+    const ushort4 x = v == 4 ? vload4(0, h) : v == 2 ? (ushort4)(vload2(0, h), 0, 0) : (ushort4)(*h, 0, 0, 0);
+    d[0] = as_float((uint)x.s0);
     if (v > 1)
-        d[1] = as_float(x.s0 >> 16);
+        d[1] = as_float((uint)x.s1);
     if (v > 2)
-        d[2] = as_float(x.s1 & 0xffffu), d[3] = as_float(x.s1 >> 16);
+        d[2] = as_float((uint)x.s2), d[3] = as_float((uint)x.s3);
 }
 
 /* An operand's staging.  NAME_fetch reads this work-item's units of one

@@ -3,7 +3,7 @@
  * emulated (GMLP_ENGINE_EMULATED; tests/test_gemm_mma.c checks the kernel's
  * numerics in every form):
  *  - the architecture: sm_80 and later have mma.sync; sm_75, AMD and CPUs not;
- *  - a BF16 product on a pretended NVIDIA device runs the tensor-core tiling
+ *  - a BF16 product on a pretended NVIDIA device runs a tensor-core tiling
  *    once its self-test passed in the ladder's own context; the verdict is in
  *    the device's .engines file; the result is the operand-rounding
  *    reference's; gmlp_gemm_engine names mma.sync; FP32 stays portable;
@@ -138,15 +138,16 @@ int main(int argc, char **argv)
           ctx->ops->probe ? "tested again" : "no test");
     gmlp_context_destroy(ctx);
 
-    /* the same variants failed, and their 16-deep twins (the rows' next
-     * tensor-core tilings): the portable tilings, the same numbers */
+    /* the same variants failed, and their twins of the other depth (the
+     * rows' other tensor-core tilings): the portable tilings, the same numbers */
     char failed[16384] = "", line[600];
     for (const char *p = text, *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
         snprintf(line, sizeof line, "fail%.*s\n", (int)(nl - p) - 4, p + 4);
         strncat(failed, line, sizeof failed - strlen(failed) - 1);
-        char *tk = strstr(line, "-DGMLP_GEMM_TK=32");
+        char *tk = strstr(line, "-DGMLP_GEMM_TK=");
         if (tk) {
-            memcpy(tk + strlen("-DGMLP_GEMM_TK="), "16", 2);
+            tk += strlen("-DGMLP_GEMM_TK=");
+            memcpy(tk, tk[0] == '1' ? "32" : "16", 2);
             strncat(failed, line, sizeof failed - strlen(failed) - 1);
         }
     }

@@ -90,11 +90,12 @@ static const gmlp_gemm_sizes sizes[] = {
 
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
-     * ladder passes (the deeper 16-bit slices first), else the portable
-     * rows' tilings (any device type: tests pretend with an emulated engine) */
+     * ladder passes, else the portable rows' tilings (any device type: tests
+     * pretend with an emulated engine).  Large products: 16-deep slices in
+     * every format, whose registers let two work-groups share a compute unit */
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_128x128x32_8x8", "mma_128x128x16_8x8", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
-     .measured = NOTES("mma_128x128x32_8x8")},
+     .tilings = {"mma_128x128x16_8x8", "mma_128x128x32_8x8", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
+     .measured = NOTES("mma_128x128x16_8x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_64x64x8_4x4", "tiled_32x32x8_4x4"},
      .measured = NOTES("mma_64x64x32_4x8")},
