@@ -8,6 +8,7 @@
  *   server_classify.c  POST /v1/classify: a raw or multipart body into images
  *   server_batcher.c   dynamic batching over the classifier's pipeline (scheduler.h)
  *   server_lm.c        the language model's workers and generation
+ *   server_text.c      where a streamed text may be cut (UTF-8, stop sequences)
  *   server_complete.c  POST /v1/completions and /v1/chat/completions, SSE streaming
  *   server_metrics.c   the counters and histograms behind GET /metrics */
 #ifndef APP_SERVER_H

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "server_metrics.h"
+#include "server_text.h"
 
 struct srv_job {
     srv_gen gen;
@@ -155,8 +156,8 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-srv_lm *srv_lm_start(const char *path, const char *device, const app_pipeline_config *like, int parallel,
-                     size_t queue, srv_metrics *m)
+srv_lm *srv_lm_start(const char *path, const char *device, const app_pipeline_config *like, int parallel, size_t queue,
+                     srv_metrics *m)
 {
     srv_lm *lm = calloc(1, sizeof *lm);
     if (!lm)
@@ -234,34 +235,6 @@ srv_job *srv_lm_submit(srv_lm *lm, srv_gen *gen, const char **why)
     return j;
 }
 
-/* Bytes at the end of text[0..n) that may be the start of a UTF-8 sequence still to be completed. */
-static size_t incomplete_utf8(const unsigned char *text, size_t n)
-{
-    for (size_t back = 1; back <= 3 && back <= n; back++) {
-        const unsigned char c = text[n - back];
-        if ((c & 0xC0) == 0x80)
-            continue; /* a continuation byte: look further back for its lead */
-        const size_t len = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-        return len > back ? back : 0;
-    }
-    return 0;
-}
-
-/* Bytes at the end of text[0..n) that may be the start of a stop sequence. */
-static size_t stop_prefix(const srv_job *j, size_t n)
-{
-    size_t hold = 0;
-    for (size_t i = 0; i < j->gen.n_stop; i++) {
-        const size_t len = strlen(j->gen.stop[i]);
-        for (size_t k = len - 1; k > hold; k--)
-            if (k <= n && !memcmp(j->text + n - k, j->gen.stop[i], k)) {
-                hold = k;
-                break;
-            }
-    }
-    return hold;
-}
-
 size_t srv_job_read(srv_job *j, char *buf, size_t cap, double wait_s, int *finished)
 {
     struct timespec until;
@@ -275,8 +248,7 @@ size_t srv_job_read(srv_job *j, char *buf, size_t cap, double wait_s, int *finis
         if (j->finished || j->stopped) {
             end = j->stopped ? j->cut : j->n_text;
         } else {
-            const size_t utf8 = incomplete_utf8(j->text, j->n_text), stop = stop_prefix(j, j->n_text);
-            end = j->n_text - (utf8 > stop ? utf8 : stop);
+            end = srv_text_ready(j->text, j->n_text, j->gen.stop, j->gen.n_stop);
         }
         if (end > j->read || j->finished || waited_out)
             break;

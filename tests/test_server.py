@@ -314,6 +314,10 @@ r = requests.post(url + "/v1/completions", json=dict(opts, stop=[cut]))
 text = r.json()["choices"][0]["text"] if r.status_code == 200 else None
 check(text == want_text[:want_text.index(cut)] and r.json()["choices"][0]["finish_reason"] == "stop",
       "stop: the text ends before the stop sequence, finish_reason stop")
+r = requests.post(url + "/v1/completions", json=dict(opts, stop=[cut], stream=True), stream=True)
+chunks = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith(b"data: {")]
+check("".join(c["choices"][0]["text"] for c in chunks) == text and chunks[-1]["choices"][0]["finish_reason"] == "stop",
+      "stop, streamed: the same text, no piece of the stop sequence sent")
 r = requests.post(url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "Hi"}],
                                                       "max_tokens": 8, "seed": 1, "stream": True}, stream=True)
 events = [line[6:] for line in r.iter_lines() if line.startswith(b"data: ")]
