@@ -191,7 +191,8 @@ def doc_layers(sd, x, c, block="fn.fn.fn.", em=None):
                 for j in range(i + 1):
                     W[:, i, j] = w[:, S - 1 - (i - j)]
             if em:  # w * pos_x * pos_y, each product rounded to fp32
-                W = fp32(fp32(W * sd[P + "sgu.circulant_pos_x"][:, :, None]) * sd[P + "sgu.circulant_pos_y"][:, None, :])
+                W = fp32(fp32(W * sd[P + "sgu.circulant_pos_x"][:, :, None])
+                         * sd[P + "sgu.circulant_pos_y"][:, None, :])
             else:
                 W = W * sd[P + "sgu.circulant_pos_x"][:, :, None] * sd[P + "sgu.circulant_pos_y"][:, None, :]
         else:
@@ -322,7 +323,8 @@ def make(c, outdir, rng, prec_out):
               ref_path, metadata=ref_meta)
     sort_metadata(ref_path)
     os.chmod(ref_path, 0o644)
-    errs = precision_ref.write(prec_out, name, c["storage"], lambda em: {"logits": doc_reference(stored, tokens, c, em)},
+    errs = precision_ref.write(prec_out, name, c["storage"],
+                               lambda em: {"logits": doc_reference(stored, tokens, c, em)},
                                ["logits"], {"logits": logits})
     print(f"{name:23s} {c['storage']:4s} V={c['vocab']:3d} d={c['dim']:2d} S={c['seq']:2d} "
           f"B={c['batch']} n={c['n']:2d}  max|logit|={logits.abs().max().item():6.3f}  "

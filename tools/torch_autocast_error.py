@@ -44,6 +44,11 @@ def run(model, fn, modes=("fp32", "bf16")):
     return res
 
 
+def load(folder, name):
+    """The stored model as float32."""
+    return {k: v.float() for k, v in load_file(os.path.join(folder, name + ".safetensors")).items()}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -54,20 +59,20 @@ def main():
     rows = []
     for name, kw, *_ in mf.CONFIGS:
         model, _ = mf.build(kw)
-        model.load_state_dict({k: v.float() for k, v in load_file(os.path.join(args.e2e, name + ".safetensors")).items()})
+        model.load_state_dict(load(args.e2e, name))
         ref = load_file(os.path.join(args.e2e, name + ".ref.safetensors"))
         key = "logits" if "logits" in ref else "features"
         out = run(model, lambda m: mf.features_and_logits(m, ref["images"])[1 if key == "logits" else 0])
         rows.append((name, {k: rel(v, ref[key]) for k, v in out.items()}))
     for c in mv.CASES:
         model = mv.build(c)
-        model.load_state_dict({k: v.float() for k, v in load_file(os.path.join(args.e2e, c["name"] + ".safetensors")).items()})
+        model.load_state_dict(load(args.e2e, c["name"]))
         ref = load_file(os.path.join(args.e2e, c["name"] + ".ref.safetensors"))
         out = run(model, lambda m: mv.outputs(m, ref["images"])[1])
         rows.append((c["name"], {k: rel(v, ref["logits"]) for k, v in out.items()}))
     for c in ml.CASES:
         model = ml.build(c)
-        model.load_state_dict({k: v.float() for k, v in load_file(os.path.join(args.lm, c["name"] + ".safetensors")).items()})
+        model.load_state_dict(load(args.lm, c["name"]))
         ref = load_file(os.path.join(args.lm, c["name"] + ".ref.safetensors"))
         out = run(model, lambda m: ml.logits_of(m, ref["tokens"].long()))
         rows.append((c["name"], {k: rel(v, ref["logits"]) for k, v in out.items()}))
