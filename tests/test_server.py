@@ -382,7 +382,8 @@ check(events[-1:] == [b"[DONE]"] and text == want_text,
 check(srv.stop() == 0, "SIGTERM: exit 0")
 
 # --- the API key -------------------------------------------------------------------------------------
-srv = Server("--api-key", "s3cret", "-q", "--queue", "2", "--batch", "64", "--max-delay-ms", "1500")
+srv = Server("--api-key", "s3cret", "-q", "--queue", "2", "--batch", "64", "--max-delay-ms", "1500",
+             "--max-connections", "8")
 srv.wait_ready()
 r = requests.post(srv.url + "/v1/classify", data=body, headers={"Content-Type": "image/png"})
 check(r.status_code == 401, "--api-key: no key, 401")
@@ -402,6 +403,16 @@ busy = [r for r in replies if r.status_code == 503]
 check(busy and all(r.headers.get("Retry-After") for r in busy) and
       all(r.status_code in (200, 503) for r in replies), f"a full queue (--queue 2): 503 with Retry-After "
                                                          f"({len(busy)} of 6)")
+idle = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(8)]
+time.sleep(0.3)
+with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    ninth = pool.submit(requests.get, srv.url + "/health", timeout=20)
+    time.sleep(1)
+    waited = not ninth.done()
+    for sock in idle:
+        sock.close()
+    check(waited and ninth.result().status_code == 200,
+          "--max-connections 8: a ninth connection waits until one of them closes, then is served")
 check(srv.stop() == 0, "SIGTERM: exit 0")
 
 # --- a device failing mid-batch: its requests answered from another device, or 503 when none is left -----
