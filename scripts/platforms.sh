@@ -52,9 +52,10 @@ platform_env() {
 platform_unable() {
     case $1 in
     rusticl)
-        echo "gemm: rusticl (Mesa 22.3) allows 32 work-items per group for any kernel (CL_KERNEL_WORK_GROUP_SIZE)," \
-            "so the tilings test_gemm and test_engines force, which need more, cannot run there; the library falls" \
-            "back to smaller tiles, which the e2e and model suites check"
+        local why="rusticl (Mesa 22.3) allows 32 work-items per group for any kernel (CL_KERNEL_WORK_GROUP_SIZE);"
+        why+=" the library falls back to smaller tiles, which the e2e and model suites check"
+        echo "gemm: $why, but test_gemm and test_engines force tilings that need more"
+        echo "tuned-tilings: $why, but test_tuning names one that needs more (tiled_32x32x8_4x4, 64) as tuned"
         ;;
     esac
 }

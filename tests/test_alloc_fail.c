@@ -31,8 +31,8 @@ static int32_t ref_tokens[GEN_TOKENS];
 static gmlp_model *kept; /* loaded once: the context still works after a failure */
 
 /* One kind of failure: arm(n) makes the n-th event from now fail (0: none);
- * reached() counts the events since; a run it fails returns expect, the
- * message saying says. */
+ * reached() counts the events since; a run it fails returns expect with a
+ * message containing says. */
 typedef struct injector {
     const char *name;
     void (*arm)(unsigned long n);
@@ -191,6 +191,7 @@ static void sweep(const char *what, path_fn path)
         CHECK(still_works(), "%s, %s: after failure %lu the context no longer classifies: %s", inj->name, what, n,
               gmlp_last_error(ctx));
     }
+    CHECK(n < 100000, "%s, %s: no run completed", inj->name, what);
     printf("%s, %s: %lu reached in a run; %lu failed in turn: %lu refused with %s, %lu fallbacks\n", inj->name,
            what, n - 1, injected, refused, gmlp_status_string(inj->expect), fell_back);
     total_reached += n - 1;
