@@ -216,8 +216,9 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
         *q = CONTIG_K ? e % (TK / NAME##_KR) * NAME##_KR : e / (W / NAME##_WR) * NAME##_KR;                     \
         return NAME##_UNITS % NT == 0 || e < NAME##_UNITS;                                                      \
     }                                                                                                           \
-    GMLP_MMA_INLINE void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
-                                      float *f)                                                                 \
+    /* checked (a constant once inlined): whether elements may lie past the edges */                          \
+    GMLP_MMA_INLINE void NAME##_load(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,    \
+                                     float *f, const int checked)                                               \
     {                                                                                                           \
         GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
         {                                                                                                       \
@@ -231,7 +232,7 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
                     const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                             \
                     __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
                     float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
-                    if (gr < rows && gc + NAME##_V <= cols) {                                                   \
+                    if (!checked || (gr < rows && gc + NAME##_V <= cols)) {                                     \
                         gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                                  \
                     } else {                                                                                    \
                         GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                   \
@@ -240,6 +241,15 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
                 }                                                                                               \
             }                                                                                                   \
         }                                                                                                       \
+    }                                                                                                           \
+    /* a slice wholly inside the matrix (most) loads without a check an element */                           \
+    GMLP_MMA_INLINE void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
+                                      float *f)                                                                 \
+    {                                                                                                           \
+        if (base + W <= dim && q0 + TK <= k)                                                                    \
+            NAME##_load(p, ld, base, dim, q0, k, t, f, 0);                                                      \
+        else                                                                                                    \
+            NAME##_load(p, ld, base, dim, q0, k, t, f, 1);                                                      \
     }                                                                                                           \
     GMLP_MMA_INLINE void NAME##_stash(__local uint *lds, const float *f, int t)                                  \
     {                                                                                                           \
