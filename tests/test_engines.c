@@ -1,8 +1,13 @@
 /* The matrix engines' capability ladder (lib/ops/gemm_engines.c) and their
  * rows in the GEMM tables, on any OpenCL device, the engines' instructions
- * emulated (GMLP_ENGINE_EMULATED; tests/test_gemm_mma.c checks the kernel's
- * numerics in every form):
- *  - the architecture: sm_80 and later have mma.sync; sm_75, AMD and CPUs not;
+ * emulated (GMLP_ENGINE_EMULATED; tests/test_gemm_mma.c and
+ * test_gemm_engines_emu.c check the kernels' numerics in every form):
+ *  - the architecture: sm_80 and later have mma.sync; sm_75 and CPUs not;
+ *    Intel XMX by its extensions and smallest sub-group size, never by the
+ *    device's generation; AMD MFMA and WMMA by gfx name under AMD's runtime;
+ *  - each engine's rows: a product in each precision it runs, on a
+ *    pretended device of its vendor, runs its tiling (the report names its
+ *    instruction) with the operand-rounding reference's result;
  *  - a BF16 product on a pretended NVIDIA device runs a tensor-core tiling
  *    once its self-test passed in the ladder's own context; the verdict is in
  *    the device's .engines file; the result is the operand-rounding
@@ -22,33 +27,55 @@
 
 static void check_detect(void)
 {
+    static const gmlp_engine_facts none = {0}, dg2 = {.intel_mma = true, .min_subgroup = 8},
+                                   pvc = {.intel_mma = true, .min_subgroup = 16}, tgllp = {.min_subgroup = 8},
+                                   rocm = {.amd_runtime = true, .wavefront = 64},
+                                   rocm32 = {.amd_runtime = true, .wavefront = 32};
     static const struct {
         gmlp_vendor vendor;
         const char *arch;
+        const gmlp_engine_facts *facts;
         unsigned want;
-    } cases[] = {{GMLP_VENDOR_NVIDIA, "sm_90", GMLP_ENGINE_MMA_SYNC},
-                 {GMLP_VENDOR_NVIDIA, "sm_80", GMLP_ENGINE_MMA_SYNC},
-                 {GMLP_VENDOR_NVIDIA, "sm_120", GMLP_ENGINE_MMA_SYNC},
-                 {GMLP_VENDOR_NVIDIA, "sm_75", 0},
-                 {GMLP_VENDOR_NVIDIA, "", 0},
-                 {GMLP_VENDOR_AMD, "gfx90a", 0},
-                 {GMLP_VENDOR_ANY, "", 0}};
+    } cases[] = {{GMLP_VENDOR_NVIDIA, "sm_90", &none, GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_80", &none, GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_120", &none, GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_75", &none, 0},
+                 {GMLP_VENDOR_NVIDIA, "", &none, 0},
+                 {GMLP_VENDOR_INTEL, "12.55.8", &dg2, GMLP_ENGINE_XMX8},
+                 {GMLP_VENDOR_INTEL, "12.60.7", &pvc, GMLP_ENGINE_XMX16},
+                 {GMLP_VENDOR_INTEL, "12.0.0", &tgllp, 0},
+                 {GMLP_VENDOR_AMD, "gfx90a", &rocm, GMLP_ENGINE_MFMA},
+                 {GMLP_VENDOR_AMD, "gfx942", &rocm, GMLP_ENGINE_MFMA},
+                 {GMLP_VENDOR_AMD, "gfx90a", &none, 0}, /* Mesa: not AMD's compiler */
+                 {GMLP_VENDOR_AMD, "gfx1100", &rocm32, GMLP_ENGINE_WMMA32},
+                 {GMLP_VENDOR_AMD, "gfx1100", &rocm, GMLP_ENGINE_WMMA64},
+                 {GMLP_VENDOR_AMD, "gfx1200", &rocm32, 0}, /* RDNA4's WMMA layout differs */
+                 {GMLP_VENDOR_AMD, "gfx1030", &rocm32, 0},
+                 {GMLP_VENDOR_ANY, "", &dg2, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         gmlp_devinfo d = {.vendor_id = cases[i].vendor};
         snprintf(d.arch, sizeof d.arch, "%s", cases[i].arch);
-        gmlp_engines_detect(&d);
-        CHECK((d.engines & GMLP_ENGINE_MMA_SYNC) == cases[i].want, "'%s': engines %#x", cases[i].arch, d.engines);
+        unsigned e = gmlp_engines_for(&d, cases[i].facts);
+        CHECK(e == cases[i].want, "'%s' (vendor %d): engines %#x, not %#x", cases[i].arch, (int)cases[i].vendor, e,
+              cases[i].want);
     }
+    gmlp_devinfo d = {.vendor_id = GMLP_VENDOR_NVIDIA, .arch = "sm_90"};
+    gmlp_engines_detect(&d);
+    CHECK(d.engines == GMLP_ENGINE_MMA_SYNC, "detect without a device: the architecture alone");
 }
 
-/* c as NVIDIA's, of one compute unit, its tensor cores emulated (still a CPU:
- * its stack is no spill) */
+/* c as one of vendor's devices of one compute unit with engine (emulated;
+ * still a CPU: its stack is no spill) */
+static void pretend(gmlp_context *c, gmlp_vendor vendor, unsigned engine)
+{
+    c->dev.vendor_id = vendor;
+    c->dev.compute_units = 1;
+    c->dev.engines = engine | GMLP_ENGINE_EMULATED;
+    gmlp_gemm_plan_clear(c);
+}
 static void pretend_nvidia(gmlp_context *c)
 {
-    c->dev.vendor_id = GMLP_VENDOR_NVIDIA;
-    c->dev.compute_units = 1;
-    c->dev.engines |= GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_EMULATED;
-    gmlp_gemm_plan_clear(c);
+    pretend(c, GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC);
 }
 
 static gmlp_context *open_in(const char *dir)
@@ -63,16 +90,38 @@ static gmlp_context *open_in(const char *dir)
 
 enum { M = 256, N = 136, K = 70 }; /* a large product (4 tiles of 128 for one compute unit), ragged n and k */
 
-/* C = A . B^T in BF16 on ctx, into got */
-static void product(const float *a, const float *b, float *got)
+/* C = A . B^T in precision p on ctx, into got */
+static void product_in(gmlp_gemm_precision p, const float *a, const float *b, float *got)
 {
     cl_mem da = up(a, (size_t)M * K), db = up(b, (size_t)N * K), dc = up(got, (size_t)M * N);
     gmlp_gemm g = {.m = M, .n = N, .k = K, .a = {.buf = da, .ld = K}, .b = {.buf = db, .ld = K, .trans = 1},
-                   .c = {.buf = dc, .ld = N}, .precision = GMLP_GEMM_BF16};
-    CHECK(gmlp_op_gemm(ctx, &g) == GMLP_OK, "the BF16 product runs: %s", gmlp_last_error(ctx));
+                   .c = {.buf = dc, .ld = N}, .precision = p};
+    CHECK(gmlp_op_gemm(ctx, &g) == GMLP_OK, "the %s product runs: %s", gmlp_gemm_precision_name(p),
+          gmlp_last_error(ctx));
     CHECK(gmlp_gemm_class(ctx, &g) == GMLP_GEMM_LARGE, "a large product");
     down(dc, got, (size_t)M * N);
     gmlp_buffer_release(ctx, &da), gmlp_buffer_release(ctx, &db), gmlp_buffer_release(ctx, &dc);
+}
+
+static void product(const float *a, const float *b, float *got)
+{
+    product_in(GMLP_GEMM_BF16, a, b, got);
+}
+
+/* max |got - (a . b^T with a's and b's elements rounded to p)| relative to its largest element */
+static double error_in(gmlp_gemm_precision p, const float *a, const float *b, const float *got)
+{
+    double *want = malloc((size_t)M * N * sizeof *want);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double s = 0;
+            for (size_t q = 0; q < K; q++)
+                s += (double)gmlp_round_operand(a[i * K + q], p) * gmlp_round_operand(b[j * K + q], p);
+            want[i * N + j] = s;
+        }
+    double e = rel_error(got, want, (size_t)M * N, 0);
+    free(want);
+    return e;
 }
 
 static const char *engine(gmlp_gemm_precision p)
@@ -91,6 +140,38 @@ static void verdicts(char *path, size_t size, char *text, size_t text_size)
     text[n] = 0;
     if (f)
         fclose(f);
+}
+
+/* Each engine's rows on a pretended device of its vendor: one product (the
+ * wiring: the row, the kernel's defines, the emulation, the ladder; the
+ * precisions' numerics are test_gemm_engines_emu's). */
+static void check_engine_rows(const char *dir, const float *a, const float *b)
+{
+    static const struct {
+        gmlp_vendor vendor;
+        unsigned engine;
+        gmlp_gemm_precision p;
+    } rows[] = {{GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX8, GMLP_GEMM_BF16},
+                {GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX16, GMLP_GEMM_FP16},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA, GMLP_GEMM_TF32},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_WMMA32, GMLP_GEMM_BF16},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_WMMA64, GMLP_GEMM_FP16}};
+    gmlp_context *outer = ctx;
+    ctx = open_in(dir);
+    float *got = calloc((size_t)M * N, sizeof *got);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const gmlp_engine *e = gmlp_engine_of(rows[i].engine);
+        pretend(ctx, rows[i].vendor, rows[i].engine);
+        product_in(rows[i].p, a, b, got);
+        const char *name = engine(rows[i].p);
+        double err = error_in(rows[i].p, a, b, got);
+        CHECK(e && e->op[rows[i].p] && !strcmp(name, e->op[rows[i].p]) && err <= 1e-5, "%s %s: %s, %.3g from the reference",
+              e ? e->prefix : "?", gmlp_gemm_precision_name(rows[i].p), name, err);
+        CHECK(!strcmp(engine(GMLP_GEMM_FP32), "portable"), "%s: FP32 portable", e ? e->prefix : "?");
+    }
+    free(got);
+    gmlp_context_destroy(ctx);
+    ctx = outer;
 }
 
 int main(int argc, char **argv)
@@ -168,7 +249,10 @@ int main(int argc, char **argv)
     CHECK(e <= 1e-5 && across <= 1e-5 * top, "portable: %.3g from the reference, %.3g from the tensor cores'", e,
           across / top);
     gmlp_context_destroy(ctx);
-    gmlp_context_destroy(first);
+    ctx = first;
+    snprintf(dir, sizeof dir, "%s/engines", argv[1]);
+    check_engine_rows(dir, a, b);
+    gmlp_context_destroy(ctx);
     free(a), free(b), free(mma), free(portable), free(want), free(raw);
     return check_summary("engines");
 }

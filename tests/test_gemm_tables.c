@@ -24,19 +24,24 @@ static void check_tilings(void)
         if (gmlp_tiling_direct(t))
             snprintf(want, sizeof want, "direct_%dx%d_%dx%d_v%d", t->tm, t->tn, t->wm, t->wn, t->vw);
         else
-            snprintf(want, sizeof want, "%s_%dx%dx%d_%dx%d", t->needs ? "mma" : "tiled", t->tm, t->tn, t->tk, t->wm,
-                     t->wn);
+            snprintf(want, sizeof want, "%s_%dx%dx%d_%dx%d", t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled", t->tm,
+                     t->tn, t->tk, t->wm, t->wn);
         CHECK(!strcmp(t->name, want), "tiling %s spells %s", t->name, want);
         CHECK(gmlp_gemm_tiling_named(t->name) == t, "%s found by its name, once", t->name);
         CHECK(t->tm % t->wm == 0 && t->tn % t->wn == 0 && t->tk >= 1 && t->wn % (gmlp_tiling_direct(t) ? t->vw : 1) == 0,
               "%s: blocks divide tiles", t->name);
-        /* portable tilings run every precision; a matrix engine's, the low ones it has */
-        CHECK(t->needs ? t->needs == GMLP_ENGINE_MMA_SYNC && t->precisions && !(t->precisions & ~GMLP_GEMM_LOW_PRECISIONS)
-                       : !t->precisions && !t->subgroup,
+        /* portable tilings run every precision; a matrix engine's (one engine),
+         * low ones its instructions run, each named */
+        const gmlp_engine *e = gmlp_engine_of(t->needs);
+        CHECK(t->needs ? e && e->bit == t->needs && t->precisions && !(t->precisions & ~GMLP_GEMM_LOW_PRECISIONS)
+                       : !t->precisions && !t->subgroup && !t->defines,
               "%s: precisions %#x for engines %#x", t->name, t->precisions, t->needs);
-        CHECK(!strcmp(gmlp_gemm_tiling_engine(t, GMLP_GEMM_TF32), t->needs ? "mma.sync m16n8k8" : "portable") &&
-                  !strcmp(gmlp_gemm_tiling_engine(t, GMLP_GEMM_BF16), t->needs ? "mma.sync m16n8k16" : "portable"),
-              "%s: its engine named", t->name);
+        for (int p = GMLP_GEMM_FP32; p < GMLP_GEMM_PRECISIONS; p++) {
+            const char *name = gmlp_gemm_tiling_engine(t, (gmlp_gemm_precision)p);
+            CHECK(!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p) || !e ? !strcmp(name, "portable")
+                                                                          : e->op[p] && !strcmp(name, e->op[p]),
+                  "%s in %s: engine '%s'", t->name, gmlp_gemm_precision_name((gmlp_gemm_precision)p), name);
+        }
         CHECK(gmlp_tiling_direct(t) == (gmlp_gemm_tiling_local_bytes(t) == 0), "%s: local memory iff tiled", t->name);
     }
     CHECK(!gmlp_gemm_tiling_named("tiled_96x64x8_4x4") && !gmlp_gemm_tiling_named(NULL), "unknown names: none");

@@ -2,7 +2,9 @@
  * (gmlp_tiling.needs) runs on a device only once, for its device and driver:
  *   1. the architecture has the engine (gmlp_engines_detect: NVIDIA's
  *      compute capability 8.0 or later, read through
- *      cl_nv_device_attribute_query, for mma.sync);
+ *      cl_nv_device_attribute_query, for mma.sync; Intel's extension
+ *      strings and smallest sub-group size for XMX; AMD's gfx name under
+ *      AMD's own runtime for MFMA and WMMA, the wavefront width for WMMA's);
  *   2. the variant builds and fits (the probe build), and
  *   3. one tile of it agrees with the host bit for bit, on operands that
  *      every format holds exactly and whose sums fp32 holds exactly,
@@ -12,22 +14,78 @@
  * each variant is kept in the context and in the device's cache file
  * (.engines, beside the kernel cache), so that a later process skips the
  * test.  A failure falls back to the portable tilings with one log line. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cl/clerr.h"
+#include "cl/device.h"
 #include "cl/program.h"
 #include "core/alloc.h"
 #include "core/half.h"
 #include "ops/ops.h"
 #include "ops/state.h"
 
+#define GMLP_CL_SUB_GROUP_SIZES_INTEL 0x4108
+#define GMLP_CL_WAVEFRONT_WIDTH_AMD 0x4043
+
+void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!d->device)
+        return;
+    size_t sizes[8], n = 0;
+    f->intel_mma = gmlp_device_has_extension(d->device, "cl_intel_subgroup_matrix_multiply_accumulate") &&
+                   gmlp_device_has_extension(d->device, "cl_intel_required_subgroup_size") &&
+                   gmlp_device_has_extension(d->device, "cl_intel_subgroups");
+    if (f->intel_mma &&
+        clGetDeviceInfo(d->device, GMLP_CL_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &n) == CL_SUCCESS)
+        for (size_t i = 0; i < n / sizeof *sizes; i++)
+            f->min_subgroup = !f->min_subgroup || (int)sizes[i] < f->min_subgroup ? (int)sizes[i] : f->min_subgroup;
+    cl_uint wave = 0;
+    f->amd_runtime = gmlp_device_has_extension(d->device, "cl_amd_device_attribute_query");
+    if (f->amd_runtime && clGetDeviceInfo(d->device, GMLP_CL_WAVEFRONT_WIDTH_AMD, sizeof wave, &wave, NULL) == CL_SUCCESS)
+        f->wavefront = (int)wave;
+}
+
+/* Whether arch is one of names (a NULL-terminated list of exact gfx names). */
+static bool arch_in(const char *arch, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(arch, *names))
+            return true;
+    return false;
+}
+
+unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
+{
+    static const char *const mfma[] = {"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", NULL};
+    static const char *const wmma[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1103", NULL}; /* gfx12 changed the layout */
+    int sm = 0;
+    unsigned e = 0;
+    if (d->vendor_id == GMLP_VENDOR_NVIDIA && sscanf(d->arch, "sm_%d", &sm) == 1 && sm >= 80)
+        e |= GMLP_ENGINE_MMA_SYNC;
+    /* Intel: the extensions themselves, never a successful build (ocloc
+     * "builds" the call for tgllp, which has no XMX); the smallest
+     * sub-group size is the one the instructions take */
+    if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_mma)
+        e |= f->min_subgroup == 8 ? GMLP_ENGINE_XMX8 : f->min_subgroup == 16 ? GMLP_ENGINE_XMX16 : 0;
+    /* AMD: the builtins are AMD's compiler's (ROCm), not Mesa's */
+    if (d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime) {
+        if (arch_in(d->arch, mfma))
+            e |= GMLP_ENGINE_MFMA;
+        if (arch_in(d->arch, wmma))
+            e |= f->wavefront == 64 ? GMLP_ENGINE_WMMA64 : GMLP_ENGINE_WMMA32;
+    }
+    return e;
+}
+
 void gmlp_engines_detect(gmlp_devinfo *d)
 {
-    int sm = 0;
-    if (d->vendor_id == GMLP_VENDOR_NVIDIA && sscanf(d->arch, "sm_%d", &sm) == 1 && sm >= 80)
-        d->engines |= GMLP_ENGINE_MMA_SYNC;
+    gmlp_engine_facts f;
+    gmlp_engine_facts_query(d, &f);
+    d->engines |= gmlp_engines_for(d, &f);
 }
 
 /* A context of its own on ctx's device (p zeroed), sharing nothing with ctx
@@ -195,8 +253,10 @@ bool gmlp_engine_verified(gmlp_context *ctx, const gmlp_gemm *form, const gmlp_t
         gmlp_status st = GMLP_OK;
         if (!p && (p = ctx->ops->probe = gmlp_calloc(1, sizeof *p)) != NULL)
             st = probe_open(ctx, p);
-        if (p && st == GMLP_OK)
+        if (p && st == GMLP_OK) {
+            p->dev = ctx->dev; /* as the caller now sees it (tests change what it pretends to be) */
             st = probe_tile(p, form, t, &pass);
+        }
         if (!pass) {
             gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s' failed its self-test (%s): the portable kernels run instead",
                      label, ctx->dev.name, p ? p->err.msg : "out of host memory");

@@ -54,8 +54,10 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
                      unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
     if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
+    if (t->defines && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " %s", t->defines);
     if (emulate && t->needs && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_EMULATE=1");
+        n += snprintf(buf + n, size - (size_t)n, " %s", gmlp_engine_of(t->needs)->emulate);
     return n;
 }
 
@@ -125,15 +127,15 @@ static gmlp_status first_of(gmlp_context *ctx, const form *f, const gmlp_gemm_de
 }
 
 /* The defaults' variant for a product of this size class: the first
- * matching row's, else the fallback row's. */
+ * matching row's, else the next matching row's (a matrix engine's row
+ * names only its tilings), down to the fallback row. */
 static gmlp_status pick(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_kernel **k,
                         const gmlp_tiling **t)
 {
-    const gmlp_gemm_default *fallback,
-        *row = gmlp_gemm_default_for(&ctx->dev, size, form_kind(f), f->precision, &fallback);
-    GMLP_TRY(first_of(ctx, f, row, k, t));
-    if (!*k && row != fallback)
-        GMLP_TRY(first_of(ctx, f, fallback, k, t));
+    const gmlp_gemm_default *row = NULL;
+    *k = NULL;
+    while (!*k && (row = gmlp_gemm_default_next(&ctx->dev, size, form_kind(f), f->precision, row)) != NULL)
+        GMLP_TRY(first_of(ctx, f, row, k, t));
     if (!*k)
         return gmlp_fail(&ctx->err, GMLP_ERR_UNSUPPORTED,
                          "no GEMM tiling fits '%s' (work-group size %zu, local memory %llu bytes)", ctx->dev.name,

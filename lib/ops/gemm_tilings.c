@@ -10,6 +10,32 @@
 const gmlp_kernel_spec gmlp_gemm_tiled = {"gemm_tiled.cl", "gmlp_gemm"};
 const gmlp_kernel_spec gmlp_gemm_direct = {"gemm_direct.cl", "gmlp_gemm_direct"};
 const gmlp_kernel_spec gmlp_gemm_mma = {"gemm_mma.cl", "gmlp_gemm_mma"};
+const gmlp_kernel_spec gmlp_gemm_xmx = {"gemm_xmx.cl", "gmlp_gemm_xmx"};
+const gmlp_kernel_spec gmlp_gemm_mfma = {"gemm_mfma.cl", "gmlp_gemm_mfma"};
+
+static const gmlp_engine engines[] = {
+    {GMLP_ENGINE_MMA_SYNC, "mma", "-DGMLP_MMA_EMULATE=1",
+     {[GMLP_GEMM_TF32] = "mma.sync m16n8k8", [GMLP_GEMM_FP16] = "mma.sync m16n8k16", [GMLP_GEMM_BF16] = "mma.sync m16n8k16"}},
+    {GMLP_ENGINE_XMX8, "xmx8", "-DGMLP_XMX_EMULATE=1",
+     {[GMLP_GEMM_FP16] = "dpas (SIMD8)", [GMLP_GEMM_BF16] = "dpas (SIMD8)"}},
+    {GMLP_ENGINE_XMX16, "xmx16", "-DGMLP_XMX_EMULATE=1",
+     {[GMLP_GEMM_FP16] = "dpas (SIMD16)", [GMLP_GEMM_BF16] = "dpas (SIMD16)"}},
+    {GMLP_ENGINE_MFMA, "mfma", "-DGMLP_MFMA_EMULATE=1",
+     {[GMLP_GEMM_TF32] = "v_mfma_f32_16x16x4f32", [GMLP_GEMM_FP16] = "v_mfma_f32_16x16x16f16",
+      [GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}},
+    {GMLP_ENGINE_WMMA32, "wmma", "-DGMLP_MFMA_EMULATE=1",
+     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}},
+    {GMLP_ENGINE_WMMA64, "wmma64", "-DGMLP_MFMA_EMULATE=1",
+     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}},
+};
+
+const gmlp_engine *gmlp_engine_of(unsigned needs)
+{
+    for (size_t i = 0; needs && i < sizeof engines / sizeof *engines; i++)
+        if (needs & engines[i].bit)
+            return &engines[i];
+    return NULL;
+}
 
 const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 {
@@ -25,6 +51,10 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
  * device whose capability ladder proved the engine (tests: emulated) */
 #define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
 #define LOW_16BIT .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)
+/* Intel's and AMD's engines (gemm_xmx.cl, gemm_mfma.cl on the part
+ * gemm_engine.cl): scalar loads; built and emulated offline only so far */
+#define XMX(simd) .kernel = &gmlp_gemm_xmx, .vw = 1, .needs = GMLP_ENGINE_XMX##simd, .subgroup = simd, LOW_16BIT
+#define MFMA .kernel = &gmlp_gemm_mfma, .vw = 1
 
 /* Names: tiled_TMxTNxTK_WMxWN, direct_TMxTN_WMxWN_vVW (test_gemm checks
  * each against its numbers). */
@@ -74,6 +104,20 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_64x64x32_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8, LOW_16BIT},
     {.name = "mma_64x64x16_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
+     * k-step), of 16 x 16 on SIMD16 */
+    {.name = "xmx8_64x64x16_4x8", XMX(8), .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
+     .defines = "-DGMLP_XMX_SIMD=8"},
+    {.name = "xmx16_32x64x16_2x8", XMX(16), .tm = 32, .tn = 64, .tk = 16, .wm = 2, .wn = 8,
+     .defines = "-DGMLP_XMX_SIMD=16"},
+    /* AMD: MFMA, 4 wavefronts of 64 x 64 (TF32 rounded, then fp32 MFMA);
+     * WMMA, 32 x 32 a wave */
+    {.name = "mfma_128x128x16_8x8", MFMA, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
+     .needs = GMLP_ENGINE_MFMA, .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    {.name = "wmma_64x64x16_4x8", MFMA, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .needs = GMLP_ENGINE_WMMA32,
+     LOW_16BIT, .defines = "-DGMLP_MFMA_WMMA=1"},
+    {.name = "wmma64_64x64x16_4x4", MFMA, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 4, .needs = GMLP_ENGINE_WMMA64,
+     LOW_16BIT, .defines = "-DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=64"},
 };
 
 /* The entry of bench/NOTES.md's "GEMM tilings by name" that chose a row. */
@@ -90,18 +134,26 @@ static const gmlp_gemm_sizes sizes[] = {
 
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
-     * ladder passes, else the portable rows' tilings (any device type: tests
-     * pretend with an emulated engine).  Large products: 16-deep slices in
+     * ladder passes, else the later rows' portable tilings (any device type:
+     * tests pretend with an emulated engine).  Large products: 16-deep slices in
      * every format, whose registers let two work-groups share a compute unit */
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_128x128x16_8x8", "mma_128x128x32_8x8", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
-     .measured = NOTES("mma_128x128x16_8x8")},
+     .tilings = {"mma_128x128x16_8x8", "mma_128x128x32_8x8"}, .measured = NOTES("mma_128x128x16_8x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_64x64x8_4x4", "tiled_32x32x8_4x4"},
-     .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8", "tiled_16x16x16_2x2"},
-     .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+    /* Intel's and AMD's engines for every product but the narrow ones, by
+     * design (no such GPU has run them) */
+    {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"xmx16_32x64x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
+    {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"xmx16_32x64x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
+    {.vendor = GMLP_VENDOR_AMD, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mfma_128x128x16_8x8", "wmma_64x64x16_4x8", "wmma64_64x64x16_4x4"},
+     .measured = NOTES("mfma_128x128x16_8x8")},
+    {.vendor = GMLP_VENDOR_AMD, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"wmma_64x64x16_4x8", "wmma64_64x64x16_4x4"}, .measured = NOTES("mfma_128x128x16_8x8")},
     /* NVIDIA GPUs where a tuning run on an H100 beat the rows below */
     {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NN,
      .tilings = {"tiled_32x64x8_4x4", "tiled_128x128x8_8x8", "tiled_128x128x2_8x8"},
@@ -160,6 +212,10 @@ size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
 {
     if (gmlp_tiling_direct(t))
         return 0;
+    if (t->kernel == &gmlp_gemm_xmx || t->kernel == &gmlp_gemm_mfma) { /* gemm_engine.cl: rows of words padded by 1 */
+        const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2;
+        return 2 * sizeof(uint32_t) * ((size_t)t->tk / pk) * (size_t)(t->tm + 1 + t->tn + 1);
+    }
     if (t->kernel == &gmlp_gemm_mma) { /* two slices of each operand, in its widest format */
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2, tk = (size_t)t->tk;
         return 2 * sizeof(uint32_t) * (mma_slice_words((size_t)t->tm, tk, pk) + mma_slice_words((size_t)t->tn, tk, pk));
@@ -193,10 +249,8 @@ bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p)
 
 const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p)
 {
-    /* mma.sync's shapes: k8 for TF32, k16 for the 16-bit formats */
-    if (t->needs & GMLP_ENGINE_MMA_SYNC)
-        return p == GMLP_GEMM_TF32 ? "mma.sync m16n8k8" : "mma.sync m16n8k16";
-    return "portable";
+    const gmlp_engine *e = gmlp_engine_of(t->needs);
+    return e && e->op[p] && gmlp_gemm_tiling_runs(t, p) ? e->op[p] : "portable";
 }
 
 bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t)
@@ -216,16 +270,22 @@ const gmlp_gemm_sizes *gmlp_gemm_sizes_for(const gmlp_devinfo *d)
     return &sizes[i];
 }
 
-const gmlp_gemm_default *gmlp_gemm_default_for(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
-                                               gmlp_gemm_precision precision, const gmlp_gemm_default **fallback)
+const gmlp_gemm_default *gmlp_gemm_default_next(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
+                                                gmlp_gemm_precision precision, const gmlp_gemm_default *prev)
 {
-    *fallback = &defaults[N_DEFAULTS - 1];
-    for (size_t i = 0; i < N_DEFAULTS; i++) {
+    for (size_t i = prev ? (size_t)(prev - defaults) + 1 : 0; i < N_DEFAULTS; i++) {
         const gmlp_gemm_default *r = &defaults[i];
         if (device_matches(d, r->devices, r->vendor) && (!r->arch || !strncmp(d->arch, r->arch, strlen(r->arch))) &&
             (r->size == GMLP_GEMM_ANY_SIZE || r->size == size) && (r->form == GMLP_FORM_ANY || r->form == form) &&
             in_set(r->precisions, precision))
             return r;
     }
-    return *fallback;
+    return NULL;
+}
+
+const gmlp_gemm_default *gmlp_gemm_default_for(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
+                                               gmlp_gemm_precision precision, const gmlp_gemm_default **fallback)
+{
+    *fallback = &defaults[N_DEFAULTS - 1]; /* matches every product */
+    return gmlp_gemm_default_next(d, size, form, precision, NULL);
 }

@@ -48,11 +48,28 @@ typedef enum gmlp_gemm_precision {
 const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
 
 /* Matrix engines a tiling may need (gmlp_tiling.needs); a device has those
- * its capability ladder proved (gmlp_devinfo.engines, lib/ops/engines.c). */
+ * its architecture has (gmlp_devinfo.engines, lib/ops/gemm_engines.c), and
+ * a tiling's variant runs once the rest of the capability ladder passed. */
 #define GMLP_ENGINE_MMA_SYNC 1u /* NVIDIA's warp-level mma.sync, sm_80 and later */
+#define GMLP_ENGINE_XMX8 2u     /* Intel's sub-group matrix multiply-accumulate (dpas), SIMD8: DG2 */
+#define GMLP_ENGINE_XMX16 4u    /* the same, SIMD16: PVC, Xe2 */
+#define GMLP_ENGINE_MFMA 8u     /* AMD's MFMA: gfx908, gfx90a, gfx94x (ROCm) */
+#define GMLP_ENGINE_WMMA32 16u  /* AMD's WMMA in wave32: gfx11 */
+#define GMLP_ENGINE_WMMA64 32u  /* and in wave64 */
 /* Tests only: the engines' tilings build with their instructions emulated
  * (portably, by their documented semantics) on a device without them. */
 #define GMLP_ENGINE_EMULATED 0x100u
+
+/* A matrix engine: how its tilings are named, built emulated (tests), and
+ * what runs each precision on it (reports; NULL: it runs none). */
+typedef struct gmlp_engine {
+    unsigned bit;
+    const char *prefix;
+    const char *emulate;
+    const char *op[GMLP_GEMM_PRECISIONS];
+} gmlp_engine;
+/* The engine whose bit is needs' lowest; NULL for none. */
+const gmlp_engine *gmlp_engine_of(unsigned needs);
 
 /* One tiling of a GEMM kernel.  tm x tn outputs per work-group, wm x wn per
  * work-item, tk-deep slices (the direct kernel has none: 1); loads (direct:
@@ -66,9 +83,10 @@ typedef struct gmlp_tiling {
     unsigned needs;                 /* GMLP_ENGINE_* it needs */
     unsigned precisions;            /* GMLP_GEMM_PREC_SETs it runs; 0: all (portable: rounds as it loads) */
     int subgroup;                   /* the sub-group size it needs; 0: any */
+    const char *defines;            /* -D options its kernel needs beside the tiling's; NULL: none */
 } gmlp_tiling;
 
-extern const gmlp_kernel_spec gmlp_gemm_tiled, gmlp_gemm_direct, gmlp_gemm_mma;
+extern const gmlp_kernel_spec gmlp_gemm_tiled, gmlp_gemm_direct, gmlp_gemm_mma, gmlp_gemm_xmx, gmlp_gemm_mfma;
 
 static inline bool gmlp_tiling_direct(const gmlp_tiling *t)
 {
@@ -121,8 +139,11 @@ bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t);
 const gmlp_gemm_sizes *gmlp_gemm_sizes_for(const gmlp_devinfo *d);
 /* The first default row for a product of this class, form and precision on
  * d, and (*fallback) the row every product falls back to when none of the
- * first row's tilings fits. */
+ * matching rows' tilings fits. */
 const gmlp_gemm_default *gmlp_gemm_default_for(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
                                                gmlp_gemm_precision precision, const gmlp_gemm_default **fallback);
+/* The matching row after prev (NULL: the first); NULL past the last. */
+const gmlp_gemm_default *gmlp_gemm_default_next(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,
+                                                gmlp_gemm_precision precision, const gmlp_gemm_default *prev);
 
 #endif

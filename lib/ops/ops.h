@@ -171,8 +171,19 @@ int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
  * *ran 0 (nothing enqueued) when the compiled kernel cannot run t's
  * work-groups or spills (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs). */
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran);
-/* The matrix engines d's architecture has (gmlp_devinfo.engines): step 1
- * of the capability ladder (ops/gemm_engines.c), when a context opens. */
+/* What step 1 of the capability ladder reads of a device beyond
+ * gmlp_devinfo (zero where it has no cl_device_id: the tests' made-up ones). */
+typedef struct gmlp_engine_facts {
+    bool intel_mma;   /* the sub-group matrix extensions Intel's XMX rows need */
+    int min_subgroup; /* Intel's smallest sub-group size */
+    bool amd_runtime; /* cl_amd_device_attribute_query: AMD's own compiler */
+    int wavefront;    /* AMD's wavefront width */
+} gmlp_engine_facts;
+void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f);
+/* The matrix engines d's architecture has, from d and f. */
+unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f);
+/* Step 1 of the capability ladder (ops/gemm_engines.c) when a context
+ * opens: the engines gmlp_engines_for finds, into d->engines. */
 void gmlp_engines_detect(gmlp_devinfo *d);
 /* Whether tiling t's variant `defines` (label: for the log) of form g
  * passed the rest of the ladder: at once for a tiling needing no engine;
