@@ -4,7 +4,8 @@
  * agree with PyTorch's (models/fashion-mnist-gmlp.predictions.txt) on at
  * least 99.9% of the images.
  * usage: test_fashion_mnist MODEL PREDICTIONS [DATASET_DIR [LIMIT]]
- * LIMIT (first N images, for slow sanitizer runs) checks agreement only.
+ * LIMIT (first N images, for slow sanitizer runs; $GMLP_TEST_IMAGES caps it,
+ * for the slower OpenCL implementations in CI) checks agreement only.
  * GMLP_TEST_WEIGHTS=f16 loads the model with its weights stored as half.
  * GMLP_TEST_PRECISION=tf32,fp16,bf16 (any of them): then the same images in
  * each of those precision modes: the predictions must agree with the FP32
@@ -144,8 +145,12 @@ int main(int argc, char **argv)
         printf("SKIP: the Fashion-MNIST test set is not readable in %s (apt-get install dataset-fashion-mnist)\n", dir);
         return 77;
     }
-    const char *long_env = getenv("GMLP_TEST_LONG");
-    size_t limit = long_env && *long_env && strcmp(long_env, "0") ? 0 : argc > 4 ? (size_t)atol(argv[4]) : 0;
+    const char *long_env = getenv("GMLP_TEST_LONG"), *cap_env = getenv("GMLP_TEST_IMAGES");
+    size_t limit = argc > 4 ? (size_t)atol(argv[4]) : 0, cap = cap_env ? (size_t)atol(cap_env) : 0;
+    if (cap && (!limit || cap < limit))
+        limit = cap;
+    if (long_env && *long_env && strcmp(long_env, "0"))
+        limit = 0;
     size_t n = limit && limit < n_img ? limit : n_img;
     int *torch_pred = read_predictions(argv[2], n_img);
     CHECK(torch_pred != NULL, "cannot read %zu predictions from %s", n_img, argv[2]);
