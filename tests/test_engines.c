@@ -59,9 +59,26 @@ static void check_detect(void)
         CHECK(e == cases[i].want, "'%s' (vendor %d): engines %#x, not %#x", cases[i].arch, (int)cases[i].vendor, e,
               cases[i].want);
     }
-    gmlp_devinfo d = {.vendor_id = GMLP_VENDOR_NVIDIA, .arch = "sm_90"};
-    gmlp_engines_detect(&d);
-    CHECK(d.engines == GMLP_ENGINE_MMA_SYNC, "detect without a device: the architecture alone");
+    /* the refusals' log lines: why a GPU of such a vendor has no engine */
+    static const struct {
+        gmlp_vendor vendor;
+        const char *arch;
+        const gmlp_engine_facts *facts;
+        const char *why;
+    } refusals[] = {{GMLP_VENDOR_NVIDIA, "sm_75", &none, "architecture sm_75: mma.sync needs sm_80"},
+                    {GMLP_VENDOR_INTEL, "12.0.0", &tgllp, "no cl_intel_subgroup_matrix_multiply_accumulate"},
+                    {GMLP_VENDOR_AMD, "gfx90a", &none, "not AMD's own runtime"},
+                    {GMLP_VENDOR_AMD, "gfx1030", &rocm32, "gfx1030 has neither MFMA nor a WMMA"},
+                    {GMLP_VENDOR_NVIDIA, "sm_90", &none, NULL},
+                    {GMLP_VENDOR_ANY, "", &none, NULL}};
+    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+        gmlp_devinfo d = {.vendor_id = refusals[i].vendor, .type = CL_DEVICE_TYPE_GPU};
+        snprintf(d.arch, sizeof d.arch, "%s", refusals[i].arch);
+        char buf[160];
+        const char *why = gmlp_engines_missing(&d, refusals[i].facts, buf, sizeof buf);
+        CHECK(refusals[i].why ? why && strstr(why, refusals[i].why) : !why, "'%s': why none: %s", refusals[i].arch,
+              why ? why : "(has one)");
+    }
 }
 
 /* c as one of vendor's devices of one compute unit with engine (emulated;

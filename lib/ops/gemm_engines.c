@@ -81,11 +81,35 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
     return e;
 }
 
-void gmlp_engines_detect(gmlp_devinfo *d)
+const char *gmlp_engines_missing(const gmlp_devinfo *d, const gmlp_engine_facts *f, char *buf, size_t size)
+{
+    if (!(d->type & CL_DEVICE_TYPE_GPU) || gmlp_engines_for(d, f))
+        return NULL;
+    if (d->vendor_id == GMLP_VENDOR_NVIDIA)
+        snprintf(buf, size, "%s%s: mma.sync needs sm_80", d->arch[0] ? "architecture " : "no compute capability",
+                 d->arch);
+    else if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_mma)
+        snprintf(buf, size, "smallest sub-group size %d: XMX takes 8 or 16", f->min_subgroup);
+    else if (d->vendor_id == GMLP_VENDOR_INTEL)
+        snprintf(buf, size, "no cl_intel_subgroup_matrix_multiply_accumulate (or its sub-group extensions)");
+    else if (d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime)
+        snprintf(buf, size, "%s has neither MFMA nor a WMMA of known layout", d->arch);
+    else if (d->vendor_id == GMLP_VENDOR_AMD)
+        snprintf(buf, size, "not AMD's own runtime (no cl_amd_device_attribute_query)");
+    else
+        return NULL;
+    return buf;
+}
+
+void gmlp_engines_detect(gmlp_context *ctx)
 {
     gmlp_engine_facts f;
-    gmlp_engine_facts_query(d, &f);
-    d->engines |= gmlp_engines_for(d, &f);
+    char why[160];
+    gmlp_engine_facts_query(&ctx->dev, &f);
+    ctx->dev.engines |= gmlp_engines_for(&ctx->dev, &f);
+    if (gmlp_engines_missing(&ctx->dev, &f, why, sizeof why))
+        gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "no matrix engine on '%s' (%s): the precision modes run on the "
+                 "portable kernels", ctx->dev.name, why);
 }
 
 /* A context of its own on ctx's device (p zeroed), sharing nothing with ctx

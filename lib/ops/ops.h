@@ -182,9 +182,13 @@ typedef struct gmlp_engine_facts {
 void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f);
 /* The matrix engines d's architecture has, from d and f. */
 unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f);
+/* Why a GPU of a vendor with matrix engines has none (buf, size bytes);
+ * NULL where it has one, or is no such GPU. */
+const char *gmlp_engines_missing(const gmlp_devinfo *d, const gmlp_engine_facts *f, char *buf, size_t size);
 /* Step 1 of the capability ladder (ops/gemm_engines.c) when a context
- * opens: the engines gmlp_engines_for finds, into d->engines. */
-void gmlp_engines_detect(gmlp_devinfo *d);
+ * opens: the engines gmlp_engines_for finds, into ctx->dev.engines; one log
+ * line where gmlp_engines_missing says why there are none. */
+void gmlp_engines_detect(gmlp_context *ctx);
 /* Whether tiling t's variant `defines` (label: for the log) of form g
  * passed the rest of the ladder: at once for a tiling needing no engine;
  * else the probe build and a one-tile self-test in a throwaway context, on

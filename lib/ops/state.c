@@ -28,7 +28,7 @@ gmlp_status gmlp_ops_open(gmlp_context *ctx)
     if (!ctx->ops)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory creating a context");
     ctx->ops->reduce_wg = pick_reduce_wg(&ctx->dev);
-    gmlp_engines_detect(&ctx->dev);
+    gmlp_engines_detect(ctx);
     char options[64];
     snprintf(options, sizeof options, "-DGMLP_WG=%d", ctx->ops->reduce_wg);
     GMLP_TRY(gmlp_kernels_init(ctx, options));
