@@ -13,6 +13,7 @@
  * float64 reference whose operands are rounded as the mode says
  * (core/precision.c), relative to the largest |reference|.  Not vacuous: in
  * BF16 the unrounded reference is checked to be far from the result. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cl/kernels.h"
@@ -179,6 +180,9 @@ int main(int argc, char **argv)
 {
     ctx = check_context();
     const int oclgrind = argc > 1 && !strcmp(argv[1], "--oclgrind");
+    /* GMLP_TEST_QUICK (.ci/run's sanitizer passes, which look for host errors): BF16 alone, each variant a
+     * cold compile of an emulated kernel */
+    const int quick = getenv("GMLP_TEST_QUICK") != NULL;
     /* the tilings to report for the tables: the largest that compile without spilling (tests/test_portability.sh) */
     static const engine engines[] = {
         {XMX8, 64, 64, 16, 4, 8}, {XMX16, 32, 64, 16, 2, 8}, {MFMA, 128, 128, 16, 8, 8}, {WMMA, 64, 64, 16, 4, 8},
@@ -189,7 +193,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
         const engine *g = oclgrind ? &small[i] : &engines[i];
         const int mfma = !strcmp(g->name, "mfma");
-        for (int prec = mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16; prec <= GMLP_GEMM_PREC_BF16; prec++) {
+        const int first = quick ? GMLP_GEMM_PREC_BF16 : mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16;
+        for (int prec = first; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             /* NT (the linear layers) and NN (token mixing), half weights in every other precision */
             const int half = prec % 2;
             if (oclgrind) {
