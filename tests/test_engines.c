@@ -44,8 +44,9 @@ static void check_detect(void)
                  {GMLP_VENDOR_INTEL, "12.55.8", &dg2, GMLP_ENGINE_XMX8},
                  {GMLP_VENDOR_INTEL, "12.60.7", &pvc, GMLP_ENGINE_XMX16},
                  {GMLP_VENDOR_INTEL, "12.0.0", &tgllp, 0},
-                 {GMLP_VENDOR_AMD, "gfx90a", &rocm, GMLP_ENGINE_MFMA},
-                 {GMLP_VENDOR_AMD, "gfx942", &rocm, GMLP_ENGINE_MFMA},
+                 {GMLP_VENDOR_AMD, "gfx908", &rocm, GMLP_ENGINE_MFMA}, /* no bf16_1k */
+                 {GMLP_VENDOR_AMD, "gfx90a", &rocm, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16},
+                 {GMLP_VENDOR_AMD, "gfx942", &rocm, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16},
                  {GMLP_VENDOR_AMD, "gfx90a", &none, 0}, /* Mesa: not AMD's compiler */
                  {GMLP_VENDOR_AMD, "gfx1100", &rocm32, GMLP_ENGINE_WMMA32},
                  {GMLP_VENDOR_AMD, "gfx1100", &rocm, GMLP_ENGINE_WMMA64},
@@ -171,6 +172,7 @@ static void check_engine_rows(const char *dir, const float *a, const float *b)
     } rows[] = {{GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX8, GMLP_GEMM_BF16},
                 {GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX16, GMLP_GEMM_FP16},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA, GMLP_GEMM_TF32},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_BF16},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_WMMA32, GMLP_GEMM_BF16},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_WMMA64, GMLP_GEMM_FP16}};
     gmlp_context *outer = ctx;

@@ -61,6 +61,7 @@ static bool arch_in(const char *arch, const char *const *names)
 unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
 {
     static const char *const mfma[] = {"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", NULL};
+    static const char *const mfma_bf16[] = {"gfx90a", "gfx940", "gfx941", "gfx942", NULL}; /* bf16_1k */
     static const char *const wmma[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1103", NULL}; /* gfx12 changed the layout */
     int sm = 0;
     unsigned e = 0;
@@ -75,6 +76,8 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
     if (d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime) {
         if (arch_in(d->arch, mfma))
             e |= GMLP_ENGINE_MFMA;
+        if (arch_in(d->arch, mfma_bf16))
+            e |= GMLP_ENGINE_MFMA_BF16;
         if (arch_in(d->arch, wmma))
             e |= f->wavefront == 64 ? GMLP_ENGINE_WMMA64 : GMLP_ENGINE_WMMA32;
     }

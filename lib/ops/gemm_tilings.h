@@ -54,6 +54,7 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
 #define GMLP_ENGINE_XMX8 2u     /* Intel's sub-group matrix multiply-accumulate (dpas), SIMD8: DG2 */
 #define GMLP_ENGINE_XMX16 4u    /* the same, SIMD16: PVC, Xe2 */
 #define GMLP_ENGINE_MFMA 8u     /* AMD's MFMA: gfx908, gfx90a, gfx94x (ROCm) */
+#define GMLP_ENGINE_MFMA_BF16 64u /* its bf16_1k form: gfx90a, gfx94x (not gfx908) */
 #define GMLP_ENGINE_WMMA32 16u  /* AMD's WMMA in wave32: gfx11 */
 #define GMLP_ENGINE_WMMA64 32u  /* and in wave64 */
 /* Tests only: the engines' tilings build with their instructions emulated
