@@ -242,11 +242,12 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
             }                                                                                                   \
         }                                                                                                       \
     }                                                                                                           \
-    /* a slice wholly inside the matrix (most) loads without a check an element */                           \
+    /* a slice wholly inside the matrix (most) loads without a check an element where the loops are        \
+     * unrolled (GPUs); on CPUs the second copy made PoCL's build of a variant take minutes */                 \
     GMLP_MMA_INLINE void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
                                       float *f)                                                                 \
     {                                                                                                           \
-        if (base + W <= dim && q0 + TK <= k)                                                                    \
+        if (GMLP_GEMM_UNROLL && base + W <= dim && q0 + TK <= k)                                                \
             NAME##_load(p, ld, base, dim, q0, k, t, f, 0);                                                      \
         else                                                                                                    \
             NAME##_load(p, ld, base, dim, q0, k, t, f, 1);                                                      \
