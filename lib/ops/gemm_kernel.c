@@ -269,7 +269,10 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     /* every default tiling with each pair of transposes on float operands,
      * the model's half-weight forms (NT with half B, NN with half A), and
      * the model's float forms rounding to FP16 (the precision modes'
-     * costliest rounding); the tuner's other tilings in the model's forms;
+     * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
+     * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
+     * stack frame: a device runs it only where nothing larger fits, and
+     * prefers any unspilled tiling); the tuner's other tilings in the model's forms;
      * all with float4 loads, whose staging needs the most registers,
      * unrolled as on GPUs.  CPU-only tilings are left out (tests/test_gemm
      * runs them), and so are the matrix engines' (the portability suite
@@ -293,7 +296,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     for (const gmlp_tiling *t = all; t < all + n_all; t++) {
         if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
             continue;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? 8 : 4); h++) {
+        const bool one_item = t->tm == t->wm && t->tn == t->wn;
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 8 : 4); h++) {
             char defs[400];
             defines(defs, sizeof defs, &forms[h], t, true, false);
             int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
