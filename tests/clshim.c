@@ -2,8 +2,10 @@
 #include "clshim.h"
 
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <string.h>
 
 static atomic_ulong counts[CLSHIM_CALLS], fail_at;
 static atomic_int lazy_mode, lazy_pending;
@@ -11,6 +13,11 @@ static atomic_int lazy_mode, lazy_pending;
 unsigned long clshim_count(clshim_call call)
 {
     return atomic_load(&counts[call]);
+}
+
+unsigned long clshim_launches(void)
+{
+    return clshim_count(CLSHIM_ENQUEUE_KERNEL) + clshim_count(CLSHIM_ENQUEUE_COMMAND_BUFFER);
 }
 
 void clshim_reset(void)
@@ -29,7 +36,8 @@ void clshim_fail_buffer(unsigned long n, int lazy)
 
 /* The real functions, found before main (threads call them later). */
 #define SHIMMED(X) X(clCreateBuffer) X(clSetKernelArg) X(clGetMemObjectInfo) X(clEnqueueNDRangeKernel) \
-    X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect) X(clEnqueueReadBuffer)
+    X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect) X(clEnqueueReadBuffer) \
+    X(clGetExtensionFunctionAddressForPlatform)
 #define DECLARE(name) static __typeof__(name) *real_##name;
 SHIMMED(DECLARE)
 
@@ -109,4 +117,29 @@ cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, siz
 {
     LAZY_FAILURE();
     return real_clEnqueueReadBuffer(q, buf, blocking, offset, size, ptr, n_wait, wait, ev);
+}
+
+/* The extension's enqueue, counted; the real one from the platform's answer. */
+static _Atomic(clEnqueueCommandBufferKHR_fn) real_enqueue_command_buffer;
+
+static cl_int CL_API_CALL counted_enqueue_command_buffer(cl_uint n_queues, cl_command_queue *queues,
+                                                         cl_command_buffer_khr cb, cl_uint n_wait,
+                                                         const cl_event *wait, cl_event *ev)
+{
+    atomic_fetch_add(&counts[CLSHIM_ENQUEUE_COMMAND_BUFFER], 1);
+    LAZY_FAILURE();
+    return atomic_load(&real_enqueue_command_buffer)(n_queues, queues, cb, n_wait, wait, ev);
+}
+
+void *clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name)
+{
+    void *f = real_clGetExtensionFunctionAddressForPlatform(platform, name);
+    if (!f || strcmp(name, "clEnqueueCommandBufferKHR"))
+        return f;
+    clEnqueueCommandBufferKHR_fn real;
+    *(void **)&real = f;
+    atomic_store(&real_enqueue_command_buffer, real); /* one platform per process here */
+    clEnqueueCommandBufferKHR_fn counted = counted_enqueue_command_buffer;
+    memcpy(&f, &counted, sizeof f); /* POSIX: function and object pointers convert */
+    return f;
 }

@@ -1,7 +1,10 @@
 /* An interposer on the OpenCL calls the library makes: linked into a test
  * program, its definitions come before libOpenCL's (for libgmlp.so too), and
  * each passes on to the real one (dlsym RTLD_NEXT).  It counts the calls and
- * makes a chosen buffer allocation fail. */
+ * makes a chosen buffer allocation fail.  Extension functions come through
+ * clGetExtensionFunctionAddressForPlatform, which it hooks too: the command
+ * buffers' enqueue is counted by a wrapper it hands out in place of the real
+ * one. */
 #ifndef GMLP_CLSHIM_H
 #define GMLP_CLSHIM_H
 
@@ -10,11 +13,14 @@ typedef enum clshim_call {
     CLSHIM_ENQUEUE_KERNEL,
     CLSHIM_SET_KERNEL_ARG,
     CLSHIM_GET_MEM_INFO,
+    CLSHIM_ENQUEUE_COMMAND_BUFFER, /* clEnqueueCommandBufferKHR */
     CLSHIM_CALLS
 } clshim_call;
 
 /* Calls since the last clshim_reset. */
 unsigned long clshim_count(clshim_call call);
+/* Launches: clEnqueueNDRangeKernel and clEnqueueCommandBufferKHR calls. */
+unsigned long clshim_launches(void);
 /* Zeroes the counts; no failure armed. */
 void clshim_reset(void);
 /* The n-th clCreateBuffer from now fails (the counts restart): with

@@ -77,6 +77,8 @@ static void add_kernels(report *r, gmlp_context *ctx)
         add(r, "%s %s %s", p == GMLP_GEMM_FP32 ? "" : ",", gmlp_gemm_precision_name((gmlp_gemm_precision)p), engine);
     }
     add(r, "\n");
+    /* how a recorded forward replays (cl/record.h) */
+    add(r, "   recorded forwards: %s\n", ctx->cmdbuf_why);
 }
 
 size_t gmlp_device_report(const char *device, char *buf, size_t size)

@@ -1,8 +1,10 @@
 /* The one reader of the environment (DEVELOPERS: no other code in lib/ calls
  * getenv).  Each variable fills the option a caller left at its default:
  * GMLP_DEVICE, GMLP_GEMM, GMLP_CACHE_DIR (else XDG_CACHE_HOME, HOME),
- * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, and GMLP_PRECISION
- * (the precision of models loaded with GMLP_PRECISION_AUTO). */
+ * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, GMLP_PRECISION
+ * (the precision of models loaded with GMLP_PRECISION_AUTO) and
+ * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
+ * where the device offers cl_khr_command_buffer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,5 +103,17 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     if ((v = env("GMLP_PRECISION")) && gmlp_precision_parse(v, &mode) != GMLP_OK)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_PRECISION=%s: expected fp32, tf32, fp16 or bf16", v);
     out->precision = mode;
+    out->command_buffers = 1;
+    if ((v = env("GMLP_COMMAND_BUFFERS"))) {
+        static const char *const off[] = {"0", "off", "no", "false"}, *const on[] = {"1", "on", "yes", "true"};
+        int known = 0;
+        for (int i = 0; i < 4; i++) {
+            if (!strcmp(v, off[i]))
+                out->command_buffers = 0, known = 1;
+            known |= !strcmp(v, on[i]);
+        }
+        if (!known)
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_COMMAND_BUFFERS=%s: expected 0 or 1", v);
+    }
     return GMLP_OK;
 }

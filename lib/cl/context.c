@@ -17,6 +17,7 @@ gmlp_status gmlp_context_open(gmlp_context *ctx, const char *device)
         ctx->queue = NULL;
         return gmlp_fail_cl(&ctx->err, "clCreateCommandQueue", e);
     }
+    gmlp_cmdbuf_probe(ctx);
     return GMLP_OK;
 }
 
@@ -53,6 +54,7 @@ gmlp_status gmlp_context_open_borrowed(gmlp_context *ctx, cl_context cl, cl_devi
     gmlp_devinfo_query(platform, device, &ctx->dev);
     ctx->cl = cl;
     ctx->queue = queue;
+    gmlp_cmdbuf_probe(ctx);
     return GMLP_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cl/device.h"
 #include "cl/kernels.h"
+#include "cl/record.h"
 #include "core/error.h"
 
 /* What a context was asked for, resolved against the environment (lib/api/env.c). */
@@ -20,6 +21,7 @@ typedef struct gmlp_settings {
     size_t mem_limit;        /* bytes the library's buffers may take; 0: no limit */
     int profiling;           /* record an event per kernel (gmlp_diag.h) */
     int precision;           /* $GMLP_PRECISION's gmlp_precision; 0 (AUTO): unset, FP32 */
+    int command_buffers;     /* recorded forwards may replay as command buffers (0: GMLP_COMMAND_BUFFERS=0) */
     gmlp_logger log;
 } gmlp_settings;
 
@@ -44,6 +46,10 @@ struct gmlp_context {
     size_t n_profile;
     pthread_mutex_t lock;   /* lib/api holds it around every call on the context */
     gmlp_error err;         /* err.log points at set.log */
+    gmlp_recording *rec;    /* a recording in progress (cl/record.h), else NULL */
+    gmlp_cmdbuf_api cmdbuf; /* cl_khr_command_buffer's entry points; create NULL: none (gmlp_cmdbuf_probe) */
+    int cmdbuf_simultaneous; /* a command buffer may be enqueued while pending */
+    char cmdbuf_why[128];   /* how recorded forwards replay here, and why, for the report */
     struct gmlp_ops *ops;   /* what the layer above keeps per context (lib/ops: ops/state.h) */
 };
 

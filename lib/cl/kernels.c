@@ -8,6 +8,7 @@
 #include "cl/clerr.h"
 #include "cl/context.h"
 #include "cl/program.h"
+#include "cl/record.h"
 #include "cl/sources.h"
 #include "core/alloc.h"
 
@@ -117,6 +118,7 @@ gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, con
     }
     cl_int e;
     k->spec = spec;
+    k->program = prog;
     k->k = clCreateKernel(prog, spec->entry, &e);
     if (e != CL_SUCCESS) {
         free(k->defines);
@@ -139,6 +141,9 @@ gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, con
 
 gmlp_status gmlp_kernel_args(gmlp_context *ctx, const gmlp_kernel *k, ...)
 {
+    cl_kernel target = k->k;
+    if (ctx->rec)
+        GMLP_TRY(gmlp_record_bind(ctx, k, &target));
     va_list ap;
     va_start(ap, k);
     cl_uint i = 0;
@@ -146,16 +151,16 @@ gmlp_status gmlp_kernel_args(gmlp_context *ctx, const gmlp_kernel *k, ...)
     for (int kind; e == CL_SUCCESS && (kind = va_arg(ap, int)) != GMLP_ARG_END; i++) {
         if (kind == GMLP_ARG_MEM) {
             cl_mem m = va_arg(ap, cl_mem);
-            e = clSetKernelArg(k->k, i, sizeof m, &m);
+            e = clSetKernelArg(target, i, sizeof m, &m);
         } else if (kind == GMLP_ARG_INT) {
             cl_int v = va_arg(ap, int);
-            e = clSetKernelArg(k->k, i, sizeof v, &v);
+            e = clSetKernelArg(target, i, sizeof v, &v);
         } else if (kind == GMLP_ARG_ULONG) {
             cl_ulong v = va_arg(ap, cl_ulong);
-            e = clSetKernelArg(k->k, i, sizeof v, &v);
+            e = clSetKernelArg(target, i, sizeof v, &v);
         } else {
             cl_float v = (cl_float)va_arg(ap, double);
-            e = clSetKernelArg(k->k, i, sizeof v, &v);
+            e = clSetKernelArg(target, i, sizeof v, &v);
         }
     }
     va_end(ap);
@@ -172,6 +177,8 @@ gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint 
     for (cl_uint d = 0; d < dims; d++)
         if (global[d] == 0)
             return GMLP_OK;
+    if (ctx->rec)
+        return gmlp_record_launch(ctx, k, dims, global, local);
     cl_event ev = NULL;
     cl_int e = clEnqueueNDRangeKernel(ctx->queue, k->k, dims, NULL, global, local, 0, NULL,
                                       ctx->set.profiling ? &ev : NULL);

@@ -20,6 +20,7 @@ typedef struct gmlp_kernel {
     const gmlp_kernel_spec *spec;
     char *defines;          /* of a solo file's variant, or NULL */
     cl_kernel k;
+    cl_program program;     /* k's, for the kernel objects of recordings (cl/record.h) */
     size_t wg_max;          /* work-items per group the compiled kernel allows */
     cl_ulong local_mem;     /* bytes of local memory it uses */
     cl_ulong private_mem;   /* bytes of private memory per work-item: non-zero where the compiler spilled */
@@ -52,11 +53,14 @@ enum { GMLP_ARG_END, GMLP_ARG_MEM, GMLP_ARG_INT, GMLP_ARG_ULONG, GMLP_ARG_FLOAT 
 #define ARG_ULONG(v) GMLP_ARG_ULONG, (cl_ulong)(v)
 #define ARG_FLOAT(v) GMLP_ARG_FLOAT, (double)(v)
 
-/* Sets k's arguments in order from (kind, value) pairs ending with GMLP_ARG_END. */
+/* Sets k's arguments in order from (kind, value) pairs ending with
+ * GMLP_ARG_END; while a recording is on (cl/record.h), those of a kernel
+ * object of this call site's own, which the next launch records. */
 gmlp_status gmlp_kernel_args(gmlp_context *ctx, const gmlp_kernel *k, ...);
 
-/* Enqueues k over a dims-dimensional range (local NULL: the driver picks);
- * an empty range enqueues nothing.  Nothing waits for the device. */
+/* Enqueues k over a dims-dimensional range (local NULL: the driver picks),
+ * or while a recording is on, records it; an empty range enqueues nothing.
+ * Nothing waits for the device. */
 gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint dims, const size_t *global,
                                const size_t *local);
 

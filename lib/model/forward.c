@@ -48,6 +48,18 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
                                           .c = {.buf = dst, .off = dst_off, .ld = nc}, .bias = m->head_b});
 }
 
+/* run_chunk on the workspace: images in ws.input, results in ws.out or ws.pooled. */
+typedef struct chunk_args {
+    size_t b;
+    int want_logits;
+} chunk_args;
+
+static gmlp_status run_ws_chunk(gmlp_model *m, void *arg)
+{
+    const chunk_args *a = arg;
+    return run_chunk(m, m->ws.input, 0, a->b, a->want_logits, a->want_logits ? m->ws.out : m->ws.pooled, 0);
+}
+
 /* The chunk size for batch, with the workspace for it. */
 static gmlp_status prepare(gmlp_model *m, size_t batch, size_t *chunk)
 {
@@ -74,7 +86,9 @@ static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch
         if (e != CL_SUCCESS)
             return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(images)", e);
         cl_mem dst = logits ? w->out : w->pooled;
-        GMLP_TRY(run_chunk(m, w->input, 0, b, logits != NULL, dst, 0));
+        /* recorded once per chunk size, then replayed */
+        chunk_args a = {b, logits != NULL};
+        GMLP_TRY(gmlp_model_replay(m, (const size_t[4]){b, a.want_logits}, run_ws_chunk, &a));
         /* the one host synchronisation of the chunk */
         e = clEnqueueReadBuffer(ctx->queue, dst, CL_TRUE, 0, out * b * sizeof(float),
                                 (logits ? logits : features) + i * out, 0, NULL, NULL);

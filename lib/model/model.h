@@ -25,6 +25,15 @@ typedef struct gmlp_block_weights {
 /* The activations of one pass, one planner for every architecture
  * (model/workspace.c).  Capacity: rows (sequences x positions), sequences,
  * attention keys per query, rows of output. */
+/* A forward recorded on a workspace's buffers (cl/record.h), for one key
+ * (the pass's sizes): rec NULL with refused, one that cannot be recorded. */
+#define GMLP_RECORDINGS 4
+typedef struct gmlp_recorded {
+    size_t key[4];
+    int used, refused;
+    gmlp_recording *rec;
+} gmlp_recorded;
+
 typedef struct gmlp_workspace {
     size_t rows, seqs, kv_len, out_rows;
     size_t bytes;
@@ -36,6 +45,8 @@ typedef struct gmlp_workspace {
     cl_mem qkv, sim, ao; /* tiny attention: rows x 3a, rows x kv_len, rows x a */
     cl_mem pooled; /* seqs x d: mean over tokens (vision) */
     cl_mem out;    /* out_rows x classes (or vocabulary): logits */
+    gmlp_recorded recorded[GMLP_RECORDINGS]; /* freed with the buffers they use (model/replay.c) */
+    size_t next_recorded;                    /* the slot a new key takes */
 } gmlp_workspace;
 
 struct gmlp_model {
@@ -134,6 +145,17 @@ void gmlp_workspace_free(gmlp_model *m);
 /* Sequences of n positions (vision: images) one pass can hold within the
  * memory budget, each with out_per_seq rows of output (>= 1). */
 size_t gmlp_workspace_max_seqs(const gmlp_model *m, size_t n, size_t out_per_seq);
+
+/* Runs body(m, arg), which enqueues only, recorded: the first time for
+ * this key (up to 4 values; the sizes the enqueued commands depend on
+ * beyond m's workspace buffers) it is recorded, then every time replayed
+ * (cl/record.h).  Plain where nothing can be recorded: with profiling on,
+ * or where body refused (a CLBlast GEMM).  The recordings go with the
+ * workspace. */
+gmlp_status gmlp_model_replay(gmlp_model *m, const size_t key[4], gmlp_status (*body)(gmlp_model *m, void *arg),
+                              void *arg);
+/* Releases the workspace's recordings (gmlp_workspace_free does). */
+void gmlp_model_recordings_free(gmlp_model *m);
 
 /* Per-sequence caches of a decoding state: per layer, seq_len positions of
  * the normalised block input (only with token shift), of the normalised gate

@@ -53,6 +53,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
 void gmlp_workspace_free(gmlp_model *m)
 {
     gmlp_workspace *w = &m->ws;
+    gmlp_model_recordings_free(m); /* they bind the buffers */
     buffer_plan p[N_BUFFERS];
     plan(m, 0, 0, 0, 0, p);
     for (int i = 0; p[i].buf; i++)

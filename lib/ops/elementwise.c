@@ -123,9 +123,8 @@ gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_row
         return GMLP_OK;
     const size_t f = sizeof(float);
     size_t so[3] = {src.off * f, 0, 0}, dof[3] = {dst.off * f, 0, 0}, region[3] = {width * f, rows, seqs};
-    cl_int e = clEnqueueCopyBufferRect(ctx->queue, src.buf, dst.buf, so, dof, region, src.ld * f, src.seq * f,
-                                       dst.ld * f, dst.seq * f, 0, NULL, NULL);
-    return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueCopyBufferRect", e);
+    return gmlp_enqueue_copy_rect(ctx, src.buf, dst.buf, so, dof, region, src.ld * f, src.seq * f, dst.ld * f,
+                                  dst.seq * f);
 }
 
 static const gmlp_kernel_spec epilogue = {"epilogue.cl", "gmlp_epilogue_only"};

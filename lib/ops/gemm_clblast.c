@@ -77,6 +77,8 @@ static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)
     const size_t batch = g->batch ? g->batch : 1;
     if (g->m == 0 || g->n == 0)
         return GMLP_OK;
+    if (gmlp_recording_on(ctx)) /* CLBlast enqueues its kernels itself */
+        return gmlp_record_refuse(ctx, "a CLBlast GEMM");
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     CLBlastTranspose ta = g->a.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
     CLBlastTranspose tb = g->b.trans ? CLBlastTransposeYes : CLBlastTransposeNo;

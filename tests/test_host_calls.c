@@ -1,0 +1,106 @@
+/* Host calls per steady-state forward (issue #36), counted by the
+ * interposer (clshim.c): gmlp_ti16_224's forward, recorded once per
+ * workspace and replayed, sets at most 10 kernel arguments, queries no
+ * buffer and launches at most 5 times where command buffers run (else at
+ * most once per kernel, 155); the bundled LM's decoding step (argv[1]) at
+ * most depth + 3 launches per token where command buffers run, else
+ * 3 x depth + 3.  The recorded forward's logits are those of the plain
+ * enqueues bit for bit (command buffers off; and profiling, which records
+ * nothing).  It measures the library's GEMM kernel, not CLBlast. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "clshim.h"
+#include "gmlp_diag.h"
+
+typedef struct counts {
+    unsigned long launches, set_arg, mem_info;
+} counts;
+
+static counts since_reset(void)
+{
+    return (counts){clshim_launches(), clshim_count(CLSHIM_SET_KERNEL_ARG), clshim_count(CLSHIM_GET_MEM_INFO)};
+}
+
+/* Whether contexts made now replay recordings as command buffers (the device report says). */
+static int command_buffers_run(void)
+{
+    static char report[8192];
+    gmlp_device_report(NULL, report, sizeof report);
+    return strstr(report, "recorded forwards: command buffers") != NULL;
+}
+
+static gmlp_context *context(int profiling)
+{
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.gemm = GMLP_GEMM_KERNEL; /* the library's kernel: CLBlast enqueues its own */
+    o.profiling = profiling;
+    return check_context_ex(&o);
+}
+
+/* The logits of gmlp_ti16_224 (random weights) on one image in a new
+ * context; *steady: the host calls of its third forward. */
+static float *vision(const void *data, size_t size, const float *image, int profiling, counts *steady)
+{
+    gmlp_context *ctx = context(profiling);
+    gmlp_model *m = NULL;
+    CHECK(gmlp_model_load_memory(ctx, data, size, &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    float *logits = calloc(1000, sizeof *logits);
+    for (int i = 0; m && i < 3; i++) {
+        if (i == 2)
+            clshim_reset();
+        CHECK(gmlp_classify(m, image, 1, logits) == GMLP_OK, "classify: %s", gmlp_last_error(ctx));
+    }
+    *steady = since_reset();
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+    return logits;
+}
+
+static void test_vision(void)
+{
+    const gmlp_config cfg = {.arch = GMLP_ARCH_GMLP, .in_chans = 3, .img_h = 224, .img_w = 224, .patch_h = 16,
+                             .patch_w = 16, .dim = 128, .depth = 30, .ffn_dim = 768, .num_classes = 1000,
+                             .heads = 1, .norm_eps = 1e-6f, .sgu_eps = 1e-5f};
+    void *data;
+    size_t size;
+    CHECK(gmlp_diag_random_model(&cfg, 36, &data, &size) == GMLP_OK, "random model: %s", gmlp_last_error(NULL));
+    float *image = malloc(3 * 224 * 224 * sizeof *image);
+    uint64_t s = 36;
+    for (size_t i = 0; i < 3 * 224 * 224; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        image[i] = (float)((s >> 40) & 0xffff) / 32768.0f - 1.0f;
+    }
+    counts cb, plain, unrecorded;
+    unsetenv("GMLP_COMMAND_BUFFERS");
+    const int have_cb = command_buffers_run();
+    float *a = vision(data, size, image, 0, &cb);
+    setenv("GMLP_COMMAND_BUFFERS", "0", 1);
+    float *b = vision(data, size, image, 0, &plain);
+    unsetenv("GMLP_COMMAND_BUFFERS");
+    float *c = vision(data, size, image, 1, &unrecorded);
+    printf("gmlp_ti16_224 forward, steady state: %s: %lu launches, %lu clSetKernelArg, %lu clGetMemObjectInfo; "
+           "plain replay: %lu, %lu, %lu; not recorded (profiling): %lu, %lu, %lu\n",
+           have_cb ? "command buffers" : "no command buffers", cb.launches, cb.set_arg, cb.mem_info, plain.launches,
+           plain.set_arg, plain.mem_info, unrecorded.launches, unrecorded.set_arg, unrecorded.mem_info);
+    CHECK(!memcmp(a, b, 1000 * sizeof *a), "command buffers and plain replays: the same logits bit for bit");
+    CHECK(!memcmp(a, c, 1000 * sizeof *a), "recorded and unrecorded forwards: the same logits bit for bit");
+    CHECK(cb.set_arg <= 10 && plain.set_arg <= 10, "clSetKernelArg %lu and %lu, want <= 10", cb.set_arg,
+          plain.set_arg);
+    CHECK(cb.mem_info == 0 && plain.mem_info == 0, "clGetMemObjectInfo %lu and %lu, want 0", cb.mem_info,
+          plain.mem_info);
+    CHECK(cb.launches <= (have_cb ? 5u : 155u), "%lu launches, want <= %d", cb.launches, have_cb ? 5 : 155);
+    CHECK(plain.launches <= 155, "%lu launches of the plain replay, want <= 155", plain.launches);
+    CHECK(unrecorded.set_arg > 155, "the count sees the unrecorded forward's arguments (%lu)", unrecorded.set_arg);
+    free(a), free(b), free(c), free(image), free(data);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    test_vision();
+    return check_summary("test_host_calls");
+}
