@@ -18,6 +18,12 @@
  * fragment reads on 32 distinct banks.  Edges are zero-padded on load and
  * masked on store: any m, n, k; the epilogue runs on the accumulators.
  *
+ * GMLP_MMA_STAGES=S (2 or more) stages the operands instead with cp.async
+ * (sm_80), S slices in flight: the copies go global to local untouched
+ * (float; half storage through registers) and the rounding and packing
+ * move to the fragment loads, so that no register holds a slice in flight
+ * and the loads' latency hides behind S - 1 slices of products, not one.
+ *
  * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
  * warp's fragments go through local memory by the documented lane layout,
@@ -51,6 +57,14 @@
 #define NTL (WTN / 8) /* and along n */
 #if NT % 32 || WARPS % WARPS_M || TM % (16 * WARPS_M) || TN % (8 * WARPS_N) || TK % (PK * MMA_KW)
 #error "gemm_mma.cl: the tiling does not split into warps of 16 x 8 tiles and k-steps of the instruction"
+#endif
+
+#ifndef GMLP_MMA_STAGES
+#define GMLP_MMA_STAGES 0
+#endif
+#define STAGES GMLP_MMA_STAGES
+#if STAGES == 1 || STAGES > 4
+#error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
 #endif
 
 /* The staging, inlined however large: clang's NVPTX left the 16-bit
@@ -270,8 +284,140 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
         }                                                                                                       \
     }
 #define GMLP_MMA_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
+#if !STAGES
 GMLP_MMA_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_MMA_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+#else
+/* The cp.async staging.  A slice holds the stored elements untouched:
+ * floats, or half storage's bits. */
+typedef float gmlp_mma_raw_float;
+typedef ushort gmlp_mma_raw_half;
+
+/* v (1, 2 or 4: a constant once inlined) stored elements from s to d, of
+ * which the first n (0 to v) lie inside the matrix and the rest read as
+ * zero.  Floats by cp.async: s and d are 4 v-byte aligned (host-checked;
+ * local rows of multiples of 4 floats), s is a valid address even for
+ * n = 0 (src-size 0 copies nothing and fills zeros).  Half storage is only
+ * 2-byte aligned (the host checks no more): loaded and stored in turn.
+ * The local address is the pointer's value in the shared window
+ * (addrspace 3), which cp.async's .shared operand wants. */
+static inline void gmlp_mma_copy_float(__local float *d, __global const float *s, int n, const int v)
+{
+#if GMLP_MMA_EMULATE
+    for (int i = 0; i < v; i++)
+        d[i] = i < n ? s[i] : 0.0f;
+#else
+    const uint to = (uint)(size_t)d, bytes = 4u * (uint)n;
+    if (v == 4)
+        GMLP_ASM volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+    else if (v == 2)
+        GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+    else
+        GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+#endif
+}
+static inline void gmlp_mma_copy_half(__local ushort *d, __global const half *s, int n, const int v)
+{
+    __global const ushort *h = (__global const ushort *)s;
+    for (int i = 0; i < v; i++)
+        d[i] = i < n ? h[i] : (ushort)0;
+}
+/* the copies issued since the last commit: one group */
+static inline void gmlp_mma_commit(void)
+{
+#if !GMLP_MMA_EMULATE
+    GMLP_ASM volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/* this work-item's groups but the newest STAGES - 2 landed */
+static inline void gmlp_mma_wait(void)
+{
+#if GMLP_MMA_EMULATE
+#elif STAGES == 2
+    GMLP_ASM volatile("cp.async.wait_group 0;" ::: "memory");
+#elif STAGES == 3
+    GMLP_ASM volatile("cp.async.wait_group 1;" ::: "memory");
+#else
+    GMLP_ASM volatile("cp.async.wait_group 2;" ::: "memory");
+#endif
+}
+/* two adjacent stored elements (an even index: 2 v-byte aligned) in one load */
+static inline void gmlp_mma_ld2_float(__local const float *at, float *lo, float *hi)
+{
+    const float2 v = vload2(0, at);
+    *lo = v.x, *hi = v.y;
+}
+static inline void gmlp_mma_ld2_half(__local const ushort *at, ushort *lo, ushort *hi)
+{
+    const ushort2 v = vload2(0, at);
+    *lo = v.x, *hi = v.y;
+}
+/* A stored element's value (half: decoded) */
+static inline float gmlp_mma_raw_value_float(float x)
+{
+    return x;
+}
+static inline float gmlp_mma_raw_value_half(ushort h)
+{
+    return gmlp_mma_value_half(as_float((uint)h));
+}
+
+/* An operand's slices: TK x W of op(X), stored along k ([W][TK + pad]) if
+ * CONTIG_K, else across ([TK][W + pad]), the pads putting a warp's fragment
+ * reads on distinct banks (TF32: rows g, columns tg; 16-bit: a float2 of
+ * (2 tg, 2 tg + 1) along k, or two loads across).  NAME_issue copies this
+ * work-item's chunks (V elements contiguous in memory) of the slice at k
+ * q0; NAME_word gives word kw of row r of the W (elements PK kw and
+ * PK kw + 1 along k), rounded and packed for the instruction. */
+#define GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)                                                                   \
+    enum {                                                                                                      \
+        NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW,                                       \
+        NAME##_LD = CONTIG_K ? TK + (PK == 1 ? 4 : 8) : W + (PK == 1 ? 8 : 4),                                  \
+        NAME##_SIZE = (CONTIG_K ? W : TK) * NAME##_LD,                                                          \
+        NAME##_CHUNKS = W * TK / NAME##_V,                                                                      \
+        NAME##_PER = (NAME##_CHUNKS + NT - 1) / NT                                                              \
+    };                                                                                                          \
+    typedef gmlp_mma_raw_##TYPE NAME##_raw;                                                                     \
+    static inline int NAME##_IDX(int r, int q)                                                                  \
+    {                                                                                                           \
+        return CONTIG_K ? r * NAME##_LD + q : q * NAME##_LD + r;                                                \
+    }                                                                                                           \
+    GMLP_MMA_INLINE void NAME##_issue(__local NAME##_raw *s, __global const TYPE *p, ulong ld, int base, int dim, \
+                                      int q0, int k, int t)                                                     \
+    {                                                                                                           \
+        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
+        {                                                                                                       \
+            const int e = t + l * NT;                                                                           \
+            if (NAME##_CHUNKS % NT == 0 || e < NAME##_CHUNKS) {                                                 \
+                /* chunk e: at row w of the W and element q of k */                                            \
+                const int w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                   \
+                const int q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                   \
+                const int gr = CONTIG_K ? base + w : q0 + q, gc = CONTIG_K ? q0 + q : base + w;                 \
+                const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                                 \
+                const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                               \
+                gmlp_mma_copy_##TYPE(s + NAME##_IDX(w, q), n ? p + (size_t)gr * ld + gc : p, n, NAME##_V);      \
+            }                                                                                                   \
+        }                                                                                                       \
+    }                                                                                                           \
+    static inline uint NAME##_word(__local const NAME##_raw *s, int r, int kw)                                  \
+    {                                                                                                           \
+        if (PK == 1)                                                                                            \
+            return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(s[NAME##_IDX(r, kw)]), 0.0f);                        \
+        NAME##_raw lo, hi;                                                                                      \
+        if (CONTIG_K) { /* adjacent: one load */                                                               \
+            gmlp_mma_ld2_##TYPE(s + NAME##_IDX(r, 2 * kw), &lo, &hi);                                           \
+        } else {                                                                                                \
+            lo = s[NAME##_IDX(r, 2 * kw)], hi = s[NAME##_IDX(r, 2 * kw + 1)];                                   \
+        }                                                                                                       \
+        /* FP16 of half storage: the bits are the operand already */                                          \
+        if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16 && sizeof(NAME##_raw) == 2)                              \
+            return (uint)lo | (uint)hi << 16;                                                                   \
+        return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(lo), gmlp_mma_raw_value_##TYPE(hi));                     \
+    }
+#define GMLP_MMA_RAW_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)
+GMLP_MMA_RAW_OF(raw_a, A_TYPE, TM, !GMLP_GEMM_TA)
+GMLP_MMA_RAW_OF(raw_b, B_TYPE, TN, GMLP_GEMM_TB)
+#endif
 
 #if GMLP_MMA_EMULATE
 /* A 16-bit operand's float value (the emulation's decoding). */
@@ -347,6 +493,27 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b)
 }
 #endif
 
+/* One TK-deep slice's products into acc: the warp's fragments (the
+ * documented layouts, in words: A (g, tg), (g + 8, tg), (g, tg + 4),
+ * (g + 8, tg + 4), B (g, tg), (g, tg + 4)) through WORD_A (row of op(A),
+ * word of k) and WORD_B (column of op(B), word of k). */
+#define GMLP_MMA_SLICE(WORD_A, WORD_B)                                                                          \
+    GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                        \
+    {                                                                                                           \
+        uint fa[MT][4], fb[NTL][2];                                                                             \
+        GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =              \
+            WORD_A(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1));                                    \
+        GMLP_UNROLL for (int j = 0; j < NTL; j++) GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] =             \
+            WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);                                                           \
+        GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int j = 0; j < NTL; j++)                       \
+            GMLP_MMA_DO(acc[i][j], fa[i], fb[j]);                                                               \
+    }
+#if GMLP_MMA_EMULATE
+#define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b, emu, lane)
+#else
+#define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b)
+#endif
+
 GMLP_GEMM_KERNEL(gmlp_gemm_mma)
 {
     const int t = get_local_id(1) * RX + get_local_id(0), warp = t / 32, lane = t % 32;
@@ -367,16 +534,46 @@ GMLP_UNROLL
 GMLP_UNROLL
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
-
-    /* 16-byte aligned: NVIDIA faults on a misaligned shared access (gemm_tiled.cl) */
-    __local uint as[2 * stage_a_SIZE] __attribute__((aligned(16)));
-    __local uint bs[2 * stage_b_SIZE] __attribute__((aligned(16)));
 #if GMLP_MMA_EMULATE
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
 #endif
-    float pa[stage_a_PER * stage_a_ELEMS], pb[stage_b_PER * stage_b_ELEMS];
     const int slices = (k + TK - 1) / TK;
+
+#if STAGES
+    /* 16-byte aligned: cp.async's 16-byte copies */
+    __local raw_a_raw as[STAGES * raw_a_SIZE] __attribute__((aligned(16)));
+    __local raw_b_raw bs[STAGES * raw_b_SIZE] __attribute__((aligned(16)));
+    /* the first STAGES - 1 slices in flight, a group each (empty past the last) */
+    for (int sl = 0; sl < STAGES - 1; sl++) {
+        if (sl < slices) {
+            raw_a_issue(as + sl * raw_a_SIZE, a, lda, i0, m, sl * TK, k, t);
+            raw_b_issue(bs + sl * raw_b_SIZE, b, ldb, j0, n, sl * TK, k, t);
+        }
+        gmlp_mma_commit();
+    }
+    for (int sl = 0; sl < slices; sl++) {
+        gmlp_mma_wait(); /* slice sl's copies, this work-item's */
+        barrier(CLK_LOCAL_MEM_FENCE); /* everyone's; and everyone done with slice sl - 1's buffer */
+        const int next = sl + STAGES - 1;
+        if (next < slices) { /* into slice sl - 1's buffer */
+            raw_a_issue(as + next % STAGES * raw_a_SIZE, a, lda, i0, m, next * TK, k, t);
+            raw_b_issue(bs + next % STAGES * raw_b_SIZE, b, ldb, j0, n, next * TK, k, t);
+        }
+        gmlp_mma_commit();
+        __local const raw_a_raw *la = as + sl % STAGES * raw_a_SIZE;
+        __local const raw_b_raw *lb = bs + sl % STAGES * raw_b_SIZE;
+#define WORD_A(r, kw) raw_a_word(la, r, kw)
+#define WORD_B(r, kw) raw_b_word(lb, r, kw)
+        GMLP_MMA_SLICE(WORD_A, WORD_B)
+#undef WORD_A
+#undef WORD_B
+    }
+#else
+    /* 16-byte aligned: NVIDIA faults on a misaligned shared access (gemm_tiled.cl) */
+    __local uint as[2 * stage_a_SIZE] __attribute__((aligned(16)));
+    __local uint bs[2 * stage_b_SIZE] __attribute__((aligned(16)));
+    float pa[stage_a_PER * stage_a_ELEMS], pb[stage_b_PER * stage_b_ELEMS];
     if (slices > 0) {
         stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
         stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
@@ -391,30 +588,11 @@ GMLP_UNROLL
             stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
         }
         __local const uint *la = as + cur * stage_a_SIZE, *lb = bs + cur * stage_b_SIZE;
-GMLP_UNROLL
-        for (int kw = 0; kw < TKW; kw += MMA_KW) {
-            /* the documented fragments, in words: A (g, tg), (g + 8, tg), (g, tg + 4), (g + 8, tg + 4), B (g, tg), (g, tg + 4) */
-            uint fa[MT][4], fb[NTL][2];
-GMLP_UNROLL
-            for (int i = 0; i < MT; i++)
-GMLP_UNROLL
-                for (int r = 0; r < 4; r++)
-                    fa[i][r] = la[stage_a_WORD(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1))];
-GMLP_UNROLL
-            for (int j = 0; j < NTL; j++)
-GMLP_UNROLL
-                for (int r = 0; r < 2; r++)
-                    fb[j][r] = lb[stage_b_WORD(wn0 + j * 8 + g, kw + tg + 4 * r)];
-GMLP_UNROLL
-            for (int i = 0; i < MT; i++)
-GMLP_UNROLL
-                for (int j = 0; j < NTL; j++)
-#if GMLP_MMA_EMULATE
-                    gmlp_mma(acc[i][j], fa[i], fb[j], emu, lane);
-#else
-                    gmlp_mma(acc[i][j], fa[i], fb[j]);
-#endif
-        }
+#define WORD_A(r, kw) la[stage_a_WORD(r, kw)]
+#define WORD_B(r, kw) lb[stage_b_WORD(r, kw)]
+        GMLP_MMA_SLICE(WORD_A, WORD_B)
+#undef WORD_A
+#undef WORD_B
         /* the other buffer's last readers passed the previous barrier */
         if (more) {
             stage_a_stash(as + (cur ^ 1) * stage_a_SIZE, pa, t);
@@ -422,6 +600,7 @@ GMLP_UNROLL
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 
     /* accumulator r of tile (i, j) is C's element (g + 8 (r / 2), 2 tg + r % 2) of the tile */
 GMLP_UNROLL

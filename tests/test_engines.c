@@ -194,6 +194,30 @@ static void check_engine_rows(const char *dir, const float *a, const float *b)
     ctx = outer;
 }
 
+/* verdict (a line of the verdicts file: "pass" and a variant's -D options,
+ * lib/ops/gemm_kernel.c's order) as "fail" on tiling t instead (its numbers
+ * and stages), in place; 0 when t does not run the variant's precision. */
+static int retiled(char *verdict, const gmlp_tiling *t)
+{
+    char out[600];
+    const char *tm = strstr(verdict, " -DGMLP_GEMM_TM="), *prec = strstr(verdict, " -DGMLP_GEMM_PRECISION=");
+    const char *emu = strstr(verdict, " -DGMLP_MMA_EMULATE=");
+    if (!tm || !prec || !emu)
+        return 0;
+    const int p = atoi(prec + strlen(" -DGMLP_GEMM_PRECISION="));
+    if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
+        return 0;
+    char stages[40] = "";
+    if (t->stages)
+        snprintf(stages, sizeof stages, " -DGMLP_MMA_STAGES=%d", t->stages);
+    snprintf(out, sizeof out,
+             "fail%.*s -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d "
+             "-DGMLP_GEMM_PRECISION=%d%s%s\n",
+             (int)(tm - verdict - 4), verdict + 4, t->tm, t->tn, t->tk, t->wm, t->wn, p, stages, emu);
+    snprintf(verdict, 600, "%s", out);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -239,18 +263,16 @@ int main(int argc, char **argv)
           ctx->ops->probe ? "tested again" : "no test");
     gmlp_context_destroy(ctx);
 
-    /* the same variants failed, and their twins of the other depth (the
-     * rows' other tensor-core tilings): the portable tilings, the same numbers */
-    char failed[16384] = "", line[600];
+    /* the same variants failed, on every tensor-core tiling (the rows'
+     * others): the portable tilings, the same numbers */
+    char failed[65536] = "", line[600];
+    size_t n_tilings;
+    const gmlp_tiling *tilings = gmlp_gemm_tilings(&n_tilings);
     for (const char *p = text, *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
-        snprintf(line, sizeof line, "fail%.*s\n", (int)(nl - p) - 4, p + 4);
-        strncat(failed, line, sizeof failed - strlen(failed) - 1);
-        char *tk = strstr(line, "-DGMLP_GEMM_TK=");
-        if (tk) {
-            tk += strlen("-DGMLP_GEMM_TK=");
-            memcpy(tk, tk[0] == '1' ? "32" : "16", 2);
-            strncat(failed, line, sizeof failed - strlen(failed) - 1);
-        }
+        snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+        for (const gmlp_tiling *t = tilings; t < tilings + n_tilings; t++)
+            if (t->needs == GMLP_ENGINE_MMA_SYNC && retiled(line, t))
+                strncat(failed, line, sizeof failed - strlen(failed) - 1);
     }
     snprintf(dir, sizeof dir, "%s/fail", argv[1]);
     ctx = open_in(dir);

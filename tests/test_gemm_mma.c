@@ -25,7 +25,7 @@ enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16 }; /* NN: B not trans
 enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
 
 typedef struct tiling {
-    int tm, tn, tk, wm, wn;
+    int tm, tn, tk, wm, wn, stages; /* stages: cp.async slices in flight, 0: staged through registers */
 } tiling;
 
 static const gmlp_kernel_spec mma_spec = {"gemm_mma.cl", "gmlp_gemm_mma"};
@@ -95,10 +95,12 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     snprintf(defs, sizeof defs,
              "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
              "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
-             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn);
-    snprintf(what, sizeof what, "mma %s %dx%dx%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
-             prec_names[prec], t->tm, t->tn, t->tk, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw, flags & A_HALF ? "half" : "float",
+             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d",
+             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn,
+             t->stages);
+    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
+             prec_names[prec], t->tm, t->tn, t->tk, t->stages, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
+             flags & A_HALF ? "half" : "float",
              flags & B_HALF ? "half" : "float", m, n, k, batch, (double)beta, epi, (double)a_scale);
     const gmlp_kernel *kern;
     if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
@@ -172,19 +174,23 @@ int main(int argc, char **argv)
     ctx = check_context();
     if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
         /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
-        static const tiling small = {32, 32, 16, 4, 4};
+        static const tiling small = {32, 32, 16, 4, 4, 0};
         for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             run(&small, prec, B_HALF, 37, 21, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
             run(&small, prec, NN | A_HALF | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         }
+        /* the cp.async staging: three slices in flight */
+        static const tiling small_async = {32, 32, 16, 4, 4, 3};
+        run(&small_async, GMLP_GEMM_PREC_TF32, B_HALF, 37, 21, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&small_async, GMLP_GEMM_PREC_BF16, NN | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return check_summary("test_gemm_mma --oclgrind");
     }
     /* lib/ops/gemm_tilings.c's: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of
      * double-buffered local memory, NVIDIA allows 48) and 32 (16-bit); 64 x 64 blocks of 4 warps of 32 x 32.
      * Each variant is a program of its own, its build most of the time here: a few forms each. */
-    static const tiling tf32 = {128, 128, 16, 8, 8}, half16 = {128, 128, 32, 8, 8}, tf32_64 = {64, 64, 16, 4, 8},
-                        half16_64 = {64, 64, 32, 4, 8};
+    static const tiling tf32 = {128, 128, 16, 8, 8, 0}, half16 = {128, 128, 32, 8, 8, 0}, tf32_64 = {64, 64, 16, 4, 8, 0},
+                        half16_64 = {64, 64, 32, 4, 8, 0};
     for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
         const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
         run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);          /* NT, the linear layers */
@@ -204,6 +210,17 @@ int main(int argc, char **argv)
     /* A transposed (not the model's forms; the staging is the NN B's) */
     run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
     run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
+    /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
+     * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
+     * edges, half storage (FP16's bits used as they are) */
+    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2}, async_tf32_3 = {128, 128, 8, 8, 8, 3},
+                        async16 = {128, 64, 16, 8, 8, 2}, async16_64 = {64, 64, 16, 4, 8, 3};
+    run(&async_tf32, GMLP_GEMM_PREC_TF32, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
+    run(&async_tf32_3, GMLP_GEMM_PREC_TF32, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&async16, GMLP_GEMM_PREC_FP16, B_HALF, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
+    run(&async16, GMLP_GEMM_PREC_BF16, PADDED | A_HALF | B_HALF, 33, 150, 37, 2, 1.0f, EPI_GATE_TANH, 1.0f);
+    run(&async16_64, GMLP_GEMM_PREC_BF16, NN, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
+    run(&async16_64, GMLP_GEMM_PREC_FP16, TA | NN | PADDED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
     gmlp_context_destroy(ctx);
     return check_summary("test_gemm_mma");
 }

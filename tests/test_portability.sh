@@ -165,9 +165,14 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
-    # precision (kernel_abi.h's GMLP_GEMM_PREC_*), its HMMA, tiles; then the model's forms
-    for row in "1 HMMA.1688.F32.TF32 128 128 16" "2 HMMA.16816.F32 128 128 32" "3 HMMA.16816.F32.BF16 128 128 32" \
-        "1 HMMA.1688.F32.TF32 64 64 16" "3 HMMA.16816.F32.BF16 64 64 32"; do
+    # precision (kernel_abi.h's GMLP_GEMM_PREC_*), its HMMA, tiles, cp.async stages (0: registers), as
+    # lib/ops/gemm_tilings.c's mma rows; then the model's forms
+    for row in "1 HMMA.1688.F32.TF32 128 128 16 0" "2 HMMA.16816.F32 128 128 32 0" \
+        "3 HMMA.16816.F32.BF16 128 128 32 0" "3 HMMA.16816.F32.BF16 128 128 16 0" "1 HMMA.1688.F32.TF32 64 64 16 0" \
+        "3 HMMA.16816.F32.BF16 64 64 32 0" \
+        "1 HMMA.1688.F32.TF32 128 128 16 2" "1 HMMA.1688.F32.TF32 128 128 8 3" "2 HMMA.16816.F32 128 64 16 2" \
+        "3 HMMA.16816.F32.BF16 128 64 16 2" "1 HMMA.1688.F32.TF32 128 64 16 3" "3 HMMA.16816.F32.BF16 64 64 16 3" \
+        "1 HMMA.1688.F32.TF32 64 64 16 4"; do
         set -- $row
         forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
         [ "$3" = 128 ] || forms="0:1:0"
@@ -176,8 +181,8 @@ else
             wm=$(($3 / 16)) wn=8
             defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$ah -DGMLP_GEMM_B_HALF=$bh -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
             defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
-            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1"
-            name="$(label gemm_mma.cl "$defs") ${2#HMMA.}"
+            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6"
+            name="$(label gemm_mma.cl "$defs") s$6 ${2#HMMA.}"
             # shellcheck disable=SC2086
             if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
                 -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \

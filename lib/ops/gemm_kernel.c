@@ -54,6 +54,8 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
                      unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
     if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
+    if (t->stages && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_STAGES=%d", t->stages);
     if (t->defines && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " %s", t->defines);
     if (emulate && t->needs && n >= 0 && (size_t)n < size)

@@ -50,6 +50,7 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 /* NVIDIA's tensor cores through mma.sync (cl_kernels/gemm_mma.cl): any
  * device whose capability ladder proved the engine (tests: emulated) */
 #define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
+#define TF32 .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_TF32)
 #define LOW_16BIT .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)
 /* Intel's and AMD's engines (gemm_xmx.cl, gemm_mfma.cl on the part
  * gemm_engine.cl): scalar loads; built and emulated offline only so far */
@@ -104,6 +105,19 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_64x64x32_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8, LOW_16BIT},
     {.name = "mma_64x64x16_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    /* The same through cp.async (S slices in flight, rounded as the
+     * fragments load): no slice held in registers.  Local memory (48 KiB a
+     * group on NVIDIA) bounds S x the slices: TF32 128 x 128 at 16-deep
+     * 40 KiB for 2, 8-deep 36 KiB for 3; 128 x 64 (4 warps of 64 x 32)
+     * 16-deep 36 KiB (16-bit pairs padded to 8) for 2, 45 KiB (TF32) for 3. */
+    {.name = "mma_128x128x16_8x8_s2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8, .stages = 2, TF32},
+    {.name = "mma_128x128x8_8x8_s3", MMA_SYNC, .tm = 128, .tn = 128, .tk = 8, .wm = 8, .wn = 8, .stages = 3, TF32},
+    {.name = "mma_128x64x16_8x8_s2", MMA_SYNC, .tm = 128, .tn = 64, .tk = 16, .wm = 8, .wn = 8, .stages = 2,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    {.name = "mma_128x64x16_8x8_s3", MMA_SYNC, .tm = 128, .tn = 64, .tk = 16, .wm = 8, .wn = 8, .stages = 3, TF32},
+    {.name = "mma_64x64x16_4x8_s3", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 3,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    {.name = "mma_64x64x16_4x8_s4", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4, TF32},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step), of 16 x 16 on SIMD16 */
     {.name = "xmx8_64x64x16_4x8", XMX(8), .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
@@ -137,14 +151,16 @@ static const gmlp_gemm_sizes sizes[] = {
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
      * ladder passes, else the later rows' portable tilings (any device type:
-     * tests pretend with an emulated engine).  Large products: 16-deep slices in
-     * every format, whose registers let two work-groups share a compute unit */
+     * tests pretend with an emulated engine).  The cp.async staging first
+     * (TF32 in 128 x 128 tiles, the 16-bit formats in 128 x 64), then 16-deep
+     * register staging, whose registers let two work-groups share a compute unit */
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_128x128x16_8x8", "mma_128x128x32_8x8"}, .measured = NOTES("mma_128x128x16_8x8")},
+     .tilings = {"mma_128x128x16_8x8_s2", "mma_128x64x16_8x8_s2", "mma_128x128x16_8x8", "mma_128x128x32_8x8"},
+     .measured = NOTES("mma_128x128x16_8x8_s2")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     /* Intel's and AMD's engines for every product but the narrow ones, by
      * design (no such GPU has run them) */
     {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
@@ -210,6 +226,22 @@ static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
     return along > across ? along : across;
 }
 
+/* The cp.async staging's floats of one operand's slice, W wide: along k
+ * (W rows of TK, padded by 4 for tf32, by 8 for 16-bit pairs) or across it
+ * (TK rows of W, padded by 8, by 4), the larger over the precisions t runs. */
+static size_t mma_raw_floats(const gmlp_tiling *t, size_t w)
+{
+    size_t most = 0, tk = (size_t)t->tk;
+    for (int p = GMLP_GEMM_TF32; p < GMLP_GEMM_PRECISIONS; p++) {
+        if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
+            continue;
+        const size_t tf32 = p == GMLP_GEMM_TF32, along = w * (tk + (tf32 ? 4 : 8)), across = tk * (w + (tf32 ? 8 : 4));
+        most = along > most ? along : most;
+        most = across > most ? across : most;
+    }
+    return most;
+}
+
 size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
 {
     if (gmlp_tiling_direct(t))
@@ -218,6 +250,8 @@ size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2;
         return 2 * sizeof(uint32_t) * ((size_t)t->tk / pk) * (size_t)(t->tm + 1 + t->tn + 1);
     }
+    if (t->kernel == &gmlp_gemm_mma && t->stages) /* cp.async: stages slices of each operand's floats */
+        return (size_t)t->stages * sizeof(float) * (mma_raw_floats(t, (size_t)t->tm) + mma_raw_floats(t, (size_t)t->tn));
     if (t->kernel == &gmlp_gemm_mma) { /* two slices of each operand, in its widest format */
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2, tk = (size_t)t->tk;
         return 2 * sizeof(uint32_t) * (mma_slice_words((size_t)t->tm, tk, pk) + mma_slice_words((size_t)t->tn, tk, pk));
