@@ -98,9 +98,81 @@ static void test_vision(void)
     free(a), free(b), free(c), free(image), free(data);
 }
 
+#define LM_TOKENS 12
+
+/* The bundled LM decoding LM_TOKENS tokens after a prompt, in a new
+ * context: their logits into out (LM_TOKENS x vocab); *per_token: the host
+ * calls of the last 8 steps, per step. */
+static void lm(const char *path, int profiling, float *out, int *vocab, int *depth, counts *per_token)
+{
+    gmlp_context *ctx = context(profiling);
+    gmlp_model *m = NULL;
+    gmlp_lm_state *s = NULL;
+    gmlp_config c = {0};
+    CHECK(gmlp_model_load(ctx, path, &m) == GMLP_OK, "load %s: %s", path, gmlp_last_error(ctx));
+    if (m)
+        gmlp_model_config(m, &c);
+    CHECK(m && gmlp_lm_state_create(m, 1, &s) == GMLP_OK, "state: %s", gmlp_last_error(ctx));
+    *vocab = c.vocab_size, *depth = c.depth;
+    const int32_t prompt[4] = {'T', 'h', 'e', ' '};
+    int32_t token = ' ';
+    if (s)
+        CHECK(gmlp_lm_feed(s, prompt, 4, NULL) == GMLP_OK, "prompt: %s", gmlp_last_error(ctx));
+    for (int i = 0; s && i < LM_TOKENS; i++) {
+        if (i == LM_TOKENS - 8)
+            clshim_reset();
+        float *logits = out + (size_t)i * (size_t)c.vocab_size;
+        CHECK(gmlp_lm_step(s, &token, logits) == GMLP_OK, "step %d: %s", i, gmlp_last_error(ctx));
+        token = 0; /* greedy */
+        for (int v = 1; v < c.vocab_size; v++)
+            if (logits[v] > logits[token])
+                token = v;
+    }
+    counts n = since_reset();
+    *per_token = (counts){n.launches / 8, n.set_arg / 8, n.mem_info / 8};
+    gmlp_lm_state_free(s);
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+}
+
+static void test_lm(const char *path)
+{
+    static float a[LM_TOKENS * 256], b[LM_TOKENS * 256], c[LM_TOKENS * 256];
+    int vocab, depth;
+    counts cb, plain, unrecorded;
+    unsetenv("GMLP_COMMAND_BUFFERS");
+    const int have_cb = command_buffers_run();
+    lm(path, 0, a, &vocab, &depth, &cb);
+    CHECK(vocab == 256, "the bundled LM is byte-level (vocabulary %d)", vocab);
+    if (vocab != 256)
+        return;
+    setenv("GMLP_COMMAND_BUFFERS", "0", 1);
+    lm(path, 0, b, &vocab, &depth, &plain);
+    unsetenv("GMLP_COMMAND_BUFFERS");
+    lm(path, 1, c, &vocab, &depth, &unrecorded);
+    printf("bundled LM (depth %d), per generated token: %s: %lu launches, %lu clSetKernelArg, %lu "
+           "clGetMemObjectInfo; plain replay: %lu, %lu, %lu; not recorded (profiling): %lu, %lu, %lu\n",
+           depth, have_cb ? "command buffers" : "no command buffers", cb.launches, cb.set_arg, cb.mem_info,
+           plain.launches, plain.set_arg, plain.mem_info, unrecorded.launches, unrecorded.set_arg,
+           unrecorded.mem_info);
+    CHECK(!memcmp(a, b, sizeof a), "LM: command buffers and plain replays, the same logits bit for bit");
+    CHECK(!memcmp(a, c, sizeof a), "LM: recorded and unrecorded steps, the same logits bit for bit");
+    const unsigned long bound = have_cb ? (unsigned long)depth + 3 : 3ul * (unsigned long)depth + 3;
+    CHECK(cb.launches <= bound, "%lu launches per token, want <= %lu", cb.launches, bound);
+    CHECK(plain.launches <= 3ul * (unsigned long)depth + 3, "%lu launches per token of the plain replay, want <= %d",
+          plain.launches, 3 * depth + 3);
+    CHECK(cb.set_arg == 0 && plain.set_arg == 0 && cb.mem_info == 0 && plain.mem_info == 0,
+          "per token: clSetKernelArg %lu and %lu, clGetMemObjectInfo %lu and %lu, want none", cb.set_arg,
+          plain.set_arg, cb.mem_info, plain.mem_info);
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    if (argc < 2) {
+        printf("usage: test_host_calls BUNDLED_LM.safetensors\n");
+        return 2;
+    }
     test_vision();
+    test_lm(argv[1]);
     return check_summary("test_host_calls");
 }

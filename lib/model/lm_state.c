@@ -17,6 +17,10 @@ void gmlp_lm_state_destroy(gmlp_lm_state *s)
         if (s->cache.kv)
             gmlp_buffer_release(ctx, &s->cache.kv[l]);
     }
+    gmlp_record_free(s->step_rec);
+    gmlp_buffer_release(ctx, &s->step_pos);
+    gmlp_buffer_release(ctx, &s->step_tokens);
+    free(s->step_host);
     free(s->cache.ln);
     free(s->cache.gate);
     free(s->cache.kv);
@@ -50,7 +54,8 @@ gmlp_status gmlp_lm_state_make(gmlp_model *m, size_t batch, gmlp_lm_state **out)
     size_t S = (size_t)c->seq_len;
     s->window = gmlp_malloc(batch * S * sizeof *s->window);
     s->scratch = gmlp_malloc(batch * S * sizeof *s->scratch);
-    gmlp_status st = s->window && s->scratch ? GMLP_OK
+    s->step_host = gmlp_malloc((1 + batch) * sizeof *s->step_host);
+    gmlp_status st = s->window && s->scratch && s->step_host ? GMLP_OK
                                              : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY,
                                                              "out of host memory for %zu x %zu tokens", batch, S);
     if (st == GMLP_OK)
@@ -72,7 +77,9 @@ gmlp_status gmlp_lm_state_feed(gmlp_lm_state *s, const int32_t *tokens, size_t n
     const size_t S = (size_t)s->model->cfg.seq_len, B = s->batch;
     gmlp_status st;
     if (!s->stale && s->pos + n <= S) {
-        st = gmlp_lm_forward(s->model, tokens, B, s->pos, n, &s->cache, 1, logits);
+        st = n == 1 && gmlp_lm_step_supported(s->model) ? gmlp_lm_step_run(s, tokens, logits)
+                                                        : gmlp_lm_forward(s->model, tokens, B, s->pos, n, &s->cache, 1,
+                                                                          logits);
         if (st != GMLP_OK)
             return st; /* positions >= pos are simply rewritten next time */
         for (size_t b = 0; b < B; b++)

@@ -13,11 +13,26 @@ struct gmlp_lm_state {
     int32_t *window;   /* batch x seq_len: the tokens at cached positions */
     int32_t *scratch;  /* batch x seq_len: a recompute's input */
     gmlp_lm_cache cache;
+    /* the fused step (model/lm_step.c): position and tokens on the device,
+     * their staging on the host (1 + batch), the recorded step and the
+     * workspace generation it was recorded on */
+    cl_mem step_pos, step_tokens;
+    int32_t *step_host;
+    gmlp_recording *step_rec;
+    size_t step_generation;
 };
 
 gmlp_status gmlp_lm_state_make(gmlp_model *m, size_t batch, gmlp_lm_state **out);
 void gmlp_lm_state_destroy(gmlp_lm_state *s);
 /* tokens: batch x n; logits: batch x vocab for the last, or NULL. */
 gmlp_status gmlp_lm_state_feed(gmlp_lm_state *s, const int32_t *tokens, size_t n, float *logits);
+
+/* Whether m decodes one token through the fused step: causal, no tiny
+ * attention, float weights in FP32, rows within GMLP_LM_STEP_MAX. */
+int gmlp_lm_step_supported(const gmlp_model *m);
+/* One token per sequence (tokens: batch) at position s->pos < seq_len
+ * through the fused step; logits: batch x vocab, or NULL.  Leaves s->pos to
+ * the caller. */
+gmlp_status gmlp_lm_step_run(gmlp_lm_state *s, const int32_t *tokens, float *logits);
 
 #endif

@@ -47,6 +47,7 @@ typedef struct gmlp_workspace {
     cl_mem out;    /* out_rows x classes (or vocabulary): logits */
     gmlp_recorded recorded[GMLP_RECORDINGS]; /* freed with the buffers they use (model/replay.c) */
     size_t next_recorded;                    /* the slot a new key takes */
+    size_t generation;                       /* counts the allocations: recordings elsewhere check it */
 } gmlp_workspace;
 
 struct gmlp_model {

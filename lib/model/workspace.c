@@ -77,6 +77,7 @@ static gmlp_status allocate(gmlp_model *m, size_t rows, size_t seqs, size_t kv_l
         w->bytes += p[i].bytes;
     }
     w->rows = rows, w->seqs = seqs, w->kv_len = kv_len, w->out_rows = out_rows;
+    w->generation++;
     return GMLP_OK;
 }
 

@@ -60,6 +60,53 @@ typedef struct gmlp_seq_rows {
 gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_rows dst, size_t width, size_t rows,
                               size_t seqs);
 
+/* ---- the fused decoding step of causal LMs (ops/lm_step.c, cl_kernels/lm_step.cl) ----
+ * One new token per sequence (rows sequences), at the position step[0] (a
+ * device int: one recording replays for every position); float weights. */
+
+/* The widest row a step normalises (lm_step.cl's GMLP_STEP_MAX). */
+#define GMLP_LM_STEP_MAX 2048
+int gmlp_lm_step_fits(size_t width);
+
+/* out[b, :] (n_out) = act(ys . W^T + bias), ys = LN(x[b, :]) (d values)
+ * token-shifted: segments > 0 writes LN(x) into hist (seq_len x d per
+ * sequence) at the position, and channel segment s = 1 .. segments-1 reads
+ * position - s from it; segments 0: no shift (to_logits). */
+typedef struct gmlp_lm_step_in_args {
+    cl_mem step;
+    int seq_len;
+    cl_mem x, gamma, beta;
+    int d;
+    float eps;
+    cl_mem hist;
+    int segments;
+    cl_mem w, bias; /* W: n_out x d; bias NULL: none */
+    int n_out, act;
+    cl_mem out;
+    int rows;
+} gmlp_lm_step_in_args;
+gmlp_status gmlp_op_lm_step_in(gmlp_context *ctx, const gmlp_lm_step_in_args *a);
+
+/* The SGU's new row: z[b, :] = [u | v] (h values, g = h/2); LN(v) into hist
+ * (seq_len x g per sequence) at the position; out[b, c] = act(W_hd[pos, 0 ..
+ * pos] . hist[0 .. pos, c] + bias[hd, pos]) * u[c], hd = c / (g / heads). */
+typedef struct gmlp_lm_step_sgu_args {
+    cl_mem step;
+    int seq_len;
+    cl_mem z;
+    int h;
+    cl_mem gamma, beta;
+    float eps;
+    cl_mem hist, w, bias; /* W: heads x seq_len x seq_len; bias heads x seq_len, NULL: none */
+    int heads, act;
+    cl_mem out;
+    int rows;
+} gmlp_lm_step_sgu_args;
+gmlp_status gmlp_op_lm_step_sgu(gmlp_context *ctx, const gmlp_lm_step_sgu_args *a);
+
+/* x[b, :] (n) += v[b, :] (k) . W^T + bias: proj_out with the residual. */
+gmlp_status gmlp_op_lm_step_out(gmlp_context *ctx, cl_mem v, int k, cl_mem w, cl_mem bias, int n, cl_mem x, int rows);
+
 /* ---- GEMM (ops/gemm.c, gemm_kernel.c, gemm_clblast.c) ---- */
 
 /* A GEMM operand: a row-major matrix in a buffer. */
