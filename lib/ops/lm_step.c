@@ -2,7 +2,6 @@
  * layer for one new token per sequence in three launches, the position read
  * from device memory. */
 #include "ops/ops.h"
-#include "ops/state.h"
 
 static const gmlp_kernel_spec step_in = {"lm_step.cl", "gmlp_lm_step_in"};
 static const gmlp_kernel_spec step_sgu = {"lm_step.cl", "gmlp_lm_step_sgu"};
@@ -13,12 +12,11 @@ int gmlp_lm_step_fits(size_t width)
     return width > 0 && width <= GMLP_LM_STEP_MAX;
 }
 
-/* A range of rows x cols items in work-groups of the reduction width along cols. */
+/* A range of rows x cols work-items. */
 static gmlp_status launch_rows(gmlp_context *ctx, const gmlp_kernel *k, size_t cols, size_t rows)
 {
-    const size_t wg = (size_t)ctx->ops->reduce_wg;
-    size_t global[2] = {(cols + wg - 1) / wg * wg, rows}, local[2] = {wg, 1};
-    return gmlp_kernel_launch(ctx, k, 2, global, local);
+    size_t global[2] = {cols, rows};
+    return gmlp_kernel_launch(ctx, k, 2, global, NULL);
 }
 
 gmlp_status gmlp_op_lm_step_in(gmlp_context *ctx, const gmlp_lm_step_in_args *a)
