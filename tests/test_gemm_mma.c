@@ -210,6 +210,10 @@ int main(int argc, char **argv)
     /* A transposed (not the model's forms; the staging is the NN B's) */
     run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
     run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
+    /* TF32 in 32-deep slices; 4 warps of 64 x 32 */
+    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0};
+    run(&tf32_64_32, GMLP_GEMM_PREC_TF32, B_HALF, 100, 70, 97, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&reg_128x64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 150, 75, 66, 1, 0.0f, EPI_GATE, 1.0f);
     /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
      * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
      * edges, half storage (FP16's bits used as they are) */

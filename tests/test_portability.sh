@@ -172,7 +172,8 @@ else
         "3 HMMA.16816.F32.BF16 64 64 32 0" \
         "1 HMMA.1688.F32.TF32 128 128 16 2" "1 HMMA.1688.F32.TF32 128 128 8 3" "2 HMMA.16816.F32 128 64 16 2" \
         "3 HMMA.16816.F32.BF16 128 64 16 2" "1 HMMA.1688.F32.TF32 128 64 16 3" "3 HMMA.16816.F32.BF16 64 64 16 3" \
-        "1 HMMA.1688.F32.TF32 64 64 16 4"; do
+        "1 HMMA.1688.F32.TF32 64 64 16 4" "1 HMMA.1688.F32.TF32 64 64 32 0" "1 HMMA.1688.F32.TF32 128 64 16 0" \
+        "3 HMMA.16816.F32.BF16 128 64 16 0"; do
         set -- $row
         forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
         [ "$3" = 128 ] || forms="0:1:0"

@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--tiny", action="store_true")
     ap.add_argument("--precision", default="fp32", help="a comma list of fp32, tf32, bf16, fp16 (default fp32)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the models (PyTorch 2.0 on)")
+    ap.add_argument("--compile-mode", default="default",
+                    help="torch.compile's mode with --compile: default, reduce-overhead (CUDA graphs), max-autotune")
     ap.add_argument("--json")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                     help="CPU threads (default: every processor this process may use; some builds of "
@@ -162,7 +164,7 @@ def main():
             model = build(spec).to(dev).eval()
             if args.compile:
                 torch._dynamo.reset()  # no graph of another mode's settings reused
-                model = torch.compile(model)
+                model = torch.compile(model, mode=args.compile_mode)
             for batch in [int(b) for b in args.batch.split(",")]:
                 x = torch.randn(batch, 3, spec[1], spec[1], device=dev)
                 try:

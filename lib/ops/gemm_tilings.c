@@ -51,7 +51,8 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
  * device whose capability ladder proved the engine (tests: emulated) */
 #define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
 #define TF32 .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_TF32)
-#define LOW_16BIT .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)
+#define PRECISIONS_16BIT (GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16))
+#define LOW_16BIT .precisions = PRECISIONS_16BIT
 /* Intel's and AMD's engines (gemm_xmx.cl, gemm_mfma.cl on the part
  * gemm_engine.cl): scalar loads; built and emulated offline only so far */
 #define XMX(simd) .kernel = &gmlp_gemm_xmx, .vw = 1, .needs = GMLP_ENGINE_XMX##simd, .subgroup = simd, LOW_16BIT
@@ -102,8 +103,12 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_128x128x32_8x8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8, LOW_16BIT},
     {.name = "mma_128x128x16_8x8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
-    {.name = "mma_64x64x32_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8, LOW_16BIT},
+    {.name = "mma_64x64x32_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
     {.name = "mma_64x64x16_4x8", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8,
+     .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    /* 4 warps of 64 x 32 */
+    {.name = "mma_128x64x16_8x8", MMA_SYNC, .tm = 128, .tn = 64, .tk = 16, .wm = 8, .wn = 8,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
     /* The same through cp.async (S slices in flight, rounded as the
      * fragments load): no slice held in registers.  Local memory (48 KiB a
@@ -151,16 +156,22 @@ static const gmlp_gemm_sizes sizes[] = {
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
      * ladder passes, else the later rows' portable tilings (any device type:
-     * tests pretend with an emulated engine).  The cp.async staging first
-     * (TF32 in 128 x 128 tiles, the 16-bit formats in 128 x 64), then 16-deep
-     * register staging, whose registers let two work-groups share a compute unit */
-    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_128x128x16_8x8_s2", "mma_128x64x16_8x8_s2", "mma_128x128x16_8x8", "mma_128x128x32_8x8"},
-     .measured = NOTES("mma_128x128x16_8x8_s2")},
-    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     * tests pretend with an emulated engine).  The H100's tuning run: 64 x 64
+     * tiles of 4 warps, slices staged through registers, for every product
+     * but TF32's large NT (128 x 128, 8 warps); deep TF32 products (k >= 256
+     * over few tiles) on the cp.async staging.  Narrow products stay portable. */
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NT, .precisions = PRECISIONS_16BIT,
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NT, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_128x128x16_8x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_128x128x16_8x8")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = PRECISIONS_16BIT,
+     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x16_4x8_s3")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
+     .tilings = {"mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
     /* Intel's and AMD's engines for every product but the narrow ones, by
      * design (no such GPU has run them) */
     {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
