@@ -23,4 +23,11 @@
 #define GMLP_GEMM_PREC_FP16 2
 #define GMLP_GEMM_PREC_BF16 3
 
+/* The fused decoding step (lm_step.cl): the widest row it normalises (held
+ * in local memory), the outputs of proj_in, proj_out and to_logits and the
+ * channels of the gate a work-item makes. */
+#define GMLP_LM_STEP_MAX 2048
+#define GMLP_LM_STEP_OUTS 4 /* the kernels are written for four */
+#define GMLP_LM_STEP_LANES 8
+
 #endif

@@ -290,6 +290,75 @@ static void run_epilogue(const params *p, int reps)
     free(c), free(bias), free(u), free(want);
 }
 
+/* The fused decoding step's kernels at position p0 of sequences hist
+ * positions long (batch of them): the outputs and the histories written. */
+static void run_lm_step_in(const params *p, int reps)
+{
+    const int d = p->dim, S = p->hist, B = p->batch;
+    const size_t nx = (size_t)B * d, nh = (size_t)B * S * d, nw = (size_t)p->n * d, no = (size_t)B * p->n;
+    float *x = rnd(nx), *g = rnd(d), *be = rnd(d), *hist = rnd(p->segments ? nh : 0), *w = rnd(nw);
+    float *bias = p->bias ? rnd(p->n) : NULL, *want = malloc(no * sizeof *want);
+    double *ys = malloc((size_t)d * sizeof *ys);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = x[i] * 3.0f + 5.0f; /* a large mean tests the two-pass variance */
+    cl_mem dstep = up_bytes(&p->p0, sizeof(cl_int)), dx = up(x, nx), dg = up(g, d), db = up(be, d);
+    cl_mem dh = p->segments ? up(hist, nh) : NULL, dw = up(w, nw), dbias = bias ? up(bias, p->n) : NULL;
+    cl_mem dout = up(NULL, no);
+    ref_lm_step_in(p->p0, S, x, g, be, d, 1e-5f, p->segments ? hist : NULL, p->segments, w, bias, p->n, p->act, want,
+                   B, ys);
+    RUN(reps, gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
+        .step = dstep, .seq_len = S, .x = dx, .gamma = dg, .beta = db, .d = d, .eps = 1e-5f, .hist = dh,
+        .segments = p->segments, .w = dw, .bias = dbias, .n_out = p->n, .act = p->act, .out = dout, .rows = B}));
+    expect("lm_step_in", dout, want, no, 1e-5);
+    if (dh)
+        expect("lm_step_in's history", dh, hist, nh, 2e-6);
+    cl_mem done[] = {dstep, dx, dg, db, dw, dbias};
+    for (size_t i = 0; i < sizeof done / sizeof *done; i++)
+        if (done[i])
+            gmlp_buffer_release(ctx, &done[i]);
+    free(x), free(g), free(be), free(hist), free(w), free(bias), free(want), free(ys);
+}
+
+static void run_lm_step_sgu(const params *p, int reps)
+{
+    const int h = p->h, g = h / 2, S = p->hist, B = p->batch, heads = p->heads;
+    const size_t nz = (size_t)B * h, nh = (size_t)B * S * g, nw = (size_t)heads * S * S, no = (size_t)B * g;
+    float *z = rnd(nz), *ga = rnd(g), *be = rnd(g), *hist = rnd(nh), *w = rnd(nw);
+    float *bias = p->bias ? rnd((size_t)heads * S) : NULL, *want = malloc(no * sizeof *want);
+    double *lnv = malloc((size_t)g * sizeof *lnv);
+    for (size_t i = 0; i < nz; i++)
+        z[i] = z[i] * 3.0f - 4.0f;
+    cl_mem dstep = up_bytes(&p->p0, sizeof(cl_int)), dz = up(z, nz), dg = up(ga, g), db = up(be, g);
+    cl_mem dh = up(hist, nh), dw = up(w, nw), dbias = bias ? up(bias, (size_t)heads * S) : NULL, dout = up(NULL, no);
+    ref_lm_step_sgu(p->p0, S, z, h, ga, be, 1e-5f, hist, w, bias, heads, p->act, want, B, lnv);
+    RUN(reps, gmlp_op_lm_step_sgu(ctx, &(gmlp_lm_step_sgu_args){
+        .step = dstep, .seq_len = S, .z = dz, .h = h, .gamma = dg, .beta = db, .eps = 1e-5f, .hist = dh, .w = dw,
+        .bias = dbias, .heads = heads, .act = p->act, .out = dout, .rows = B}));
+    expect("lm_step_sgu", dout, want, no, p->act == GMLP_ACT_GELU ? 3e-5 : 1e-5);
+    expect("lm_step_sgu's history", dh, hist, nh, 2e-6);
+    cl_mem done[] = {dstep, dz, dg, db, dw, dbias};
+    for (size_t i = 0; i < sizeof done / sizeof *done; i++)
+        if (done[i])
+            gmlp_buffer_release(ctx, &done[i]);
+    free(z), free(ga), free(be), free(hist), free(w), free(bias), free(want), free(lnv);
+}
+
+static void run_lm_step_out(const params *p, int reps)
+{
+    const size_t nv = (size_t)p->batch * p->k, nw = (size_t)p->n * p->k, nx = (size_t)p->batch * p->n;
+    float *v = rnd(nv), *w = rnd(nw), *x = rnd(nx), *bias = p->bias ? rnd(p->n) : NULL;
+    cl_mem dv = up(v, nv), dw = up(w, nw), dx = up(x, nx), db = bias ? up(bias, p->n) : NULL;
+    ref_lm_step_out(v, p->k, w, bias, p->n, x, p->batch);
+    RUN(reps, gmlp_op_lm_step_out(ctx, dv, p->k, dw, db, p->n, dx, p->batch));
+    if (IN_PLACE(reps, dx))
+        expect("lm_step_out", dx, x, nx, 1e-5);
+    gmlp_buffer_release(ctx, &dv);
+    gmlp_buffer_release(ctx, &dw);
+    if (db)
+        gmlp_buffer_release(ctx, &db);
+    free(v), free(w), free(x), free(bias);
+}
+
 #define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}}
 static const op_case cases[] = {
     CASE(layernorm, .rows = 1, .cols = 1),
@@ -346,6 +415,27 @@ static const op_case cases[] = {
     CASE(epilogue, .batch = 2, .m = 196, .n = 384, .ld = 768, .off = 384, .bias = GMLP_BIAS_ROWS, .gate = 1),
     CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
     CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
+    CASE(lm_step_in, .batch = 1, .hist = 1, .dim = 1, .n = 1),
+    CASE(lm_step_in, .batch = 3, .p0 = 5, .hist = 9, .dim = 37, .segments = 2, .n = 13, .act = GMLP_ACT_GELU, .bias = 1),
+    CASE(lm_step_in, .batch = 2, .p0 = 1, .hist = 7, .dim = 30, .segments = 4, .n = 67, .act = GMLP_ACT_GELU),
+    CASE(lm_step_in, .batch = 2, .p0 = 3, .hist = 4, .dim = 200, .n = 3, .bias = 1), /* fewer outputs than a work-item's */
+    CASE(lm_step_in, .batch = 1, .p0 = 0, .hist = 5, .dim = 11, .segments = 3, .n = 70, .act = GMLP_ACT_TANH),
+    CASE(lm_step_in, .batch = 1, .p0 = 4, .hist = 5, .dim = 9, .segments = 9, .n = 70, .act = GMLP_ACT_SIGMOID),
+    CASE(lm_step_in, .batch = 1, .p0 = 2, .hist = 3, .dim = 2048, .segments = 2, .n = 5, .bias = 1), /* the widest */
+    CASE(lm_step_in, .batch = 1, .p0 = 127, .hist = 128, .dim = 128, .segments = 2, .n = 512, .act = GMLP_ACT_GELU,
+         .bias = 1), /* the bundled LM's proj_in at its last position */
+    CASE(lm_step_in, .batch = 2, .p0 = 60, .hist = 128, .dim = 128, .n = 256, .bias = 1), /* its to_logits */
+    CASE(lm_step_sgu, .batch = 1, .hist = 1, .h = 2, .heads = 1),
+    CASE(lm_step_sgu, .batch = 3, .p0 = 6, .hist = 11, .h = 74, .heads = 1, .act = GMLP_ACT_TANH, .bias = 1),
+    CASE(lm_step_sgu, .batch = 2, .p0 = 9, .hist = 10, .h = 60, .heads = 3, .act = GMLP_ACT_GELU), /* heads of 10 */
+    CASE(lm_step_sgu, .batch = 2, .p0 = 4, .hist = 8, .h = 64, .heads = 4, .act = GMLP_ACT_SIGMOID, .bias = 1),
+    CASE(lm_step_sgu, .batch = 2, .p0 = 2, .hist = 5, .h = 14, .heads = 7, .act = GMLP_ACT_SILU, .bias = 1),
+    CASE(lm_step_sgu, .batch = 1, .p0 = 100, .hist = 128, .h = 512, .heads = 1, .bias = 1), /* the bundled LM's */
+    CASE(lm_step_out, .batch = 1, .k = 1, .n = 1),
+    CASE(lm_step_out, .batch = 3, .k = 37, .n = 13, .bias = 1),
+    CASE(lm_step_out, .batch = 2, .k = 9, .n = 3, .bias = 1),
+    CASE(lm_step_out, .batch = 1, .k = 300, .n = 130),
+    CASE(lm_step_out, .batch = 2, .k = 256, .n = 128, .bias = 1), /* the bundled LM's proj_out */
     CASE(gemm, .m = 7, .n = 33, .k = 97, .act = GMLP_ACT_GELU),
     CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
     CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .act = GMLP_ACT_GELU), /* gmlp_ti16 fc1, 2 images */

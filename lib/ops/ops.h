@@ -64,8 +64,7 @@ gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_row
  * One new token per sequence (rows sequences), at the position step[0] (a
  * device int: one recording replays for every position); float weights. */
 
-/* The widest row a step normalises: each work-item normalises the row it reads itself. */
-#define GMLP_LM_STEP_MAX 2048
+/* Whether a row of width values fits the step (GMLP_LM_STEP_MAX, kernel_abi.h). */
 int gmlp_lm_step_fits(size_t width);
 
 /* out[b, :] (n_out) = act(ys . W^T + bias), ys = LN(x[b, :]) (d values)

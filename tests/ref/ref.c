@@ -147,3 +147,73 @@ void ref_gemm_prec(size_t m, size_t n, size_t k, const float *a, size_t lda, siz
                 *cv = (float)(s + (beta != 0.0f ? (double)beta * *cv : 0.0));
             }
 }
+
+/* LN(x[0 .. n)) in double into y. */
+static void layernorm_row(const float *x, int n, const float *gamma, const float *beta, float eps, double *y)
+{
+    double mean = 0, var = 0;
+    for (int c = 0; c < n; c++)
+        mean += x[c];
+    mean /= n;
+    for (int c = 0; c < n; c++)
+        var += (x[c] - mean) * (x[c] - mean);
+    const double rstd = 1.0 / sqrt(var / n + eps);
+    for (int c = 0; c < n; c++)
+        y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c];
+}
+
+void ref_lm_step_in(int pos, int seq_len, const float *x, const float *gamma, const float *beta, int d, float eps,
+                    float *hist, int segments, const float *w, const float *bias, int n_out, int act, float *out,
+                    int rows, double *ys)
+{
+    const int seg = segments > 0 ? d / segments : d;
+    for (int b = 0; b < rows; b++) {
+        float *hb = hist ? hist + (size_t)b * seq_len * d : NULL;
+        layernorm_row(x + (size_t)b * d, d, gamma, beta, eps, ys);
+        for (int c = 0; c < d && segments > 0; c++) {
+            hb[(size_t)pos * d + c] = (float)ys[c];
+            const int s = c / seg;
+            if (s > 0 && s < segments)
+                ys[c] = pos - s >= 0 ? hb[(size_t)(pos - s) * d + c] : 0.0;
+        }
+        for (int j = 0; j < n_out; j++) {
+            double acc = bias ? bias[j] : 0.0;
+            for (int c = 0; c < d; c++)
+                acc += ys[c] * w[(size_t)j * d + c];
+            out[(size_t)b * n_out + j] = (float)activation(acc, act);
+        }
+    }
+}
+
+void ref_lm_step_sgu(int pos, int seq_len, const float *z, int h, const float *gamma, const float *beta, float eps,
+                     float *hist, const float *w, const float *bias, int heads, int act, float *out, int rows,
+                     double *lnv)
+{
+    const int g = h / 2, hw = g / heads;
+    for (int b = 0; b < rows; b++) {
+        const float *zb = z + (size_t)b * h;
+        float *hb = hist + (size_t)b * seq_len * g;
+        layernorm_row(zb + g, g, gamma, beta, eps, lnv);
+        for (int c = 0; c < g; c++)
+            hb[(size_t)pos * g + c] = (float)lnv[c];
+        for (int c = 0; c < g; c++) {
+            const int hd = c / hw;
+            const float *wr = w + ((size_t)hd * seq_len + pos) * seq_len;
+            double acc = (bias ? bias[(size_t)hd * seq_len + pos] : 0.0) + wr[pos] * lnv[c];
+            for (int j = 0; j < pos; j++)
+                acc += (double)wr[j] * hb[(size_t)j * g + c];
+            out[(size_t)b * g + c] = (float)(activation(acc, act) * zb[c]);
+        }
+    }
+}
+
+void ref_lm_step_out(const float *v, int k, const float *w, const float *bias, int n, float *x, int rows)
+{
+    for (int b = 0; b < rows; b++)
+        for (int j = 0; j < n; j++) {
+            double acc = (double)x[(size_t)b * n + j] + (bias ? bias[j] : 0.0);
+            for (int c = 0; c < k; c++)
+                acc += (double)v[(size_t)b * k + c] * w[(size_t)j * k + c];
+            x[(size_t)b * n + j] = (float)acc;
+        }
+}

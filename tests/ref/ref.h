@@ -43,4 +43,25 @@ typedef struct ref_epi {
 } ref_epi;
 void ref_epilogue(float *c, size_t m, size_t n, size_t ldc, size_t sc, size_t batch, const ref_epi *e);
 
+/* The fused decoding step (cl_kernels/lm_step.cl), one new token per row
+ * (rows sequences) at position pos; act as ref_epilogue's.
+ * ref_lm_step_in: out[b, :] (n_out) = act(ys . W^T + bias), ys = LN(x[b, :])
+ * (d values) token-shifted: segments > 0 writes LN(x) into hist (seq_len x d
+ * per sequence) at pos, and channel c of segment s = c / (d / segments) in
+ * 1 .. segments-1 takes hist[pos - s, c] (0 before position 0); ys: d
+ * doubles of scratch.
+ * ref_lm_step_sgu: z[b, :] = [u | v] (h values, g = h/2): LN(v) into hist
+ * (seq_len x g per sequence) at pos, out[b, c] = act(W_hd[pos, 0 .. pos] .
+ * hist[0 .. pos, c] + bias[hd, pos]) * u[c], hd = c / (g / heads), W heads x
+ * seq_len x seq_len; lnv: g doubles of scratch.
+ * ref_lm_step_out: x[b, :] (n) += v[b, :] (k) . W^T + bias.
+ * bias NULL: none. */
+void ref_lm_step_in(int pos, int seq_len, const float *x, const float *gamma, const float *beta, int d, float eps,
+                    float *hist, int segments, const float *w, const float *bias, int n_out, int act, float *out,
+                    int rows, double *ys);
+void ref_lm_step_sgu(int pos, int seq_len, const float *z, int h, const float *gamma, const float *beta, float eps,
+                     float *hist, const float *w, const float *bias, int heads, int act, float *out, int rows,
+                     double *lnv);
+void ref_lm_step_out(const float *v, int k, const float *w, const float *bias, int n, float *x, int rows);
+
 #endif
