@@ -108,10 +108,12 @@ static float2 step_stats(__global const float *x, int n, float eps)
  * goes into hist (seq_len x d per sequence) at position pos (by work-group
  * 0), and channel segment s in 1 .. segments-1 (d / segments wide) takes
  * position pos - s from hist (zero before 0); channels of segment 0 and past
- * the last segment take this position; segments 0: no shift.  A work-item
- * per four outputs; ys once per work-group, in local memory. */
-__kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global const float *x,
-                              __global const float *gamma, __global const float *beta, int d, float eps,
+ * the last segment take this position; segments 0: no shift.  With embed
+ * (the first layer) x is not read: its row is embed's row of the token
+ * step[1 + b], which work-group 0 writes into x for the residual.  A
+ * work-item per four outputs; ys once per work-group, in local memory. */
+__kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global const float *embed,
+                              __global float *x, __global const float *gamma, __global const float *beta, int d, float eps,
                               __global float *hist, int segments, __global const float *w, __global const float *bias,
                               int n_out, int act, __global float *out)
 {
@@ -119,14 +121,16 @@ __kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global co
     __local float ys[GMLP_LM_STEP_MAX];
     const int lid = get_local_id(0), wg = get_local_size(0), pos = step[0];
     const size_t b = get_global_id(1);
-    __global const float *xr = x + b * d;
+    __global const float *xr = embed ? embed + (size_t)step[1 + b] * d : x + b * d;
     if (lid == 0)
         st = step_stats(xr, d, eps);
     barrier(CLK_LOCAL_MEM_FENCE);
     const float mean = st.x, rstd = st.y;
     __global float *hb = hist + b * seq_len * d;
-    const int seg = segments > 0 ? d / segments : d, writer = segments > 0 && get_group_id(0) == 0;
+    const int seg = segments > 0 ? d / segments : d, first = get_group_id(0) == 0, writer = segments > 0 && first;
     for (int c = lid; c < d; c += wg) {
+        if (embed && first)
+            x[b * d + c] = xr[c];
         float y = (xr[c] - mean) * rstd * gamma[c] + beta[c];
         if (writer)
             hb[(size_t)pos * d + c] = y;

@@ -291,32 +291,46 @@ static void run_epilogue(const params *p, int reps)
 }
 
 /* The fused decoding step's kernels at position p0 of sequences hist
- * positions long (batch of them): the outputs and the histories written. */
+ * positions long (batch of them): the outputs and the histories written;
+ * lm_step_in with vocab > 0 reads the tokens' rows of an embedding table and
+ * writes them into x. */
 static void run_lm_step_in(const params *p, int reps)
 {
     const int d = p->dim, S = p->hist, B = p->batch;
     const size_t nx = (size_t)B * d, nh = (size_t)B * S * d, nw = (size_t)p->n * d, no = (size_t)B * p->n;
+    const size_t nt = (size_t)p->vocab * d;
     float *x = rnd(nx), *g = rnd(d), *be = rnd(d), *hist = rnd(p->segments ? nh : 0), *w = rnd(nw);
-    float *bias = p->bias ? rnd(p->n) : NULL, *want = malloc(no * sizeof *want);
+    float *bias = p->bias ? rnd(p->n) : NULL, *want = malloc(no * sizeof *want), *table = rnd(nt);
     double *ys = malloc((size_t)d * sizeof *ys);
+    int *step = malloc((1 + (size_t)B) * sizeof *step);
+    step[0] = p->p0;
+    for (int b = 0; b < B && p->vocab; b++)
+        step[1 + b] = b ? (int)((check_rand(&seed) + 1.0f) * 0.5f * (float)p->vocab) % p->vocab : p->vocab - 1;
+    for (size_t i = 0; i < nt; i++)
+        table[i] = table[i] * 3.0f - 2.0f;
     for (size_t i = 0; i < nx; i++)
         x[i] = x[i] * 3.0f + 5.0f; /* a large mean tests the two-pass variance */
-    cl_mem dstep = up_bytes(&p->p0, sizeof(cl_int)), dx = up(x, nx), dg = up(g, d), db = up(be, d);
+    cl_mem dtab = p->vocab ? up(table, nt) : NULL, dx = up(x, nx);
+    if (p->vocab)
+        ref_embed(step + 1, table, x, B, d);
+    cl_mem dstep = up_bytes(step, (1 + (size_t)B) * sizeof(cl_int)), dg = up(g, d), db = up(be, d);
     cl_mem dh = p->segments ? up(hist, nh) : NULL, dw = up(w, nw), dbias = bias ? up(bias, p->n) : NULL;
     cl_mem dout = up(NULL, no);
     ref_lm_step_in(p->p0, S, x, g, be, d, 1e-5f, p->segments ? hist : NULL, p->segments, w, bias, p->n, p->act, want,
                    B, ys);
     RUN(reps, gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
-        .step = dstep, .seq_len = S, .x = dx, .gamma = dg, .beta = db, .d = d, .eps = 1e-5f, .hist = dh,
+        .step = dstep, .seq_len = S, .embed = dtab, .x = dx, .gamma = dg, .beta = db, .d = d, .eps = 1e-5f, .hist = dh,
         .segments = p->segments, .w = dw, .bias = dbias, .n_out = p->n, .act = p->act, .out = dout, .rows = B}));
     expect("lm_step_in", dout, want, no, 1e-5);
     if (dh)
         expect("lm_step_in's history", dh, hist, nh, 2e-6);
-    cl_mem done[] = {dstep, dx, dg, db, dw, dbias};
+    if (p->vocab)
+        expect("lm_step_in's embedding rows", dx, x, nx, 0);
+    cl_mem done[] = {dstep, p->vocab ? NULL : dx, dg, db, dw, dbias, dtab};
     for (size_t i = 0; i < sizeof done / sizeof *done; i++)
         if (done[i])
             gmlp_buffer_release(ctx, &done[i]);
-    free(x), free(g), free(be), free(hist), free(w), free(bias), free(want), free(ys);
+    free(x), free(g), free(be), free(hist), free(w), free(bias), free(want), free(ys), free(table), free(step);
 }
 
 static void run_lm_step_sgu(const params *p, int reps)
@@ -422,6 +436,8 @@ static const op_case cases[] = {
     CASE(lm_step_in, .batch = 1, .p0 = 0, .hist = 5, .dim = 11, .segments = 3, .n = 70, .act = GMLP_ACT_TANH),
     CASE(lm_step_in, .batch = 1, .p0 = 4, .hist = 5, .dim = 9, .segments = 9, .n = 70, .act = GMLP_ACT_SIGMOID),
     CASE(lm_step_in, .batch = 1, .p0 = 2, .hist = 3, .dim = 2048, .segments = 2, .n = 5, .bias = 1), /* the widest */
+    CASE(lm_step_in, .batch = 3, .p0 = 4, .hist = 6, .dim = 45, .segments = 3, .n = 21, .vocab = 50, .bias = 1),
+    CASE(lm_step_in, .batch = 1, .hist = 2, .dim = 5, .n = 6, .vocab = 1, .act = GMLP_ACT_GELU),
     CASE(lm_step_in, .batch = 1, .p0 = 127, .hist = 128, .dim = 128, .segments = 2, .n = 512, .act = GMLP_ACT_GELU,
          .bias = 1), /* the bundled LM's proj_in at its last position */
     CASE(lm_step_in, .batch = 2, .p0 = 60, .hist = 128, .dim = 128, .n = 256, .bias = 1), /* its to_logits */

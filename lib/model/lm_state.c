@@ -18,8 +18,7 @@ void gmlp_lm_state_destroy(gmlp_lm_state *s)
             gmlp_buffer_release(ctx, &s->cache.kv[l]);
     }
     gmlp_record_free(s->step_rec);
-    gmlp_buffer_release(ctx, &s->step_pos);
-    gmlp_buffer_release(ctx, &s->step_tokens);
+    gmlp_buffer_release(ctx, &s->step);
     free(s->step_host);
     free(s->cache.ln);
     free(s->cache.gate);

@@ -13,10 +13,10 @@ struct gmlp_lm_state {
     int32_t *window;   /* batch x seq_len: the tokens at cached positions */
     int32_t *scratch;  /* batch x seq_len: a recompute's input */
     gmlp_lm_cache cache;
-    /* the fused step (model/lm_step.c): position and tokens on the device,
-     * their staging on the host (1 + batch), the recorded step and the
-     * workspace generation it was recorded on */
-    cl_mem step_pos, step_tokens;
+    /* the fused step (model/lm_step.c): the position and the tokens on the
+     * device (1 + batch ints), their staging on the host, the recorded step
+     * and the workspace generation it was recorded on */
+    cl_mem step;
     int32_t *step_host;
     gmlp_recording *step_rec;
     size_t step_generation;

@@ -1,6 +1,7 @@
 /* Cached decoding of one token per sequence as the fused step: per layer
- * three kernels (ops/lm_step.c), the position and the tokens in device
- * buffers of the decoding state, so that the step is recorded once per
+ * three kernels (ops/lm_step.c), the first layer's reading the tokens'
+ * embedding, the position and the tokens in a device buffer of the
+ * decoding state (one write a token), so that the step is recorded once per
  * state and workspace and replayed for every position (cl/record.h): one
  * command buffer a token where the device offers them.  Models the step
  * does not cover (tiny attention, half weights, a precision mode, rows
@@ -20,7 +21,7 @@ int gmlp_lm_step_supported(const gmlp_model *m)
            g % (size_t)c->heads == 0 && (size_t)c->shift_tokens + 1 <= d;
 }
 
-/* The step's commands: embedding, the layers, to_logits into ws.out. */
+/* The step's commands: the layers (the first reading the tokens' embedding), to_logits into ws.out. */
 static gmlp_status body(gmlp_model *m, void *arg)
 {
     gmlp_lm_state *s = arg;
@@ -28,18 +29,17 @@ static gmlp_status body(gmlp_model *m, void *arg)
     const gmlp_config *c = &m->cfg;
     const gmlp_workspace *w = &m->ws;
     const int B = (int)s->batch, d = c->dim, h = c->ffn_dim, S = c->seq_len;
-    GMLP_TRY(gmlp_op_embed(ctx, s->step_tokens, m->embed_w, w->x, B, d));
     for (int l = 0; l < c->depth; l++) {
         const gmlp_block_weights *wt = &m->blocks[l];
-        /* z = [u | v] = GELU(shift(LN(x)) . W_in^T + b_in) */
+        /* z = [u | v] = GELU(shift(LN(x)) . W_in^T + b_in), x the tokens' embedding in the first */
         GMLP_TRY(gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
-            .step = s->step_pos, .seq_len = S, .x = w->x, .gamma = wt->norm_w, .beta = wt->norm_b, .d = d,
+            .step = s->step, .seq_len = S, .embed = l ? NULL : m->embed_w, .x = w->x, .gamma = wt->norm_w, .beta = wt->norm_b, .d = d,
             .eps = c->norm_eps, .hist = c->shift_tokens ? s->cache.ln[l] : NULL,
             .segments = c->shift_tokens ? c->shift_tokens + 1 : 0, .w = wt->fc1_w, .bias = wt->fc1_b, .n_out = h,
             .act = GMLP_ACT_GELU, .out = w->z, .rows = B}));
         /* y = act(W_h[pos, 0 .. pos] . LN(v)[0 .. pos] + b_h[pos]) * u */
         GMLP_TRY(gmlp_op_lm_step_sgu(ctx, &(gmlp_lm_step_sgu_args){
-            .step = s->step_pos, .seq_len = S, .z = w->z, .h = h, .gamma = wt->sgu_norm_w,
+            .step = s->step, .seq_len = S, .z = w->z, .h = h, .gamma = wt->sgu_norm_w,
             .beta = wt->sgu_norm_b, .eps = c->sgu_eps, .hist = s->cache.gate[l], .w = wt->sgu_w, .bias = wt->sgu_b,
             .heads = c->heads, .act = c->gate_act, .out = w->y, .rows = B}));
         /* x += y . W_out^T + b_out */
@@ -47,19 +47,18 @@ static gmlp_status body(gmlp_model *m, void *arg)
     }
     /* logits = LN(x) . W_head^T + b_head */
     return gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
-        .step = s->step_pos, .seq_len = S, .x = w->x, .gamma = m->norm_w, .beta = m->norm_b, .d = d,
+        .step = s->step, .seq_len = S, .x = w->x, .gamma = m->norm_w, .beta = m->norm_b, .d = d,
         .eps = c->norm_eps, .w = m->head_w, .bias = m->head_b, .n_out = c->vocab_size, .act = GMLP_ACT_IDENTITY,
         .out = w->out, .rows = B});
 }
 
-/* The state's step buffers, made on its first step. */
-static gmlp_status step_buffers(gmlp_lm_state *s)
+/* The state's step buffer (the position, then the tokens), made on its first step. */
+static gmlp_status step_buffer(gmlp_lm_state *s)
 {
-    if (s->step_pos)
+    if (s->step)
         return GMLP_OK;
-    GMLP_TRY(gmlp_buffer_create(s->model->ctx, sizeof(cl_int), NULL, "the decoding position", &s->step_pos));
-    return gmlp_buffer_create(s->model->ctx, s->batch * sizeof(cl_int), NULL, "the decoding tokens",
-                              &s->step_tokens);
+    return gmlp_buffer_create(s->model->ctx, (1 + s->batch) * sizeof(cl_int), NULL, "the decoding position and tokens",
+                              &s->step);
 }
 
 static gmlp_status step(gmlp_lm_state *s, const int32_t *tokens, float *logits)
@@ -73,15 +72,12 @@ static gmlp_status step(gmlp_lm_state *s, const int32_t *tokens, float *logits)
             return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "token 0 of sequence %zu is %ld, outside 0 .. %d",
                              b, (long)tokens[b], c->vocab_size - 1);
     GMLP_TRY(gmlp_workspace_reserve(m, B, B, 1, B));
-    GMLP_TRY(step_buffers(s));
-    /* from the state's staging, which outlives the non-blocking writes */
+    GMLP_TRY(step_buffer(s));
+    /* from the state's staging, which outlives the non-blocking write */
     s->step_host[0] = (int32_t)s->pos;
     memcpy(s->step_host + 1, tokens, B * sizeof *tokens);
-    cl_int e = clEnqueueWriteBuffer(ctx->queue, s->step_pos, CL_FALSE, 0, sizeof(cl_int), s->step_host, 0, NULL,
-                                    NULL);
-    if (e == CL_SUCCESS)
-        e = clEnqueueWriteBuffer(ctx->queue, s->step_tokens, CL_FALSE, 0, B * sizeof(cl_int), s->step_host + 1, 0,
-                                 NULL, NULL);
+    cl_int e = clEnqueueWriteBuffer(ctx->queue, s->step, CL_FALSE, 0, (1 + B) * sizeof(cl_int), s->step_host, 0,
+                                    NULL, NULL);
     if (e != CL_SUCCESS)
         return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(the step)", e);
     if (ctx->set.profiling) { /* profiles name each kernel's own event */

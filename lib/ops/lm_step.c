@@ -43,10 +43,10 @@ gmlp_status gmlp_op_lm_step_in(gmlp_context *ctx, const gmlp_lm_step_in_args *a)
                          GMLP_LM_STEP_MAX);
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &step_in, NULL, NULL, &k));
-    GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_MEM(a->step), ARG_INT(a->seq_len), ARG_MEM(a->x), ARG_MEM(a->gamma),
-                              ARG_MEM(a->beta), ARG_INT(a->d), ARG_FLOAT(a->eps), ARG_MEM(a->hist),
-                              ARG_INT(a->segments), ARG_MEM(a->w), ARG_MEM(a->bias), ARG_INT(a->n_out),
-                              ARG_INT(a->act), ARG_MEM(a->out), GMLP_ARG_END));
+    GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_MEM(a->step), ARG_INT(a->seq_len), ARG_MEM(a->embed), ARG_MEM(a->x),
+                              ARG_MEM(a->gamma), ARG_MEM(a->beta), ARG_INT(a->d), ARG_FLOAT(a->eps),
+                              ARG_MEM(a->hist), ARG_INT(a->segments), ARG_MEM(a->w), ARG_MEM(a->bias),
+                              ARG_INT(a->n_out), ARG_INT(a->act), ARG_MEM(a->out), GMLP_ARG_END));
     return launch_rows(ctx, k, items(a->n_out, GMLP_LM_STEP_OUTS), (size_t)a->rows, GMLP_LM_STEP_GROUP_IN);
 }
 

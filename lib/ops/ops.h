@@ -70,11 +70,13 @@ int gmlp_lm_step_fits(size_t width);
 /* out[b, :] (n_out) = act(ys . W^T + bias), ys = LN(x[b, :]) (d values)
  * token-shifted: segments > 0 writes LN(x) into hist (seq_len x d per
  * sequence) at the position, and channel segment s = 1 .. segments-1 reads
- * position - s from it; segments 0: no shift (to_logits). */
+ * position - s from it; segments 0: no shift (to_logits).  embed (the first
+ * layer; NULL: none): x[b, :] is first written as embed's row of the token
+ * step[1 + b]. */
 typedef struct gmlp_lm_step_in_args {
-    cl_mem step;
+    cl_mem step; /* int: the position, then with embed a token per row */
     int seq_len;
-    cl_mem x, gamma, beta;
+    cl_mem embed, x, gamma, beta;
     int d;
     float eps;
     cl_mem hist;
