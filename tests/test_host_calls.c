@@ -137,9 +137,10 @@ static void lm(const char *path, int profiling, float *out, int *vocab, int *dep
 
 static void test_lm(const char *path)
 {
-    static float a[LM_TOKENS * 256], b[LM_TOKENS * 256], c[LM_TOKENS * 256];
+    static float a[LM_TOKENS * 256], b[LM_TOKENS * 256], c[LM_TOKENS * 256], d[LM_TOKENS * 256];
+    static double want[LM_TOKENS * 256];
     int vocab, depth;
-    counts cb, plain, unrecorded;
+    counts cb, plain, unrecorded, unfused;
     unsetenv("GMLP_COMMAND_BUFFERS");
     const int have_cb = command_buffers_run();
     lm(path, 0, a, &vocab, &depth, &cb);
@@ -157,6 +158,16 @@ static void test_lm(const char *path)
            unrecorded.mem_info);
     CHECK(!memcmp(a, b, sizeof a), "LM: command buffers and plain replays, the same logits bit for bit");
     CHECK(!memcmp(a, c, sizeof a), "LM: recorded and unrecorded steps, the same logits bit for bit");
+    /* the per-op kernels' cached decoding (as before the fused step): the same logits within 1e-5 */
+    setenv("GMLP_LM_STEP", "0", 1);
+    lm(path, 0, d, &vocab, &depth, &unfused);
+    unsetenv("GMLP_LM_STEP");
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        want[i] = d[i];
+    const double e = rel_error(a, want, sizeof want / sizeof *want, 1e-3);
+    printf("fused step against the per-op kernels (GMLP_LM_STEP=0: %lu launches, %lu clSetKernelArg a token): "
+           "logits within %.2g relative\n", unfused.launches, unfused.set_arg, e);
+    CHECK(e <= 1e-5, "LM: the fused step's logits %.3g from the per-op kernels', want <= 1e-5", e);
     const unsigned long bound = have_cb ? (unsigned long)depth + 3 : 3ul * (unsigned long)depth + 3;
     CHECK(cb.launches <= bound, "%lu launches per token, want <= %lu", cb.launches, bound);
     CHECK(plain.launches <= 3ul * (unsigned long)depth + 3, "%lu launches per token of the plain replay, want <= %d",

@@ -79,6 +79,11 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "\n");
     /* how a recorded forward replays (cl/record.h) */
     add(r, "   recorded forwards: %s\n", ctx->cmdbuf_why);
+    /* how an LM decodes a token from a cache (model/lm_step.c) */
+    add(r, "   LM decoding: %s\n",
+        ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "
+                           "the per-op kernels)"
+                         : "the per-op kernels (GMLP_LM_STEP=0)");
 }
 
 size_t gmlp_device_report(const char *device, char *buf, size_t size)

@@ -4,7 +4,8 @@
  * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, GMLP_PRECISION
  * (the precision of models loaded with GMLP_PRECISION_AUTO) and
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
- * where the device offers cl_khr_command_buffer). */
+ * where the device offers cl_khr_command_buffer) and GMLP_LM_STEP (0: cached
+ * LM decoding by the per-op kernels, not the fused step). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,24 @@ static int parse_size(const char *s, size_t *out)
 static int copy(char *dst, size_t size, const char *src)
 {
     return snprintf(dst, size, "%s", src) < (int)size;
+}
+
+/* *on = 1, or 0 where the variable name says 0, off, no or false (1, on,
+ * yes and true also accepted; anything else refused). */
+static gmlp_status env_switch(const char *name, int *on, gmlp_error *err)
+{
+    static const char *const off_words[] = {"0", "off", "no", "false"}, *const on_words[] = {"1", "on", "yes", "true"};
+    const char *v = env(name);
+    *on = 1;
+    if (!v)
+        return GMLP_OK;
+    for (int i = 0; i < 4; i++) {
+        if (!strcmp(v, off_words[i]))
+            *on = 0;
+        if (!strcmp(v, off_words[i]) || !strcmp(v, on_words[i]))
+            return GMLP_OK;
+    }
+    return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "%s=%s: expected 0 or 1", name, v);
 }
 
 gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *out, const char **device,
@@ -103,17 +122,6 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     if ((v = env("GMLP_PRECISION")) && gmlp_precision_parse(v, &mode) != GMLP_OK)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_PRECISION=%s: expected fp32, tf32, fp16 or bf16", v);
     out->precision = mode;
-    out->command_buffers = 1;
-    if ((v = env("GMLP_COMMAND_BUFFERS"))) {
-        static const char *const off[] = {"0", "off", "no", "false"}, *const on[] = {"1", "on", "yes", "true"};
-        int known = 0;
-        for (int i = 0; i < 4; i++) {
-            if (!strcmp(v, off[i]))
-                out->command_buffers = 0, known = 1;
-            known |= !strcmp(v, on[i]);
-        }
-        if (!known)
-            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_COMMAND_BUFFERS=%s: expected 0 or 1", v);
-    }
-    return GMLP_OK;
+    GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
+    return env_switch("GMLP_LM_STEP", &out->lm_step, err);
 }

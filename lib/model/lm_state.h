@@ -28,7 +28,8 @@ void gmlp_lm_state_destroy(gmlp_lm_state *s);
 gmlp_status gmlp_lm_state_feed(gmlp_lm_state *s, const int32_t *tokens, size_t n, float *logits);
 
 /* Whether m decodes one token through the fused step: causal, no tiny
- * attention, float weights in FP32, rows within GMLP_LM_STEP_MAX. */
+ * attention, float weights in FP32, rows within GMLP_LM_STEP_MAX, and not
+ * turned off (GMLP_LM_STEP=0). */
 int gmlp_lm_step_supported(const gmlp_model *m);
 /* One token per sequence (tokens: batch) at position s->pos < seq_len
  * through the fused step; logits: batch x vocab, or NULL.  Leaves s->pos to

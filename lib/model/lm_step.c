@@ -16,7 +16,7 @@ int gmlp_lm_step_supported(const gmlp_model *m)
 {
     const gmlp_config *c = &m->cfg;
     const size_t d = (size_t)c->dim, g = (size_t)c->ffn_dim / 2;
-    return gmlp_arch_of(c)->lm && c->causal && c->attn_dim == 0 && c->weights == GMLP_WEIGHTS_F32 &&
+    return m->ctx->set.lm_step && gmlp_arch_of(c)->lm && c->causal && c->attn_dim == 0 && c->weights == GMLP_WEIGHTS_F32 &&
            m->precision == GMLP_GEMM_FP32 && gmlp_lm_step_fits(d) && gmlp_lm_step_fits(g) && c->heads >= 1 &&
            g % (size_t)c->heads == 0 && (size_t)c->shift_tokens + 1 <= d;
 }
