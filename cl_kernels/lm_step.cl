@@ -68,12 +68,12 @@ static float4 step_bias4(__global const float *bias, int r0, int n)
                     bias[r0 + min(3, n - r0 - 1)]);
 }
 
-/* out[r0 + o] = v.s[o] for the outputs o from j0 - r0 within n. */
+/* out[r0 + o] = lane o of v for the outputs o from j0 - r0 within n (lanes
+ * picked by selects: an array indexed by o would live on a GPU's stack). */
 static void step_store4(__global float *out, float4 v, int j0, int r0, int n)
 {
-    const float vs[4] = {v.x, v.y, v.z, v.w};
     for (int o = j0 - r0; o < 4 && r0 + o < n; o++)
-        out[r0 + o] = vs[o];
+        out[r0 + o] = o == 0 ? v.x : o == 1 ? v.y : o == 2 ? v.z : v.w;
 }
 
 /* The mean and 1 / sqrt(variance + eps) of x[0 .. n), two passes as
@@ -117,15 +117,17 @@ __kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global co
                               __global float *hist, int segments, __global const float *w, __global const float *bias,
                               int n_out, int act, __global float *out)
 {
-    __local float2 st;
+    __local float st[2]; /* mean, rstd: scalars (a float2 in local memory is a vector access there) */
     __local float ys[GMLP_LM_STEP_MAX];
     const int lid = get_local_id(0), wg = get_local_size(0), pos = step[0];
     const size_t b = get_global_id(1);
     __global const float *xr = embed ? embed + (size_t)step[1 + b] * d : x + b * d;
-    if (lid == 0)
-        st = step_stats(xr, d, eps);
+    if (lid == 0) {
+        const float2 m = step_stats(xr, d, eps);
+        st[0] = m.x, st[1] = m.y;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const float mean = st.x, rstd = st.y;
+    const float mean = st[0], rstd = st[1];
     __global float *hb = hist + b * seq_len * d;
     const int seg = segments > 0 ? d / segments : d, first = get_group_id(0) == 0, writer = segments > 0 && first;
     for (int c = lid; c < d; c += wg) {
@@ -160,16 +162,18 @@ __kernel void gmlp_lm_step_sgu(__global const int *step, int seq_len, __global c
                                __global float *hist, __global const float *w, __global const float *bias, int heads,
                                int act, __global float *out)
 {
-    __local float2 st;
+    __local float st[2]; /* mean, rstd */
     const int g = h / 2, pos = step[0], c0 = get_global_id(0) * GMLP_LM_STEP_LANES;
     const size_t b = get_global_id(1);
     __global const float *zb = z + b * h, *v = zb + g;
-    if (get_local_id(0) == 0)
-        st = step_stats(v, g, eps);
+    if (get_local_id(0) == 0) {
+        const float2 m = step_stats(v, g, eps);
+        st[0] = m.x, st[1] = m.y;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (c0 >= g)
         return;
-    const float mean = st.x, rstd = st.y;
+    const float mean = st[0], rstd = st[1];
     __global float *hb = hist + b * seq_len * g, *hp = hb + (size_t)pos * g;
     const int hw = g / heads, hd = c0 / hw;
     if (c0 + GMLP_LM_STEP_LANES <= g && (c0 + GMLP_LM_STEP_LANES - 1) / hw == hd) {
