@@ -7,7 +7,6 @@
 #   rusticl  Mesa's rusticl on llvmpipe (Debian's mesa-opencl-icd)
 #   NAME     any other /etc/OpenCL/vendors/NAME.icd, as installed
 #   platform_env NAME   exports what NAME needs; 1 when it cannot be had
-#   platform_unable NAME   the suites NAME cannot run, and why (left out)
 intel_wheels=(intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0 tbb==2023.2.0)
 
 # Unpacks the wheels (a wheel is a zip file) and writes an .icd naming
@@ -47,15 +46,4 @@ platform_env() {
         ;;
     esac
     [ -d "$OCL_ICD_VENDORS" ] || [ -f "$OCL_ICD_VENDORS" ] || { echo "setup: no OpenCL platform $1 ($OCL_ICD_VENDORS)" >&2; return 1; }
-}
-
-platform_unable() {
-    case $1 in
-    rusticl)
-        local why="rusticl (Mesa 22.3) allows 32 work-items per group for any kernel (CL_KERNEL_WORK_GROUP_SIZE);"
-        why+=" the library falls back to smaller tiles, which the e2e and model suites check"
-        echo "gemm: $why, but test_gemm and test_engines force tilings that need more"
-        echo "tuned-tilings: $why, but test_tuning names one that needs more (tiled_32x32x8_4x4, 64) as tuned"
-        ;;
-    esac
 }

@@ -206,7 +206,7 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         st = gmlp_buffer_create(p, m * n * sizeof *c, NULL, "an engine's self-test", &g.c.buf);
     int ran = 0;
     if (st == GMLP_OK)
-        st = gmlp_op_gemm_tiled(p, &g, t, &ran);
+        st = gmlp_op_gemm_tiled(p, &g, t, &ran, NULL);
     if (st == GMLP_OK && !ran)
         st = gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "it does not build to run whole tiles unspilled");
     cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, m * n * sizeof *c, c, 0, NULL, NULL)

@@ -70,10 +70,17 @@ static gmlp_gemm form_gemm(const form *f)
                        .precision = f->precision};
 }
 
+/* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *why). */
+static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
+const char gmlp_gemm_tiled_too_big[] =
+    "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
+
 /* Tiling t's variant for form f; *k NULL when the compiled kernel cannot
  * run a whole tile (too many registers for that many work-items, say), or
- * its matrix engine failed the capability ladder (gemm_engines.c). */
-static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *t, const gmlp_kernel **k)
+ * its matrix engine failed the capability ladder (gemm_engines.c), *why
+ * (if not NULL) then saying which. */
+static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *t, const gmlp_kernel **k,
+                           const char **why)
 {
     static const char *const tr[] = {"N", "T"};
     char defs[400], label[160];
@@ -83,13 +90,18 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
              gmlp_gemm_precision_name(f->precision));
     const gmlp_gemm g = form_gemm(f);
     *k = NULL;
-    if (!gmlp_engine_verified(ctx, &g, t, defs, label)) /* a matrix engine's tiling that failed its ladder */
+    if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
+        if (why)
+            *why = why_ladder;
         return GMLP_OK;
+    }
     GMLP_TRY(gmlp_kernel_get(ctx, t->kernel, defs, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
                  label, ctx->dev.name, (*k)->wg_max);
         *k = NULL;
+        if (why)
+            *why = gmlp_gemm_tiled_too_big;
     }
     return GMLP_OK;
 }
@@ -112,7 +124,7 @@ static gmlp_status first_of(gmlp_context *ctx, const form *f, const gmlp_gemm_de
         const gmlp_tiling *c = gmlp_gemm_tiling_named(row->tilings[i]);
         if (!c || !gmlp_gemm_tiling_fits(&ctx->dev, c) || !gmlp_gemm_tiling_runs(c, f->precision))
             continue;
-        GMLP_TRY(variant(ctx, f, c, k));
+        GMLP_TRY(variant(ctx, f, c, k, NULL));
         if (*k && !spills(ctx, *k)) {
             *t = c;
             return GMLP_OK;
@@ -156,7 +168,7 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
     *k = NULL;
     if (w && w->tiling && gmlp_gemm_tiling_runs(w->tiling, f->precision)) {
         *t = w->tiling;
-        GMLP_TRY(variant(ctx, f, *t, k));
+        GMLP_TRY(variant(ctx, f, *t, k, NULL));
     }
     *tuned = *k != NULL;
     return *k ? GMLP_OK : pick(ctx, f, size, k, t);
@@ -372,17 +384,27 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     return launch(ctx, g, p->kernel, p->tiling);
 }
 
-gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran)
+gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran,
+                               const char **why)
 {
+    const char *unused;
+    why = why ? why : &unused;
     *ran = 0;
-    if (g->m == 0 || g->n == 0 || !gmlp_gemm_tiling_fits(&ctx->dev, t))
+    *why = "an empty product";
+    if (g->m == 0 || g->n == 0)
+        return GMLP_OK;
+    *why = "the tiling is not for this device (its type, vendor, engines or limits)";
+    if (!gmlp_gemm_tiling_fits(&ctx->dev, t))
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     const form f = form_of(g);
     const gmlp_kernel *k;
-    GMLP_TRY(variant(ctx, &f, t, &k));
+    GMLP_TRY(variant(ctx, &f, t, &k, why));
+    if (k && spills(ctx, k))
+        *why = "its compiled kernel spills registers on this device";
     if (!k || spills(ctx, k))
         return GMLP_OK;
+    *why = NULL;
     *ran = 1;
     return launch(ctx, g, k, t);
 }

@@ -131,7 +131,7 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
 static gmlp_status run_one(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran)
 {
     if (t)
-        return gmlp_op_gemm_tiled(ctx, g, t, ran);
+        return gmlp_op_gemm_tiled(ctx, g, t, ran, NULL);
     *ran = 1;
     return gmlp_op_gemm_clblast(ctx, g);
 }
