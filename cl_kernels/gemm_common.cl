@@ -100,3 +100,36 @@
         int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
         __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global float *c,       \
         ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS)
+
+/* The tiled kernels' k loop: TK-deep slices of op(A) and op(B), double
+ * buffered in local memory with one barrier a slice.  Each slice's global
+ * loads (stage_a_fetch / stage_b_fetch, into registers pa and pb) are in
+ * flight while the one before is multiplied, then stashed (stage_*_stash)
+ * into the other buffer, whose last readers passed the previous barrier.
+ * Between GMLP_SLICES_BEGIN and GMLP_SLICES_END the kernel multiplies the
+ * slice at la and lb (local T: its staged format); SIZE_A and SIZE_B are one
+ * slice's elements.  Needs a, b, lda, ldb, i0, j0, m, n, k, t, as, bs, pa
+ * and pb in scope. */
+#define GMLP_SLICES_BEGIN(T, SIZE_A, SIZE_B)                                                                   \
+    const int slices = (k + TK - 1) / TK;                                                                     \
+    if (slices > 0) {                                                                                         \
+        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);                                                            \
+        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);                                                            \
+        stage_a_stash(as, pa, t);                                                                             \
+        stage_b_stash(bs, pb, t);                                                                             \
+    }                                                                                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                             \
+    for (int sl = 0; sl < slices; sl++) {                                                                     \
+        const int cur = sl & 1, more = sl + 1 < slices;                                                       \
+        if (more) {                                                                                           \
+            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);                                            \
+            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);                                            \
+        }                                                                                                     \
+        __local const T *la = as + cur * (SIZE_A), *lb = bs + cur * (SIZE_B);
+#define GMLP_SLICES_END(SIZE_A, SIZE_B)                                                                        \
+        if (more) {                                                                                           \
+            stage_a_stash(as + (cur ^ 1) * (SIZE_A), pa, t);                                                  \
+            stage_b_stash(bs + (cur ^ 1) * (SIZE_B), pb, t);                                                  \
+        }                                                                                                     \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
+    }

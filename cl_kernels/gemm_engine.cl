@@ -164,21 +164,7 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
     __local uint *emu = 0;
 #endif
     uint pa[stage_a_PER], pb[stage_b_PER];
-    const int slices = (k + TK - 1) / TK;
-    if (slices > 0) {
-        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
-        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
-        stage_a_stash(as, pa, t);
-        stage_b_stash(bs, pb, t);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int sl = 0; sl < slices; sl++) {
-        const int cur = sl & 1, more = sl + 1 < slices;
-        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
-            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
-            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
-        }
-        __local const uint *la = as + cur * stage_a_SIZE, *lb = bs + cur * stage_b_SIZE;
+    GMLP_SLICES_BEGIN(uint, stage_a_SIZE, stage_b_SIZE)
         GMLP_UNROLL for (int kw = 0; kw < TKW; kw += ENG_KW)
         {
             /* B's fragments, then A's one at a time: Intel's are 8 registers each, of 128 on DG2 */
@@ -190,13 +176,7 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
                 GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_mma(acc[i][j], fa, fb[j], lane, emu);
             }
         }
-        /* the other buffer's last readers passed the previous barrier */
-        if (more) {
-            stage_a_stash(as + (cur ^ 1) * stage_a_SIZE, pa, t);
-            stage_b_stash(bs + (cur ^ 1) * stage_b_SIZE, pb, t);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    GMLP_SLICES_END(stage_a_SIZE, stage_b_SIZE)
 
     GMLP_UNROLL for (int i = 0; i < MT; i++)
         GMLP_UNROLL for (int j = 0; j < NTL; j++)

@@ -538,9 +538,9 @@ GMLP_UNROLL
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
 #endif
-    const int slices = (k + TK - 1) / TK;
 
 #if STAGES
+    const int slices = (k + TK - 1) / TK;
     /* 16-byte aligned: cp.async's 16-byte copies */
     __local raw_a_raw as[STAGES * raw_a_SIZE] __attribute__((aligned(16)));
     __local raw_b_raw bs[STAGES * raw_b_SIZE] __attribute__((aligned(16)));
@@ -574,32 +574,13 @@ GMLP_UNROLL
     __local uint as[2 * stage_a_SIZE] __attribute__((aligned(16)));
     __local uint bs[2 * stage_b_SIZE] __attribute__((aligned(16)));
     float pa[stage_a_PER * stage_a_ELEMS], pb[stage_b_PER * stage_b_ELEMS];
-    if (slices > 0) {
-        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
-        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
-        stage_a_stash(as, pa, t);
-        stage_b_stash(bs, pb, t);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int sl = 0; sl < slices; sl++) {
-        const int cur = sl & 1, more = sl + 1 < slices;
-        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
-            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
-            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
-        }
-        __local const uint *la = as + cur * stage_a_SIZE, *lb = bs + cur * stage_b_SIZE;
+    GMLP_SLICES_BEGIN(uint, stage_a_SIZE, stage_b_SIZE)
 #define WORD_A(r, kw) la[stage_a_WORD(r, kw)]
 #define WORD_B(r, kw) lb[stage_b_WORD(r, kw)]
         GMLP_MMA_SLICE(WORD_A, WORD_B)
 #undef WORD_A
 #undef WORD_B
-        /* the other buffer's last readers passed the previous barrier */
-        if (more) {
-            stage_a_stash(as + (cur ^ 1) * stage_a_SIZE, pa, t);
-            stage_b_stash(bs + (cur ^ 1) * stage_b_SIZE, pb, t);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    GMLP_SLICES_END(stage_a_SIZE, stage_b_SIZE)
 #endif
 
     /* accumulator r of tile (i, j) is C's element (g + 8 (r / 2), 2 tg + r % 2) of the tile */

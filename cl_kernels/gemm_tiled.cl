@@ -137,21 +137,7 @@ GMLP_UNROLL
     __local float bs[2 * TK * stage_b_LD] __attribute__((aligned(16)));
     const int t = y * RX + x;
     float pa[stage_a_PER * stage_a_V], pb[stage_b_PER * stage_b_V];
-    const int slices = (k + TK - 1) / TK;
-    if (slices > 0) {
-        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);
-        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);
-        stage_a_stash(as, pa, t);
-        stage_b_stash(bs, pb, t);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int sl = 0; sl < slices; sl++) {
-        const int cur = sl & 1, more = sl + 1 < slices;
-        if (more) { /* the next slice's global loads, in flight while this one is multiplied */
-            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);
-            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);
-        }
-        __local const float *la = as + cur * TK * stage_a_LD, *lb = bs + cur * TK * stage_b_LD;
+    GMLP_SLICES_BEGIN(float, TK * stage_a_LD, TK * stage_b_LD)
 GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             float av[WM], bv[WN];
@@ -167,13 +153,7 @@ GMLP_UNROLL
                 for (int s = 0; s < WN; s++)
                     acc[r][s] += av[r] * bv[s]; /* contracted to an FMA where the device has one */
         }
-        /* the other buffer's last readers passed the previous barrier */
-        if (more) {
-            stage_a_stash(as + (cur ^ 1) * TK * stage_a_LD, pa, t);
-            stage_b_stash(bs + (cur ^ 1) * TK * stage_b_LD, pb, t);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    GMLP_SLICES_END(TK * stage_a_LD, TK * stage_b_LD)
 
 GMLP_UNROLL
     for (int r = 0; r < WM; r++) {

@@ -57,4 +57,36 @@ static inline void expect(const char *what, cl_mem m, const float *want, size_t 
     gmlp_buffer_release(ctx, &m);
 }
 
+/* Cases a device's compiler would not let run at all (its kernels allow a
+ * work-group fewer work-items than the tiling needs: rusticl's 32), skipped. */
+static int cases_run, cases_too_big;
+
+/* Whether kernel k, a tiling's, may run work-groups of items work-items;
+ * if not, says so for case what and counts the case skipped. */
+static inline int fits_groups(const gmlp_kernel *k, size_t items, const char *what)
+{
+    if (k->wg_max >= items) {
+        cases_run++;
+        return 1;
+    }
+    if (cases_too_big++ < 3)
+        printf("skip %s: the compiled kernel allows %zu work-items a group, the tiling needs %zu\n", what, k->wg_max,
+               items);
+    return 0;
+}
+
+/* check_summary, or 77 (skip) where the device could run none of the cases. */
+static inline int cases_summary(const char *name)
+{
+    if (cases_too_big && !cases_run && check_failures == 0) {
+        printf("SKIP: %s: none of its %d cases' work-groups fit this device's compiled kernels\n", name,
+               cases_too_big);
+        return 77;
+    }
+    if (cases_too_big)
+        printf("%s: %d cases skipped (work-groups too large for this device's compiled kernels)\n", name,
+               cases_too_big);
+    return check_summary(name);
+}
+
 #endif

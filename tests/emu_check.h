@@ -1,0 +1,67 @@
+/* The emulated matrix-engine GEMM tests' operands (test_gemm_mma.c,
+ * test_gemm_engines_emu.c): stored batches of matrices on the device with
+ * their host copies, and the error of a result against a reference. */
+#ifndef GMLP_EMU_CHECK_H
+#define GMLP_EMU_CHECK_H
+
+#include <math.h>
+
+#include "core/half.h"
+#include "ops_check.h"
+
+/* A stored rows x cols operand (a batch of them): host holds what the device
+ * reads (half-rounded when stored as half), random values times scale (NaN
+ * with nan). */
+typedef struct operand {
+    float *host;
+    size_t off, ld, stride, n;
+    cl_mem buf;
+} operand;
+
+/* padded: odd offset, leading dimension and stride (vector width 1); else
+ * all multiples of 4, the host's vector width 4 */
+static inline operand make(size_t rows, size_t cols, size_t batch, int padded, int half, float scale, int nan)
+{
+    operand o = {.off = padded ? 5 : 0, .ld = padded ? cols + 3 : (cols + 3) / 4 * 4};
+    o.stride = rows * o.ld + (padded ? 2 : 0);
+    o.n = o.off + (batch - 1) * o.stride + rows * o.ld;
+    o.host = rnd(o.n);
+    for (size_t i = 0; i < o.n; i++)
+        o.host[i] = nan ? NAN : o.host[i] * scale;
+    if (half) {
+        uint16_t *h = malloc(o.n * sizeof *h);
+        for (size_t i = 0; i < o.n; i++) {
+            h[i] = gmlp_float_to_half(o.host[i]);
+            o.host[i] = gmlp_half_to_float(h[i]);
+        }
+        o.buf = up_bytes(h, o.n * sizeof *h);
+        free(h);
+    } else {
+        o.buf = up(o.host, o.n);
+    }
+    return o;
+}
+
+static inline void release(operand *o)
+{
+    gmlp_buffer_release(ctx, &o->buf);
+    free(o->host);
+}
+
+/* max |got - want| / max |want| over the batch's m x n matrices of C's
+ * layout c (NaN: infinite) */
+static inline double error_of(const float *got, const float *want, size_t m, size_t n, size_t batch, const operand *c)
+{
+    double maxw = 0, maxd = 0;
+    for (size_t p = 0; p < batch; p++)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                size_t at = c->off + p * c->stride + i * c->ld + j;
+                double d = fabs((double)got[at] - want[at]);
+                maxw = fmax(maxw, fabs((double)want[at]));
+                maxd = d <= maxd ? maxd : d;
+            }
+    return maxw > 0 ? maxd / maxw : maxd;
+}
+
+#endif
