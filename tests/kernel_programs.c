@@ -4,12 +4,30 @@
  * so it reads the variants from the library itself (gmlp_diag.h), never from
  * its sources.  Each further FILE named (a solo source the list leaves out,
  * such as the tensor-core gemm_mma.cl) is written into DIR as well.
- *   kernel_programs DIR [FILE...] */
+ *   kernel_programs DIR [FILE...]
+ *   kernel_programs --mma   the tensor-core tilings (lib/ops/gemm_tilings.c's
+ *                           mma rows), a line per tiling and precision it runs:
+ *                           "PRECISION TM TN TK WM WN STAGES DEFAULT" (DEFAULT 1
+ *                           where a default row names the tiling) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gmlp_diag.h"
+#include "ops/gemm_tilings.h"
+
+/* kernel_programs --mma */
+static int list_mma(void)
+{
+    size_t n;
+    const gmlp_tiling *all = gmlp_gemm_tilings(&n);
+    for (const gmlp_tiling *t = all; t < all + n; t++)
+        for (int p = GMLP_GEMM_TF32; t->needs == GMLP_ENGINE_MMA_SYNC && p < GMLP_GEMM_PRECISIONS; p++)
+            if (gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
+                printf("%d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages,
+                       gmlp_gemm_tiling_is_default(t));
+    return 0;
+}
 
 /* The program of solo file name (or "shared") into dir, as NAME.cl; 1 on failure. */
 static int write_program(const char *dir, const char *name)
@@ -36,9 +54,11 @@ static int write_program(const char *dir, const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: kernel_programs DIR [FILE...]\n");
+        fprintf(stderr, "usage: kernel_programs DIR [FILE...] | --mma\n");
         return 2;
     }
+    if (!strcmp(argv[1], "--mma"))
+        return list_mma();
     size_t need = gmlp_diag_programs(NULL, 0);
     char *list = malloc(need + 1);
     gmlp_diag_programs(list, need + 1);

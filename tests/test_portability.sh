@@ -165,21 +165,23 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
-    # precision (kernel_abi.h's GMLP_GEMM_PREC_*), its HMMA, tiles, cp.async stages (0: registers), as
-    # lib/ops/gemm_tilings.c's mma rows; then the model's forms
-    for row in "1 HMMA.1688.F32.TF32 128 128 16 0" "2 HMMA.16816.F32 128 128 32 0" \
-        "3 HMMA.16816.F32.BF16 128 128 32 0" "3 HMMA.16816.F32.BF16 128 128 16 0" "1 HMMA.1688.F32.TF32 64 64 16 0" \
-        "3 HMMA.16816.F32.BF16 64 64 32 0" \
-        "1 HMMA.1688.F32.TF32 128 128 16 2" "1 HMMA.1688.F32.TF32 128 128 8 3" "2 HMMA.16816.F32 128 64 16 2" \
-        "3 HMMA.16816.F32.BF16 128 64 16 2" "1 HMMA.1688.F32.TF32 128 64 16 3" "3 HMMA.16816.F32.BF16 64 64 16 3" \
-        "1 HMMA.1688.F32.TF32 64 64 16 4" "1 HMMA.1688.F32.TF32 64 64 32 0" "1 HMMA.1688.F32.TF32 128 64 16 0" \
-        "3 HMMA.16816.F32.BF16 128 64 16 0"; do
-        set -- $row
-        forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
-        [ "$3" = 128 ] || forms="0:1:0"
+    # lib/ops/gemm_tilings.c's tensor-core tilings, a line per tiling and precision (kernel_programs
+    # --mma): each in one of the model's forms, in turn; a default tiling in all four, in its first precision
+    all_forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
+    "$programs" --mma >"$tmp/mma" || { fail=$((fail + 1)); echo "FAIL: $programs --mma"; }
+    i=0 seen=" "
+    while read -r prec tm tn tk wm wn stages default; do
+        case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
+        set -- $all_forms
+        shift $((i % 4))
+        forms=$1 i=$((i + 1))
+        case $seen in *" ${tm}x${tn}x${tk}s$stages "*) ;; *)
+            seen="$seen${tm}x${tn}x${tk}s$stages "
+            [ "$default" = 1 ] && forms=$all_forms ;;
+        esac
+        set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages"
         for form in $forms; do
             tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form##*:}
-            wm=$(($3 / 16)) wn=8
             defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$ah -DGMLP_GEMM_B_HALF=$bh -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
             defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
             defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6"
@@ -210,7 +212,7 @@ else
                 fi
             done
         done
-    done
+    done <"$tmp/mma"
 fi
 # The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl, which the list
 # leaves out: the library builds them only where the capability ladder
