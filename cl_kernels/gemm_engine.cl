@@ -57,8 +57,7 @@ static inline uint gmlp_eng_bits(float x)
     vstore_half(x, 0, (__private half *)&h);
     return h;
 }
-#if ENG_EMULATE
-/* the inverse, for the emulations: a 16-bit operand's value */
+/* the inverse, for the emulations (local scratch or sub-group shuffles): a 16-bit operand's value */
 static inline float gmlp_eng_value16(uint h)
 {
     if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
@@ -66,7 +65,6 @@ static inline float gmlp_eng_value16(uint h)
     const ushort s = (ushort)h;
     return vload_half(0, (__private const half *)&s);
 }
-#endif
 
 static inline float gmlp_eng_ld_float(__global const float *p, size_t i)
 {

@@ -13,7 +13,11 @@
  * GMLP_XMX_EMULATE=1 replaces the instruction by the specification's own
  * sample implementation (each lane's a.s_r paired with b.s_i of lane i,
  * sub_group_broadcast(a, i)), the lanes' vectors exchanged through local
- * memory instead of sub-group functions: tests/test_gemm_engines_emu.c. */
+ * memory instead of sub-group functions: tests/test_gemm_engines_emu.c.
+ * GMLP_XMX_EMULATE=2 is the same sample through the sub-group itself
+ * (intel_sub_group_shuffle, the kernel's sub-groups of the required SIMD
+ * size as on the GPU): on devices with cl_intel_subgroups that offer that
+ * size (Intel's OpenCL CPU runtime). */
 #include "gemm_common.cl"
 
 #ifndef GMLP_XMX_SIMD
@@ -37,10 +41,10 @@
 #define ENG_KW 8
 #define ENG_AW 8 /* a.s_r: a word (SIMD8) or a 16-bit value (SIMD16) per row */
 #define ENG_BW 8
-#define ENG_EMULATE GMLP_XMX_EMULATE
+#define ENG_EMULATE (GMLP_XMX_EMULATE == 1) /* local scratch */
 #define ENG_EMU (16 * GMLP_XMX_SIMD) /* the sub-group's a and b vectors */
 #define GMLP_ENG_NAME gmlp_gemm_xmx
-#if GMLP_XMX_EMULATE
+#if GMLP_XMX_EMULATE == 1
 #define GMLP_ENG_ATTR
 #else
 #define GMLP_ENG_ATTR __attribute__((intel_reqd_sub_group_size(GMLP_XMX_SIMD)))
@@ -76,7 +80,25 @@ static inline int gmlp_eng_c_col(int lane, int r)
     return lane;
 }
 
-#if GMLP_XMX_EMULATE
+#if GMLP_XMX_EMULATE == 2
+/* the specification's sample: acc.s_r += sum over i of dot(a.s_r of lane i, b.s_i), each a pair of k (SIMD16: the
+ * 16-bit a.s_r of lanes 2i and 2i + 1), lane i's a.s_r by shuffle */
+static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)
+{
+    (void)lane, (void)emu;
+    for (int r = 0; r < 8; r++) {
+        float s = acc[r];
+        for (int i = 0; i < 8; i++) {
+            const uint bi = b[i];
+            const uint lo = intel_sub_group_shuffle(a[r], GMLP_XMX_SIMD == 8 ? i : 2 * i);
+            const uint hi = GMLP_XMX_SIMD == 8 ? lo >> 16 : intel_sub_group_shuffle(a[r], 2 * i + 1);
+            s = fma(gmlp_eng_value16(lo & 0xffffu), gmlp_eng_value16(bi & 0xffffu), s);
+            s = fma(gmlp_eng_value16(hi), gmlp_eng_value16(bi >> 16), s);
+        }
+        acc[r] = s;
+    }
+}
+#elif GMLP_XMX_EMULATE
 /* the specification's sample: acc.s_r += sum over i of dot(a.s_r of lane i, b.s_i), each a pair of k (SIMD16: the
  * 16-bit a.s_r of lanes 2i and 2i + 1) */
 static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)

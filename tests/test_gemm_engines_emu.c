@@ -122,9 +122,26 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
 
 #define XMX8 "xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8"
 #define XMX16 "xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16"
+/* the same through the sub-group's shuffles, where the device offers the sub-group size (Intel's CPU runtime) */
+#define XMX8_SHUFFLE "xmx-simd8-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=8"
+#define XMX16_SHUFFLE "xmx-simd16-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=16"
 #define MFMA "mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1"
 #define WMMA "wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1"
 #define WMMA64 "wmma-wave64", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=64"
+
+/* Whether the device has cl_intel_subgroups and offers sub-groups of size simd. */
+static int offers_subgroup(size_t simd)
+{
+    size_t sizes[16], n = 0;
+    if (!gmlp_device_has_extension(ctx->dev.device, "cl_intel_subgroups") ||
+        clGetDeviceInfo(ctx->dev.device, 0x4108 /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */, sizeof sizes, sizes, &n) !=
+            CL_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < n / sizeof *sizes; i++)
+        if (sizes[i] == simd)
+            return 1;
+    return 0;
+}
 
 /*   test_gemm_engines_emu [--oclgrind]   (the latter: one sub-group or two per group, small sizes, for Oclgrind) */
 int main(int argc, char **argv)
@@ -134,15 +151,22 @@ int main(int argc, char **argv)
     /* GMLP_TEST_QUICK (.ci/run's sanitizer passes, which look for host errors): BF16 alone, each variant a
      * cold compile of an emulated kernel */
     const int quick = getenv("GMLP_TEST_QUICK") != NULL;
-    /* the tilings to report for the tables: the largest that compile without spilling (tests/test_portability.sh) */
+    /* the tilings to report for the tables: the largest that compile without spilling (tests/test_portability.sh);
+     * the shuffles' groups a whole sub-group along n (Intel's CPU runtime forms sub-groups along dimension 0) */
     static const engine engines[] = {
-        {XMX8, 64, 64, 16, 4, 8}, {XMX16, 32, 64, 16, 2, 8}, {MFMA, 128, 128, 16, 8, 8}, {WMMA, 64, 64, 16, 4, 8},
-        {WMMA64, 64, 64, 16, 4, 4}};
+        {XMX8, 64, 64, 16, 4, 8}, {XMX16, 32, 128, 16, 2, 8}, {MFMA, 128, 128, 16, 8, 8}, {WMMA, 64, 64, 16, 4, 8},
+        {WMMA64, 64, 64, 16, 4, 4}, {XMX8_SHUFFLE, 64, 64, 16, 4, 8}, {XMX16_SHUFFLE, 32, 128, 16, 2, 8}};
     static const engine small[] = {
         {XMX8, 16, 16, 16, 4, 4}, {XMX16, 16, 16, 16, 2, 8}, {MFMA, 32, 32, 16, 4, 4}, {WMMA, 32, 16, 16, 4, 4},
-        {WMMA64, 32, 32, 16, 4, 4}};
+        {WMMA64, 32, 32, 16, 4, 4}, {XMX8_SHUFFLE, 16, 32, 16, 4, 4}, {XMX16_SHUFFLE, 16, 128, 16, 2, 8}};
     for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
         const engine *g = oclgrind ? &small[i] : &engines[i];
+        const int simd = strstr(g->defs, "XMX_EMULATE=2") ? strstr(g->defs, "SIMD=16") ? 16 : 8 : 0;
+        if (simd && !offers_subgroup(simd)) {
+            printf("skip %s: '%s' offers no sub-groups of %d (cl_intel_subgroups' sizes)\n", g->name, ctx->dev.name,
+                   simd);
+            continue;
+        }
         const int mfma = !strcmp(g->name, "mfma");
         const int first = quick ? GMLP_GEMM_PREC_BF16 : mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16;
         for (int prec = first; prec <= GMLP_GEMM_PREC_BF16; prec++) {
