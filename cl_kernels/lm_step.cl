@@ -113,9 +113,9 @@ static float2 step_stats(__global const float *x, int n, float eps)
  * step[1 + b], which work-group 0 writes into x for the residual.  A
  * work-item per four outputs; ys once per work-group, in local memory. */
 __kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global const float *embed,
-                              __global float *x, __global const float *gamma, __global const float *beta, int d, float eps,
-                              __global float *hist, int segments, __global const float *w, __global const float *bias,
-                              int n_out, int act, __global float *out)
+                              __global float *x, __global const float *gamma, __global const float *beta, int d,
+                              float eps, __global float *hist, int segments, __global const float *w,
+                              __global const float *bias, int n_out, int act, __global float *out)
 {
     __local float st[2]; /* mean, rstd: scalars (a float2 in local memory is a vector access there) */
     __local float ys[GMLP_LM_STEP_MAX];
@@ -128,7 +128,7 @@ __kernel void gmlp_lm_step_in(__global const int *step, int seq_len, __global co
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const float mean = st[0], rstd = st[1];
-    __global float *hb = hist + b * seq_len * d;
+    __global float *hb = segments > 0 ? hist + b * seq_len * d : hist; /* to_logits: no history */
     const int seg = segments > 0 ? d / segments : d, first = get_group_id(0) == 0, writer = segments > 0 && first;
     for (int c = lid; c < d; c += wg) {
         if (embed && first)

@@ -430,9 +430,11 @@ static const op_case cases[] = {
     CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
     CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
     CASE(lm_step_in, .batch = 1, .hist = 1, .dim = 1, .n = 1),
-    CASE(lm_step_in, .batch = 3, .p0 = 5, .hist = 9, .dim = 37, .segments = 2, .n = 13, .act = GMLP_ACT_GELU, .bias = 1),
+    CASE(lm_step_in, .batch = 3, .p0 = 5, .hist = 9, .dim = 37, .segments = 2, .n = 13, .act = GMLP_ACT_GELU,
+         .bias = 1),
     CASE(lm_step_in, .batch = 2, .p0 = 1, .hist = 7, .dim = 30, .segments = 4, .n = 67, .act = GMLP_ACT_GELU),
-    CASE(lm_step_in, .batch = 2, .p0 = 3, .hist = 4, .dim = 200, .n = 3, .bias = 1), /* fewer outputs than a work-item's */
+    /* fewer outputs than a work-item makes */
+    CASE(lm_step_in, .batch = 2, .p0 = 3, .hist = 4, .dim = 200, .n = 3, .bias = 1),
     CASE(lm_step_in, .batch = 1, .p0 = 0, .hist = 5, .dim = 11, .segments = 3, .n = 70, .act = GMLP_ACT_TANH),
     CASE(lm_step_in, .batch = 1, .p0 = 4, .hist = 5, .dim = 9, .segments = 9, .n = 70, .act = GMLP_ACT_SIGMOID),
     CASE(lm_step_in, .batch = 1, .p0 = 2, .hist = 3, .dim = 2048, .segments = 2, .n = 5, .bias = 1), /* the widest */

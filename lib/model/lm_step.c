@@ -16,9 +16,9 @@ int gmlp_lm_step_supported(const gmlp_model *m)
 {
     const gmlp_config *c = &m->cfg;
     const size_t d = (size_t)c->dim, g = (size_t)c->ffn_dim / 2;
-    return m->ctx->set.lm_step && gmlp_arch_of(c)->lm && c->causal && c->attn_dim == 0 && c->weights == GMLP_WEIGHTS_F32 &&
-           m->precision == GMLP_GEMM_FP32 && gmlp_lm_step_fits(d) && gmlp_lm_step_fits(g) && c->heads >= 1 &&
-           g % (size_t)c->heads == 0 && (size_t)c->shift_tokens + 1 <= d;
+    return m->ctx->set.lm_step && gmlp_arch_of(c)->lm && c->causal && c->attn_dim == 0 &&
+           c->weights == GMLP_WEIGHTS_F32 && m->precision == GMLP_GEMM_FP32 && gmlp_lm_step_fits(d) &&
+           gmlp_lm_step_fits(g) && c->heads >= 1 && g % (size_t)c->heads == 0 && (size_t)c->shift_tokens + 1 <= d;
 }
 
 /* The step's commands: the layers (the first reading the tokens' embedding), to_logits into ws.out. */
@@ -33,7 +33,8 @@ static gmlp_status body(gmlp_model *m, void *arg)
         const gmlp_block_weights *wt = &m->blocks[l];
         /* z = [u | v] = GELU(shift(LN(x)) . W_in^T + b_in), x the tokens' embedding in the first */
         GMLP_TRY(gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
-            .step = s->step, .seq_len = S, .embed = l ? NULL : m->embed_w, .x = w->x, .gamma = wt->norm_w, .beta = wt->norm_b, .d = d,
+            .step = s->step, .seq_len = S, .embed = l ? NULL : m->embed_w, .x = w->x, .gamma = wt->norm_w,
+            .beta = wt->norm_b, .d = d,
             .eps = c->norm_eps, .hist = c->shift_tokens ? s->cache.ln[l] : NULL,
             .segments = c->shift_tokens ? c->shift_tokens + 1 : 0, .w = wt->fc1_w, .bias = wt->fc1_b, .n_out = h,
             .act = GMLP_ACT_GELU, .out = w->z, .rows = B}));
