@@ -507,6 +507,23 @@ static void test_precision_options(gmlp_context *ctx)
     CHECK(gmlp_context_create(NULL, &c) == GMLP_ERR_INVALID_ARGUMENT && !c &&
               strstr(gmlp_last_error(NULL), "GMLP_PRECISION=bogus"),
           "GMLP_PRECISION=bogus: %s", gmlp_last_error(NULL));
+    unsetenv("GMLP_PRECISION");
+    /* the on/off switches: 0/off/no/false and 1/on/yes/true, anything else fails the context */
+    static const char *const switches[] = {"GMLP_COMMAND_BUFFERS", "GMLP_LM_STEP"};
+    for (int i = 0; i < 2; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%s=maybe", switches[i]);
+        setenv(switches[i], "maybe", 1);
+        c = (gmlp_context *)1;
+        CHECK(gmlp_context_create(NULL, &c) == GMLP_ERR_INVALID_ARGUMENT && !c &&
+                  strstr(gmlp_last_error(NULL), want),
+              "%s: %s", want, gmlp_last_error(NULL));
+        setenv(switches[i], "off", 1);
+        c = NULL;
+        CHECK(gmlp_context_create(NULL, &c) == GMLP_OK, "%s=off: %s", switches[i], gmlp_last_error(NULL));
+        gmlp_context_destroy(c);
+        unsetenv(switches[i]);
+    }
     /* bf16: what AUTO loads in; an explicit mode wins */
     setenv("GMLP_PRECISION", "bf16", 1);
     c = NULL;
