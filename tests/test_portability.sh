@@ -307,6 +307,7 @@ gfx940 0 16 3 128 128 16 8 8 1 0 0
 gfx1100 32 4 2 64 64 16 4 8 1 0 0
 gfx1100 32 4 3 64 64 16 4 8 0 1 0
 gfx1100 64 4 3 64 64 16 4 4 1 0 1
+gfx1100 64 4 2 64 64 16 4 4 0 1 0
 EOF
 fi
 echo "portability: $variants program variants, $pass compilations passed, $fail failed"
