@@ -321,7 +321,8 @@ static int load_model(app_pipeline *p, device *d, int *status)
     const app_pipeline_config *c = &p->c;
     double t0 = now();
     if (gmlp_context_create(c->devices[d->index], &d->ctx) != GMLP_OK) {
-        fprintf(stderr, "%s: device '%s': %s\n", c->program, c->devices[d->index], gmlp_last_error(NULL));
+        fprintf(stderr, "%s: device '%s': %s\n", c->program, c->devices[d->index] ? c->devices[d->index] : "default",
+                gmlp_last_error(NULL));
         return 0;
     }
     d->open_s = now() - t0;

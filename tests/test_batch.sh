@@ -2,13 +2,8 @@
 # gmlp-classify's batch path: folders (nested, non-image files, a dotfile, a
 # broken image, a name with a comma and a quote), --files-from -, JSONL and
 # CSV read back and checked (batch_check.py), refusing an existing output,
-# a model that does not load: no output is left behind to refuse the next run
-"$app" -q -m "$tmp/missing.safetensors" -o "$tmp/nomodel.jsonl" "$in" 2>/dev/null
-[ $? = 1 ] && [ ! -e "$tmp/nomodel.jsonl" ] && [ ! -e "$tmp/nomodel.jsonl.gmlp-run.json" ]
-check $? "a model that does not load: exit 1, no output file left"
-
-# --resume after a kill and after SIGINT/SIGTERM, two devices and an injected device
-# failure giving the one-device rows.
+# a model that does not load (no output is left behind to refuse the next run), --resume after a kill and
+# after SIGINT/SIGTERM, two devices and an injected device failure giving the one-device rows.
 set -u
 app=$1
 src=$2
@@ -31,6 +26,11 @@ cp "$examples/trouser-2.png" "$in/.hidden-folder/x.png"
 echo "not an image" >"$in/notes.txt"
 echo "not an image either" >"$in/broken.png"
 ln -s "$in/nested" "$in/zlink" # a symlinked folder: not followed
+
+# a model that does not load: exit 1, and no output is left behind to refuse the next run
+"$app" -q -m "$tmp/missing.safetensors" -o "$tmp/nomodel.jsonl" "$in" 2>/dev/null
+[ $? = 1 ] && [ ! -e "$tmp/nomodel.jsonl" ] && [ ! -e "$tmp/nomodel.jsonl.gmlp-run.json" ]
+check $? "a model that does not load: exit 1, no output file left"
 
 # the expected order: given order, folder entries sorted bytewise, -r in place
 cat >"$tmp/want-r" <<EOF2
