@@ -204,10 +204,10 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.half, 2, &g.b.buf);
     if (st == GMLP_OK)
         st = gmlp_buffer_create(p, m * n * sizeof *c, NULL, "an engine's self-test", &g.c.buf);
-    int ran = 0;
+    const char *skipped = NULL;
     if (st == GMLP_OK)
-        st = gmlp_op_gemm_tiled(p, &g, t, &ran, NULL);
-    if (st == GMLP_OK && !ran)
+        st = gmlp_op_gemm_tiled(p, &g, t, &skipped);
+    if (st == GMLP_OK && skipped)
         st = gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "it does not build to run whole tiles unspilled");
     cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, m * n * sizeof *c, c, 0, NULL, NULL)
                              : CL_SUCCESS;

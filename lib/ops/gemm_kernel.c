@@ -70,7 +70,7 @@ static gmlp_gemm form_gemm(const form *f)
                        .precision = f->precision};
 }
 
-/* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *why). */
+/* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *skipped). */
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
@@ -384,27 +384,22 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     return launch(ctx, g, p->kernel, p->tiling);
 }
 
-gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran,
-                               const char **why)
+gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char **skipped)
 {
-    const char *unused;
-    why = why ? why : &unused;
-    *ran = 0;
-    *why = "an empty product";
+    *skipped = "an empty product";
     if (g->m == 0 || g->n == 0)
         return GMLP_OK;
-    *why = "the tiling is not for this device (its type, vendor, engines or limits)";
+    *skipped = "the tiling is not for this device (its type, vendor, engines or limits)";
     if (!gmlp_gemm_tiling_fits(&ctx->dev, t))
         return GMLP_OK;
     GMLP_TRY(gmlp_gemm_check(ctx, g));
     const form f = form_of(g);
     const gmlp_kernel *k;
-    GMLP_TRY(variant(ctx, &f, t, &k, why));
+    GMLP_TRY(variant(ctx, &f, t, &k, skipped));
     if (k && spills(ctx, k))
-        *why = "its compiled kernel spills registers on this device";
+        *skipped = "its compiled kernel spills registers on this device";
     if (!k || spills(ctx, k))
         return GMLP_OK;
-    *why = NULL;
-    *ran = 1;
+    *skipped = NULL;
     return launch(ctx, g, k, t);
 }

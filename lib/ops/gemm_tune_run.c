@@ -130,10 +130,10 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
 /* Candidate c of a group: index 0 .. n_tilings-1 a tiling, n_tilings CLBlast. */
 static gmlp_status run_one(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran)
 {
-    if (t)
-        return gmlp_op_gemm_tiled(ctx, g, t, ran, NULL);
-    *ran = 1;
-    return gmlp_op_gemm_clblast(ctx, g);
+    const char *skipped = NULL;
+    GMLP_TRY(t ? gmlp_op_gemm_tiled(ctx, g, t, &skipped) : gmlp_op_gemm_clblast(ctx, g));
+    *ran = skipped == NULL;
+    return GMLP_OK;
 }
 
 static double now(void)

@@ -216,13 +216,12 @@ void gmlp_gemm_context_closed(gmlp_context *ctx);
 /* g's size class (GMLP_GEMM_SMALL ...) on ctx's device. */
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
 /* g on the kernel with tiling t, whatever the defaults or tuned choices say;
- * *ran 0 (nothing enqueued) when t is not for the device, the compiled
- * kernel cannot run t's work-groups, spills (non-zero
- * CL_KERNEL_PRIVATE_MEM_SIZE off CPUs) or failed its engine's capability
- * ladder, *why (if not NULL) then saying which; NULL once it ran. */
-gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, int *ran,
-                               const char **why);
-/* gmlp_op_gemm_tiled's *why where the device's compiler allows a tile's
+ * *skipped NULL once it ran, else why nothing was enqueued: t is not for
+ * the device, the compiled kernel cannot run t's work-groups, spills
+ * (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs) or failed its engine's
+ * capability ladder. */
+gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char **skipped);
+/* gmlp_op_gemm_tiled's *skipped where the device's compiler allows a tile's
  * work-group no more work-items (rusticl: 32 for any kernel): the tiling
  * cannot run there at all, which tests forcing tilings skip. */
 extern const char gmlp_gemm_tiled_too_big[];
