@@ -7,10 +7,16 @@
  * FP16 and BF16 (fixture.h's fixture_modes): against the same references
  * (2e-3, 2e-3, 1.5e-2), and tightly against float64 references that round
  * every product's operands the same way (../precision/NAME.prec.safetensors,
- * tools/precision_ref.py). */
+ * tools/precision_ref.py).  With GMLP_GEMM_SPLIT (e2e-split: every product
+ * split along k), each image's batch-1 logits also against a context's that
+ * splits none. */
 #include <string.h>
 
+#include "cl/context.h"
 #include "fixture.h"
+
+/* e2e-split's context without the split; NULL: none. */
+static gmlp_context *unsplit;
 
 static void run_case(gmlp_context *ctx, const char *dir, const char *name, int storage)
 {
@@ -38,15 +44,25 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
             fixture_compare(name, storage, "logits", out, logits, "");
             /* one image at a time must give the same as the whole batch */
             size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
-            float *one = malloc((size_t)cfg.num_classes * sizeof *one);
-            double maxd = 0;
+            float *one = malloc((size_t)cfg.num_classes * sizeof *one), *plain = malloc((size_t)cfg.num_classes * sizeof *plain);
+            gmlp_model *m2 = unsplit ? fixture_load(unsplit, dir, name, storage) : NULL;
+            double maxd = 0, split_d = 0;
             for (size_t b = 0; b < batch; b++) {
                 gmlp_classify(model, img + b * per, 1, one);
                 for (int c = 0; c < cfg.num_classes; c++)
                     maxd = fmax(maxd, fabs(one[c] - out[b * cfg.num_classes + c]));
+                if (m2 && gmlp_classify(m2, img + b * per, 1, plain) == GMLP_OK)
+                    for (int c = 0; c < cfg.num_classes; c++)
+                        split_d = fmax(split_d, fabs(one[c] - plain[c]));
             }
             CHECK(maxd < 1e-4, "%s: batch-1 logits differ from the batched ones by %g", name, maxd);
-            free(one);
+            if (unsplit) {
+                printf("%-24s %s batch-1 split vs unsplit: max abs diff %.2e\n", name,
+                       fixture_storages[storage].name, split_d);
+                CHECK(m2 && split_d < 1e-5, "%s: split batch-1 logits differ from unsplit ones by %g", name, split_d);
+            }
+            gmlp_model_free(m2);
+            free(one), free(plain);
         }
         free(out);
     }
@@ -128,6 +144,10 @@ int main(int argc, char **argv)
     }
     clblast_run = gemm && !strcmp(gemm, "clblast");
     gmlp_context *ctx = check_context();
+    if (ctx->set.gemm_split > 1) {
+        unsplit = check_context();
+        unsplit->set.gemm_split = 0; /* the tables': none on CPUs */
+    }
     int cases = fixture_each(ctx, argv[1], run_case);
     if (cases >= 0)
         fixture_each(ctx, argv[1], run_modes);
@@ -138,5 +158,7 @@ int main(int argc, char **argv)
     CHECK(cases >= 6, "only %d reference cases found in %s", cases, argv[1]);
     fixture_modes_summary("test_e2e");
     gmlp_context_destroy(ctx);
+    if (unsplit)
+        gmlp_context_destroy(unsplit);
     return check_summary("test_e2e");
 }

@@ -10,10 +10,14 @@
  * work-groups; and the wrapper's refusals.  The precision modes (TF32, FP16,
  * BF16): the host's pick and forced tilings against ref_gemm_prec (operands
  * rounded by the spec, tests/ref), the edge values bit for bit, and the
- * unrounded reference far off (test_gemm --precision: these alone). */
+ * unrounded reference far off (test_gemm --precision: these alone).
+ * Split-K (test_gemm --split: these alone): forced and as a GPU's table
+ * picks it, against the same references. */
 #include <string.h>
 
 #include "core/half.h"
+#include "gmlp_diag.h"
+#include "ops/state.h"
 #include "ops_check.h"
 #include "ref/ref.h"
 
@@ -492,7 +496,77 @@ static void oclgrind_sweep(void)
                       modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
     pretend(type, cus, ctx->dev.vendor_id);
+    /* split-K forced: a shorter last part (NT, half B), parts of 4 (NN, the gate) */
+    ctx->set.gemm_split = 3;
+    test_gemm(19, 21, 37, 0, 1, 1.0f, 1, B_HALF, EPI_COLS_GELU);
+    test_gemm(19, 21, 24, 0, 0, 0.0f, 1, KERNEL, EPI_GATE);
+    ctx->set.gemm_split = 0;
     nvidia_sweep(19, 37, 13, modes, 3, 4);
+}
+
+/* Split-K forced (ctx->set.gemm_split: GMLP_GEMM_SPLIT's setting) against
+ * the reference on awkward sizes: k not divided by the parts (a shorter
+ * last part of its own launch), more parts than k has 4-deep chunks, every
+ * epilogue and transpose, float and half operands, beta 0 (NaN in C) and
+ * 1, padded; the precision modes; tilings forced (the tiled kernel, the
+ * CPUs' direct one); a batched product (never split); then on a made-up
+ * GPU of many compute units, the split its table picks for a deep product,
+ * profiled: the parts and their sum name themselves. */
+static void split_sweep(void)
+{
+    static const struct {
+        size_t m, n, k;
+        int parts;
+    } cases[] = {{37, 45, 301, 4}, {33, 70, 96, 3}, {7, 33, 97, 8}, {130, 17, 33, 2},
+                 {5, 9, 13, 16},   {64, 64, 256, 5}, {1, 1, 1, 2}};
+    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
+    int i = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 0; t < 4; t++, i++) {
+            ctx->set.gemm_split = cases[c].parts;
+            test_gemm(cases[c].m, cases[c].n, cases[c].k, t & 1, t >> 1, (float)(i % 2), 1,
+                      modes[i % 4] | ((i / 2) % 2 ? PADDED : 0), i % EPI_COUNT);
+        }
+    CHECK(ctx->ops->split_scratch && ctx->ops->split_bytes >= 8 * 7 * 33 * sizeof(float),
+          "split-K forced: partial sums of %zu bytes, not those of 8 parts of 7 x 33", ctx->ops->split_bytes);
+    ctx->set.gemm_split = 3;
+    static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
+    for (int p = 0; p < 3; p++) {
+        precision = precs[p];
+        test_gemm(37, 45, 301, 0, 1, 1.0f, 1, KERNEL | B_HALF, EPI_COLS_GELU);
+        test_gemm(33, 70, 97, 0, 0, 0.0f, 1, KERNEL | A_HALF, EPI_GATE);
+    }
+    precision = GMLP_GEMM_FP32;
+    static const char *const names[] = {"tiled_16x16x16_2x2", "tiled_64x64x8_4x4", "direct_16x32_4x16_v8"};
+    for (size_t t = 0; t < sizeof names / sizeof *names; t++) {
+        forced = gmlp_gemm_tiling_named(names[t]);
+        if (forced && gmlp_gemm_tiling_fits(&ctx->dev, forced))
+            test_gemm(35, 70, 149, (int)t & 1, 1, (float)(t % 2), 1, KERNEL | PADDED, (int)(t + 1) % EPI_COUNT);
+    }
+    forced = NULL;
+    test_gemm(33, 47, 301, 0, 0, 1.0f, 3, SHARED_A, EPI_GATE_TANH); /* batched: unsplit */
+    ctx->set.gemm_split = 0;
+
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.profiling = 1;
+    gmlp_context *plain = ctx;
+    ctx = check_context_ex(&o);
+    pretend(CL_DEVICE_TYPE_GPU, 132, GMLP_VENDOR_ANY);
+    const int before = cases_too_big;
+    test_gemm(33, 47, 256, 0, 1, 1.0f, 1, KERNEL, EPI_COLS_GELU); /* DEEP: 9 tiles of 16 x 16 for 132 units: 4 parts */
+    gmlp_diag_kernel_time rows[16];
+    size_t n = 0, parts = 0, sums = 0;
+    CHECK(gmlp_diag_profile(ctx, rows, 16, &n) == GMLP_OK, "profile: %s", gmlp_last_error(ctx));
+    for (size_t r = 0; r < n && r < 16; r++) {
+        parts += !strcmp(rows[r].name, "gmlp_gemm split-K parts") ? rows[r].launches : 0;
+        sums += !strcmp(rows[r].name, "gmlp_gemm_split_sum") ? rows[r].launches : 0;
+    }
+    if (cases_too_big == before)
+        CHECK(parts == 1 && sums == 1 && ctx->ops->split_scratch, "a GPU's deep product: %zu launches of parts, "
+              "%zu of their sum, in %zu profile rows (want one each)", parts, sums, n);
+    gmlp_context_destroy(ctx);
+    ctx = plain;
 }
 
 int main(int argc, char **argv)
@@ -507,6 +581,11 @@ int main(int argc, char **argv)
         precision_sweep(quick);
         gmlp_context_destroy(ctx);
         return check_summary("test_gemm --precision");
+    }
+    if (argc > 1 && !strcmp(argv[1], "--split")) { /* split-K's cases alone */
+        split_sweep();
+        gmlp_context_destroy(ctx);
+        return cases_summary("test_gemm --split");
     }
     if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
         oclgrind_sweep();
@@ -556,6 +635,7 @@ int main(int argc, char **argv)
                       (t + md) % EPI_COUNT);
     pretend(type, cus, ctx->dev.vendor_id);
     precision_sweep(quick);
+    split_sweep();
     nvidia_sweep(133, 70, 29, modes, 4, quick ? 3 : 1);
     test_refusals();
     test_small_groups(64, 32);

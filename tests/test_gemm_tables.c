@@ -2,7 +2,8 @@
  * tiling's name spells its numbers and is unique, its blocks divide its
  * tiles; every default row names known tilings, says what chose it, and the
  * last one takes any product; lookups give what the rows say for made-up
- * CPUs, NVIDIA GPUs and other GPUs (the first matching row wins). */
+ * CPUs, NVIDIA GPUs and other GPUs (the first matching row wins); split-K:
+ * the batch-1 products of a big GPU split, a CPU's and big batches' not. */
 #include <string.h>
 
 #include "check.h"
@@ -106,9 +107,47 @@ static void check_defaults(void)
           "size classes: no deep class on CPUs, one on GPUs");
 }
 
+/* Tiles of 64 x 64 of an m x n product. */
+static size_t tiles64(size_t m, size_t n)
+{
+    return (m + 63) / 64 * ((n + 63) / 64);
+}
+
+static void check_split(void)
+{
+    gmlp_devinfo h100 = device(CL_DEVICE_TYPE_GPU, GMLP_VENDOR_NVIDIA), cpu = device(CL_DEVICE_TYPE_CPU,
+                                                                                   GMLP_VENDOR_INTEL);
+    h100.compute_units = 132;
+    cpu.compute_units = 64;
+    /* gmlp_s16_224, 196 tokens an image: fc2 and the stem (n 256, k 768), fc1 (n 1536, k 256) */
+    const size_t fc2 = gmlp_gemm_split_parts(&h100, tiles64(196, 256), 768),
+                 fc1 = gmlp_gemm_split_parts(&h100, tiles64(196, 1536), 256);
+    CHECK(fc2 >= 8 && fc2 <= 12 && tiles64(196, 256) * fc2 >= 132, "H100 fc2 at batch 1: %zu parts", fc2);
+    CHECK(fc1 == 2, "H100 fc1 at batch 1: %zu parts (96 tiles for 132 SMs)", fc1);
+    CHECK(gmlp_gemm_split_parts(&h100, tiles64(16 * 196, 256), 768) == 1, "H100 fc2 at batch 16 (196 tiles): split");
+    CHECK(gmlp_gemm_split_parts(&h100, tiles64(32 * 196, 256), 768) == 1, "H100 fc2 at batch 32: split");
+    CHECK(gmlp_gemm_split_parts(&h100, tiles64(196, 256), 128) == 1, "H100, k = 128: split");
+    CHECK(gmlp_gemm_split_parts(&h100, 1, 100000) <= GMLP_GEMM_SPLIT_MAX, "H100: more parts than the most");
+    CHECK(gmlp_gemm_split_parts(&h100, 1, 300) == 4, "H100, one tile over k = 300: %zu parts, not 64-deep ones",
+          gmlp_gemm_split_parts(&h100, 1, 300));
+    for (gmlp_vendor v = GMLP_VENDOR_ANY; v <= GMLP_VENDOR_INTEL; v++) {
+        gmlp_devinfo gpu = h100;
+        gpu.vendor_id = v;
+        CHECK(gmlp_gemm_split_parts(&gpu, tiles64(196, 256), 768) > 1, "a GPU of vendor %d: no split", (int)v);
+    }
+    CHECK(gmlp_gemm_split_parts(&cpu, tiles64(196, 256), 768) == 1 && gmlp_gemm_split_parts(&cpu, 1, 4096) == 1,
+          "CPUs: split");
+    gmlp_devinfo acc = device(CL_DEVICE_TYPE_ACCELERATOR, GMLP_VENDOR_ANY);
+    CHECK(gmlp_gemm_split_parts(&acc, 1, 4096) == 1, "an accelerator: split");
+    CHECK(gmlp_gemm_split_for(&cpu)->measured && gmlp_gemm_split_for(&h100)->measured &&
+              gmlp_gemm_split_for(&acc)->measured && gmlp_gemm_split_for(&h100)->max_parts <= GMLP_GEMM_SPLIT_MAX,
+          "split-K rows: each says what chose it");
+}
+
 int main(void)
 {
     check_tilings();
     check_defaults();
+    check_split();
     return check_summary("gemm-tables");
 }

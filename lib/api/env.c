@@ -4,8 +4,10 @@
  * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, GMLP_PRECISION
  * (the precision of models loaded with GMLP_PRECISION_AUTO) and
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
- * where the device offers cl_khr_command_buffer) and GMLP_LM_STEP (0: cached
- * LM decoding by the per-op kernels, not the fused step). */
+ * where the device offers cl_khr_command_buffer), GMLP_LM_STEP (0: cached
+ * LM decoding by the per-op kernels, not the fused step) and GMLP_GEMM_SPLIT
+ * (tests and benches: every product of the library's kernel split along k
+ * into that many parts, 1 none, whatever the tables say). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +124,14 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     if ((v = env("GMLP_PRECISION")) && gmlp_precision_parse(v, &mode) != GMLP_OK)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_PRECISION=%s: expected fp32, tf32, fp16 or bf16", v);
     out->precision = mode;
+    if ((v = env("GMLP_GEMM_SPLIT"))) {
+        char *end;
+        long parts = strtol(v, &end, 10);
+        if (*end || parts < 1 || parts > GMLP_GEMM_SPLIT_MAX)
+            return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_GEMM_SPLIT=%s: expected 1 to %d parts", v,
+                             GMLP_GEMM_SPLIT_MAX);
+        out->gemm_split = (int)parts;
+    }
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
     return env_switch("GMLP_LM_STEP", &out->lm_step, err);
 }

@@ -174,6 +174,12 @@ gmlp_status gmlp_kernel_args(gmlp_context *ctx, const gmlp_kernel *k, ...)
 gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint dims, const size_t *global,
                                const size_t *local)
 {
+    return gmlp_kernel_launch_as(ctx, k, k->label, dims, global, local);
+}
+
+gmlp_status gmlp_kernel_launch_as(gmlp_context *ctx, const gmlp_kernel *k, const char *label, cl_uint dims,
+                                  const size_t *global, const size_t *local)
+{
     for (cl_uint d = 0; d < dims; d++)
         if (global[d] == 0)
             return GMLP_OK;
@@ -187,5 +193,5 @@ gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint 
         snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->label);
         return gmlp_fail_cl(&ctx->err, call, e);
     }
-    return ev ? gmlp_profile_record(ctx, k->label, NULL, ev) : GMLP_OK;
+    return ev ? gmlp_profile_record(ctx, label, NULL, ev) : GMLP_OK;
 }

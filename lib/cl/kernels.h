@@ -63,5 +63,9 @@ gmlp_status gmlp_kernel_args(gmlp_context *ctx, const gmlp_kernel *k, ...);
  * Nothing waits for the device. */
 gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint dims, const size_t *global,
                                const size_t *local);
+/* The same, profiled under label (which must live as long as the context)
+ * instead of k's: one kernel launched for another purpose (split-K's parts). */
+gmlp_status gmlp_kernel_launch_as(gmlp_context *ctx, const gmlp_kernel *k, const char *label, cl_uint dims,
+                                  const size_t *global, const size_t *local);
 
 #endif

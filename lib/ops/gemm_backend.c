@@ -1,6 +1,7 @@
 /* The GEMM backends by their gmlp_gemm_backend value: the one place that
  * knows which this build holds. */
 #include "ops/gemm_backend.h"
+#include "ops/gemm_split.h"
 
 static int any_operands(const gmlp_gemm *g)
 {
@@ -12,6 +13,7 @@ static const gmlp_gemm_backend_i kernel = {
     .name = "the library's kernel",
     .supports = any_operands,
     .run = gmlp_op_gemm_kernel,
+    .context_closed = gmlp_gemm_split_close,
 };
 
 /* Each backend's interface, or (i NULL) why this build has none. */

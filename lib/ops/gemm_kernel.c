@@ -4,12 +4,13 @@
  * A variant is a tiling's kernel (gemm_tilings.c) compiled for one operand
  * form: operand types, transposes, vector width, precision.  Which variant a
  * product runs is planned once per plan key (its size class and form) and
- * kept in the context's plan (ops/state.h): a call then only indexes it. */
+ * kept in the context's plan (ops/state.h): a call then only indexes it,
+ * and runs it whole or split along k (gemm_split.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel_abi.h"
-#include "ops/ops.h"
+#include "ops/gemm_split.h"
 #include "ops/state.h"
 
 /* One variant's form. */
@@ -357,8 +358,8 @@ static form form_of(const gmlp_gemm *g)
                   .vw = va < vb ? va : vb, .precision = g->precision};
 }
 
-/* g on variant k of tiling t. */
-static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t)
+gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t,
+                             const char *label)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
@@ -370,7 +371,7 @@ static gmlp_status launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kern
     size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
                         batch};
     size_t local[3] = {rx, ry, 1};
-    return gmlp_kernel_launch(ctx, k, 3, global, local);
+    return gmlp_kernel_launch_as(ctx, k, label ? label : k->label, 3, global, local);
 }
 
 gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
@@ -381,7 +382,7 @@ gmlp_status gmlp_op_gemm_kernel(gmlp_context *ctx, const gmlp_gemm *g)
     const form f = form_of(g);
     const gmlp_gemm_plan *p;
     GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)gmlp_gemm_class(ctx, g), &p));
-    return launch(ctx, g, p->kernel, p->tiling);
+    return gmlp_gemm_run(ctx, g, p->kernel, p->tiling);
 }
 
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char **skipped)
@@ -401,5 +402,5 @@ gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp
     if (!k || spills(ctx, k))
         return GMLP_OK;
     *skipped = NULL;
-    return launch(ctx, g, k, t);
+    return gmlp_gemm_run(ctx, g, k, t);
 }

@@ -154,6 +154,22 @@ static const gmlp_gemm_sizes sizes[] = {
      .measured = NOTES("Size classes")},
 };
 
+static const gmlp_gemm_split_row splits[] = {
+    /* CPUs: never.  PoCL runs a work-group per core on a few cores, which
+     * any product's tiles already outnumber: the partial sums' round trip
+     * through memory would only add time. */
+    {.devices = CL_DEVICE_TYPE_CPU, .max_parts = 0, .measured = "none needed: cores are few"},
+    /* GPUs (NVIDIA, AMD, Intel): a first guess, not measured (no GPU ran it
+     * yet); to be tuned on one.  The aim: gmlp_s16_224 at batch 1 on an H100,
+     * whose fc2 and stem (196 x 256 over k = 768) are 16 tiles of 64 x 64
+     * for 132 SMs: 8 parts of 96.  Parts under 64 deep would spend more on
+     * the partial sums than they save. */
+    {.devices = CL_DEVICE_TYPE_GPU, .min_k = 256, .part_k = 64, .max_parts = 16,
+     .measured = "a first guess: to be tuned on a GPU"},
+    /* other devices (accelerators): never, until one is measured */
+    {.max_parts = 0, .measured = "none measured"},
+};
+
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
      * ladder passes, else the later rows' portable tilings (any device type:
@@ -316,6 +332,28 @@ const gmlp_gemm_sizes *gmlp_gemm_sizes_for(const gmlp_devinfo *d)
     while (!device_matches(d, sizes[i].devices, GMLP_VENDOR_ANY)) /* the last row matches any device */
         i++;
     return &sizes[i];
+}
+
+const gmlp_gemm_split_row *gmlp_gemm_split_for(const gmlp_devinfo *d)
+{
+    size_t i = 0;
+    while (!device_matches(d, splits[i].devices, splits[i].vendor)) /* the last row matches any device */
+        i++;
+    return &splits[i];
+}
+
+size_t gmlp_gemm_split_parts(const gmlp_devinfo *d, size_t tiles, size_t k)
+{
+    const gmlp_gemm_split_row *r = gmlp_gemm_split_for(d);
+    const size_t cus = d->compute_units;
+    if (!r->max_parts || !tiles || tiles >= cus || k < r->min_k)
+        return 1;
+    size_t parts = (cus + tiles - 1) / tiles; /* the tiles of all parts cover the compute units */
+    if (parts > r->max_parts)
+        parts = r->max_parts;
+    if (r->part_k && parts > k / r->part_k)
+        parts = k / r->part_k;
+    return parts > 1 ? parts : 1;
 }
 
 const gmlp_gemm_default *gmlp_gemm_default_next(const gmlp_devinfo *d, gmlp_gemm_size size, gmlp_gemm_form form,

@@ -106,6 +106,22 @@ typedef struct gmlp_gemm_sizes {
     const char *measured;       /* where the numbers come from */
 } gmlp_gemm_sizes;
 
+/* Split-K (gemm_split.c): a product of few output tiles over a deep k runs
+ * as parts of its k range, each part's work-groups writing partial sums that
+ * one reduction adds (then the epilogue), so that the tiles times the parts
+ * cover the compute units.  Per device type and vendor: the first row that
+ * matches the device applies. */
+typedef struct gmlp_gemm_split_row {
+    cl_device_type devices; /* 0: any */
+    gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
+    size_t min_k;           /* split products at least this deep */
+    size_t part_k;          /* and each part at least this deep */
+    size_t max_parts;       /* at most this many parts; 0: never split */
+    const char *measured;   /* where the numbers come from */
+} gmlp_gemm_split_row;
+/* The most parts GMLP_GEMM_SPLIT may force (and a row may allow). */
+#define GMLP_GEMM_SPLIT_MAX 64
+
 /* A default: the tilings, in order of preference, that products of one size
  * class, form and precision run on devices of one type, vendor and
  * architecture.  The first row that matches a product applies. */
@@ -139,6 +155,11 @@ bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t);
 
 /* The size-class thresholds for device d. */
 const gmlp_gemm_sizes *gmlp_gemm_sizes_for(const gmlp_devinfo *d);
+/* The split-K row for device d. */
+const gmlp_gemm_split_row *gmlp_gemm_split_for(const gmlp_devinfo *d);
+/* How many parts d's row splits a product of tiles output tiles (its
+ * tiling's work-groups) over a k this deep into: 1 for none. */
+size_t gmlp_gemm_split_parts(const gmlp_devinfo *d, size_t tiles, size_t k);
 /* The first default row for a product of this class, form and precision on
  * d, and (*fallback) the row every product falls back to when none of the
  * matching rows' tilings fits. */

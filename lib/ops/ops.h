@@ -215,8 +215,8 @@ void gmlp_gemm_context_closed(gmlp_context *ctx);
 
 /* g's size class (GMLP_GEMM_SMALL ...) on ctx's device. */
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
-/* g on the kernel with tiling t, whatever the defaults or tuned choices say;
- * *skipped NULL once it ran, else why nothing was enqueued: t is not for
+/* g on the kernel with tiling t, whatever the defaults or tuned choices say
+ * (split along k as gmlp_op_gemm_kernel splits: gemm_split.c); *skipped NULL once it ran, else why nothing was enqueued: t is not for
  * the device, the compiled kernel cannot run t's work-groups, spills
  * (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs) or failed its engine's
  * capability ladder. */

@@ -32,6 +32,14 @@ struct gmlp_ops {
     struct gmlp_engine_verdict verdicts[GMLP_ENGINE_VERDICTS];
     size_t n_verdicts;
     gmlp_context *probe; /* the capability ladder's own context; NULL: none yet */
+    /* split-K's partial sums (ops/gemm_split.c), grown on demand; the
+     * buffers it outgrew are kept (recorded forwards may bind them) until
+     * the context closes */
+    cl_mem split_scratch;
+    size_t split_bytes;
+    cl_mem *split_retired;
+    size_t n_split_retired;
+    bool split_refused; /* the scratch could not be had once: said, products since unsplit */
 };
 
 #endif
