@@ -30,6 +30,8 @@ static void check_detect(void)
 {
     static const gmlp_engine_facts none = {0}, dg2 = {.intel_mma = true, .min_subgroup = 8},
                                    pvc = {.intel_mma = true, .min_subgroup = 16}, tgllp = {.min_subgroup = 8},
+                                   pvc_tf32 = {.intel_mma = true, .intel_tf32 = true, .min_subgroup = 16},
+                                   dg2_tf32 = {.intel_mma = true, .intel_tf32 = true, .min_subgroup = 8},
                                    rocm = {.amd_runtime = true, .wavefront = 64},
                                    rocm32 = {.amd_runtime = true, .wavefront = 32};
     static const struct {
@@ -43,7 +45,9 @@ static void check_detect(void)
                  {GMLP_VENDOR_NVIDIA, "sm_75", &none, 0},
                  {GMLP_VENDOR_NVIDIA, "", &none, 0},
                  {GMLP_VENDOR_INTEL, "12.55.8", &dg2, GMLP_ENGINE_XMX8},
-                 {GMLP_VENDOR_INTEL, "12.60.7", &pvc, GMLP_ENGINE_XMX16},
+                 {GMLP_VENDOR_INTEL, "12.60.7", &pvc, GMLP_ENGINE_XMX16}, /* no _tf32 extension: no TF32 */
+                 {GMLP_VENDOR_INTEL, "12.60.7", &pvc_tf32, GMLP_ENGINE_XMX16 | GMLP_ENGINE_XMX16_TF32},
+                 {GMLP_VENDOR_INTEL, "12.55.8", &dg2_tf32, GMLP_ENGINE_XMX8}, /* the extension takes SIMD16 only */
                  {GMLP_VENDOR_INTEL, "12.0.0", &tgllp, 0},
                  {GMLP_VENDOR_AMD, "gfx908", &rocm, GMLP_ENGINE_MFMA}, /* no bf16_1k */
                  {GMLP_VENDOR_AMD, "gfx90a", &rocm, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16},
@@ -172,6 +176,7 @@ static void check_engine_rows(const char *dir, const float *a, const float *b)
         gmlp_gemm_precision p;
     } rows[] = {{GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX8, GMLP_GEMM_BF16},
                 {GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX16, GMLP_GEMM_FP16},
+                {GMLP_VENDOR_INTEL, GMLP_ENGINE_XMX16_TF32, GMLP_GEMM_TF32},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA, GMLP_GEMM_TF32},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_BF16},
                 {GMLP_VENDOR_AMD, GMLP_ENGINE_WMMA32, GMLP_GEMM_BF16},

@@ -31,6 +31,7 @@ typedef struct engine {
     const char *name;
     gmlp_kernel_spec spec;
     const char *defs;
+    int lowest; /* the lowest precision it runs (they run every one above it) */
     int tm, tn, tk, wm, wn;
 } engine;
 
@@ -120,14 +121,18 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
     free(ra), free(rb), free(want), free(plain), free(got);
 }
 
-#define XMX8 "xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8"
-#define XMX16 "xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16"
+#define XMX8 "xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8", GMLP_GEMM_PREC_FP16
+/* SIMD16 in TF32 too (the _tf32 extension's k8) */
+#define XMX16 "xmx-simd16", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=16", GMLP_GEMM_PREC_TF32
 /* the same through the sub-group's shuffles, where the device offers the sub-group size (Intel's CPU runtime) */
-#define XMX8_SHUFFLE "xmx-simd8-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=8"
-#define XMX16_SHUFFLE "xmx-simd16-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=16"
-#define MFMA "mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1"
-#define WMMA "wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1"
-#define WMMA64 "wmma-wave64", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=64"
+#define XMX8_SHUFFLE "xmx-simd8-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=8", \
+    GMLP_GEMM_PREC_FP16
+#define XMX16_SHUFFLE "xmx-simd16-shuffle", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, \
+    "-DGMLP_XMX_EMULATE=2 -DGMLP_XMX_SIMD=16", GMLP_GEMM_PREC_TF32
+#define MFMA "mfma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1", GMLP_GEMM_PREC_FP32
+#define WMMA "wmma", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1", GMLP_GEMM_PREC_FP16
+#define WMMA64 "wmma-wave64", {"gemm_mfma.cl", "gmlp_gemm_mfma"}, "-DGMLP_MFMA_EMULATE=1 -DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=64", \
+    GMLP_GEMM_PREC_FP16
 
 /* Whether the device has cl_intel_subgroups and offers sub-groups of size simd. */
 static int offers_subgroup(size_t simd)
@@ -167,9 +172,7 @@ int main(int argc, char **argv)
                    simd);
             continue;
         }
-        const int mfma = !strcmp(g->name, "mfma");
-        const int first = quick ? GMLP_GEMM_PREC_BF16 : mfma ? GMLP_GEMM_PREC_FP32 : GMLP_GEMM_PREC_FP16;
-        for (int prec = first; prec <= GMLP_GEMM_PREC_BF16; prec++) {
+        for (int prec = quick ? GMLP_GEMM_PREC_BF16 : g->lowest; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             /* NT (the linear layers) and NN (token mixing), half weights in every other precision */
             const int half = prec % 2;
             if (oclgrind) {

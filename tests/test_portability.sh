@@ -221,7 +221,7 @@ fi
 # the loops were not unrolled; IGC does so when its first, unrolled try
 # spilled, and leaves no scratch to see), no call (ocloc leaves an unknown
 # builtin an unresolved call) and no scratch.  Intel: dg2 (SIMD8) and pvc
-# (SIMD16), never tgllp, which has no XMX yet "builds" dpas into invalid
+# (SIMD16; TF32 there only: its dpas through inline vISA), never tgllp, which has no XMX yet "builds" dpas into invalid
 # code; ocloc disasm needs libiga64.so, of which Debian ships libiga64.so.1.
 # AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100
 # in wave32 and wave64.
@@ -269,6 +269,8 @@ dg2 8 4 2 64 64 16 4 8 1 0 0
 dg2 8 4 3 64 64 16 4 8 0 1 0
 pvc 16 2 2 32 128 16 2 8 0 0 0
 pvc 16 2 3 32 128 16 2 8 1 0 1
+pvc 16 4 1 32 128 16 2 8 0 0 0
+pvc 16 4 1 32 128 16 2 8 1 0 1
 EOF
 fi
 if [ $have_amd = 0 ]; then

@@ -39,6 +39,7 @@ void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f)
     f->intel_mma = gmlp_device_has_extension(d->device, "cl_intel_subgroup_matrix_multiply_accumulate") &&
                    gmlp_device_has_extension(d->device, "cl_intel_required_subgroup_size") &&
                    gmlp_device_has_extension(d->device, "cl_intel_subgroups");
+    f->intel_tf32 = f->intel_mma && gmlp_device_has_extension(d->device, "cl_intel_subgroup_matrix_multiply_accumulate_tf32");
     if (f->intel_mma &&
         clGetDeviceInfo(d->device, GMLP_CL_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &n) == CL_SUCCESS)
         for (size_t i = 0; i < n / sizeof *sizes; i++)
@@ -72,6 +73,8 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
      * sub-group size is the one the instructions take */
     if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_mma)
         e |= f->min_subgroup == 8 ? GMLP_ENGINE_XMX8 : f->min_subgroup == 16 ? GMLP_ENGINE_XMX16 : 0;
+    if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_tf32 && f->min_subgroup == 16) /* the extension takes N = 16 */
+        e |= GMLP_ENGINE_XMX16_TF32;
     /* AMD: the builtins are AMD's compiler's (ROCm), not Mesa's */
     if (d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime) {
         if (arch_in(d->arch, mfma))

@@ -20,6 +20,7 @@ static const gmlp_engine engines[] = {
      {[GMLP_GEMM_FP16] = "dpas (SIMD8)", [GMLP_GEMM_BF16] = "dpas (SIMD8)"}},
     {GMLP_ENGINE_XMX16, "xmx16", "-DGMLP_XMX_EMULATE=1",
      {[GMLP_GEMM_FP16] = "dpas (SIMD16)", [GMLP_GEMM_BF16] = "dpas (SIMD16)"}},
+    {GMLP_ENGINE_XMX16_TF32, "xmx16tf32", "-DGMLP_XMX_EMULATE=1", {[GMLP_GEMM_TF32] = "dpas tf32 (SIMD16)"}},
     {GMLP_ENGINE_MFMA, "mfma", "-DGMLP_MFMA_EMULATE=1",
      {[GMLP_GEMM_TF32] = "v_mfma_f32_16x16x4f32", [GMLP_GEMM_FP16] = "v_mfma_f32_16x16x16f16"}},
     {GMLP_ENGINE_MFMA_BF16, "mfmabf16", "-DGMLP_MFMA_EMULATE=1", {[GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}},
@@ -55,7 +56,8 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 #define LOW_16BIT .precisions = PRECISIONS_16BIT
 /* Intel's and AMD's engines (gemm_xmx.cl, gemm_mfma.cl on the part
  * gemm_engine.cl): scalar loads; built and emulated offline only so far */
-#define XMX(simd) .kernel = &gmlp_gemm_xmx, .vw = 1, .needs = GMLP_ENGINE_XMX##simd, .subgroup = simd, LOW_16BIT
+#define XMX_KERNEL .kernel = &gmlp_gemm_xmx, .vw = 1
+#define XMX(simd) XMX_KERNEL, .needs = GMLP_ENGINE_XMX##simd, .subgroup = simd, LOW_16BIT
 #define MFMA .kernel = &gmlp_gemm_mfma, .vw = 1
 
 /* Names: tiled_TMxTNxTK_WMxWN, direct_TMxTN_WMxWN_vVW (test_gemm checks
@@ -130,6 +132,9 @@ static const gmlp_tiling tilings[] = {
      .defines = "-DGMLP_XMX_SIMD=8"},
     {.name = "xmx16_32x128x16_2x8", XMX(16), .tm = 32, .tn = 128, .tk = 16, .wm = 2, .wn = 8,
      .defines = "-DGMLP_XMX_SIMD=16"},
+    /* the same in TF32: 16 k a slice are two dpas steps of 8 */
+    {.name = "xmx16tf32_32x128x16_2x8", XMX_KERNEL, .needs = GMLP_ENGINE_XMX16_TF32, .subgroup = 16, TF32, .tm = 32,
+     .tn = 128, .tk = 16, .wm = 2, .wn = 8, .defines = "-DGMLP_XMX_SIMD=16"},
     /* AMD: MFMA, 4 wavefronts of 64 x 64 (TF32 rounded, then fp32 MFMA);
      * WMMA, 32 x 32 a wave */
     {.name = "mfma_128x128x16_8x8", MFMA, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
@@ -192,9 +197,9 @@ static const gmlp_gemm_default defaults[] = {
     /* Intel's and AMD's engines for every product but the narrow ones, by
      * design (no such GPU has run them) */
     {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"xmx16_32x128x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
+     .tilings = {"xmx16_32x128x16_2x8", "xmx16tf32_32x128x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
     {.vendor = GMLP_VENDOR_INTEL, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
-     .tilings = {"xmx16_32x128x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
+     .tilings = {"xmx16_32x128x16_2x8", "xmx16tf32_32x128x16_2x8", "xmx8_64x64x16_4x8"}, .measured = NOTES("xmx8_64x64x16_4x8")},
     {.vendor = GMLP_VENDOR_AMD, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mfma_128x128x16_8x8", "mfmabf16_128x128x16_8x8", "wmma_64x64x16_4x8", "wmma64_64x64x16_4x4"},
      .measured = NOTES("mfma_128x128x16_8x8")},

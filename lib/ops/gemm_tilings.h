@@ -57,6 +57,7 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
 #define GMLP_ENGINE_MFMA_BF16 64u /* its bf16_1k form: gfx90a, gfx94x (not gfx908) */
 #define GMLP_ENGINE_WMMA32 16u  /* AMD's WMMA in wave32: gfx11 */
 #define GMLP_ENGINE_WMMA64 32u  /* and in wave64 */
+#define GMLP_ENGINE_XMX16_TF32 128u /* its TF32 form (cl_intel_subgroup_matrix_multiply_accumulate_tf32): PVC, Xe2 */
 /* Tests only: the engines' tilings build with their instructions emulated
  * (portably, by their documented semantics) on a device without them. */
 #define GMLP_ENGINE_EMULATED 0x100u

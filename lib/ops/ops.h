@@ -229,6 +229,7 @@ extern const char gmlp_gemm_tiled_too_big[];
  * gmlp_devinfo (zero where it has no cl_device_id: the tests' made-up ones). */
 typedef struct gmlp_engine_facts {
     bool intel_mma;   /* the sub-group matrix extensions Intel's XMX rows need */
+    bool intel_tf32;  /* and the TF32 one */
     int min_subgroup; /* Intel's smallest sub-group size */
     bool amd_runtime; /* cl_amd_device_attribute_query: AMD's own compiler */
     int wavefront;    /* AMD's wavefront width */
