@@ -5,7 +5,8 @@
  * (the precision of models loaded with GMLP_PRECISION_AUTO) and
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
  * where the device offers cl_khr_command_buffer) and GMLP_LM_STEP (0: cached
- * LM decoding by the per-op kernels, not the fused step). */
+ * LM decoding by the per-op kernels, not the fused step) and
+ * GMLP_SAMPLE_DEVICE (0: generation samples on the host, not the device). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,5 +124,6 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "GMLP_PRECISION=%s: expected fp32, tf32, fp16 or bf16", v);
     out->precision = mode;
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
-    return env_switch("GMLP_LM_STEP", &out->lm_step, err);
+    GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
+    return env_switch("GMLP_SAMPLE_DEVICE", &out->sample_device, err);
 }

@@ -23,6 +23,7 @@ typedef struct gmlp_settings {
     int precision;           /* $GMLP_PRECISION's gmlp_precision; 0 (AUTO): unset, FP32 */
     int command_buffers;     /* recorded forwards may replay as command buffers (0: GMLP_COMMAND_BUFFERS=0) */
     int lm_step;             /* cached LM decoding may run the fused step (0: GMLP_LM_STEP=0) */
+    int sample_device;       /* generation may sample on the device (0: GMLP_SAMPLE_DEVICE=0) */
     gmlp_logger log;
 } gmlp_settings;
 

@@ -25,6 +25,11 @@ static int descending(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+uint64_t gmlp_sample_skip(uint64_t rng, size_t draws)
+{
+    return rng + GMLP_SAMPLE_GOLDEN * (uint64_t)draws;
+}
+
 static int32_t argmax(const float *logits, int vocab)
 {
     int32_t best = 0;
