@@ -10,7 +10,7 @@
 #ifndef GMLP_SAMPLE_DRAW_H
 #define GMLP_SAMPLE_DRAW_H
 
-#ifdef __OPENCL_VERSION__
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
 typedef ulong gmlp_u64;
 #define GMLP_U64(x) x##ul
 #else
