@@ -8,7 +8,8 @@
 
 /* A work-group per row b of logits (V each): the k best candidates by
  * logit (descending, ties to the lower id; k <= min(V, GMLP_SAMPLE_MAX)),
- * each placed by its rank, counted over the row up to k; then one
+ * each placed by its rank, counted over the row up to k (k = 1: a
+ * reduction); then one
  * work-item takes the best (greedy) or draws among the k under t and top_p
  * with rng[b].  The token goes to the step's token slot step[1 + b] and to
  * tokens[b * seq_len + step[0]]; the last group to finish advances the
@@ -30,7 +31,14 @@ __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy
         if (!isfinite(row[i]))
             atomic_min(&bad, i);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (bad == V)
+    if (bad == V && k == 1) { /* the best alone: each work-item's, merged below, O(V) not O(V^2) */
+        int bi = -1;
+        for (int i = lid; i < V; i += wg)
+            if (bi < 0 || row[i] > row[bi])
+                bi = i;
+        cl[lid] = bi < 0 ? 0.0f : row[bi];
+        cid[lid] = bi;
+    } else if (bad == V) {
         for (int i = lid; i < V; i += wg) {
             const float x = row[i];
             int r = 0;
@@ -41,9 +49,14 @@ __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy
                 cid[r] = i;
             }
         }
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid != 0)
         return;
+    if (bad == V && k == 1) /* descending, ties to the lower id; work-item 0 holds id 0's */
+        for (int j = 1; j < wg; j++)
+            if (cid[j] >= 0 && (cl[j] > cl[0] || (cl[j] == cl[0] && cid[j] < cid[0])))
+                cl[0] = cl[j], cid[0] = cid[j];
     int token = 0;
     if (bad < V) {
         atomic_cmpxchg(&flags[1], 0, 1 + b * V + bad);

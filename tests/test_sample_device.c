@@ -91,6 +91,9 @@ int main(void)
         wrong += one_case(V, rows, t, top_k, p, &s, -1);
         cases++;
     }
+    for (int c = 0; c < 4; c++, cases++) /* greedy and top_k within GMLP_SAMPLE_MAX over rows wider than it */
+        wrong += one_case(GMLP_SAMPLE_MAX + 1 + (int)(draw(&s) % 5000), 2, c < 2 ? 0 : 0.9f, c < 2 ? c : 50, 0.9f,
+                          &s, -1);
     CHECK(wrong == 0, "%d of %d cases' rows give other tokens or generator states than gmlp_sample", wrong, cases);
     one_case(50, 3, 1, 0, 1, &s, 77); /* an infinity in row 1 */
     one_case(20, 1, 0, 0, 1, &s, 4);  /* a NaN, greedy */
