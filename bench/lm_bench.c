@@ -1,7 +1,9 @@
 /* gmlp-bench's language-model part: random-weight g-mlp-pytorch LMs (the
  * enwik8 configuration of its train.py at seq 768, and seq 256) or a given LM
- * file, per precision, timed as a full pass over batch x seq_len tokens and as generation of
- * seq_len tokens from a one-token prompt, cached and uncached: each after
+ * file, per precision, timed as a full pass over batch x seq_len tokens, as generation of
+ * seq_len tokens from a one-token prompt, cached and uncached (a step and the host's argmax each),
+ * and through gmlp_lm_generate, greedy and sampled (temperature 0.8, top-k 40, top-p 0.95: on the
+ * device where it samples there, seq_len - 1 tokens within the window): each after
  * --warmup untimed runs (the kernels' compilation, buffers), the median and
  * spread of --runs. */
 #include <stdlib.h>
@@ -32,7 +34,7 @@ double bench_lm_work(const gmlp_config *c, const bench_opts *o)
 {
     double S = c->seq_len, h = c->ffn_dim / 2.0;
     double per_token = 2 * (c->depth * (c->dim * (double)c->ffn_dim + h * S + h * c->dim) + c->dim * (double)c->vocab_size);
-    double tokens = (full_batches[0] + full_batches[1]) * S + S + S * (S + 1) / 2; /* full, cached, uncached */
+    double tokens = (full_batches[0] + full_batches[1]) * S + 3 * S + S * (S + 1) / 2; /* full, cached x 3, uncached */
     return per_token * tokens * (o->warmup + o->runs);
 }
 
@@ -89,6 +91,24 @@ static double generate(gmlp_model *m, const gmlp_config *c, int cached, size_t l
     return t;
 }
 
+/* gmlp_lm_generate of seq_len - 1 tokens after token 0, greedy or sampled
+ * (no stop token: the text's length is fixed).  Returns the seconds taken. */
+static double generate_api(gmlp_model *m, const gmlp_config *c, int sampled, gmlp_status *st)
+{
+    const size_t n = (size_t)c->seq_len - 1;
+    int32_t *out = malloc((n ? n : 1) * sizeof *out), prompt = 0;
+    gmlp_generate_options g;
+    gmlp_generate_options_default(&g);
+    g.temperature = sampled ? 0.8f : 0;
+    g.top_k = 40, g.top_p = 0.95f, g.seed = 1, g.max_tokens = n;
+    size_t got;
+    double t = bench_now();
+    *st = out ? gmlp_lm_generate(m, &prompt, 1, &g, out, &got) : GMLP_ERR_HOST_MEMORY;
+    t = bench_now() - t;
+    free(out);
+    return t;
+}
+
 int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, gmlp_precision precision,
                  const unsigned char *file, size_t size)
 {
@@ -139,6 +159,14 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, gmlp_prec
                 times[r] = generate(m, &c, cached, S, &st);
             if (st == GMLP_OK)
                 row(b, &l, 1, cached ? "cached" : "uncached", times, (double)S);
+        }
+        for (int sampled = 0; sampled < 2 && st == GMLP_OK && S > 1; sampled++) {
+            for (int r = 0; r < o->warmup && st == GMLP_OK; r++)
+                generate_api(m, &c, sampled, &st);
+            for (int r = 0; r < o->runs && st == GMLP_OK; r++)
+                times[r] = generate_api(m, &c, sampled, &st);
+            if (st == GMLP_OK)
+                row(b, &l, 1, sampled ? "sampled" : "generate", times, (double)(S - 1));
         }
         if (st != GMLP_OK)
             fprintf(stderr, "gmlp-bench: %s generation: %s\n", name, gmlp_last_error(ctx));

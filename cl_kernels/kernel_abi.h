@@ -30,4 +30,8 @@
 #define GMLP_LM_STEP_OUTS 4 /* the kernels are written for four */
 #define GMLP_LM_STEP_LANES 8
 
+/* Token sampling on the device (sample.cl): the most candidates it keeps
+ * (local memory), so top_k up to it, or a whole row up to it wide. */
+#define GMLP_SAMPLE_MAX 1024
+
 #endif

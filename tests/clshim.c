@@ -115,6 +115,7 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst, const
 cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset, size_t size, void *ptr,
                            cl_uint n_wait, const cl_event *wait, cl_event *ev)
 {
+    atomic_fetch_add(&counts[CLSHIM_READ_BYTES], size);
     LAZY_FAILURE();
     return real_clEnqueueReadBuffer(q, buf, blocking, offset, size, ptr, n_wait, wait, ev);
 }

@@ -14,6 +14,7 @@ typedef enum clshim_call {
     CLSHIM_SET_KERNEL_ARG,
     CLSHIM_GET_MEM_INFO,
     CLSHIM_ENQUEUE_COMMAND_BUFFER, /* clEnqueueCommandBufferKHR */
+    CLSHIM_READ_BYTES,             /* the bytes clEnqueueReadBuffer reads (a sum, not calls) */
     CLSHIM_CALLS
 } clshim_call;
 

@@ -39,7 +39,7 @@ for r in img:
     assert r["first_result_cold_s"] > 0 and r["first_result_s"] > 0, r
     assert r["peak_device_bytes"] >= r["weight_bytes"] > 0, r
 lm = [r for r in rows if "tokens_per_s" in r]
-assert {r["mode"] for r in lm} == {"full", "cached", "uncached"}, lm
+assert {r["mode"] for r in lm} == {"full", "cached", "uncached", "generate", "sampled"}, lm
 for r in lm:  # the median of --runs, and their spread
     assert r["tokens_per_s"] > 0 and r["seconds"] > 0 and r["spread_s"] >= 0, r
 table = list(csv.DictReader(open(d + "/r.csv")))
@@ -90,7 +90,7 @@ d = sys.argv[1]
 rows = json.load(open(d + "/c.json"))["results"]
 img = [r for r in rows if "images_per_s" in r]
 assert sorted((r["model"], r["precision"]) for r in img) == [(m, p) for m in ("gmlp_tiny", "mixer_tiny") for p in ("bf16", "fp32")], img
-assert {(r["precision"], r["mode"]) for r in rows if "tokens_per_s" in r} == {(p, m) for p in ("fp32", "bf16") for m in ("full", "cached", "uncached")}
+assert {(r["precision"], r["mode"]) for r in rows if "tokens_per_s" in r} == {(p, m) for p in ("fp32", "bf16") for m in ("full", "cached", "uncached", "generate", "sampled")}
 assert all(r["engine"] for r in rows), rows
 torch = {r["precision"]: r.get("torch_images_per_s") for r in img if r["model"] == "gmlp_tiny"}
 assert torch == {"fp32": 100.0, "bf16": 50.0}, torch
@@ -165,10 +165,11 @@ check $? "--model FILE (a language model)"
 python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-assert [(x["batch"], x["mode"]) for x in r] == [(1, "full"), (8, "full"), (1, "cached"), (1, "uncached")], r
+assert [(x["batch"], x["mode"]) for x in r] == [(1, "full"), (8, "full"), (1, "cached"), (1, "uncached"),
+                                                  (1, "generate"), (1, "sampled")], r
 assert all(x["tokens_per_s"] > 0 and x["spread_s"] >= 0 for x in r), r
 ' "$out/lm.json"
-check $? "--model LM: full, cached and uncached rows with their spread"
+check $? "--model LM: full, cached, uncached, generate and sampled rows with their spread"
 
 # --tune: in a cache directory of its own (a tuning file in the shared one would change the other tests)
 GMLP_CACHE_DIR="$out/tune-cache" "$bench" --tune --model "$image_model" --batch 2 >"$out/tune" 2>"$out/tune.err"

@@ -4,7 +4,9 @@
  * buffer and launches at most 5 times where command buffers run (else at
  * most once per kernel, 155); the bundled LM's decoding step (argv[1]) at
  * most depth + 3 launches per token where command buffers run, else
- * 3 x depth + 3.  The recorded forward's logits are those of the plain
+ * 3 x depth + 3; its generation sampling on the device reads a few ints
+ * back per token, no logits, within the same launches (the sampler's one
+ * more without command buffers).  The recorded forward's logits are those of the plain
  * enqueues bit for bit (command buffers off; and profiling, which records
  * nothing).  It measures the library's GEMM kernel, not CLBlast. */
 #include <stdint.h>
@@ -177,6 +179,56 @@ static void test_lm(const char *path)
           plain.set_arg, cb.mem_info, plain.mem_info);
 }
 
+/* gmlp_lm_generate on the bundled LM (100 tokens after a 4-token prompt,
+ * o's sampling), counted whole: *bytes read back and *launches per token. */
+static void generation(const char *path, gmlp_generate_options o, double *bytes, double *launches, int *depth)
+{
+    enum { N = 100 };
+    gmlp_context *ctx = context(0);
+    gmlp_model *m = NULL;
+    CHECK(gmlp_model_load(ctx, path, &m) == GMLP_OK, "load %s: %s", path, gmlp_last_error(ctx));
+    gmlp_config c = {0};
+    if (m)
+        gmlp_model_config(m, &c);
+    *depth = c.depth;
+    const int32_t prompt[4] = {'T', 'h', 'e', ' '};
+    int32_t out[N];
+    size_t n = 0;
+    o.max_tokens = N;
+    clshim_reset();
+    CHECK(m && gmlp_lm_generate(m, prompt, 4, &o, out, &n) == GMLP_OK && n == N, "generate: %s",
+          gmlp_last_error(ctx));
+    *bytes = (double)clshim_count(CLSHIM_READ_BYTES) / N;
+    *launches = (double)clshim_launches() / N;
+    gmlp_model_free(m);
+    gmlp_context_destroy(ctx);
+}
+
+static void test_generation(const char *path)
+{
+    int depth;
+    gmlp_generate_options o;
+    gmlp_generate_options_default(&o);
+    o.temperature = 0.8f, o.top_k = 40, o.top_p = 0.95f, o.seed = 3;
+    double bytes, launches, host_bytes, host_launches, greedy_bytes, greedy_launches;
+    generation(path, o, &bytes, &launches, &depth);
+    setenv("GMLP_SAMPLE_DEVICE", "0", 1);
+    generation(path, o, &host_bytes, &host_launches, &depth);
+    unsetenv("GMLP_SAMPLE_DEVICE");
+    o.temperature = 0;
+    generation(path, o, &greedy_bytes, &greedy_launches, &depth);
+    printf("generation per token, sampled on the device: %.1f bytes read, %.2f launches; greedy: %.1f, %.2f; "
+           "on the host (GMLP_SAMPLE_DEVICE=0): %.1f, %.2f\n", bytes, launches, greedy_bytes, greedy_launches,
+           host_bytes, host_launches);
+    const int have_cb = command_buffers_run();
+    const double bound = have_cb ? depth + 3 : 3.0 * depth + 4;
+    CHECK(host_bytes >= 256 * sizeof(float), "the host path reads %.1f bytes a token, not the logits", host_bytes);
+    CHECK(bytes <= 64 && greedy_bytes <= 64, "%.1f and %.1f bytes read a token, want <= 64 (no logits)", bytes,
+          greedy_bytes);
+    CHECK(launches <= bound && greedy_launches <= bound, "%.2f and %.2f launches a token, want <= %.0f", launches,
+          greedy_launches, bound);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -185,5 +237,6 @@ int main(int argc, char **argv)
     }
     test_vision();
     test_lm(argv[1]);
+    test_generation(argv[1]);
     return check_summary("test_host_calls");
 }

@@ -140,9 +140,100 @@ static void test_topk(void)
           "a NaN logit: %s", gmlp_last_error(NULL));
 }
 
+/* The sampler before the shared draw (libm's exp, candidates ordered by
+ * weight): the reference that the draw of sample_draw.h must reproduce. */
+typedef struct ref_cand {
+    double v;
+    int32_t id;
+} ref_cand;
+
+static int ref_descending(const void *a, const void *b)
+{
+    const ref_cand *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int32_t ref_sample(const float *logits, int vocab, float temperature, int top_k, float top_p, uint64_t *rng)
+{
+    int32_t best = 0;
+    for (int i = 1; i < vocab; i++)
+        if (logits[i] > logits[best])
+            best = i;
+    if (temperature <= 0 || top_k == 1)
+        return best;
+    ref_cand c[512];
+    for (int i = 0; i < vocab; i++)
+        c[i] = (ref_cand){exp(((double)logits[i] - logits[best]) / temperature), i};
+    qsort(c, (size_t)vocab, sizeof *c, ref_descending);
+    int keep = top_k > 0 && top_k < vocab ? top_k : vocab;
+    double kept = 0;
+    for (int i = 0; i < keep; i++)
+        kept += c[i].v;
+    if (top_p < 1) {
+        double cum = 0;
+        int i = 0;
+        while (i < keep && cum < top_p * kept)
+            cum += c[i++].v;
+        keep = i > 0 ? i : 1;
+        kept = cum > 0 ? cum : c[0].v;
+    }
+    uint64_t z = (*rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * 0x1.0p-53 * kept, cum = 0;
+    int i = 0;
+    while (i < keep - 1 && (cum += c[i].v) <= u)
+        i++;
+    return c[i].id;
+}
+
+/* Random 31-bit numbers (a 64-bit LCG's high bits). */
+static uint64_t rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* gmlp_sample against the reference over many draws on random rows (ties
+ * from coarse logits, wide and narrow spreads, every kind of option): the
+ * same generator state always; tokens differ only where the two exps'
+ * last bits move a draw across a boundary, which must stay rare. */
+static void test_shared_draw(void)
+{
+    enum { DRAWS = 100000 };
+    uint64_t seed = 12345;
+    static const float temps[] = {0, 0.05f, 0.8f, 1, 3};
+    static const int ks[] = {0, 1, 2, 5, 40, 300};
+    static const float ps[] = {1, 0.95f, 0.5f, 0.01f};
+    int diff = 0, rng_diff = 0, fails = 0;
+    float logits[512];
+    for (int d = 0; d < DRAWS; d++) {
+        int vocab = 1 + (int)(rnd(&seed) % 400);
+        float spread = (float)(rnd(&seed) % 4 == 0 ? 200 : 8), step = rnd(&seed) % 3 ? 0 : 0.5f;
+        for (int i = 0; i < vocab; i++) {
+            float x = ((float)(rnd(&seed) % 1000000) / 1e6f - 0.5f) * spread;
+            logits[i] = step > 0 ? roundf(x / step) * step : x;
+        }
+        gmlp_generate_options o = opts(temps[rnd(&seed) % 5], ks[rnd(&seed) % 6],
+                                       ps[rnd(&seed) % 4]);
+        uint64_t r1 = rnd(&seed), r2 = r1;
+        int32_t t = -1;
+        fails += gmlp_sample(logits, vocab, &o, &r1, &t) != GMLP_OK;
+        diff += t != ref_sample(logits, vocab, o.temperature, o.top_k, o.top_p, &r2);
+        rng_diff += r1 != r2;
+    }
+    printf("shared draw vs libm's: %d of %d tokens differ\n", diff, DRAWS);
+    CHECK(fails == 0 && rng_diff == 0, "%d failures, %d generator states differ", fails, rng_diff);
+    CHECK(diff * 10000 <= DRAWS, "%d of %d tokens differ from the libm sampler's", diff, DRAWS);
+}
+
 int main(void)
 {
     test_topk();
+    test_shared_draw();
 
     const float logits[] = {2.0f, 1.5f, 0.8f, 0.1f, -0.5f, -3.0f}; /* descending */
     const int V = 6;

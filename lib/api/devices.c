@@ -8,6 +8,8 @@
 
 #include "api/api.h"
 #include "core/alloc.h"
+#include "cl/device.h"
+#include "kernel_abi.h"
 #include "ops/ops.h"
 
 #define REPORT_SIZE 8192
@@ -84,6 +86,14 @@ static void add_kernels(report *r, gmlp_context *ctx)
         ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "
                            "the per-op kernels)"
                          : "the per-op kernels (GMLP_LM_STEP=0)");
+    /* where generation samples (model/lm_sample.c) */
+    const int fp64 = gmlp_device_has_extension(ctx->dev.device, "cl_khr_fp64");
+    if (ctx->set.sample_device && fp64)
+        add(r, "   LM sampling: on the device, up to 32 steps run ahead, where the fused step runs and top_k <= %d or "
+               "the vocabulary is that small (sample.cl; GMLP_SAMPLE_DEVICE=0: on the host)\n", GMLP_SAMPLE_MAX);
+    else
+        add(r, "   LM sampling: on the host (%s)\n",
+            ctx->set.sample_device ? "the device has no cl_khr_fp64" : "GMLP_SAMPLE_DEVICE=0");
 }
 
 size_t gmlp_device_report(const char *device, char *buf, size_t size)

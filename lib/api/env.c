@@ -5,7 +5,8 @@
  * (the precision of models loaded with GMLP_PRECISION_AUTO) and
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
  * where the device offers cl_khr_command_buffer), GMLP_LM_STEP (0: cached
- * LM decoding by the per-op kernels, not the fused step) and GMLP_GEMM_SPLIT
+ * LM decoding by the per-op kernels, not the fused step), GMLP_SAMPLE_DEVICE
+ * (0: generation samples on the host, not the device) and GMLP_GEMM_SPLIT
  * (tests and benches: every product of the library's kernel split along k
  * into that many parts, 1 none, whatever the tables say). */
 #include <stdint.h>
@@ -133,5 +134,6 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
         out->gemm_split = (int)parts;
     }
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
-    return env_switch("GMLP_LM_STEP", &out->lm_step, err);
+    GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
+    return env_switch("GMLP_SAMPLE_DEVICE", &out->sample_device, err);
 }

@@ -124,23 +124,49 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
                          "gmlp_lm_generate: needs a prompt of at least one token, options, out and n_out");
     gmlp_lm_state *s;
     GMLP_TRY(gmlp_lm_state_create(m, 1, &s));
+    const size_t S = (size_t)m->cfg.seq_len;
+    const int draws = !(o->temperature <= 0 || o->top_k == 1); /* greedy never draws */
+    /* where the device samples: steps run ahead in rounds of 1, 2, 4 .. 32 */
+    const int ahead = gmlp_lm_sample_supported(s, o);
+    enum { AHEAD_MAX = 32 };
+    int32_t run[AHEAD_MAX];
+    size_t depth = 1;
     float *logits = gmlp_malloc((size_t)m->cfg.vocab_size * sizeof *logits);
     gmlp_status st = logits ? gmlp_lm_feed(s, prompt, n_prompt, logits)
                             : gmlp_ctx_fail(m->ctx, GMLP_ERR_HOST_MEMORY, "gmlp_lm_generate: out of host memory");
     uint64_t rng = o->seed;
+    int32_t t = 0;
+    size_t got = 0, n = 0; /* run's tokens: got of n walked */
     /* the state is never locked across the callback, which may call the library */
-    for (size_t i = 0; st == GMLP_OK && i < o->max_tokens; i++) {
-        int32_t t;
-        pthread_mutex_lock(&m->ctx->lock); /* for ctx->err */
-        st = gmlp_sample_token(logits, m->cfg.vocab_size, o, &rng, &t, &m->ctx->err);
-        pthread_mutex_unlock(&m->ctx->lock);
-        if (st != GMLP_OK)
-            break;
+    while (st == GMLP_OK && *n_out < o->max_tokens) {
+        if (got < n) {
+            t = run[got++];
+            rng = gmlp_sample_skip(rng, (size_t)draws);
+        } else if (*n_out && ahead && s->pos < S && !s->stale) { /* the prompt's token comes from its logits */
+            size_t k = o->max_tokens - *n_out < depth ? o->max_tokens - *n_out : depth;
+            k = S - s->pos < k ? S - s->pos : k;
+            depth = depth < AHEAD_MAX ? 2 * depth : AHEAD_MAX;
+            pthread_mutex_lock(&m->ctx->lock);
+            st = gmlp_lm_sample_run(s, o, t, rng, k, run);
+            pthread_mutex_unlock(&m->ctx->lock);
+            n = st == GMLP_OK ? k : 0, got = 0;
+            continue;
+        } else {
+            if (*n_out)
+                st = gmlp_lm_step(s, &t, logits);
+            pthread_mutex_lock(&m->ctx->lock); /* for ctx->err */
+            if (st == GMLP_OK)
+                st = gmlp_sample_token(logits, m->cfg.vocab_size, o, &rng, &t, &m->ctx->err);
+            pthread_mutex_unlock(&m->ctx->lock);
+            if (st != GMLP_OK)
+                break;
+        }
         out[(*n_out)++] = t;
-        if ((o->on_token && o->on_token(o->user, t)) || is_stop(o, t) || i + 1 == o->max_tokens)
+        if ((o->on_token && o->on_token(o->user, t)) || is_stop(o, t))
             break;
-        st = gmlp_lm_step(s, &t, logits);
     }
+    /* tokens run ahead but not taken: the state as if they were never fed */
+    s->pos -= n - got, s->fed -= n - got;
     free(logits);
     gmlp_lm_state_free(s);
     return st;

@@ -18,6 +18,10 @@ void gmlp_lm_state_destroy(gmlp_lm_state *s)
             gmlp_buffer_release(ctx, &s->cache.kv[l]);
     }
     gmlp_record_free(s->step_rec);
+    gmlp_record_free(s->samp_rec);
+    gmlp_buffer_release(ctx, &s->samp_rng);
+    gmlp_buffer_release(ctx, &s->samp_log);
+    gmlp_buffer_release(ctx, &s->samp_flags);
     gmlp_buffer_release(ctx, &s->step);
     free(s->step_host);
     free(s->cache.ln);

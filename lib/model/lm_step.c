@@ -22,7 +22,7 @@ int gmlp_lm_step_supported(const gmlp_model *m)
 }
 
 /* The step's commands: the layers (the first reading the tokens' embedding), to_logits into ws.out. */
-static gmlp_status body(gmlp_model *m, void *arg)
+gmlp_status gmlp_lm_step_commands(gmlp_model *m, void *arg)
 {
     gmlp_lm_state *s = arg;
     gmlp_context *ctx = m->ctx;
@@ -53,51 +53,56 @@ static gmlp_status body(gmlp_model *m, void *arg)
         .out = w->out, .rows = B});
 }
 
-/* The state's step buffer (the position, then the tokens), made on its first step. */
-static gmlp_status step_buffer(gmlp_lm_state *s)
+gmlp_status gmlp_lm_step_replay(gmlp_lm_state *s, gmlp_recording **rec, size_t *generation,
+                                gmlp_status (*commands)(gmlp_model *, void *))
 {
-    if (s->step)
-        return GMLP_OK;
-    return gmlp_buffer_create(s->model->ctx, (1 + s->batch) * sizeof(cl_int), NULL, "the decoding position and tokens",
-                              &s->step);
+    gmlp_model *m = s->model;
+    gmlp_context *ctx = m->ctx;
+    if (ctx->set.profiling)
+        return commands(m, s);
+    if (*rec && *generation != m->ws.generation) { /* recorded on buffers since replaced */
+        gmlp_record_free(*rec);
+        *rec = NULL;
+    }
+    if (!*rec) {
+        GMLP_TRY(gmlp_record_begin(ctx));
+        GMLP_TRY(gmlp_record_end(ctx, commands(m, s), rec));
+        *generation = m->ws.generation;
+    }
+    return *rec ? gmlp_record_replay(ctx, *rec) : commands(m, s);
+}
+
+gmlp_status gmlp_lm_step_load(gmlp_lm_state *s, const int32_t *tokens)
+{
+    gmlp_model *m = s->model;
+    gmlp_context *ctx = m->ctx;
+    const gmlp_config *c = &m->cfg;
+    const size_t B = s->batch;
+    for (size_t b = 0; b < B; b++)
+        if (tokens[b] < 0 || tokens[b] >= c->vocab_size)
+            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "token 0 of sequence %zu is %ld, outside 0 .. %d",
+                             b, (long)tokens[b], c->vocab_size - 1);
+    GMLP_TRY(gmlp_workspace_reserve(m, B, B, 1, B));
+    if (!s->step)
+        GMLP_TRY(gmlp_buffer_create(ctx, (1 + B) * sizeof(cl_int), NULL, "the decoding position and tokens", &s->step));
+    /* from the state's staging, which outlives the non-blocking write */
+    s->step_host[0] = (int32_t)s->pos;
+    memcpy(s->step_host + 1, tokens, B * sizeof *tokens);
+    cl_int e = clEnqueueWriteBuffer(ctx->queue, s->step, CL_FALSE, 0, (1 + B) * sizeof(cl_int), s->step_host, 0,
+                                    NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(the step)", e);
 }
 
 static gmlp_status step(gmlp_lm_state *s, const int32_t *tokens, float *logits)
 {
     gmlp_model *m = s->model;
     gmlp_context *ctx = m->ctx;
-    const gmlp_config *c = &m->cfg;
-    const size_t B = s->batch, V = (size_t)c->vocab_size;
-    for (size_t b = 0; b < B; b++)
-        if (tokens[b] < 0 || tokens[b] >= c->vocab_size)
-            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "token 0 of sequence %zu is %ld, outside 0 .. %d",
-                             b, (long)tokens[b], c->vocab_size - 1);
-    GMLP_TRY(gmlp_workspace_reserve(m, B, B, 1, B));
-    GMLP_TRY(step_buffer(s));
-    /* from the state's staging, which outlives the non-blocking write */
-    s->step_host[0] = (int32_t)s->pos;
-    memcpy(s->step_host + 1, tokens, B * sizeof *tokens);
-    cl_int e = clEnqueueWriteBuffer(ctx->queue, s->step, CL_FALSE, 0, (1 + B) * sizeof(cl_int), s->step_host, 0,
-                                    NULL, NULL);
-    if (e != CL_SUCCESS)
-        return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(the step)", e);
-    if (ctx->set.profiling) { /* profiles name each kernel's own event */
-        GMLP_TRY(body(m, s));
-    } else {
-        if (s->step_rec && s->step_generation != m->ws.generation) { /* recorded on buffers since replaced */
-            gmlp_record_free(s->step_rec);
-            s->step_rec = NULL;
-        }
-        if (!s->step_rec) {
-            GMLP_TRY(gmlp_record_begin(ctx));
-            GMLP_TRY(gmlp_record_end(ctx, body(m, s), &s->step_rec));
-            s->step_generation = m->ws.generation;
-        }
-        GMLP_TRY(s->step_rec ? gmlp_record_replay(ctx, s->step_rec) : body(m, s));
-    }
+    GMLP_TRY(gmlp_lm_step_load(s, tokens));
+    GMLP_TRY(gmlp_lm_step_replay(s, &s->step_rec, &s->step_generation, gmlp_lm_step_commands));
     if (!logits)
         return GMLP_OK;
-    e = clEnqueueReadBuffer(ctx->queue, m->ws.out, CL_TRUE, 0, B * V * sizeof(float), logits, 0, NULL, NULL);
+    const size_t n = s->batch * (size_t)m->cfg.vocab_size;
+    cl_int e = clEnqueueReadBuffer(ctx->queue, m->ws.out, CL_TRUE, 0, n * sizeof(float), logits, 0, NULL, NULL);
     return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueReadBuffer(logits)", e);
 }
 

@@ -108,6 +108,27 @@ gmlp_status gmlp_op_lm_step_sgu(gmlp_context *ctx, const gmlp_lm_step_sgu_args *
 /* x[b, :] (n) += v[b, :] (k) . W^T + bias: proj_out with the residual. */
 gmlp_status gmlp_op_lm_step_out(gmlp_context *ctx, cl_mem v, int k, cl_mem w, cl_mem bias, int n, cl_mem x, int rows);
 
+/* ---- token sampling on the device (ops/sample.c, cl_kernels/sample.cl) ----
+ * The draw of gmlp_sample (cl_kernels/sample_draw.h), bit for bit: a token
+ * per row of logits (rows x V) into the decoding step's buffer step (the
+ * position step[0] and a token a row), logged at tokens[b * seq_len +
+ * step[0]]; rng: a generator state a row (ulong); flags: 2 ints, 0 at
+ * first (a counter, and 1 + the index of a non-finite logit); the position
+ * then advances by one. */
+typedef struct gmlp_sample_args {
+    cl_mem logits;
+    int V, rows;
+    float temperature, top_p;
+    int top_k;
+    cl_mem rng, step;
+    int seq_len;
+    cl_mem tokens, flags;
+} gmlp_sample_args;
+/* Whether the device samples rows of V under these options: cl_khr_fp64,
+ * and greedy, top_k <= GMLP_SAMPLE_MAX, or V <= GMLP_SAMPLE_MAX. */
+int gmlp_sample_device_covers(gmlp_context *ctx, int V, float temperature, int top_k);
+gmlp_status gmlp_op_sample(gmlp_context *ctx, const gmlp_sample_args *a);
+
 /* ---- GEMM (ops/gemm.c, gemm_kernel.c, gemm_clblast.c) ---- */
 
 /* A GEMM operand: a row-major matrix in a buffer. */

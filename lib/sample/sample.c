@@ -1,12 +1,14 @@
 /* Choosing from logits on the host.  Token sampling: temperature, top-k,
  * then top-p (nucleus) over what top-k kept, as Hugging Face's generate
- * orders them; deterministic: a splitmix64 stream, double arithmetic.  The
+ * orders them; deterministic: a splitmix64 stream, double arithmetic, the
+ * draw shared with the device's sampler (cl_kernels/sample_draw.h).  The
  * top k classes with their softmax probabilities.  Ties: the lower id first. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/alloc.h"
 #include "sample/sample.h"
+#include "sample_draw.h"
 
 /* A value (a probability or a logit) of an id. */
 typedef struct cand {
@@ -23,13 +25,9 @@ static int descending(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* splitmix64: a full-period 64-bit stream from any seed. */
-static uint64_t next(uint64_t *s)
+uint64_t gmlp_sample_skip(uint64_t rng, size_t draws)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return rng + GMLP_SAMPLE_GOLDEN * (uint64_t)draws;
 }
 
 static int32_t argmax(const float *logits, int vocab)
@@ -59,37 +57,24 @@ gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generat
         *token = argmax(logits, vocab);
         return GMLP_OK;
     }
+    /* candidates by logit (sample_draw.h: the order of their weights) */
     cand *c = gmlp_malloc((size_t)vocab * sizeof *c);
-    if (!c)
+    float *l = gmlp_malloc((size_t)vocab * sizeof *l);
+    int *id = gmlp_malloc((size_t)vocab * sizeof *id);
+    if (!c || !l || !id) {
+        free(c), free(l), free(id);
         return gmlp_fail(err, GMLP_ERR_HOST_MEMORY, "gmlp_sample: out of host memory");
-    double mx = logits[argmax(logits, vocab)];
-    for (int i = 0; i < vocab; i++) {
-        c[i].v = exp(((double)logits[i] - mx) / o->temperature);
-        c[i].id = i;
     }
+    for (int i = 0; i < vocab; i++)
+        c[i] = (cand){logits[i], i};
     qsort(c, (size_t)vocab, sizeof *c, descending);
-    int keep = o->top_k > 0 && o->top_k < vocab ? o->top_k : vocab;
-    double kept = 0;
-    for (int i = 0; i < keep; i++)
-        kept += c[i].v;
-    if (o->top_p < 1) {
-        double cum = 0;
-        int i = 0;
-        while (i < keep && cum < o->top_p * kept)
-            cum += c[i++].v;
-        keep = i > 0 ? i : 1;
-        kept = cum > 0 ? cum : c[0].v;
-    }
-    /* 53 random bits: u uniform in [0, kept) */
-    double u = (double)(next(rng) >> 11) * 0x1.0p-53 * kept, cum = 0;
-    int i = 0;
-    while (i < keep - 1 && (cum += c[i].v) <= u)
-        i++;
-    *token = c[i].id;
-    free(c);
+    for (int i = 0; i < vocab; i++)
+        l[i] = (float)c[i].v, id[i] = c[i].id;
+    const int keep = o->top_k > 0 && o->top_k < vocab ? o->top_k : vocab;
+    *token = gmlp_sample_pick(l, id, keep, o->temperature, o->top_p, rng);
+    free(c), free(l), free(id);
     return GMLP_OK;
 }
-
 
 /* A logit's unnormalised softmax weight in double, shifted by the maximum mx:
  * exp never overflows.  An infinite maximum (+inf, or -inf everywhere) shares

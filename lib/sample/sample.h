@@ -10,6 +10,10 @@
 gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,
                               int32_t *token, gmlp_error *err);
 
+/* The generator state rng after draws more draws (each advances it by a
+ * constant: splitmix64). */
+uint64_t gmlp_sample_skip(uint64_t rng, size_t draws);
+
 /* gmlp_softmax_topk: the k most probable of n logits, descending (ties: the
  * lower index first), with their softmax probabilities (prob may be NULL). */
 gmlp_status gmlp_sample_topk(const float *logits, int n, int k, int32_t *index, float *prob, gmlp_error *err);
