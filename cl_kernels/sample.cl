@@ -14,7 +14,8 @@
  * with rng[b].  The token goes to the step's token slot step[1 + b] and to
  * tokens[b * seq_len + step[0]]; the last group to finish advances the
  * position step[0] (flags[0] counts them).  A non-finite logit sets
- * flags[1] to 1 + its index in the whole batch (the token is then 0). */
+ * flags[1] to 1 + its index in the whole batch (the token is then 0) and,
+ * the first time, flags[2] to the position. */
 __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy, float t, float top_p,
                           __global ulong *rng, __global int *step, int seq_len, __global int *tokens,
                           __global int *flags)
@@ -59,7 +60,8 @@ __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy
                 cl[0] = cl[j], cid[0] = cid[j];
     int token = 0;
     if (bad < V) {
-        atomic_cmpxchg(&flags[1], 0, 1 + b * V + bad);
+        if (atomic_cmpxchg(&flags[1], 0, 1 + b * V + bad) == 0)
+            flags[2] = pos; /* the first such step: the tokens before it stand */
     } else if (greedy) {
         token = cid[0];
     } else {

@@ -127,7 +127,7 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
     const size_t S = (size_t)m->cfg.seq_len;
     const int draws = !(o->temperature <= 0 || o->top_k == 1); /* greedy never draws */
     /* where the device samples: steps run ahead in rounds of 1, 2, 4 .. 32 */
-    const int ahead = gmlp_lm_sample_supported(s, o);
+    int ahead = gmlp_lm_sample_supported(s, o);
     enum { AHEAD_MAX = 32 };
     int32_t run[AHEAD_MAX];
     size_t depth = 1;
@@ -147,9 +147,10 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
             k = S - s->pos < k ? S - s->pos : k;
             depth = depth < AHEAD_MAX ? 2 * depth : AHEAD_MAX;
             pthread_mutex_lock(&m->ctx->lock);
-            st = gmlp_lm_sample_run(s, o, t, rng, k, run);
+            st = gmlp_lm_sample_run(s, o, t, rng, k, run, &n);
             pthread_mutex_unlock(&m->ctx->lock);
-            n = st == GMLP_OK ? k : 0, got = 0;
+            got = 0;
+            ahead = n == k; /* else a non-finite logit after n tokens: the host's sampler reports it */
             continue;
         } else {
             if (*n_out)

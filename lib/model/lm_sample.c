@@ -34,7 +34,7 @@ static gmlp_status prepare(gmlp_lm_state *s, const gmlp_generate_options *o)
         s->samp_rec = NULL;
     }
     s->samp_t = o->temperature, s->samp_p = o->top_p, s->samp_k = o->top_k;
-    const cl_int zeros[2] = {0, 0};
+    const cl_int zeros[3] = {0, 0, 0};
     if (!s->samp_flags)
         GMLP_TRY(gmlp_buffer_create(ctx, sizeof zeros, zeros, "the sampler's flags", &s->samp_flags));
     if (!s->samp_rng)
@@ -45,7 +45,7 @@ static gmlp_status prepare(gmlp_lm_state *s, const gmlp_generate_options *o)
 }
 
 static gmlp_status run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t token, uint64_t rng, size_t n,
-                       int32_t *out)
+                       int32_t *out, size_t *taken)
 {
     gmlp_context *ctx = s->model->ctx;
     GMLP_TRY(prepare(s, o));
@@ -57,34 +57,37 @@ static gmlp_status run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t
         return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(the generator state)", e);
     for (size_t i = 0; i < n; i++)
         GMLP_TRY(gmlp_lm_step_replay(s, &s->samp_rec, &s->samp_generation, commands));
-    cl_int flags[2];
+    cl_int flags[3];
     e = clEnqueueReadBuffer(ctx->queue, s->samp_flags, CL_FALSE, 0, sizeof flags, flags, 0, NULL, NULL);
     if (e == CL_SUCCESS)
         e = clEnqueueReadBuffer(ctx->queue, s->samp_log, CL_TRUE, s->pos * sizeof(cl_int), n * sizeof(cl_int), out,
                                 0, NULL, NULL);
     if (e != CL_SUCCESS)
         return gmlp_fail_cl(&ctx->err, "clEnqueueReadBuffer(the sampled tokens)", e);
-    if (flags[1]) /* as gmlp_sample fails; the value is gone by now */
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: logit %d is not finite (sampled on the device)",
-                         flags[1] - 1);
+    /* a non-finite logit: the tokens before its step stand, and the host
+     * samples that step again, failing as gmlp_sample does (with the value) */
+    *taken = flags[1] ? (size_t)flags[2] - s->pos : n;
     return GMLP_OK;
 }
 
 gmlp_status gmlp_lm_sample_run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t token, uint64_t rng,
-                               size_t n, int32_t *out)
+                               size_t n, int32_t *out, size_t *taken)
 {
     const size_t S = (size_t)s->model->cfg.seq_len;
     if (!n || s->stale || s->pos + n > S)
         return gmlp_fail(&s->model->ctx->err, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_lm_sample_run: %zu steps from position %zu of %zu", n, s->pos, S);
-    gmlp_status st = run(s, o, token, rng, n, out);
+    *taken = 0;
+    gmlp_status st = run(s, o, token, rng, n, out, taken);
     if (st != GMLP_OK) {
         clFinish(s->model->ctx->queue); /* nothing left running on the state's buffers */
         return st; /* positions >= pos are simply rewritten next time */
     }
+    if (!*taken)
+        return GMLP_OK;
     s->window[s->pos] = token;
-    memcpy(s->window + s->pos + 1, out, (n - 1) * sizeof *out);
-    s->pos += n;
-    s->fed += n;
+    memcpy(s->window + s->pos + 1, out, (*taken - 1) * sizeof *out);
+    s->pos += *taken;
+    s->fed += *taken;
     return GMLP_OK;
 }

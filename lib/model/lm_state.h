@@ -60,10 +60,12 @@ gmlp_status gmlp_lm_step_replay(gmlp_lm_state *s, gmlp_recording **rec, size_t *
 int gmlp_lm_sample_supported(const gmlp_lm_state *s, const gmlp_generate_options *o);
 /* n steps run ahead on the device from token at s->pos (pos + n <= seq_len,
  * the caches fresh), each sampling the next token under o from generator
- * state rng (advanced once a draw), with one read back: out, n tokens.
- * Leaves s as if token and out[0 .. n-2] had been fed. */
+ * state rng (advanced once a draw), with one read back: out, *taken
+ * tokens, n unless a step met a non-finite logit (it then stands first
+ * after them, for the host's sampler to report).  Leaves s as if token and
+ * out[0 .. *taken - 2] had been fed. */
 gmlp_status gmlp_lm_sample_run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t token, uint64_t rng,
-                               size_t n, int32_t *out);
+                               size_t n, int32_t *out, size_t *taken);
 
 /* One token per sequence (tokens: batch) at position s->pos < seq_len
  * through the fused step; logits: batch x vocab, or NULL.  Leaves s->pos to
