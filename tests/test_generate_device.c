@@ -1,7 +1,8 @@
 /* gmlp_lm_generate sampling on the device (steps run ahead) against the
  * host's sampler (GMLP_SAMPLE_DEVICE=0) on the bundled LM: the same tokens
  * for seeds and options (greedy, top-k, top-p), stop tokens, a callback
- * stopping early, and more tokens than the window holds. */
+ * stopping early, and more tokens than the window holds; and where a token
+ * makes the logits non-finite, the tokens before it and the host's error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,72 @@ static size_t generate(gmlp_model *m, gmlp_generate_options o, seen *s, int32_t 
     return n;
 }
 
+/* The model file, whole; NULL where it cannot be read. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *d = NULL;
+    if (f && !fseek(f, 0, SEEK_END) && (*size = (size_t)ftell(f)) > 8 && !fseek(f, 0, SEEK_SET) &&
+        (d = malloc(*size)) && fread(d, 1, *size, f) != *size)
+        free(d), d = NULL;
+    if (f)
+        fclose(f);
+    return d;
+}
+
+/* A token whose embedding row is huge (3e38: LayerNorm's sums overflow, so
+ * the logits of the step that feeds it are NaN), generated greedily: both
+ * paths give the tokens up to and including it, then the host's error
+ * (a device round that met it keeps the tokens before, the host samples
+ * the failing step). */
+static void poisoned(const char *path, gmlp_model *dev, gmlp_context *cd, gmlp_context *ch)
+{
+    static const int32_t prompt[] = {'T', 'h', 'e', ' '};
+    gmlp_generate_options o;
+    gmlp_generate_options_default(&o);
+    o.temperature = 0, o.max_tokens = 60;
+    int32_t clean[60], got[2][60];
+    size_t n = 0, j = 10, size = 0, at = 0;
+    CHECK(gmlp_lm_generate(dev, prompt, 4, &o, clean, &n) == GMLP_OK && n == 60, "clean generation");
+    /* the first token from the tenth on not seen before it: fed only after it is sampled */
+    for (int seen_before = 1; seen_before && j < n; seen_before ? j++ : 0) {
+        seen_before = memchr("The ", clean[j], 4) != NULL;
+        for (size_t i = 0; i < j && !seen_before; i++)
+            seen_before = clean[i] == clean[j];
+    }
+    unsigned char *file = slurp(path, &size);
+    const char *hdr = file ? strstr((const char *)file + 8, "\"to_embed.weight\"") : NULL;
+    const char *offs = hdr ? strstr(hdr, "data_offsets") : NULL;
+    gmlp_config c;
+    gmlp_model_config(dev, &c);
+    if (!(j < n && offs && sscanf(strchr(offs, '[') + 1, "%zu", &at) == 1)) {
+        CHECK(0, "no token to poison (%zu of %zu) or no to_embed.weight in %s", j, n, path);
+        free(file);
+        return;
+    }
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = hlen << 8 | file[i];
+    float *row = (float *)(void *)(file + 8 + hlen + at) + (size_t)clean[j] * (size_t)c.dim;
+    for (int i = 0; i < c.dim; i++)
+        row[i] = 3e38f;
+    gmlp_context *ctx[2] = {cd, ch};
+    for (int p = 0; p < 2; p++) {
+        gmlp_model *m = NULL;
+        size_t k = 0;
+        CHECK(gmlp_model_load_memory(ctx[p], file, size, &m) == GMLP_OK, "poisoned load: %s", gmlp_last_error(ctx[p]));
+        gmlp_status st = m ? gmlp_lm_generate(m, prompt, 4, &o, got[p], &k) : GMLP_OK;
+        const char *msg = gmlp_last_error(ctx[p]);
+        CHECK(st == GMLP_ERR_INVALID_ARGUMENT && strstr(msg, "logit") && k == j + 1 && !memcmp(got[p], clean, k * sizeof *clean),
+              "%s sampling, token %ld poisoned (the %zuth): status %d, %zu tokens, '%s'", p ? "host" : "device",
+              (long)clean[j], j + 1, (int)st, k, msg);
+        if (p == 0)
+            printf("a non-finite logit after %zu tokens: %s\n", k, msg);
+        gmlp_model_free(m);
+    }
+    free(file);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -92,6 +159,7 @@ int main(int argc, char **argv)
         }
     printf("device vs host sampling: %d of %d generations differ (%zu tokens)\n", differ, runs, total);
     CHECK(differ == 0, "%d of %d generations differ between the device's and the host's sampling", differ, runs);
+    poisoned(argv[1], dev, cd, ch);
     gmlp_model_free(dev), gmlp_model_free(host);
     gmlp_context_destroy(cd), gmlp_context_destroy(ch);
     return check_summary("test_generate_device");
