@@ -23,7 +23,7 @@ __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy
     __local float cl[GMLP_SAMPLE_MAX];
     __local int cid[GMLP_SAMPLE_MAX];
     __local int bad;
-    const int lid = get_local_id(0), wg = get_local_size(0), b = get_group_id(0), pos = step[0];
+    const int lid = get_local_id(0), wg = get_local_size(0), b = get_group_id(0);
     __global const float *row = logits + (size_t)b * V;
     if (lid == 0)
         bad = V;
@@ -54,6 +54,7 @@ __kernel void gmlp_sample(__global const float *logits, int V, int k, int greedy
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid != 0)
         return;
+    const int pos = step[0]; /* read by the one work-item that writes it, after the others are done */
     if (bad == V && k == 1) /* descending, ties to the lower id; work-item 0 holds id 0's */
         for (int j = 1; j < wg; j++)
             if (cid[j] >= 0 && (cl[j] > cl[0] || (cl[j] == cl[0] && cid[j] < cid[0])))
