@@ -140,10 +140,10 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     }
     cases_run++;
     CHECK(st == GMLP_OK && !skipped, "%s: %s", what, skipped ? skipped : gmlp_last_error(ctx));
-    /* the whole buffer: padding untouched; erf in float costs a few ulp more; more than 256 products of
-     * rounded operands summed in fp32, in another order than the float64 reference's, a little more again
-     * (1.01e-5 seen at k = 301, TF32, TT) */
-    const double tol = (act == GMLP_ACT_GELU ? 3e-5 : 1e-5) * (precision != GMLP_GEMM_FP32 && k > 256 ? 1.5 : 1.0);
+    /* the whole buffer: padding untouched; erf in float costs a few ulp more; more than 256 products
+     * summed in fp32, in another order than the float64 reference's, a little more again (1.01e-5 seen at
+     * k = 301, TF32, TT; 1.34e-5 in fp32, batched with the tanh gate, on Intel's CPU runtime) */
+    const double tol = (act == GMLP_ACT_GELU ? 3e-5 : 1e-5) * (k > 256 ? 1.5 : 1.0);
     /* enough products that the rounding shows, and an operand it changes (half holds 11-bit significands:
      * TF32 and FP16 keep both half operands as they are) */
     const int both_half = (flags & A_HALF) && (flags & B_HALF);

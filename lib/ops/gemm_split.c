@@ -94,10 +94,12 @@ static gmlp_status sum(gmlp_context *ctx, const gmlp_gemm *g, cl_mem partial, si
 gmlp_status gmlp_gemm_run(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t)
 {
     const size_t asked = parts_for(ctx, g, t);
+    if (asked < 2 || g->k == 0) /* k 0: nothing to divide (partition_of needs k) */
+        return gmlp_gemm_launch(ctx, g, k, t, NULL);
     const partition p = partition_of(g->k, asked);
     const size_t parts = p.full + (p.rest > 0);
     cl_mem s;
-    if (asked < 2 || parts < 2 || !(s = scratch(ctx, parts * g->m * g->n * sizeof(float))))
+    if (parts < 2 || !(s = scratch(ctx, parts * g->m * g->n * sizeof(float))))
         return gmlp_gemm_launch(ctx, g, k, t, NULL);
     /* the full parts as a batch: C's shape, beta 0, no epilogue; the
      * operands' batch strides step from one part's k range to the next */
