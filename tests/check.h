@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gmlp.h"
 
@@ -84,6 +85,14 @@ static inline unsigned char *check_read_file(const char *path, size_t *size)
     fclose(f);
     *size = n > 0 ? (size_t)n : 0;
     return buf;
+}
+
+/* Whether the default device's report (gmlp_device_report) says what. */
+static inline int check_report_says(const char *what)
+{
+    static char report[8192];
+    gmlp_device_report(NULL, report, sizeof report);
+    return strstr(report, what) != NULL;
 }
 
 /* Deterministic uniform in [-1, 1). */

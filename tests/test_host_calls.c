@@ -29,9 +29,7 @@ static counts since_reset(void)
 /* Whether contexts made now replay recordings as command buffers (the device report says). */
 static int command_buffers_run(void)
 {
-    static char report[8192];
-    gmlp_device_report(NULL, report, sizeof report);
-    return strstr(report, "recorded forwards: command buffers") != NULL;
+    return check_report_says("recorded forwards: command buffers");
 }
 
 static gmlp_context *context(int profiling)
@@ -223,8 +221,11 @@ static void test_generation(const char *path)
     const int have_cb = command_buffers_run();
     const double bound = have_cb ? depth + 3 : 3.0 * depth + 4;
     CHECK(host_bytes >= 256 * sizeof(float), "the host path reads %.1f bytes a token, not the logits", host_bytes);
-    CHECK(bytes <= 64 && greedy_bytes <= 64, "%.1f and %.1f bytes read a token, want <= 64 (no logits)", bytes,
-          greedy_bytes);
+    if (check_report_says("LM sampling: on the device")) /* where it has cl_khr_fp64 */
+        CHECK(bytes <= 64 && greedy_bytes <= 64, "%.1f and %.1f bytes read a token, want <= 64 (no logits)", bytes,
+              greedy_bytes);
+    else
+        printf("the device samples on the host (the device report): its logits are read back\n");
     CHECK(launches <= bound && greedy_launches <= bound, "%.2f and %.2f launches a token, want <= %.0f", launches,
           greedy_launches, bound);
 }
