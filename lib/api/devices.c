@@ -87,8 +87,7 @@ static void add_kernels(report *r, gmlp_context *ctx)
                            "the per-op kernels)"
                          : "the per-op kernels (GMLP_LM_STEP=0)");
     /* where generation samples (model/lm_sample.c) */
-    const int fp64 = gmlp_device_has_extension(ctx->dev.device, "cl_khr_fp64");
-    if (ctx->set.sample_device && fp64)
+    if (ctx->set.sample_device && gmlp_sample_device_able(ctx))
         add(r, "   LM sampling: on the device, up to 32 steps run ahead, where the fused step runs and top_k <= %d or "
                "the vocabulary is that small (sample.cl; GMLP_SAMPLE_DEVICE=0: on the host)\n", GMLP_SAMPLE_MAX);
     else

@@ -125,7 +125,7 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
     gmlp_lm_state *s;
     GMLP_TRY(gmlp_lm_state_create(m, 1, &s));
     const size_t S = (size_t)m->cfg.seq_len;
-    const int draws = !(o->temperature <= 0 || o->top_k == 1); /* greedy never draws */
+    const int draws = !gmlp_sample_greedy(o->temperature, o->top_k);
     /* where the device samples: steps run ahead in rounds of 1, 2, 4 .. 32 */
     int ahead = gmlp_lm_sample_supported(s, o);
     enum { AHEAD_MAX = 32 };

@@ -124,6 +124,8 @@ typedef struct gmlp_sample_args {
     int seq_len;
     cl_mem tokens, flags;
 } gmlp_sample_args;
+/* Whether the device can sample at all: the draw's doubles (cl_khr_fp64). */
+int gmlp_sample_device_able(const gmlp_context *ctx);
 /* Whether the device samples rows of V under these options: cl_khr_fp64,
  * and greedy, top_k <= GMLP_SAMPLE_MAX, or V <= GMLP_SAMPLE_MAX. */
 int gmlp_sample_device_covers(gmlp_context *ctx, int V, float temperature, int top_k);
@@ -237,8 +239,9 @@ void gmlp_gemm_context_closed(gmlp_context *ctx);
 /* g's size class (GMLP_GEMM_SMALL ...) on ctx's device. */
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g);
 /* g on the kernel with tiling t, whatever the defaults or tuned choices say
- * (split along k as gmlp_op_gemm_kernel splits: gemm_split.c); *skipped NULL once it ran, else why nothing was enqueued: t is not for
- * the device, the compiled kernel cannot run t's work-groups, spills
+ * (split along k as gmlp_op_gemm_kernel splits: gemm_split.c); *skipped
+ * NULL once it ran, else why nothing was enqueued: t is not for the
+ * device, the compiled kernel cannot run t's work-groups, spills
  * (non-zero CL_KERNEL_PRIVATE_MEM_SIZE off CPUs) or failed its engine's
  * capability ladder. */
 gmlp_status gmlp_op_gemm_tiled(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t, const char **skipped);

@@ -53,7 +53,7 @@ gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generat
         if (!isfinite(logits[i]))
             return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: logit %d is %g", i,
                              (double)logits[i]);
-    if (o->temperature <= 0 || o->top_k == 1) {
+    if (gmlp_sample_greedy(o->temperature, o->top_k)) {
         *token = argmax(logits, vocab);
         return GMLP_OK;
     }

@@ -5,6 +5,12 @@
 
 #include "core/error.h"
 
+/* Whether these options take the most likely token (greedy never draws). */
+static inline int gmlp_sample_greedy(float temperature, int top_k)
+{
+    return temperature <= 0 || top_k == 1;
+}
+
 /* One token from logits under o's temperature, top_k and top_p, advancing
  * *rng by one draw (argument checks included). */
 gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,
