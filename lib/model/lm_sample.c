@@ -34,7 +34,7 @@ static gmlp_status prepare(gmlp_lm_state *s, const gmlp_generate_options *o)
         s->samp_rec = NULL;
     }
     s->samp_t = o->temperature, s->samp_p = o->top_p, s->samp_k = o->top_k;
-    const cl_int zeros[3] = {0, 0, 0};
+    const cl_int zeros[2] = {0, 0};
     if (!s->samp_flags)
         GMLP_TRY(gmlp_buffer_create(ctx, sizeof zeros, zeros, "the sampler's flags", &s->samp_flags));
     if (!s->samp_rng)
@@ -57,7 +57,7 @@ static gmlp_status run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t
         return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(the generator state)", e);
     for (size_t i = 0; i < n; i++)
         GMLP_TRY(gmlp_lm_step_replay(s, &s->samp_rec, &s->samp_generation, commands));
-    cl_int flags[3];
+    cl_int flags[2];
     e = clEnqueueReadBuffer(ctx->queue, s->samp_flags, CL_FALSE, 0, sizeof flags, flags, 0, NULL, NULL);
     if (e == CL_SUCCESS)
         e = clEnqueueReadBuffer(ctx->queue, s->samp_log, CL_TRUE, s->pos * sizeof(cl_int), n * sizeof(cl_int), out,
@@ -66,7 +66,7 @@ static gmlp_status run(gmlp_lm_state *s, const gmlp_generate_options *o, int32_t
         return gmlp_fail_cl(&ctx->err, "clEnqueueReadBuffer(the sampled tokens)", e);
     /* a non-finite logit: the tokens before its step stand, and the host
      * samples that step again, failing as gmlp_sample does (with the value) */
-    *taken = flags[1] ? (size_t)flags[2] - s->pos : n;
+    *taken = flags[0] ? (size_t)flags[1] - s->pos : n;
     return GMLP_OK;
 }
 

@@ -22,7 +22,7 @@ struct gmlp_lm_state {
     size_t step_generation;
     /* the step with sampling (model/lm_sample.c): the options recorded, a
      * generator state a sequence (ulong), a token log (batch x seq_len
-     * ints), the kernel's counter, error flag and failing position (3 ints), the host's
+     * ints), the kernel's error flag and failing position (2 ints), the host's
      * staging of the generator state, the recording and its generation */
     float samp_t, samp_p;
     int samp_k;

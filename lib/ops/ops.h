@@ -112,9 +112,9 @@ gmlp_status gmlp_op_lm_step_out(gmlp_context *ctx, cl_mem v, int k, cl_mem w, cl
  * The draw of gmlp_sample (cl_kernels/sample_draw.h), bit for bit: a token
  * per row of logits (rows x V) into the decoding step's buffer step (the
  * position step[0] and a token a row), logged at tokens[b * seq_len +
- * step[0]]; rng: a generator state a row (ulong); flags: 3 ints, 0 at
- * first (a counter; 1 + the index of a non-finite logit and the position
- * of the first step that met one); the position then advances by one. */
+ * step[0]]; rng: a generator state a row (ulong); flags: 2 ints, 0 at
+ * first (1 + the index of a non-finite logit and the position of the first
+ * step that met one); the position then advances by one. */
 typedef struct gmlp_sample_args {
     cl_mem logits;
     int V, rows;

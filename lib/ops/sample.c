@@ -1,5 +1,5 @@
-/* Token sampling on the device (cl_kernels/sample.cl): a work-group per
- * row of logits, the token into the decoding step's buffer. */
+/* Token sampling on the device (cl_kernels/sample.cl): one work-group, the
+ * rows of logits in turn, the tokens into the decoding step's buffer. */
 #include "cl/device.h"
 #include "ops/ops.h"
 #include "sample/sample.h"
@@ -38,13 +38,12 @@ gmlp_status gmlp_op_sample(gmlp_context *ctx, const gmlp_sample_args *a)
                          a->top_k, a->V, GMLP_SAMPLE_MAX);
     const gmlp_kernel *kn;
     GMLP_TRY(gmlp_kernel_get(ctx, &sample_kernel, NULL, NULL, &kn));
-    GMLP_TRY(gmlp_kernel_args(ctx, kn, ARG_MEM(a->logits), ARG_INT(a->V), ARG_INT(k),
+    GMLP_TRY(gmlp_kernel_args(ctx, kn, ARG_MEM(a->logits), ARG_INT(a->V), ARG_INT(a->rows), ARG_INT(k),
                               ARG_INT(gmlp_sample_greedy(a->temperature, a->top_k)), ARG_FLOAT(a->temperature),
                               ARG_FLOAT(a->top_p), ARG_MEM(a->rng), ARG_MEM(a->step), ARG_INT(a->seq_len),
                               ARG_MEM(a->tokens), ARG_MEM(a->flags), GMLP_ARG_END));
     size_t group = GMLP_SAMPLE_GROUP;
     while (group > 1 && group > kn->wg_max)
         group /= 2;
-    size_t global = group * (size_t)a->rows;
-    return gmlp_kernel_launch(ctx, kn, 1, &global, &group);
+    return gmlp_kernel_launch(ctx, kn, 1, &group, &group); /* one group: the rows in turn */
 }
