@@ -10,7 +10,8 @@
 #define MAX_BATCH 65536
 #define MAX_RUNS 100000
 
-const char *const bench_weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16"};
+const char *const bench_weight_names[] = {[GMLP_WEIGHTS_F32] = "f32", [GMLP_WEIGHTS_F16] = "f16",
+                                          [GMLP_WEIGHTS_BF16] = "bf16"};
 const char *const bench_gemm_names[] = {
     [GMLP_GEMM_KERNEL] = "kernel", [GMLP_GEMM_CLBLAST] = "clblast", [GMLP_GEMM_AUTO] = "auto"};
 #define N_NAMES(a) ((int)(sizeof a / sizeof *a))
@@ -63,7 +64,9 @@ static const struct {
      "timed runs per row, 1 to 100000: their median and spread\n(default 10; --tiny 3)"},
     {{"warmup", required_argument, 0, OPT_WARMUP}, "N",
      "untimed runs before them, 0 to 100000 (default 3; --tiny 1)"},
-    {{"weights", required_argument, 0, 'w'}, "W", "weight storage of image models: f32, f16 or f32,f16 (default f32)"},
+    {{"weights", required_argument, 0, 'w'}, "W",
+     "weight storage of image models: f32, f16, bf16 or a comma list (default f32; the bf16 precision\n"
+     "stores f32 as bf16)"},
     {{"gemm", required_argument, 0, 'g'}, "G",
      "GEMM backend of image models: kernel, clblast, auto (what a program\n"
      "gets by default: the device's tuned choice per shape, else the kernel)\n"

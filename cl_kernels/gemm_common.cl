@@ -1,7 +1,8 @@
 /* What the GEMM kernels share (gemm_tiled.cl and gemm_direct.cl include it):
  * C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for batch index p, row-major, with
- * A and/or B optionally stored as IEEE half.  Half is storage only: vload_half(N)
- * converts to float without cl_khr_fp16, and all arithmetic is fp32.  In a
+ * A and/or B optionally stored as IEEE half or as bfloat16 (the upper half of
+ * a float's bits, ushort).  Both are storage only: vload_half(N) converts to
+ * float without cl_khr_fp16, bfloat16 by a shift, and all arithmetic is fp32.  In a
  * precision mode other than FP32 the operands are rounded to its format as
  * they are loaded (precision.cl): the portable variant of the mode.
  *
@@ -23,6 +24,12 @@
 #endif
 #ifndef GMLP_GEMM_B_HALF
 #define GMLP_GEMM_B_HALF 0
+#endif
+#ifndef GMLP_GEMM_A_BF16
+#define GMLP_GEMM_A_BF16 0
+#endif
+#ifndef GMLP_GEMM_B_BF16
+#define GMLP_GEMM_B_BF16 0
 #endif
 #ifndef GMLP_GEMM_TA
 #define GMLP_GEMM_TA 0
@@ -80,12 +87,22 @@
 #define OWN_ROW(y, r) ((((r) / LVM) * RY + (y)) * LVM + (r) % LVM)
 #define OWN_COL(x, s) ((((s) / LVN) * RX + (x)) * LVN + (s) % LVN)
 
-#if GMLP_GEMM_A_HALF
+/* bfloat16 storage: a float's upper 16 bits; its value is exact in float */
+typedef ushort bf16;
+static inline float gmlp_bf16_value(ushort h)
+{
+    return as_float((uint)h << 16);
+}
+#if GMLP_GEMM_A_BF16
+#define A_TYPE bf16
+#elif GMLP_GEMM_A_HALF
 #define A_TYPE half
 #else
 #define A_TYPE float
 #endif
-#if GMLP_GEMM_B_HALF
+#if GMLP_GEMM_B_BF16
+#define B_TYPE bf16
+#elif GMLP_GEMM_B_HALF
 #define B_TYPE half
 #else
 #define B_TYPE float

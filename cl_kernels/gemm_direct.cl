@@ -27,20 +27,18 @@
 #define vecu DCAT(uint, DV)
 GMLP_ROUND_DEFINE(direct_round, vecf, vecu)
 /* operand loads, rounded to the precision mode's format (precision.cl) */
-#if GMLP_GEMM_A_HALF
-#define LOAD_A(p) gmlp_round(vload_half(0, p))
-#define LOADV_A(p) direct_round(DCAT(vload_half, DV)(0, p))
-#else
-#define LOAD_A(p) gmlp_round(*(p))
-#define LOADV_A(p) direct_round(VLOADF(0, p))
-#endif
-#if GMLP_GEMM_B_HALF
-#define LOAD_B(p) gmlp_round(vload_half(0, p))
-#define LOADV_B(p) direct_round(DCAT(vload_half, DV)(0, p))
-#else
-#define LOAD_B(p) gmlp_round(*(p))
-#define LOADV_B(p) direct_round(VLOADF(0, p))
-#endif
+#define vloadf_half(p) DCAT(vload_half, DV)(0, p)
+#define vloadf_float(p) VLOADF(0, p)
+#define vloadf_bf16(p) DCAT(as_float, DV)(DCAT(convert_uint, DV)(DCAT(vload, DV)(0, p)) << 16)
+#define load1_half(p) vload_half(0, p)
+#define load1_float(p) (*(p))
+#define load1_bf16(p) gmlp_bf16_value(*(p))
+#define LOAD_OF(ty, p) DCAT(load1_, ty)(p)
+#define LOADV_OF(ty, p) DCAT(vloadf_, ty)(p)
+#define LOAD_A(p) gmlp_round(LOAD_OF(A_TYPE, p))
+#define LOADV_A(p) direct_round(LOADV_OF(A_TYPE, p))
+#define LOAD_B(p) gmlp_round(LOAD_OF(B_TYPE, p))
+#define LOADV_B(p) direct_round(LOADV_OF(B_TYPE, p))
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
 

@@ -74,6 +74,10 @@ static inline float gmlp_eng_ld_half(__global const half *p, size_t i)
 {
     return vload_half(i, p);
 }
+static inline float gmlp_eng_ld_bf16(__global const bf16 *p, size_t i)
+{
+    return gmlp_bf16_value(p[i]);
+}
 
 /* An operand's staging: NAME_fetch reads this work-item's words of one
  * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if

@@ -152,6 +152,10 @@ static inline float gmlp_mma_ld1_half(__global const half *p)
 {
     return as_float((uint) * (__global const ushort *)p);
 }
+static inline float gmlp_mma_ld1_bf16(__global const bf16 *p)
+{
+    return as_float((uint)*p);
+}
 static inline float gmlp_mma_value_float(float x)
 {
     return x;
@@ -166,6 +170,19 @@ static inline float gmlp_mma_value_half(float x)
     return v;
 #endif
 }
+static inline float gmlp_mma_value_bf16(float x)
+{
+    return as_float(as_uint(x) << 16);
+}
+/* Whether storage TYPE holds the instruction's operand bits: bfloat16 in
+ * BF16 (rounding a bfloat16 value to bfloat16 changes nothing), so that a
+ * word is two stored elements side by side; not half in FP16, where the
+ * mode saturates half's infinities at +-65504. */
+enum {
+    gmlp_mma_native_float = 0,
+    gmlp_mma_native_half = 0,
+    gmlp_mma_native_bf16 = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
+};
 /* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
  * through a vector pointer: p is v-aligned (host-checked); element by element
  * into d (with vstoren, PoCL's code read d back with a 16-byte aligned load
@@ -179,18 +196,28 @@ static inline void gmlp_mma_ldv_float(__global const float *p, float *d, const i
     if (v > 2)
         d[2] = x.s2, d[3] = x.s3;
 }
-/* Half storage through vloadn of its bits: no alignment beyond 2 bytes,
- * which is all the host checks of half operands (their offsets need not be
- * multiples of v: loads of whole words faulted on the H100, 2026-11-26). */
-static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
+/* 16-bit storage's bits through a vector pointer: p is v-aligned, as for
+ * floats (host-checked for every storage since bfloat16 weights; before,
+ * half operands were only 2-byte aligned and loads of whole words faulted
+ * on the H100, 2026-11-26). */
+static inline void gmlp_mma_ldv_bits16(__global const ushort *h, float *d, const int v)
 {
-    __global const ushort *h = (__global const ushort *)p;
-    const ushort4 x = v == 4 ? vload4(0, h) : v == 2 ? (ushort4)(vload2(0, h), 0, 0) : (ushort4)(*h, 0, 0, 0);
+    const ushort4 x = v == 4   ? *(__global const ushort4 *)h
+                      : v == 2 ? (ushort4)(*(__global const ushort2 *)h, 0, 0)
+                               : (ushort4)(*h, 0, 0, 0);
     d[0] = as_float((uint)x.s0);
     if (v > 1)
         d[1] = as_float((uint)x.s1);
     if (v > 2)
         d[2] = as_float((uint)x.s2), d[3] = as_float((uint)x.s3);
+}
+static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
+{
+    gmlp_mma_ldv_bits16((__global const ushort *)p, d, v);
+}
+static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int v)
+{
+    gmlp_mma_ldv_bits16(p, d, v);
 }
 
 /* An operand's staging.  NAME_fetch reads this work-item's units of one
@@ -277,8 +304,10 @@ static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int
                     GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                             \
                 {                                                                                               \
                     const float *u = f + l * NAME##_ELEMS + PK * kw * NAME##_WR + j;                            \
+                    const float lo = u[0], hi = u[(PK - 1) * NAME##_WR];                                        \
                     lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
-                        gmlp_mma_word(gmlp_mma_value_##TYPE(u[0]), gmlp_mma_value_##TYPE(u[(PK - 1) * NAME##_WR])); \
+                        gmlp_mma_native_##TYPE ? as_uint(lo) | as_uint(hi) << 16                                \
+                                               : gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)); \
                 }                                                                                               \
             }                                                                                                   \
         }                                                                                                       \
@@ -289,16 +318,17 @@ GMLP_MMA_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_MMA_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 #else
 /* The cp.async staging.  A slice holds the stored elements untouched:
- * floats, or half storage's bits. */
+ * floats, or 16-bit storage's bits. */
 typedef float gmlp_mma_raw_float;
 typedef ushort gmlp_mma_raw_half;
+typedef ushort gmlp_mma_raw_bf16;
 
 /* v (1, 2 or 4: a constant once inlined) stored elements from s to d, of
  * which the first n (0 to v) lie inside the matrix and the rest read as
- * zero.  Floats by cp.async: s and d are 4 v-byte aligned (host-checked;
- * local rows of multiples of 4 floats), s is a valid address even for
- * n = 0 (src-size 0 copies nothing and fills zeros).  Half storage is only
- * 2-byte aligned (the host checks no more): loaded and stored in turn.
+ * zero.  By cp.async: s and d are v-element aligned (host-checked; local
+ * rows of multiples of 4 elements), s is a valid address even for n = 0
+ * (src-size 0 copies nothing and fills zeros); single 16-bit elements,
+ * below cp.async's 4 bytes, are loaded and stored in turn.
  * The local address is the pointer's value in the shared window
  * (addrspace 3), which cp.async's .shared operand wants. */
 static inline void gmlp_mma_copy_float(__local float *d, __global const float *s, int n, const int v)
@@ -316,11 +346,29 @@ static inline void gmlp_mma_copy_float(__local float *d, __global const float *s
         GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
 #endif
 }
+static inline void gmlp_mma_copy_bits16(__local ushort *d, __global const ushort *s, int n, const int v)
+{
+#if !GMLP_MMA_EMULATE
+    const uint to = (uint)(size_t)d, bytes = 2u * (uint)n; /* cp.async copies 4, 8 or 16 bytes */
+    if (v == 4) {
+        GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+        return;
+    }
+    if (v == 2) {
+        GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+        return;
+    }
+#endif
+    for (int i = 0; i < v; i++)
+        d[i] = i < n ? s[i] : (ushort)0;
+}
 static inline void gmlp_mma_copy_half(__local ushort *d, __global const half *s, int n, const int v)
 {
-    __global const ushort *h = (__global const ushort *)s;
-    for (int i = 0; i < v; i++)
-        d[i] = i < n ? h[i] : (ushort)0;
+    gmlp_mma_copy_bits16(d, (__global const ushort *)s, n, v);
+}
+static inline void gmlp_mma_copy_bf16(__local ushort *d, __global const bf16 *s, int n, const int v)
+{
+    gmlp_mma_copy_bits16(d, s, n, v);
 }
 /* the copies issued since the last commit: one group */
 static inline void gmlp_mma_commit(void)
@@ -347,11 +395,13 @@ static inline void gmlp_mma_ld2_float(__local const float *at, float *lo, float 
     const float2 v = vload2(0, at);
     *lo = v.x, *hi = v.y;
 }
-static inline void gmlp_mma_ld2_half(__local const ushort *at, ushort *lo, ushort *hi)
+static inline void gmlp_mma_ld2_bits16(__local const ushort *at, ushort *lo, ushort *hi)
 {
     const ushort2 v = vload2(0, at);
     *lo = v.x, *hi = v.y;
 }
+#define gmlp_mma_ld2_half gmlp_mma_ld2_bits16
+#define gmlp_mma_ld2_bf16 gmlp_mma_ld2_bits16
 /* A stored element's value (half: decoded) */
 static inline float gmlp_mma_raw_value_float(float x)
 {
@@ -360,6 +410,10 @@ static inline float gmlp_mma_raw_value_float(float x)
 static inline float gmlp_mma_raw_value_half(ushort h)
 {
     return gmlp_mma_value_half(as_float((uint)h));
+}
+static inline float gmlp_mma_raw_value_bf16(ushort h)
+{
+    return gmlp_bf16_value(h);
 }
 
 /* An operand's slices: TK x W of op(X), stored along k ([W][TK + pad]) if
@@ -409,8 +463,7 @@ static inline float gmlp_mma_raw_value_half(ushort h)
         } else {                                                                                                \
             lo = s[NAME##_IDX(r, 2 * kw)], hi = s[NAME##_IDX(r, 2 * kw + 1)];                                   \
         }                                                                                                       \
-        /* FP16 of half storage: the bits are the operand already */                                          \
-        if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16 && sizeof(NAME##_raw) == 2)                              \
+        if (gmlp_mma_native_##TYPE) /* the bits are the operand already */                                   \
             return (uint)lo | (uint)hi << 16;                                                                   \
         return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(lo), gmlp_mma_raw_value_##TYPE(hi));                     \
     }

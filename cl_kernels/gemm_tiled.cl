@@ -44,6 +44,19 @@ static inline void gmlp_ldv_half(__global const half *p, float *d, const int v)
         d[0] = vload_half(0, p);
     }
 }
+/* and from bfloat16 storage (vloadn of the bits: no alignment beyond 2 bytes) */
+static inline void gmlp_ldv_bf16(__global const bf16 *p, float *d, const int v)
+{
+    if (v == 4) {
+        const uint4 x = convert_uint4(vload4(0, p)) << 16;
+        d[0] = as_float(x.s0), d[1] = as_float(x.s1), d[2] = as_float(x.s2), d[3] = as_float(x.s3);
+    } else if (v == 2) {
+        const uint2 x = convert_uint2(vload2(0, p)) << 16;
+        d[0] = as_float(x.s0), d[1] = as_float(x.s1);
+    } else {
+        d[0] = gmlp_bf16_value(*p);
+    }
+}
 static inline float gmlp_ld1_float(__global const float *p)
 {
     return *p;
@@ -51,6 +64,10 @@ static inline float gmlp_ld1_float(__global const float *p)
 static inline float gmlp_ld1_half(__global const half *p)
 {
     return vload_half(0, p);
+}
+static inline float gmlp_ld1_bf16(__global const bf16 *p)
+{
+    return gmlp_bf16_value(*p);
 }
 
 /* An operand's staging: NAME_fetch reads this work-item's share of one

@@ -10,8 +10,8 @@
 #include "ops_check.h"
 
 /* A stored rows x cols operand (a batch of them): host holds what the device
- * reads (half-rounded when stored as half), random values times scale (NaN
- * with nan). */
+ * reads (rounded when stored as half or bfloat16), random values times scale
+ * (NaN with nan). */
 typedef struct operand {
     float *host;
     size_t off, ld, stride, n;
@@ -20,7 +20,7 @@ typedef struct operand {
 
 /* padded: odd offset, leading dimension and stride (vector width 1); else
  * all multiples of 4, the host's vector width 4 */
-static inline operand make(size_t rows, size_t cols, size_t batch, int padded, int half, float scale, int nan)
+static inline operand make(size_t rows, size_t cols, size_t batch, int padded, gmlp_elem elem, float scale, int nan)
 {
     operand o = {.off = padded ? 5 : 0, .ld = padded ? cols + 3 : (cols + 3) / 4 * 4};
     o.stride = rows * o.ld + (padded ? 2 : 0);
@@ -28,12 +28,11 @@ static inline operand make(size_t rows, size_t cols, size_t batch, int padded, i
     o.host = rnd(o.n);
     for (size_t i = 0; i < o.n; i++)
         o.host[i] = nan ? NAN : o.host[i] * scale;
-    if (half) {
+    if (elem != GMLP_ELEM_F32) {
         uint16_t *h = malloc(o.n * sizeof *h);
-        for (size_t i = 0; i < o.n; i++) {
-            h[i] = gmlp_float_to_half(o.host[i]);
-            o.host[i] = gmlp_half_to_float(h[i]);
-        }
+        gmlp_elem_pack(elem, o.host, o.n, h);
+        for (size_t i = 0; i < o.n; i++)
+            o.host[i] = elem == GMLP_ELEM_F16 ? gmlp_half_to_float(h[i]) : gmlp_bf16_to_float(h[i]);
         o.buf = up_bytes(h, o.n * sizeof *h);
         free(h);
     } else {

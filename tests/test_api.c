@@ -457,6 +457,62 @@ static void test_f16_weights(gmlp_context *ctx)
     free(file);
 }
 
+/* bfloat16 weights: asked for (half the memory, float's range: the weight
+ * half refuses loads), and what a BF16 model stores float weights as; the
+ * logits near the F32 model's, not equal to them. */
+static void test_bf16_weights(gmlp_context *ctx)
+{
+    const char *path = model_path("mixer_rgb");
+    gmlp_load_options o;
+    gmlp_load_options_default(&o);
+    gmlp_model *m;
+    gmlp_config c32, cb, cp;
+    float *img = NULL, *want = NULL, *got = NULL;
+    CHECK(gmlp_model_load_ex(ctx, path, NULL, &m) == GMLP_OK, "F32: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &c32);
+    const size_t n = (size_t)c32.in_chans * c32.img_h * c32.img_w, classes = (size_t)c32.num_classes;
+    img = malloc(n * sizeof *img), want = malloc(classes * sizeof *want), got = malloc(classes * sizeof *got);
+    for (size_t i = 0; i < n; i++)
+        img[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    CHECK(gmlp_classify(m, img, 1, want) == GMLP_OK, "F32 runs: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+
+    o.weights = GMLP_WEIGHTS_BF16;
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK, "BF16 weights: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &cb);
+    CHECK(gmlp_classify(m, img, 1, got) == GMLP_OK, "BF16 weights run: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    double ratio = (double)cb.weight_bytes / (double)c32.weight_bytes, most = 0, diff = 0;
+    for (size_t i = 0; i < classes; i++) {
+        most = fabs(want[i]) > most ? fabs(want[i]) : most;
+        diff = fabs(got[i] - want[i]) > diff ? fabs(got[i] - want[i]) : diff;
+    }
+    printf("mixer_rgb with BF16 weights: %.1f%% of F32's bytes, logits off by %.2g relative\n", 100 * ratio,
+           diff / most);
+    CHECK(cb.weights == GMLP_WEIGHTS_BF16 && ratio > 0.5 && ratio < 0.55, "BF16 weights take %.3f of F32's", ratio);
+    CHECK(diff > 0 && diff < 0.05 * most, "BF16 weights' logits %.3g from F32's (largest %.3g)", diff, most);
+
+    size_t size = 0; /* past half's range, well inside bfloat16's */
+    unsigned char *file = with_value(path, "blocks.1.mlp_channels.fc2.weight", 1e6f, &size);
+    CHECK(gmlp_model_load_memory_ex(ctx, file, size, &o, &m) == GMLP_OK, "1e6 as bfloat16: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    free(file);
+
+    o.weights = GMLP_WEIGHTS_F32;
+    o.precision = GMLP_PRECISION_BF16;
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK, "BF16 precision: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &cp);
+    gmlp_model_free(m);
+    CHECK(cp.weights == GMLP_WEIGHTS_BF16 && cp.weight_bytes == cb.weight_bytes,
+          "a BF16 model stores float weights as bfloat16: weights %d, %zu bytes", (int)cp.weights, cp.weight_bytes);
+    o.weights = GMLP_WEIGHTS_F16; /* asked for: kept */
+    CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK, "BF16 precision, F16 weights: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &cp);
+    gmlp_model_free(m);
+    CHECK(cp.weights == GMLP_WEIGHTS_F16, "F16 weights asked in BF16 precision: stored as %d", (int)cp.weights);
+    free(img), free(want), free(got);
+}
+
 /* The precision modes' options: names and parsing, unknown modes in the
  * options and in $GMLP_PRECISION refused, AUTO taking $GMLP_PRECISION (read
  * when the context is made) and an explicit mode overriding it, what
@@ -639,11 +695,13 @@ int main(int argc, char **argv)
     test_chunking(ctx, "gmlpvision_heads_attn_f16");
     test_random_models(ctx);
     test_f16_weights(ctx);
+    test_bf16_weights(ctx);
     test_precision_options(ctx);
     gmlp_context_destroy(ctx);
     ctx = check_context(); /* no kernel built yet */
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32);
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_BF16);
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

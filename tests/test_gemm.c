@@ -1,7 +1,7 @@
 /* GEMMs against the plain-C reference (ref_gemm + ref_epilogue, double
  * accumulation): CLBlast for float operands (then the epilogue kernel), and
- * the library's kernel (cl_kernels/gemm.cl) for float, half A, half B and
- * both, on awkward sizes (1, 7, 33, 97, 130, k = 0), every transpose, batched
+ * the library's kernel (cl_kernels/gemm.cl) for float, half A, half B, both,
+ * and bfloat16 (A, B, or beside half), on awkward sizes (1, 7, 33, 97, 130, k = 0), every transpose, batched
  * with strides (A shared or not), offsets and padded leading dimensions, beta
  * 1 and beta 0 (with NaN in C, which must not be read), each epilogue (bias
  * per column or per row, GELU, the SGU gate): the direct variant (CPUs; narrow or not),
@@ -10,7 +10,9 @@
  * work-groups; and the wrapper's refusals.  The precision modes (TF32, FP16,
  * BF16): the host's pick and forced tilings against ref_gemm_prec (operands
  * rounded by the spec, tests/ref), the edge values bit for bit, and the
- * unrounded reference far off (test_gemm --precision: these alone).
+ * unrounded reference far off (test_gemm --precision: these alone); a
+ * BF16 product of bfloat16 operands equals, bit for bit, the same product of
+ * their values as floats (what storing weights as bfloat16 relies on).
  * Split-K (test_gemm --split: these alone): forced and as a GPU's table
  * picks it, against the same references. */
 #include <string.h>
@@ -21,7 +23,13 @@
 #include "ops_check.h"
 #include "ref/ref.h"
 
-enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 32 };
+enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 32, A_BF16 = 64, B_BF16 = 128 };
+
+/* the storage flags give operand x (0: A, 1: B) */
+static gmlp_elem elem_of(int flags, int x)
+{
+    return flags & (x ? B_HALF : A_HALF) ? GMLP_ELEM_F16 : flags & (x ? B_BF16 : A_BF16) ? GMLP_ELEM_BF16 : GMLP_ELEM_F32;
+}
 
 /* Epilogues: none; fc1 (bias per column + GELU); fc2 / stem (bias per column,
  * usually beta 1); the Mixer's token MLP (bias per row, with or without
@@ -30,14 +38,14 @@ enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 
 enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_ROWS, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
 
 /* A stored rows x cols operand (batch of them), its host copy holding the
- * values the device sees (half-rounded when stored as half). */
+ * values the device sees (rounded when stored as half or bfloat16). */
 typedef struct operand {
     float *host;
     size_t n; /* elements in the buffer */
     gmlp_view mat;
 } operand;
 
-static operand make(size_t rows, size_t cols, size_t batch, int flags, int shared, int half, int trans, int nan)
+static operand make(size_t rows, size_t cols, size_t batch, int flags, int shared, gmlp_elem elem, int trans, int nan)
 {
     operand o;
     size_t ld = cols + (flags & PADDED ? 3 : 0), off = flags & PADDED ? 5 : 0;
@@ -49,18 +57,17 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
             for (size_t j = 0; j < cols; j++)
                 o.host[off + p * stride + i * ld + j] = NAN;
     cl_mem buf;
-    if (half) {
+    if (elem != GMLP_ELEM_F32) {
         uint16_t *h = malloc((o.n ? o.n : 1) * sizeof *h);
-        for (size_t i = 0; i < o.n; i++) {
-            h[i] = gmlp_float_to_half(o.host[i]);
-            o.host[i] = gmlp_half_to_float(h[i]);
-        }
+        gmlp_elem_pack(elem, o.host, o.n, h);
+        for (size_t i = 0; i < o.n; i++)
+            o.host[i] = elem == GMLP_ELEM_F16 ? gmlp_half_to_float(h[i]) : gmlp_bf16_to_float(h[i]);
         buf = up_bytes(h, o.n * sizeof *h);
         free(h);
     } else {
         buf = up(o.host, o.n);
     }
-    o.mat = (gmlp_view){.buf = buf, .off = off, .ld = ld, .stride = stride, .trans = trans, .half = half};
+    o.mat = (gmlp_view){.buf = buf, .off = off, .ld = ld, .stride = stride, .trans = trans, .elem = elem};
     return o;
 }
 
@@ -89,9 +96,9 @@ static void pretend(cl_device_type type, cl_uint cus, gmlp_vendor vendor)
 static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, size_t batch, int flags, int epi)
 {
     int own_kernel = !(flags & CLBLAST);
-    operand a = make(ta ? k : m, ta ? m : k, batch, flags, flags & SHARED_A, flags & A_HALF, ta, 0);
-    operand b = make(tb ? n : k, tb ? k : n, batch, flags, 0, (flags & B_HALF) != 0, tb, 0);
-    operand c = make(m, n, batch, flags, 0, 0, 0, beta == 0.0f && own_kernel);
+    operand a = make(ta ? k : m, ta ? m : k, batch, flags, flags & SHARED_A, elem_of(flags, 0), ta, 0);
+    operand b = make(tb ? n : k, tb ? k : n, batch, flags, 0, elem_of(flags, 1), tb, 0);
+    operand c = make(m, n, batch, flags, 0, GMLP_ELEM_F32, 0, beta == 0.0f && own_kernel);
     const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH;
     const int rows = epi == EPI_ROWS_GELU || epi == EPI_ROWS || gated;
     const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU
@@ -101,7 +108,7 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     size_t nb = rows ? m : n;
     float *bias = rnd(nb ? nb : 1);
     cl_mem dbias = up(bias, nb ? nb : 1);
-    operand u = gated ? make(m, n, batch, flags & PADDED, 0, 0, 0, 0) : (operand){0}; /* the gate: the SGU's u */
+    operand u = gated ? make(m, n, batch, flags & PADDED, 0, GMLP_ELEM_F32, 0, 0) : (operand){0}; /* the gate: the SGU's u */
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
     const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat, *U = &u.mat;
@@ -129,9 +136,10 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     char what[260], tiling[48] = "";
     if (forced)
         snprintf(tiling, sizeof tiling, " tiling %s", forced->name);
-    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%s%s%s%s%s%s %s", m, n,
-             k, ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "", flags & CLBLAST ? "clblast " : "",
-             flags & A_HALF ? "halfA " : "", flags & B_HALF ? "halfB " : "", flags & PADDED ? "padded " : "",
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%sA:%s B:%s %s%s%s %s",
+             m, n, k, ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "",
+             flags & CLBLAST ? "clblast " : "", gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)),
+             flags & PADDED ? "padded " : "",
              flags & SHARED_A ? "sharedA" : "", tiling, gmlp_gemm_precision_name(precision));
     if (st == GMLP_OK && skipped == gmlp_gemm_tiled_too_big) { /* rusticl: 32 work-items a group */
         if (cases_too_big++ < 3)
@@ -145,9 +153,12 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
      * k = 301, TF32, TT; 1.34e-5 in fp32, batched with the tanh gate, on Intel's CPU runtime) */
     const double tol = (act == GMLP_ACT_GELU ? 3e-5 : 1e-5) * (k > 256 ? 1.5 : 1.0);
     /* enough products that the rounding shows, and an operand it changes (half holds 11-bit significands:
-     * TF32 and FP16 keep both half operands as they are) */
-    const int both_half = (flags & A_HALF) && (flags & B_HALF);
-    if (unrounded && k >= 7 && !(both_half && precision != GMLP_GEMM_BF16)) {
+     * TF32 and FP16 keep both half operands as they are; BF16 keeps bfloat16 ones, TF32 too) */
+    const int kept_a = (elem_of(flags, 0) == GMLP_ELEM_F16 && precision != GMLP_GEMM_BF16) ||
+                       (elem_of(flags, 0) == GMLP_ELEM_BF16 && precision != GMLP_GEMM_FP16),
+              kept_b = (elem_of(flags, 1) == GMLP_ELEM_F16 && precision != GMLP_GEMM_BF16) ||
+                       (elem_of(flags, 1) == GMLP_ELEM_BF16 && precision != GMLP_GEMM_FP16);
+    if (unrounded && k >= 7 && !(kept_a && kept_b)) {
         float *got = malloc(c.n * sizeof *got);
         double *w = malloc(c.n * sizeof *w);
         down(c.mat.buf, got, c.n);
@@ -197,13 +208,57 @@ static void sweep(const int *modes, int n_modes, size_t n_sizes)
  * tilings and transposes. */
 static void edge_values(const gmlp_tiling *t);
 
+/* BF16 with the weights stored as bfloat16, as a BF16 model stores them
+ * (NT: B; NN: A), against the same product of their values stored as
+ * floats, on tiling t (NULL: the host's pick): bit for bit, each form. */
+static void bf16_storage_exact(const gmlp_tiling *t)
+{
+    const size_t m = 37, n = 45, k = 77; /* NT: X (m x k) . W^T (W n x k); NN: W (m x k) . X (k x n) */
+    float *x = rnd(k * n), *w = rnd(k * n), *got[2];
+    uint16_t *wb = malloc(k * n * sizeof *wb);
+    gmlp_elem_pack(GMLP_ELEM_BF16, w, k * n, wb);
+    for (size_t i = 0; i < k * n; i++)
+        w[i] = gmlp_bf16_to_float(wb[i]); /* the same values */
+    cl_mem dx = up(x, k * n), dwf = up(w, k * n), dwb = up_bytes(wb, k * n * sizeof *wb), dc = up(x, m * n);
+    for (int nt = 1; nt >= 0; nt--) {
+        for (int stored = 0; stored < 2; stored++) {
+            const gmlp_view wv = {.buf = stored ? dwb : dwf, .ld = k, .trans = nt,
+                                  .elem = stored ? GMLP_ELEM_BF16 : GMLP_ELEM_F32};
+            const gmlp_gemm g = {.m = m, .n = n, .k = k, .a = nt ? (gmlp_view){.buf = dx, .ld = k} : wv,
+                                 .b = nt ? wv : (gmlp_view){.buf = dx, .ld = n}, .c = {.buf = dc, .ld = n},
+                                 .precision = GMLP_GEMM_BF16, .act = GMLP_ACT_GELU};
+            const char *skipped = NULL;
+            gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, &g, t, &skipped) : gmlp_op_gemm_kernel(ctx, &g);
+            CHECK(st == GMLP_OK, "bf16 storage %s %s: %s", nt ? "NT" : "NN", t ? t->name : "pick", gmlp_last_error(ctx));
+            got[stored] = malloc(m * n * sizeof *got[stored]);
+            if (skipped) { /* too big for this device: both alike */
+                memset(got[stored], 0, m * n * sizeof *got[stored]);
+                continue;
+            }
+            down(dc, got[stored], m * n);
+        }
+        size_t differ = 0;
+        for (size_t i = 0; i < m * n; i++)
+            differ += memcmp(&got[0][i], &got[1][i], sizeof(float)) != 0;
+        CHECK(differ == 0, "BF16 %s on %s: %zu of %zu outputs differ between bfloat16 and float weights",
+              nt ? "NT" : "NN", t ? t->name : "the host's pick", differ, m * n);
+        free(got[0]), free(got[1]);
+    }
+    gmlp_buffer_release(ctx, &dx);
+    gmlp_buffer_release(ctx, &dwf);
+    gmlp_buffer_release(ctx, &dwb);
+    gmlp_buffer_release(ctx, &dc);
+    free(x), free(w), free(wb);
+}
+
 static void precision_sweep(int quick)
 {
     static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
     /* GPUs' deep and small defaults, the large one, a direct block any device runs, the CPUs' default */
     static const char *const names[] = {"tiled_16x16x16_2x2", "tiled_32x32x8_4x4", "tiled_128x128x2_8x8",
                                         "direct_4x64_1x4_v4", "direct_16x32_4x16_v8"};
-    static const int storages[] = {KERNEL, B_HALF, A_HALF, A_HALF | B_HALF};
+    static const int storages[] = {KERNEL, B_HALF, A_HALF, A_HALF | B_HALF, B_BF16, A_BF16};
+    enum { N_STORAGES = sizeof storages / sizeof *storages };
     for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {
         precision = precs[p];
         if (quick) { /* the model's forms on the host's pick (NN float, NT half weights), one tiling forced (TN) */
@@ -214,15 +269,17 @@ static void precision_sweep(int quick)
             if (forced)
                 test_gemm(35, 70, 49, 1, 0, 1.0f, 1, KERNEL, EPI_ROWS);
             forced = NULL;
+            if (precs[p] == GMLP_GEMM_BF16)
+                test_gemm(33, 70, 29, 0, 1, 1.0f, 1, KERNEL | B_BF16 | PADDED, EPI_COLS_GELU);
             edge_values(NULL);
             continue;
         }
         for (int t = 0; t < 4; t++) { /* the host's pick: sizes of each class, every storage */
             const size_t *sz = sizes[(size_t)(t + 1) % N_SIZES]; /* 7x33x97, 130x7x33, 33x130x130, 97x1x7 */
             test_gemm(sz[0], sz[1], sz[2], t & 1, t >> 1, (float)(t % 2), t == 2 ? 3 : 1,
-                      storages[(p + (size_t)t) % 4] | (t == 1 ? PADDED : 0) | (t == 2 ? SHARED_A : 0),
+                      storages[(p + (size_t)t) % N_STORAGES] | (t == 1 ? PADDED : 0) | (t == 2 ? SHARED_A : 0),
                       (int)(p + (size_t)t) % EPI_COUNT);
-            test_gemm(37, 45, 301, t & 1, t >> 1, 0.0f, 1, storages[(p + (size_t)t + 1) % 4],
+            test_gemm(37, 45, 301, t & 1, t >> 1, 0.0f, 1, storages[(p + (size_t)t + 3) % N_STORAGES],
                       (int)(p + (size_t)t + 3) % EPI_COUNT);
         }
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -234,7 +291,7 @@ static void precision_sweep(int quick)
             }
             for (int t = 0; t < 4; t++)
                 test_gemm(33 + (size_t)t, 70, 29 + 10 * (size_t)t, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
-                          KERNEL | storages[(i + (size_t)t) % 4] | (t == 2 ? PADDED : 0),
+                          KERNEL | storages[(i + (size_t)t) % N_STORAGES] | (t == 2 ? PADDED : 0),
                           (int)(i + (size_t)t) % EPI_COUNT);
             forced = NULL;
         }
@@ -242,6 +299,12 @@ static void precision_sweep(int quick)
         edge_values(gmlp_gemm_tiling_named(names[0]));
     }
     precision = GMLP_GEMM_FP32;
+    bf16_storage_exact(NULL);
+    for (size_t i = 0; !quick && i < sizeof names / sizeof *names; i++) {
+        const gmlp_tiling *t = gmlp_gemm_tiling_named(names[i]);
+        if (t && gmlp_gemm_tiling_fits(&ctx->dev, t))
+            bf16_storage_exact(t);
+    }
     /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded
      * reference fails every one of them, BF16's by far */
     for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {
@@ -347,7 +410,7 @@ static void test_refusals(void)
 {
     float x[64] = {0};
     cl_mem buf = up(x, 64), four = up(x, 4);
-    const gmlp_view half = {.buf = buf, .ld = 8, .half = 1};
+    const gmlp_view half = {.buf = buf, .ld = 8, .elem = GMLP_ELEM_F16};
     CHECK(refused_gemm(buf, (gmlp_gemm){.a = half, .c = half}) == GMLP_ERR_INVALID_ARGUMENT, "half C refused");
     CHECK(refused_gemm(buf, (gmlp_gemm){.a = {.buf = buf, .off = 60, .ld = 8}, .b = half}) ==
                   GMLP_ERR_INVALID_ARGUMENT &&
@@ -356,7 +419,7 @@ static void test_refusals(void)
     CHECK(refused_gemm(buf, (gmlp_gemm){.a = {.buf = buf, .ld = 4}, .b = half}) == GMLP_ERR_INVALID_ARGUMENT,
           "leading dimension below the row length");
     CHECK(refused_gemm(buf, (gmlp_gemm){.m = 2, .n = 2, .k = 2, .batch = 40,
-                                        .b = {.buf = buf, .ld = 8, .stride = 8, .half = 1}}) ==
+                                        .b = {.buf = buf, .ld = 8, .stride = 8, .elem = GMLP_ELEM_BF16}}) ==
               GMLP_ERR_INVALID_ARGUMENT,
           "a batch of B beyond its buffer");
     CHECK(refused_gemm(buf, (gmlp_gemm){.bias = four, .bias_rows = 1}) == GMLP_ERR_INVALID_ARGUMENT &&
@@ -370,6 +433,9 @@ static void test_refusals(void)
               strstr(gmlp_last_error(ctx), "the gate"),
           "a gate past its buffer: %s", gmlp_last_error(ctx));
     CHECK(refused_gemm(buf, (gmlp_gemm){.gate = half}) == GMLP_ERR_INVALID_ARGUMENT, "a half gate refused");
+    CHECK(refused_gemm(buf, (gmlp_gemm){.b = {.buf = buf, .ld = 8, .elem = GMLP_ELEMS}}) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "element type"),
+          "an unknown element type: %s", gmlp_last_error(ctx));
     CHECK(refused_gemm(buf, (gmlp_gemm){.act = 7}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "activation"),
           "an unknown activation: %s", gmlp_last_error(ctx));
@@ -391,7 +457,7 @@ static void test_small_groups(size_t max_wg, int expect_tm)
     char tiles[512] = "", want[32], want_nn[32];
     snprintf(want, sizeof want, "NT: tiled_%dx%dx", expect_tm, expect_tm);
     snprintf(want_nn, sizeof want_nn, "; NN: tiled_%dx%dx", expect_tm, expect_tm);
-    gmlp_status st = gmlp_gemm_describe(ctx, 1, 0, GMLP_GEMM_FP32, tiles, sizeof tiles);
+    gmlp_status st = gmlp_gemm_describe(ctx, GMLP_ELEM_F16, GMLP_ELEM_F32, GMLP_GEMM_FP32, tiles, sizeof tiles);
     if (cases_too_big) { /* the compiler's own limit is lower still: the host's fallback, which the sweep checks */
         printf("skip the picks at max_wg %zu ('%s'): this device's compiler allows fewer work-items a group\n",
                max_wg, tiles);
@@ -405,7 +471,7 @@ static void test_small_groups(size_t max_wg, int expect_tm)
         CHECK(narrow_tm == expect_tm || strstr(tiles, want), "max_wg %zu: narrow tiles not %s: '%s'", max_wg, want,
               tiles);
     }
-    static const int modes[] = {A_HALF, B_HALF};
+    static const int modes[] = {A_HALF, B_BF16};
     sweep(modes, 2, 4);
     gmlp_context_destroy(ctx);
     ctx = big;
@@ -420,8 +486,8 @@ static void test_build_failure(void)
     ctx = check_context_ex(&o);
     float x[4] = {0};
     cl_mem buf = up(x, 4);
-    const gmlp_gemm g = {.m = 1, .n = 1, .k = 1, .a = {.buf = buf, .ld = 1, .half = 1},
-                         .b = {.buf = buf, .ld = 1, .half = 1}, .c = {.buf = buf, .ld = 1}};
+    const gmlp_gemm g = {.m = 1, .n = 1, .k = 1, .a = {.buf = buf, .ld = 1, .elem = GMLP_ELEM_F16},
+                         .b = {.buf = buf, .ld = 1, .elem = GMLP_ELEM_F16}, .c = {.buf = buf, .ld = 1}};
     gmlp_status st = gmlp_op_gemm(ctx, &g);
     CHECK(st == GMLP_ERR_BUILD && strstr(gmlp_last_error(ctx), "build log"), "forced build failure: %s: %.200s",
           gmlp_status_string(st), gmlp_last_error(ctx));
@@ -477,7 +543,7 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
 
 static void oclgrind_sweep(void)
 {
-    static const int modes[] = {KERNEL, B_HALF, A_HALF};
+    static const int modes[] = {KERNEL, B_HALF, A_HALF, B_BF16};
     const cl_uint cus = ctx->dev.compute_units;
     const cl_device_type type = ctx->dev.type;
     /* large, small, the CPU's direct (and its narrow one), narrow on GPUs
@@ -493,7 +559,7 @@ static void oclgrind_sweep(void)
         for (int t = 0; t < 4; t++) {
             pretend(classes[c].type, classes[c].cus, ctx->dev.vendor_id);
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
-                      modes[(c + (size_t)t) % 3] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
+                      modes[(c + (size_t)t) % 4] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
     pretend(type, cus, ctx->dev.vendor_id);
     /* split-K forced: a shorter last part (NT, half B), parts of 4 (NN, the gate) */
@@ -501,7 +567,7 @@ static void oclgrind_sweep(void)
     test_gemm(19, 21, 37, 0, 1, 1.0f, 1, B_HALF, EPI_COLS_GELU);
     test_gemm(19, 21, 24, 0, 0, 0.0f, 1, KERNEL, EPI_GATE);
     ctx->set.gemm_split = 0;
-    nvidia_sweep(19, 37, 13, modes, 3, 4);
+    nvidia_sweep(19, 37, 13, modes, 4, 4);
 }
 
 /* Split-K forced (ctx->set.gemm_split: GMLP_GEMM_SPLIT's setting) against
@@ -519,7 +585,7 @@ static void split_sweep(void)
         int parts;
     } cases[] = {{37, 45, 301, 4}, {33, 70, 96, 3}, {7, 33, 97, 8}, {130, 17, 33, 2},
                  {5, 9, 13, 16},   {64, 64, 256, 5}, {1, 1, 1, 2}};
-    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
+    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_BF16 | B_HALF};
     int i = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int t = 0; t < 4; t++, i++) {
@@ -613,11 +679,11 @@ int main(int argc, char **argv)
      * large ones whatever the size (no compute unit to keep busy), then the
      * small ones (too many); products of at most 16 rows or columns take the
      * narrow tiles either way */
-    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_HALF | B_HALF};
+    static const int modes[] = {KERNEL, A_HALF, B_HALF, A_BF16 | B_HALF};
     cl_uint cus = ctx->dev.compute_units;
     cl_device_type type = ctx->dev.type;
     char tiles[512];
-    if (gmlp_gemm_describe(ctx, 1, 1, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
+    if (gmlp_gemm_describe(ctx, GMLP_ELEM_F16, GMLP_ELEM_F16, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
         printf("tiles on '%s': %s\n", ctx->dev.name, tiles);
     static const int quick_modes[] = {KERNEL, B_HALF};
     if (type & CL_DEVICE_TYPE_CPU)

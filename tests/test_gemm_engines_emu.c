@@ -58,13 +58,14 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
     }
     if (!fits_groups(kern, (size_t)(g->tn / g->wn) * (size_t)(g->tm / g->wm), what))
         return;
-    operand a = make(m, k, batch, padded, flags & A_HALF, 1.0f, 0);
-    operand b = nn ? make(k, n, batch, padded, flags & B_HALF, 1.0f, 0) : make(n, k, batch, padded, flags & B_HALF, 1.0f, 0);
-    operand c = make(m, n, batch, padded, 0, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
+    const gmlp_elem ea = flags & A_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32, eb = flags & B_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
+    operand a = make(m, k, batch, padded, ea, 1.0f, 0);
+    operand b = nn ? make(k, n, batch, padded, eb, 1.0f, 0) : make(n, k, batch, padded, eb, 1.0f, 0);
+    operand c = make(m, n, batch, padded, GMLP_ELEM_F32, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
     const int gated = epi == EPI_GATE, rows = epi == EPI_ROWS_GELU || gated;
     const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU : GMLP_ACT_IDENTITY;
     const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
-    operand bias = make(1, rows ? m : n, 1, 0, 0, 1.0f, 0), u = make(m, n, batch, padded, 0, 1.0f, 0);
+    operand bias = make(1, rows ? m : n, 1, 0, GMLP_ELEM_F32, 1.0f, 0), u = make(m, n, batch, padded, GMLP_ELEM_F32, 1.0f, 0);
 
     /* the references: operands rounded (and not, for the forgot-to-round check) */
     float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);

@@ -4,7 +4,8 @@
  * fragment indexing, staging (rounding, 16-bit packing, transposes), edges
  * and epilogue are checked here, the instruction itself on the GPU.  For
  * TF32, FP16 and BF16, NT (linear layers) and NN (token mixing) (and A
- * transposed: TN, TT), float and half operands, vector widths 4 and 1 (offsets, padded leading dimensions),
+ * transposed: TN, TT), float, half and bfloat16 operands (BF16's stored bits used as they are), vector widths
+ * 4 and 1 (offsets, padded leading dimensions),
  * batches, k not a multiple of the slice, beta 0 (NaN in C) and 1, each
  * epilogue; against a float64 reference whose operands are rounded as the
  * mode says (core/precision.c), relative to the largest |reference| with no
@@ -21,7 +22,13 @@
 #include "emu_check.h"
 #include "ref/ref.h"
 
-enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16 }; /* NN: B not transposed; TA: A transposed */
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64 }; /* NN: B not transposed; TA: A transposed */
+
+/* operand x's storage (0: A, 1: B) */
+static gmlp_elem elem_of(int flags, int x)
+{
+    return flags & (x ? B_HALF : A_HALF) ? GMLP_ELEM_F16 : flags & (x ? B_BF16 : A_BF16) ? GMLP_ELEM_BF16 : GMLP_ELEM_F32;
+}
 enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_GATE, EPI_GATE_TANH, EPI_COUNT };
 
 typedef struct tiling {
@@ -42,13 +49,13 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     snprintf(defs, sizeof defs,
              "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
              "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
-             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d",
+             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d "
+             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d",
              prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn,
-             t->stages);
+             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0);
     snprintf(what, sizeof what, "mma %s %dx%dx%d s%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
              prec_names[prec], t->tm, t->tn, t->tk, t->stages, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
-             flags & A_HALF ? "half" : "float",
-             flags & B_HALF ? "half" : "float", m, n, k, batch, (double)beta, epi, (double)a_scale);
+             gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), m, n, k, batch, (double)beta, epi, (double)a_scale);
     const gmlp_kernel *kern;
     if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
         CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
@@ -56,15 +63,16 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     }
     if (!fits_groups(kern, (size_t)(t->tn / t->wn) * (size_t)(t->tm / t->wm), what))
         return;
-    operand a = ta ? make(k, m, batch, padded, flags & A_HALF, a_scale, 0) : make(m, k, batch, padded, flags & A_HALF, a_scale, 0);
-    operand b = nn ? make(k, n, batch, padded, flags & B_HALF, 1.0f, 0) : make(n, k, batch, padded, flags & B_HALF, 1.0f, 0);
-    operand c = make(m, n, batch, padded, 0, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
+    const gmlp_elem ea = elem_of(flags, 0), eb = elem_of(flags, 1);
+    operand a = ta ? make(k, m, batch, padded, ea, a_scale, 0) : make(m, k, batch, padded, ea, a_scale, 0);
+    operand b = nn ? make(k, n, batch, padded, eb, 1.0f, 0) : make(n, k, batch, padded, eb, 1.0f, 0);
+    operand c = make(m, n, batch, padded, GMLP_ELEM_F32, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
     const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH, rows = epi == EPI_ROWS_GELU || gated;
     const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU
                     : epi == EPI_GATE_TANH                      ? GMLP_ACT_TANH
                                                                 : GMLP_ACT_IDENTITY;
     const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
-    operand bias = make(1, rows ? m : n, 1, 0, 0, 1.0f, 0), u = make(m, n, batch, padded, 0, 1.0f, 0);
+    operand bias = make(1, rows ? m : n, 1, 0, GMLP_ELEM_F32, 1.0f, 0), u = make(m, n, batch, padded, GMLP_ELEM_F32, 1.0f, 0);
 
     /* the references: operands rounded (and not, for the forgot-to-round check) */
     float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);
@@ -132,6 +140,8 @@ int main(int argc, char **argv)
         static const tiling small_async = {32, 32, 16, 4, 4, 3};
         run(&small_async, GMLP_GEMM_PREC_TF32, B_HALF, 37, 21, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
+        run(&small, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&small_async, GMLP_GEMM_PREC_BF16, NN | A_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
     }
@@ -163,6 +173,12 @@ int main(int argc, char **argv)
     static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0};
     run(&tf32_64_32, GMLP_GEMM_PREC_TF32, B_HALF, 100, 70, 97, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&reg_128x64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 150, 75, 66, 1, 0.0f, EPI_GATE, 1.0f);
+    /* bfloat16 weights, as a BF16 model stores them (the stored bits packed as they are): NT's B, NN's A,
+     * vector widths 4 and 1; and in the other modes, which round their values */
+    run(&half16_64, GMLP_GEMM_PREC_BF16, B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
+    run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&tf32_64, GMLP_GEMM_PREC_TF32, B_BF16 | PADDED, 37, 70, 41, 1, 1.0f, EPI_COLS, 1.0f);
+    run(&half16_64, GMLP_GEMM_PREC_FP16, NN | A_BF16, 70, 66, 50, 1, 0.0f, EPI_GATE, 1.0f);
     /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
      * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
      * edges, half storage (FP16's bits used as they are) */
@@ -173,6 +189,8 @@ int main(int argc, char **argv)
     run(&async16, GMLP_GEMM_PREC_FP16, B_HALF, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
     run(&async16, GMLP_GEMM_PREC_BF16, PADDED | A_HALF | B_HALF, 33, 150, 37, 2, 1.0f, EPI_GATE_TANH, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_BF16, NN, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
+    run(&async16, GMLP_GEMM_PREC_BF16, B_BF16, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
+    run(&async16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 61, 77, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_FP16, TA | NN | PADDED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");

@@ -44,8 +44,8 @@ label() {
     *GMLP_GEMM*)
         echo "$2" | tr ' ' '\n' | grep GMLP_GEMM | sed 's/^-DGMLP_GEMM_//' | {
             while IFS== read -r k v; do eval "$k=$v"; done
-            ta=float; [ "$A_HALF" = 1 ] && ta=half
-            tb=float; [ "$B_HALF" = 1 ] && tb=half
+            ta=float; [ "$A_HALF" = 1 ] && ta=half; [ "${A_BF16:-0}" = 1 ] && ta=bf16
+            tb=float; [ "$B_HALF" = 1 ] && tb=half; [ "${B_BF16:-0}" = 1 ] && tb=bf16
             tr=NN; [ "$TA$TB" = 01 ] && tr=NT; [ "$TA$TB" = 10 ] && tr=TN; [ "$TA$TB" = 11 ] && tr=TT
             echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} $tr v$VW A:$ta B:$tb"
         } ;;
@@ -167,7 +167,8 @@ else
     export PATH="$nvbin:$PATH"
     # lib/ops/gemm_tilings.c's tensor-core tilings, a line per tiling and precision (kernel_programs
     # --mma): each in one of the model's forms, in turn; a default tiling in all four, in its first precision
-    all_forms="1:0:0 1:0:1 0:0:0 0:1:0" # TB:A_HALF:B_HALF: NT, NT with half weights, NN, NN with half weights
+    # TB:A:B, A and B 0 float, 1 half, 2 bfloat16: NT, NT with half weights, NN, NN with half weights
+    all_forms="1:0:0 1:0:1 0:0:0 0:1:0"
     "$programs" --mma >"$tmp/mma" || { fail=$((fail + 1)); echo "FAIL: $programs --mma"; }
     i=0 seen=" "
     while read -r prec tm tn tk wm wn stages default; do
@@ -179,10 +180,13 @@ else
             seen="$seen${tm}x${tn}x${tk}s$stages "
             [ "$default" = 1 ] && forms=$all_forms ;;
         esac
+        # a default's BF16 with bfloat16 weights, as a BF16 model stores them (the bits packed as they are)
+        [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:0:2"
         set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages"
         for form in $forms; do
             tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form##*:}
-            defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$ah -DGMLP_GEMM_B_HALF=$bh -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
+            defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
+            defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
             defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
             defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6"
             name="$(label gemm_mma.cl "$defs") s$6 ${2#HMMA.}"

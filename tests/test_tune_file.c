@@ -37,19 +37,26 @@ int main(int argc, char **argv)
     size_t set = 0;
     for (size_t s = 0; s < GMLP_TUNE_SLOTS; s++)
         set += (size_t)t.set[s];
-    size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1, GMLP_GEMM_FP32);
-    size_t narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, 0, 0, 0, 0, GMLP_GEMM_FP32);
-    size_t half = gmlp_tune_slot(GMLP_GEMM_SMALL, 0, 1, 0, 1, GMLP_GEMM_FP32);
-    size_t bf16 = gmlp_tune_slot(GMLP_GEMM_LARGE, 0, 0, 0, 1, GMLP_GEMM_BF16); /* beside fp32's, its own */
+    size_t large = gmlp_tune_slot(GMLP_GEMM_LARGE, GMLP_ELEM_F32, GMLP_ELEM_F32, 0, 1, GMLP_GEMM_FP32);
+    size_t narrow = gmlp_tune_slot(GMLP_GEMM_NARROW, GMLP_ELEM_F32, GMLP_ELEM_F32, 0, 0, GMLP_GEMM_FP32);
+    size_t half = gmlp_tune_slot(GMLP_GEMM_SMALL, GMLP_ELEM_F32, GMLP_ELEM_F16, 0, 1, GMLP_GEMM_FP32);
+    size_t bf16 = gmlp_tune_slot(GMLP_GEMM_LARGE, GMLP_ELEM_F32, GMLP_ELEM_F32, 0, 1, GMLP_GEMM_BF16); /* beside fp32's, its own */
     CHECK(set == 4 && t.set[large] && t.choice[large].tiling &&
               !strcmp(t.choice[large].tiling->name, "tiled_128x128x2_8x8") && t.set[narrow] &&
               t.choice[narrow].clblast && t.set[half] && t.choice[half].tiling &&
               t.choice[half].tiling == gmlp_gemm_tiling_named("direct_4x64_1x4_v4") && t.set[bf16] &&
               t.choice[bf16].tiling == gmlp_gemm_tiling_named("tiled_64x64x8_4x4"),
           "valid.json's winners: %zu", set);
+    size_t round_trips = 0; /* every slot is one form, named back to the same slot */
+    for (size_t s = 0; s < GMLP_TUNE_SLOTS; s++) {
+        const gmlp_tune_key k = gmlp_tune_slot_key(s);
+        round_trips += gmlp_tune_slot(k.cls, k.a, k.b, k.ta, k.tb, k.precision) == s;
+    }
+    CHECK(round_trips == GMLP_TUNE_SLOTS, "%zu of %d slots round-trip through their keys", round_trips,
+          (int)GMLP_TUNE_SLOTS);
     const struct {
         const char *file, *why;
-    } bad[] = {{"clblast_half.json", "half"},          {"unknown_tiling.json", "tiled_96x64x8_4x4"},
+    } bad[] = {{"clblast_half.json", "16-bit"},         {"unknown_tiling.json", "tiled_96x64x8_4x4"},
                {"slot_twice.json", "two winners"},           {"unnamed_tiling.json", "names no tiling"},
                {"v1_format.json", "gmlp-tune-1, not"},      {"clblast_tf32.json", "another precision"},
                {"unknown_precision.json", "precision"}};

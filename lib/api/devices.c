@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "cl/device.h"
 #include "kernel_abi.h"
+#include "model/model.h"
 #include "ops/ops.h"
 
 #define REPORT_SIZE 8192
@@ -62,16 +63,18 @@ static void add_kernels(report *r, gmlp_context *ctx)
     for (int v = 0; v < 4; v++) {
         char tiles[512];
         add(r, "   gmlp_gemm (%s): ", variants[v]);
-        if (gmlp_gemm_describe(ctx, v & 1, v >> 1, GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
+        if (gmlp_gemm_describe(ctx, v & 1 ? GMLP_ELEM_F16 : GMLP_ELEM_F32, v >> 1 ? GMLP_ELEM_F16 : GMLP_ELEM_F32,
+                               GMLP_GEMM_FP32, tiles, sizeof tiles) == GMLP_OK)
             add(r, "built, %s\n", tiles);
         else
             add_failure(r, ctx->err.msg);
     }
-    /* what runs the linear layers in each precision mode */
+    /* what runs the linear layers in each precision mode, weights stored as a model of that mode stores them */
     add(r, "   precision modes:");
     for (int p = GMLP_GEMM_FP32; p < GMLP_GEMM_PRECISIONS; p++) {
         const char *engine;
-        if (gmlp_gemm_engine(ctx, 0, (gmlp_gemm_precision)p, &engine) != GMLP_OK) {
+        if (gmlp_gemm_engine(ctx, (gmlp_elem)gmlp_weights_stored(GMLP_WEIGHTS_F32, (gmlp_gemm_precision)p),
+                             (gmlp_gemm_precision)p, &engine) != GMLP_OK) {
             add(r, "\n");
             add_failure(r, ctx->err.msg);
             return;

@@ -23,9 +23,9 @@ static gmlp_status load_options(gmlp_context *ctx, const char *fn, const gmlp_lo
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "%s: gmlp_load_options.size is %zu: fill the options with gmlp_load_options_default", fn,
                              opts->size);
-    if (o.weights != GMLP_WEIGHTS_F32 && o.weights != GMLP_WEIGHTS_F16)
-        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "%s: unknown weight type %d (GMLP_WEIGHTS_F32 or _F16)",
-                             fn, (int)o.weights);
+    if (o.weights != GMLP_WEIGHTS_F32 && o.weights != GMLP_WEIGHTS_F16 && o.weights != GMLP_WEIGHTS_BF16)
+        return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "%s: unknown weight type %d (GMLP_WEIGHTS_F32, _F16 or _BF16)", fn, (int)o.weights);
     if (!gmlp_precision_name(o.precision))
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "%s: unknown precision %d (GMLP_PRECISION_AUTO, _FP32, _TF32, _FP16 or _BF16)", fn,

@@ -49,3 +49,42 @@ uint16_t gmlp_float_to_half(float f)
     q += rem > halfway || (rem == halfway && (q & 1));
     return (uint16_t)(sign | q);
 }
+
+float gmlp_bf16_to_float(uint16_t b)
+{
+    const uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t gmlp_float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet, so that it stays one */
+        return (uint16_t)(x >> 16 | 0x40u);
+    return (uint16_t)((x + 0x7fffu + (x >> 16 & 1u)) >> 16);
+}
+
+const char *gmlp_elem_name(gmlp_elem e)
+{
+    static const char *const names[GMLP_ELEMS] = {"float", "half", "bf16"};
+    return (unsigned)e < GMLP_ELEMS ? names[e] : "?";
+}
+
+size_t gmlp_elem_size(gmlp_elem e)
+{
+    return e == GMLP_ELEM_F32 ? sizeof(float) : sizeof(uint16_t);
+}
+
+void gmlp_elem_pack(gmlp_elem e, const float *src, size_t n, void *dst)
+{
+    if (e == GMLP_ELEM_F32) {
+        memcpy(dst, src, n * sizeof *src);
+        return;
+    }
+    uint16_t *d = dst;
+    for (size_t i = 0; i < n; i++)
+        d[i] = e == GMLP_ELEM_F16 ? gmlp_float_to_half(src[i]) : gmlp_float_to_bf16(src[i]);
+}

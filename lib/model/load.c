@@ -260,6 +260,11 @@ gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **
     return GMLP_OK;
 }
 
+gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision)
+{
+    return asked == GMLP_WEIGHTS_F32 && precision == GMLP_GEMM_BF16 ? GMLP_WEIGHTS_BF16 : asked;
+}
+
 static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_hf_config *hf,
                         const gmlp_model_setup *setup)
 {
@@ -267,7 +272,7 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_st_parse(data, size, &f, &ctx->err));
     gmlp_status st = gmlp_config_infer(&f, hf, &m->cfg, &ctx->err);
-    m->cfg.weights = setup->weights;
+    m->cfg.weights = gmlp_weights_stored(setup->weights, setup->precision);
     m->precision = setup->precision;
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &m->cfg, &ctx->err);
@@ -283,7 +288,7 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     gmlp_st_free(&f);
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
-        st = gmlp_gemm_prepare(ctx, setup->weights == GMLP_WEIGHTS_F16, setup->precision);
+        st = gmlp_gemm_prepare(ctx, (gmlp_elem)m->cfg.weights, setup->precision);
     return st;
 }
 

@@ -120,9 +120,15 @@ int gmlp_cfg_count_labels(const char *s);
  * construction and causal mask applied. */
 gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
 
+/* The weight matrices' storage of a model loaded with weights asked in
+ * precision: as asked, except that a BF16 model keeps float weights as
+ * bfloat16, the format every product rounds them to anyway: the same
+ * results with half the memory, and the tensor cores' staging a copy (the
+ * matrices feed only GEMMs: tensors.c's GMLP_SPEC_GEMM). */
+gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision);
 /* A weight as a new device buffer of numel values: a matrix (matrix != 0)
- * as half when the model stores weights as GMLP_WEIGHTS_F16, anything else
- * (biases, LayerNorm parameters) as float.  Adds its bytes to
+ * as the model stores them (cfg.weights: float, half or bfloat16), anything
+ * else (biases, LayerNorm parameters) as float.  Adds its bytes to
  * cfg.weight_bytes.  A matrix value beyond half's range is
  * GMLP_ERR_UNSUPPORTED naming the tensor. */
 gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,

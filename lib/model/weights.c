@@ -1,6 +1,6 @@
-/* Weights on the device: matrices as float or as half (the model's
- * gmlp_load_options), everything else as float, and the GEMM operand that
- * reads a matrix back with the right element type. */
+/* Weights on the device: matrices as float, half or bfloat16 (the model's
+ * cfg.weights), everything else as float, and the GEMM operand that reads a
+ * matrix back with the right element type. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,38 +9,47 @@
 #include "core/half.h"
 #include "model/model.h"
 
-static gmlp_status upload_half(gmlp_model *m, const float *host, size_t numel, const char *name, cl_mem *dst)
+/* numel values as 16-bit elements of e: half refuses a finite value past
+ * its range; bfloat16 has float's. */
+static gmlp_status upload_16(gmlp_model *m, gmlp_elem e, const float *host, size_t numel, const char *name,
+                             cl_mem *dst)
 {
     uint16_t *h = gmlp_malloc(numel ? numel * sizeof *h : sizeof *h);
     if (!h)
-        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to half", name);
-    for (size_t i = 0; i < numel; i++) {
-        h[i] = gmlp_float_to_half(host[i]);
+        return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to %s", name,
+                         gmlp_elem_name(e));
+    gmlp_elem_pack(e, host, numel, h);
+    for (size_t i = 0; e == GMLP_ELEM_F16 && i < numel; i++)
         if ((h[i] & 0x7fff) == 0x7c00 && isfinite(host[i])) {
             free(h);
             return gmlp_fail(&m->ctx->err, GMLP_ERR_UNSUPPORTED,
-                                 "'%s' holds %g, beyond the range of half (65504): load it with GMLP_WEIGHTS_F32",
-                                 name, (double)host[i]);
+                             "'%s' holds %g, beyond the range of half (65504): load it with GMLP_WEIGHTS_F32", name,
+                             (double)host[i]);
         }
-    }
     gmlp_status st = gmlp_buffer_create(m->ctx, numel * sizeof *h, h, name, dst);
     free(h);
     return st;
 }
 
+/* The matrices' element type (gmlp_weight_type's values are gmlp_elem's). */
+static gmlp_elem matrix_elem(const gmlp_model *m)
+{
+    return (gmlp_elem)m->cfg.weights;
+}
+
 gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
                               cl_mem *dst)
 {
-    int half = matrix && m->cfg.weights == GMLP_WEIGHTS_F16;
-    GMLP_TRY(half ? upload_half(m, host, numel, name, dst)
-                  : gmlp_buffer_create(m->ctx, numel * sizeof *host, host, name, dst));
-    m->cfg.weight_bytes += numel * (half ? sizeof(uint16_t) : sizeof *host);
+    const gmlp_elem e = matrix ? matrix_elem(m) : GMLP_ELEM_F32;
+    GMLP_TRY(e != GMLP_ELEM_F32 ? upload_16(m, e, host, numel, name, dst)
+                                : gmlp_buffer_create(m->ctx, numel * sizeof *host, host, name, dst));
+    m->cfg.weight_bytes += numel * gmlp_elem_size(e);
     return GMLP_OK;
 }
 
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
 {
-    return (gmlp_view){.buf = buf, .off = off, .ld = ld, .half = m->cfg.weights == GMLP_WEIGHTS_F16};
+    return (gmlp_view){.buf = buf, .off = off, .ld = ld, .elem = matrix_elem(m)};
 }
 
 gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features)

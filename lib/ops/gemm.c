@@ -13,7 +13,7 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view 
 {
     if (rows == 0 || cols == 0)
         return GMLP_OK;
-    size_t bytes = 0, elem = x.half ? 2 : 4;
+    size_t bytes = 0, elem = gmlp_elem_size(x.elem);
     if (!x.buf || clGetMemObjectInfo(x.buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s is not a valid buffer", name);
     size_t last = x.off + (batch - 1) * x.stride + (rows - 1) * x.ld + cols - 1;
@@ -21,15 +21,18 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view 
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
                          "gemm: %s (%zu x %zu, ld %zu, offset %zu, stride %zu, batch %zu) does not fit its "
                          "%zu-byte buffer of %s",
-                         name, rows, cols, x.ld, x.off, x.stride, batch, bytes, x.half ? "half" : "float");
+                         name, rows, cols, x.ld, x.off, x.stride, batch, bytes, gmlp_elem_name(x.elem));
     return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1;
-    if (g->c.half)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: C must be float, not half");
+    if ((unsigned)g->a.elem >= GMLP_ELEMS || (unsigned)g->b.elem >= GMLP_ELEMS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown element type of A (%d) or B (%d)",
+                         (int)g->a.elem, (int)g->b.elem);
+    if (g->c.elem != GMLP_ELEM_F32)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: C must be float, not %s", gmlp_elem_name(g->c.elem));
     if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: m=%zu n=%zu k=%zu exceeds the kernels' int range",
                          g->m, g->n, g->k);
@@ -45,7 +48,7 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_SILU)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
     if (g->gate.buf) {
-        if (g->gate.half || g->gate.trans)
+        if (g->gate.elem != GMLP_ELEM_F32 || g->gate.trans)
             return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the gate must be float, not transposed");
         GMLP_TRY(check_operand(ctx, "the gate", g->gate, g->m, g->n, batch));
     }

@@ -169,22 +169,24 @@ static float probe_value(size_t i, size_t j, unsigned salt)
     return (float)((int)((i * 7 + j * 13 + salt) % 31) - 15) / 16.0f;
 }
 
-/* rows x cols of probe values, as float or half, into a buffer of p. */
-static gmlp_status probe_operand(gmlp_context *p, size_t rows, size_t cols, int half, unsigned salt, cl_mem *out)
+/* rows x cols of probe values, as elem, into a buffer of p. */
+static gmlp_status probe_operand(gmlp_context *p, size_t rows, size_t cols, gmlp_elem elem, unsigned salt,
+                                 cl_mem *out)
 {
-    const size_t n = rows * cols, elem = half ? sizeof(uint16_t) : sizeof(float);
-    unsigned char *host = gmlp_malloc(n * elem);
-    if (!host)
-        return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) {
-            const float v = probe_value(i, j, salt);
-            if (half)
-                ((uint16_t *)host)[i * cols + j] = gmlp_float_to_half(v);
-            else
-                ((float *)host)[i * cols + j] = v;
-        }
-    gmlp_status st = gmlp_buffer_create(p, n * elem, host, "an engine's self-test", out);
+    const size_t n = rows * cols;
+    float *v = gmlp_malloc(n * sizeof *v);
+    void *host = gmlp_malloc(n * gmlp_elem_size(elem));
+    gmlp_status st = GMLP_OK;
+    if (!v || !host)
+        st = gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    for (size_t i = 0; st == GMLP_OK && i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            v[i * cols + j] = probe_value(i, j, salt);
+    if (st == GMLP_OK) {
+        gmlp_elem_pack(elem, v, n, host);
+        st = gmlp_buffer_create(p, n * gmlp_elem_size(elem), host, "an engine's self-test", out);
+    }
+    free(v);
     free(host);
     return st;
 }
@@ -202,9 +204,9 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
     float *c = gmlp_malloc(m * n * sizeof *c);
     if (!c)
         return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
-    gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.half, 1, &g.a.buf);
+    gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.elem, 1, &g.a.buf);
     if (st == GMLP_OK)
-        st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.half, 2, &g.b.buf);
+        st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.elem, 2, &g.b.buf);
     if (st == GMLP_OK)
         st = gmlp_buffer_create(p, m * n * sizeof *c, NULL, "an engine's self-test", &g.c.buf);
     const char *skipped = NULL;

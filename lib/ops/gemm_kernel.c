@@ -1,6 +1,5 @@
-/* The library's own GEMM (cl_kernels/gemm_tiled.cl, gemm_direct.cl): float
- * or half operands (which CLBlast cannot read on devices without
- * cl_khr_fp16), the epilogue (bias, activation, the SGU gate) fused.
+/* The library's own GEMM (cl_kernels/gemm_tiled.cl, gemm_direct.cl): float,
+ * half or bfloat16 operands (which CLBlast cannot read), the epilogue (bias, activation, the SGU gate) fused.
  * A variant is a tiling's kernel (gemm_tilings.c) compiled for one operand
  * form: operand types, transposes, vector width, precision.  Which variant a
  * product runs is planned once per plan key (its size class and form) and
@@ -15,7 +14,8 @@
 
 /* One variant's form. */
 typedef struct form {
-    bool a_half, b_half, ta, tb;
+    gmlp_elem a_elem, b_elem;
+    bool ta, tb;
     int vw; /* the widest vector load the operands' alignment allows: 1, 2 or 4 */
     gmlp_gemm_precision precision;
 } form;
@@ -52,7 +52,12 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
                      "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d "
                      "-DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
                      "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                     unroll, f->a_half, f->b_half, f->ta, f->tb, vw(f, t), t->tm, t->tn, t->tk, t->wm, t->wn);
+                     unroll, f->a_elem == GMLP_ELEM_F16, f->b_elem == GMLP_ELEM_F16, f->ta, f->tb, vw(f, t), t->tm,
+                     t->tn, t->tk, t->wm, t->wn);
+    if (f->a_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_A_BF16=1");
+    if (f->b_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_B_BF16=1");
     if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
     if (t->stages && n >= 0 && (size_t)n < size)
@@ -66,8 +71,8 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
 
 static gmlp_gemm form_gemm(const form *f)
 {
-    return (gmlp_gemm){.a = {.half = f->a_half, .trans = f->ta},
-                       .b = {.half = f->b_half, .trans = f->tb},
+    return (gmlp_gemm){.a = {.elem = f->a_elem, .trans = f->ta},
+                       .b = {.elem = f->b_elem, .trans = f->tb},
                        .precision = f->precision};
 }
 
@@ -87,7 +92,7 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     char defs[400], label[160];
     defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
     snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
-             vw(f, t), f->a_half ? "half" : "float", f->b_half ? "half" : "float",
+             vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
              gmlp_gemm_precision_name(f->precision));
     const gmlp_gemm g = form_gemm(f);
     *k = NULL;
@@ -180,11 +185,12 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
 static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_gemm_plan **out)
 {
     static const int vw_index[] = {[1] = 0, [2] = 1, [4] = 2};
-    size_t key = (((((((size_t)size * 2 + f->ta) * 2 + f->tb) * 2 + f->a_half) * 2 + f->b_half) * 3 +
+    size_t key = (((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) * 3 +
                    (size_t)vw_index[f->vw]) *
                   GMLP_GEMM_PRECISIONS) +
                  f->precision;
-    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 16 * 3 * GMLP_GEMM_PRECISIONS, "one entry per key");
+    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS,
+                   "one entry per key");
     gmlp_gemm_plan *p = &ctx->ops->plan[key];
     if (!p->kernel)
         GMLP_TRY(choose(ctx, f, size, &p->kernel, &p->tiling, &p->tuned));
@@ -192,19 +198,20 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
-/* The model's products, NT (activations x linear weights) and NN (token
- * mixing: weights x activations, and attention), with 4-aligned operands. */
-static const form model_forms[2][2] = {
-    {{.tb = true, .vw = 4}, {.vw = 4}},                             /* float weights */
-    {{.b_half = true, .tb = true, .vw = 4}, {.a_half = true, .vw = 4}}, /* half weights: B of NT, A of NN */
-};
+/* The model's products with weights stored as w, 4-aligned: NT
+ * (activations x linear weights: the weights are B) or NN (token mixing:
+ * weights x activations, and attention: A). */
+static form model_form(gmlp_elem w, bool nt, gmlp_gemm_precision precision)
+{
+    return nt ? (form){.b_elem = w, .tb = true, .vw = 4, .precision = precision}
+              : (form){.a_elem = w, .vw = 4, .precision = precision};
+}
 
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision)
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision)
 {
     const gmlp_gemm_plan *p;
-    for (size_t i = 0; i < 2; i++) {
-        form fp = model_forms[half_weights != 0][i];
-        fp.precision = precision;
+    for (int nt = 1; nt >= 0; nt--) {
+        const form fp = model_form(weights, nt, precision);
         const form *f = &fp;
         const gmlp_gemm g = form_gemm(f);
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
@@ -214,10 +221,9 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights, gmlp_gemm_pre
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision, const char **engine)
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, const char **engine)
 {
-    form f = model_forms[half_weights != 0][0]; /* the linear layers' */
-    f.precision = precision;
+    const form f = model_form(weights, true, precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
     if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
@@ -253,7 +259,7 @@ static gmlp_status chosen_for(gmlp_context *ctx, const form *f, gmlp_gemm_size s
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_gemm_precision precision, char *buf,
+gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp_gemm_precision precision, char *buf,
                                size_t size)
 {
     static const char *const uses[] = {"", " for large products", " for narrow ones", " for deep ones"};
@@ -262,7 +268,7 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_g
     if (size)
         buf[0] = 0;
     for (int tb = 1; tb >= 0; tb--) { /* NT, then NN */
-        const form f = {.a_half = a_half, .b_half = b_half, .tb = tb, .vw = 4, .precision = precision};
+        const form f = {.a_elem = a, .b_elem = b, .tb = tb, .vw = 4, .precision = precision};
         chosen c[GMLP_GEMM_CLASSES];
         for (int s = GMLP_GEMM_SMALL; s < GMLP_GEMM_CLASSES; s++)
             GMLP_TRY(chosen_for(ctx, &f, (gmlp_gemm_size)s, &c[s]));
@@ -282,7 +288,8 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_g
 size_t gmlp_gemm_variants(char *buf, size_t size)
 {
     /* every default tiling with each pair of transposes on float operands,
-     * the model's half-weight forms (NT with half B, NN with half A), and
+     * the model's half-weight forms (NT with half B, NN with half A), its
+     * BF16 mode's bfloat16-weight forms (default tilings), and
      * the model's float forms rounding to FP16 (the precision modes'
      * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
      * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
@@ -296,12 +303,14 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     static const form forms[] = {
         {.tb = true, .vw = 4},
         {.vw = 4},
-        {.b_half = true, .tb = true, .vw = 4},
-        {.a_half = true, .vw = 4},
+        {.b_elem = GMLP_ELEM_F16, .tb = true, .vw = 4},
+        {.a_elem = GMLP_ELEM_F16, .vw = 4},
         {.ta = true, .vw = 4},
         {.ta = true, .tb = true, .vw = 4},
         {.tb = true, .vw = 4, .precision = GMLP_GEMM_FP16},
         {.vw = 4, .precision = GMLP_GEMM_FP16},
+        {.b_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4, .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_BF16, .vw = 4, .precision = GMLP_GEMM_BF16},
     };
     size_t need = 0, n_all;
     char line[480];
@@ -312,7 +321,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
             continue;
         const bool one_item = t->tm == t->wm && t->tn == t->wn;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 8 : 4); h++) {
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 10 : 4); h++) {
             char defs[400];
             defines(defs, sizeof defs, &forms[h], t, true, false);
             int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
@@ -325,13 +334,12 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     return need;
 }
 
-/* The widest of 4, 2, 1 that divides a float operand's offset, leading
- * dimension and batch stride (vector pointers need that alignment); half
- * operands load through vload_halfN, which needs none. */
+/* The widest of 4, 2, 1 that divides an operand's offset, leading
+ * dimension and batch stride: vector pointers need that alignment (the
+ * tensor cores' staging loads 16-bit operands so too; the portable kernels
+ * take them through vload_halfN or vloadN, which need none). */
 static int vector_width(const gmlp_view *v)
 {
-    if (v->half)
-        return 4;
     size_t bits = v->off | v->ld | v->stride;
     return bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
 }
@@ -354,7 +362,7 @@ int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
-    return (form){.a_half = g->a.half, .b_half = g->b.half, .ta = g->a.trans != 0, .tb = g->b.trans != 0,
+    return (form){.a_elem = g->a.elem, .b_elem = g->b.elem, .ta = g->a.trans != 0, .tb = g->b.trans != 0,
                   .vw = va < vb ? va : vb, .precision = g->precision};
 }
 

@@ -21,29 +21,30 @@
 
 static const char *const class_names[GMLP_GEMM_CLASSES] = {"small", "large", "narrow", "deep"};
 
-size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb, gmlp_gemm_precision precision)
+size_t gmlp_tune_slot(int cls, gmlp_elem a, gmlp_elem b, int ta, int tb, gmlp_gemm_precision precision)
 {
-    return (((((((size_t)precision * GMLP_GEMM_CLASSES + (size_t)cls) * 2 + (a_half != 0)) * 2 + (b_half != 0)) * 2 +
-              (ta != 0)) *
-             2) +
-            (tb != 0));
+    return (((((size_t)precision * GMLP_GEMM_CLASSES + (size_t)cls) * GMLP_ELEMS + a) * GMLP_ELEMS + b) * 2 +
+            (ta != 0)) *
+               2 +
+           (tb != 0);
 }
 
 gmlp_tune_key gmlp_tune_slot_key(size_t slot)
 {
+    const size_t forms = slot / 4;
     return (gmlp_tune_key){.tb = slot & 1,
                            .ta = slot >> 1 & 1,
-                           .b_half = slot >> 2 & 1,
-                           .a_half = slot >> 3 & 1,
-                           .cls = (int)(slot >> 4) % GMLP_GEMM_CLASSES,
-                           .precision = (gmlp_gemm_precision)((slot >> 4) / GMLP_GEMM_CLASSES)};
+                           .b = (gmlp_elem)(forms % GMLP_ELEMS),
+                           .a = (gmlp_elem)(forms / GMLP_ELEMS % GMLP_ELEMS),
+                           .cls = (int)(forms / GMLP_ELEMS / GMLP_ELEMS % GMLP_GEMM_CLASSES),
+                           .precision = (gmlp_gemm_precision)(forms / GMLP_ELEMS / GMLP_ELEMS / GMLP_GEMM_CLASSES)};
 }
 
 void gmlp_tune_slot_name(size_t slot, char *buf, size_t size)
 {
     const gmlp_tune_key k = gmlp_tune_slot_key(slot);
     snprintf(buf, size, "%s %s%s %s x %s%s%s", class_names[k.cls], k.ta ? "T" : "N", k.tb ? "T" : "N",
-             k.a_half ? "half" : "float", k.b_half ? "half" : "float", k.precision == GMLP_GEMM_FP32 ? "" : " ",
+             gmlp_elem_name(k.a), gmlp_elem_name(k.b), k.precision == GMLP_GEMM_FP32 ? "" : " ",
              k.precision == GMLP_GEMM_FP32 ? "" : gmlp_gemm_precision_name(k.precision));
 }
 
@@ -52,7 +53,7 @@ const gmlp_tuned_choice *gmlp_gemm_tuned(const gmlp_context *ctx, int cls, const
     const gmlp_tuned *t = ctx->ops->tuned;
     if (!t || cls < 0 || cls >= GMLP_GEMM_CLASSES)
         return NULL;
-    size_t s = gmlp_tune_slot(cls, g->a.half, g->b.half, g->a.trans, g->b.trans, g->precision);
+    size_t s = gmlp_tune_slot(cls, g->a.elem, g->b.elem, g->a.trans, g->b.trans, g->precision);
     return t->set[s] ? &t->choice[s] : NULL;
 }
 
@@ -78,15 +79,15 @@ static int named(const char *s, const char *const *names, int n)
 /* One "winners" entry into *out; 0 with why set when anything is off. */
 static int parse_winner(const gmlp_devinfo *dev, json_t *w, gmlp_tuned *out, char *why, size_t why_size)
 {
-    static const char *const types[] = {"float", "half"};
+    static const char *const types[GMLP_ELEMS] = {"float", "half", "bf16"}; /* gmlp_elem_name's */
     static const char *const backends[] = {"kernel", "clblast"};
     if (!json_is_object(w)) {
         snprintf(why, why_size, "a winner is %s, not an object", gmlp_json_kind(w));
         return 0;
     }
     int cls = named(json_string_value(json_object_get(w, "class")), class_names, GMLP_GEMM_CLASSES);
-    int ah = named(json_string_value(json_object_get(w, "a")), types, 2);
-    int bh = named(json_string_value(json_object_get(w, "b")), types, 2);
+    int ah = named(json_string_value(json_object_get(w, "a")), types, GMLP_ELEMS);
+    int bh = named(json_string_value(json_object_get(w, "b")), types, GMLP_ELEMS);
     int backend = named(json_string_value(json_object_get(w, "backend")), backends, 2);
     json_t *ta = json_object_get(w, "ta"), *tb = json_object_get(w, "tb"), *prec = json_object_get(w, "precision");
     int p = GMLP_GEMM_FP32; /* files from before the precision modes name none */
@@ -100,14 +101,14 @@ static int parse_winner(const gmlp_devinfo *dev, json_t *w, gmlp_tuned *out, cha
         snprintf(why, why_size, "a winner lacks a valid class, a, b, ta, tb, precision or backend");
         return 0;
     }
-    size_t s = gmlp_tune_slot(cls, ah, bh, json_is_true(ta), json_is_true(tb), (gmlp_gemm_precision)p);
+    size_t s = gmlp_tune_slot(cls, (gmlp_elem)ah, (gmlp_elem)bh, json_is_true(ta), json_is_true(tb), (gmlp_gemm_precision)p);
     if (out->set[s]) {
         snprintf(why, why_size, "two winners for one class and form");
         return 0;
     }
     if (backend == 1) {
         if (ah || bh || p != GMLP_GEMM_FP32) {
-            snprintf(why, why_size, "CLBlast named for half operands or another precision than fp32");
+            snprintf(why, why_size, "CLBlast named for 16-bit operands or another precision than fp32");
             return 0;
         }
         out->choice[s] = (gmlp_tuned_choice){.clblast = 1};
@@ -229,8 +230,8 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
             continue;
         const gmlp_tuned_choice *c = &t->choice[s];
         const gmlp_tune_key k = gmlp_tune_slot_key(s);
-        json_t *w = json_pack("{ss ss ss sb sb ss ss}", "class", class_names[k.cls], "a", k.a_half ? "half" : "float",
-                              "b", k.b_half ? "half" : "float", "ta", k.ta, "tb", k.tb, "precision",
+        json_t *w = json_pack("{ss ss ss sb sb ss ss}", "class", class_names[k.cls], "a", gmlp_elem_name(k.a),
+                              "b", gmlp_elem_name(k.b), "ta", k.ta, "tb", k.tb, "precision",
                               gmlp_gemm_precision_name(k.precision), "backend", c->clblast ? "clblast" : "kernel");
         if (w && !c->clblast)
             json_object_set_new(w, "tiling", json_string(c->tiling->name));
@@ -284,8 +285,8 @@ void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
     s.batch = g->batch ? g->batch : 1;
     for (size_t i = 0; i < r->n; i++) {
         const gmlp_gemm *o = &r->g[i];
-        if (o->m == s.m && o->n == s.n && o->k == s.k && o->batch == s.batch && o->a.half == s.a.half &&
-            o->b.half == s.b.half && !o->a.trans == !s.a.trans && !o->b.trans == !s.b.trans && o->beta == s.beta &&
+        if (o->m == s.m && o->n == s.n && o->k == s.k && o->batch == s.batch && o->a.elem == s.a.elem &&
+            o->b.elem == s.b.elem && !o->a.trans == !s.a.trans && !o->b.trans == !s.b.trans && o->beta == s.beta &&
             o->bias == s.bias && o->bias_rows == s.bias_rows && o->act == s.act && o->gate.buf == s.gate.buf &&
             o->precision == s.precision)
             return;

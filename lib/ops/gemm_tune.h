@@ -6,9 +6,9 @@
 #include "gmlp_diag.h"
 #include "ops/ops.h"
 
-/* One slot per size class, operand form (A half, B half, A transposed, B
- * transposed) and precision. */
-#define GMLP_TUNE_SLOTS (GMLP_GEMM_CLASSES * 16 * GMLP_GEMM_PRECISIONS)
+/* One slot per size class, operand form (A's and B's storage, A transposed,
+ * B transposed) and precision. */
+#define GMLP_TUNE_SLOTS (GMLP_GEMM_CLASSES * GMLP_ELEMS * GMLP_ELEMS * 4 * GMLP_GEMM_PRECISIONS)
 
 struct gmlp_tuned {
     int set[GMLP_TUNE_SLOTS];
@@ -25,10 +25,12 @@ struct gmlp_gemm_record {
 };
 typedef struct gmlp_gemm_record gmlp_gemm_record;
 
-size_t gmlp_tune_slot(int cls, int a_half, int b_half, int ta, int tb, gmlp_gemm_precision precision);
+size_t gmlp_tune_slot(int cls, gmlp_elem a, gmlp_elem b, int ta, int tb, gmlp_gemm_precision precision);
 /* What a slot stands for. */
 typedef struct gmlp_tune_key {
-    int cls, a_half, b_half, ta, tb;
+    int cls;
+    gmlp_elem a, b;
+    int ta, tb;
     gmlp_gemm_precision precision;
 } gmlp_tune_key;
 gmlp_tune_key gmlp_tune_slot_key(size_t slot);
@@ -39,7 +41,7 @@ void gmlp_tune_slot_name(size_t slot, char *buf, size_t size);
 /* A tuning file's text for device dev into *out; 0, with why set and *out
  * empty, when anything in it is off: not JSON, another format, device,
  * driver or library version, an unknown or unfitting tiling, CLBlast for
- * half operands, a slot named twice. */
+ * 16-bit operands, a slot named twice. */
 int gmlp_tune_parse(const gmlp_devinfo *dev, const void *data, size_t size, gmlp_tuned *out, char *why,
                     size_t why_size);
 /* Writes t as the device's tuning file (us: microseconds per slot, for

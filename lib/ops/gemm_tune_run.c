@@ -44,22 +44,22 @@ static float next_value(void)
     return (float)((rng >> 40) & 0xffffff) / (float)0x1000000 - 0.5f;
 }
 
-static gmlp_status filled(gmlp_context *ctx, size_t elems, int half, cl_mem *out, float *keep)
+static gmlp_status filled(gmlp_context *ctx, size_t elems, gmlp_elem elem, cl_mem *out, float *keep)
 {
-    size_t bytes = elems * (half ? 2 : 4);
+    const size_t bytes = elems * gmlp_elem_size(elem);
+    float *v = keep ? keep : gmlp_malloc(elems * sizeof *v);
     void *host = gmlp_malloc(bytes);
-    if (!host)
-        return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
-    for (size_t i = 0; i < elems; i++) {
-        float v = next_value();
-        if (half)
-            ((uint16_t *)host)[i] = gmlp_float_to_half(v);
-        else
-            ((float *)host)[i] = v;
-        if (keep)
-            keep[i] = v;
+    gmlp_status st = GMLP_OK;
+    if (!v || !host) {
+        st = gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
+    } else {
+        for (size_t i = 0; i < elems; i++)
+            v[i] = next_value();
+        gmlp_elem_pack(elem, v, elems, host);
+        st = gmlp_buffer_create(ctx, bytes, host, "a tuning operand", out);
     }
-    gmlp_status st = gmlp_buffer_create(ctx, bytes, host, "a tuning operand", out);
+    if (v != keep)
+        free(v);
     free(host);
     return st;
 }
@@ -96,21 +96,21 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
     gmlp_gemm *g = &s->g;
     size_t ar = g->a.trans ? g->k : g->m, ac = g->a.trans ? g->m : g->k;
     size_t br = g->b.trans ? g->n : g->k, bc = g->b.trans ? g->k : g->n;
-    g->a = (gmlp_view){.ld = ac, .stride = ar * ac, .trans = rec->a.trans, .half = rec->a.half};
-    g->b = (gmlp_view){.ld = bc, .stride = br * bc, .trans = rec->b.trans, .half = rec->b.half};
+    g->a = (gmlp_view){.ld = ac, .stride = ar * ac, .trans = rec->a.trans, .elem = rec->a.elem};
+    g->b = (gmlp_view){.ld = bc, .stride = br * bc, .trans = rec->b.trans, .elem = rec->b.elem};
     g->c = (gmlp_view){.ld = g->n, .stride = g->m * g->n};
     s->c_elems = g->m * g->n * g->batch;
     s->c0 = gmlp_malloc(s->c_elems * sizeof *s->c0);
     s->want = gmlp_malloc(s->c_elems * sizeof *s->want);
     if (!s->c0 || !s->want)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory tuning");
-    GMLP_TRY(filled(ctx, ar * ac * g->batch, g->a.half, &s->a, NULL));
-    GMLP_TRY(filled(ctx, br * bc * g->batch, g->b.half, &s->b, NULL));
-    GMLP_TRY(filled(ctx, s->c_elems, 0, &s->c, s->c0));
+    GMLP_TRY(filled(ctx, ar * ac * g->batch, g->a.elem, &s->a, NULL));
+    GMLP_TRY(filled(ctx, br * bc * g->batch, g->b.elem, &s->b, NULL));
+    GMLP_TRY(filled(ctx, s->c_elems, GMLP_ELEM_F32, &s->c, s->c0));
     if (rec->bias)
-        GMLP_TRY(filled(ctx, g->bias_rows ? g->m : g->n, 0, &s->bias, NULL));
+        GMLP_TRY(filled(ctx, g->bias_rows ? g->m : g->n, GMLP_ELEM_F32, &s->bias, NULL));
     if (rec->gate.buf) {
-        GMLP_TRY(filled(ctx, s->c_elems, 0, &s->gate, NULL));
+        GMLP_TRY(filled(ctx, s->c_elems, GMLP_ELEM_F32, &s->gate, NULL));
         g->gate = (gmlp_view){.buf = s->gate, .ld = g->n, .stride = g->m * g->n};
     }
     g->a.buf = s->a;
@@ -227,7 +227,7 @@ static gmlp_status tune_group(gmlp_context *ctx, size_t slot, shape *shapes, siz
     const gmlp_tiling *tilings = gmlp_gemm_tilings(&n_tilings);
     /* CLBlast, where this build has it, for float operands in fp32 */
     const gmlp_tune_key key = gmlp_tune_slot_key(slot);
-    int floats = !key.a_half && !key.b_half && key.precision == GMLP_GEMM_FP32 &&
+    int floats = key.a == GMLP_ELEM_F32 && key.b == GMLP_ELEM_F32 && key.precision == GMLP_GEMM_FP32 &&
                  gmlp_gemm_backend_find(GMLP_GEMM_CLBLAST);
     size_t count = n_tilings + (size_t)floats, max_c = 0;
     for (size_t i = 0; i < n_shapes; i++)
@@ -297,7 +297,7 @@ gmlp_status gmlp_tune_run(gmlp_context *ctx, const gmlp_gemm_record *rec, gmlp_t
     for (; st == GMLP_OK && made < rec->n; made++) {
         const gmlp_gemm *g = &rec->g[made];
         slots[made] =
-            gmlp_tune_slot(gmlp_gemm_class(ctx, g), g->a.half, g->b.half, g->a.trans, g->b.trans, g->precision);
+            gmlp_tune_slot(gmlp_gemm_class(ctx, g), g->a.elem, g->b.elem, g->a.trans, g->b.trans, g->precision);
         st = shape_make(ctx, g, &shapes[made]);
     }
     int done[GMLP_TUNE_SLOTS] = {0};

@@ -1,13 +1,14 @@
 /* Host wrappers that enqueue one op each on the context's queue.  Each op
  * declares its kernel (a gmlp_kernel_spec: file in cl_kernels/, entry point)
  * next to its wrapper; lib/cl builds and caches it.  Matrices are row-major
- * fp32 in cl_mem buffers (GEMM operands A and B may be half); offsets,
+ * fp32 in cl_mem buffers (GEMM operands A and B may be half or bfloat16); offsets,
  * leading dimensions and strides count elements.  Nothing here waits for the
  * device. */
 #ifndef GMLP_OPS_H
 #define GMLP_OPS_H
 
 #include "cl/context.h"
+#include "core/half.h"
 #include "kernel_abi.h"
 #include "ops/gemm_tilings.h"
 
@@ -140,7 +141,7 @@ typedef struct gmlp_view {
     size_t ld;     /* elements between rows */
     size_t stride; /* elements between the matrices of a batch */
     int trans;     /* used transposed */
-    int half;      /* the buffer holds IEEE half (A and B only) */
+    gmlp_elem elem; /* how the buffer stores the elements: float, or half or bfloat16 (A and B only) */
 } gmlp_view;
 
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
@@ -214,7 +215,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
  * these weight storages may run, so that no later call compiles. */
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, int half_weights, gmlp_gemm_precision precision);
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision);
 /* Writes one line per kernel variant the library may build ("FILE
  * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
  * length the whole text needs. */
@@ -222,13 +223,13 @@ size_t gmlp_gemm_variants(char *buf, size_t size);
 /* What runs a context's products with these operand types, for its report:
  * one line, the linear layers' form (NT) then the token mixing's (NN), each
  * size class's tiling (tuned ones marked) or CLBlast. */
-gmlp_status gmlp_gemm_describe(gmlp_context *ctx, int a_half, int b_half, gmlp_gemm_precision precision, char *buf,
+gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp_gemm_precision precision, char *buf,
                                size_t size);
 
 /* What runs a model's large linear-layer products (weights half or not) in
  * precision p: "CLBlast", or the planned tiling's engine ("portable",
  * "mma.sync m16n8k8"); a static string. */
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, int half_weights, gmlp_gemm_precision p, const char **engine);
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision p, const char **engine);
 
 /* Called when a context closes: lets each backend (CLBlast) release what it
  * cached for it. */

@@ -144,7 +144,7 @@ ARCH_LM = ARCH.index("lm")
 INTERPOLATION = ("bicubic", "bilinear", "nearest", "box", "hamming", "lanczos")
 CROP_MODE = ("center", "squash", "border")
 GATE_ACT = ("identity", "tanh", "sigmoid", "gelu", "silu")
-WEIGHTS = ("f32", "f16")
+WEIGHTS = ("f32", "f16", "bf16")
 
 # Pointers travel as c_void_p (a numpy array's .ctypes.data, an int): the
 # cheapest conversion ctypes has.
