@@ -24,6 +24,11 @@
  * move to the fragment loads, so that no register holds a slice in flight
  * and the loads' latency hides behind S - 1 slices of products, not one.
  *
+ * GMLP_MMA_LDSM=1 (16-bit formats, register staging) loads the fragments
+ * of operands stored along k by ldmatrix (sm_75): one instruction gives a
+ * lane four words, an A fragment or the B fragments of two n-tiles, in place
+ * of four loads of a word each.
+ *
  * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
  * warp's fragments go through local memory by the documented lane layout,
@@ -62,6 +67,15 @@
 #ifndef GMLP_MMA_STAGES
 #define GMLP_MMA_STAGES 0
 #endif
+#ifndef GMLP_MMA_LDSM
+#define GMLP_MMA_LDSM 0
+#endif
+#if GMLP_MMA_LDSM && (PK != 2 || GMLP_MMA_STAGES)
+#error "gemm_mma.cl: GMLP_MMA_LDSM takes the 16-bit formats staged through registers"
+#endif
+/* whether op(A) / op(B) fragments come by ldmatrix: stored along k */
+#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA)
+#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB)
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
@@ -546,18 +560,64 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b)
 }
 #endif
 
+/* ldmatrix .x4 (.b16): lane l gives the row address of matrix l / 8 (8
+ * rows of 16 bytes: four words of 16-bit pairs), and d[i] gets word l % 4
+ * of row l / 4 of matrix i (PTX ISA, "Warp-level matrix load instruction:
+ * ldmatrix").  The emulation passes the rows' word offsets from base
+ * through the warp's scratch, so that a wrong lane-to-row mapping gives
+ * wrong fragments there too; every work-item of the group calls it alike. */
+#if GMLP_MMA_EMULATE
+static inline void gmlp_mma_ldsm4(__local const uint *base, __local const uint *row, uint *d, __local int *rows,
+                                  int lane)
+{
+    rows[lane] = (int)(row - base);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < 4; i++)
+        d[i] = base[rows[8 * i + lane / 4] + lane % 4];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#define GMLP_MMA_LDSM4(base, row, d) gmlp_mma_ldsm4((__local const uint *)(base), row, d, ldsm_rows, lane)
+#else
+static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
+{
+    /* after the slice's barrier, before the next one's stores: the memory clobber keeps it between them */
+    GMLP_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                      : "r"((uint)(size_t)row)
+                      : "memory");
+}
+#define GMLP_MMA_LDSM4(base, row, d) gmlp_mma_ldsm4(row, d)
+#endif
+
 /* One TK-deep slice's products into acc: the warp's fragments (the
  * documented layouts, in words: A (g, tg), (g + 8, tg), (g, tg + 4),
  * (g + 8, tg + 4), B (g, tg), (g, tg + 4)) through WORD_A (row of op(A),
- * word of k) and WORD_B (column of op(B), word of k). */
-#define GMLP_MMA_SLICE(WORD_A, WORD_B)                                                                          \
+ * word of k) and WORD_B (column of op(B), word of k); by ldmatrix
+ * (LDSM_A / LDSM_B) from the slices at la / lb through ROW_A / ROW_B (the
+ * same words' addresses): A's four 8 x 8 matrices are rows 0-7 and 8-15 of
+ * the tile at words kw and kw + 4 (lanes 0-7, 8-15, 16-23, 24-31), B's two
+ * n-tiles' words kw and kw + 4 each. */
+#define GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)                                                            \
     GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                        \
     {                                                                                                           \
         uint fa[MT][4], fb[NTL][2];                                                                             \
-        GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =              \
-            WORD_A(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1));                                    \
-        GMLP_UNROLL for (int j = 0; j < NTL; j++) GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] =             \
-            WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);                                                           \
+        if (LDSM_A) {                                                                                           \
+            GMLP_UNROLL for (int i = 0; i < MT; i++)                                                            \
+                GMLP_MMA_LDSM4(la, ROW_A(wm0 + i * 16 + (lane & 15), kw + (lane >> 4) * 4), fa[i]);             \
+        } else {                                                                                                \
+            GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =          \
+                WORD_A(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1));                                \
+        }                                                                                                       \
+        GMLP_UNROLL for (int j = 0; j < NTL; j++)                                                               \
+        {                                                                                                       \
+            if (LDSM_B && j % 2 == 0 && j + 1 < NTL) {                                                          \
+                uint w[4];                                                                                      \
+                GMLP_MMA_LDSM4(lb, ROW_B(wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, kw + (lane >> 3 & 1) * 4), w); \
+                fb[j][0] = w[0], fb[j][1] = w[1], fb[j + 1][0] = w[2], fb[j + 1][1] = w[3];                     \
+            } else if (!LDSM_B || j % 2 == 0) { /* an odd last n-tile by words */                              \
+                GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);    \
+            }                                                                                                   \
+        }                                                                                                       \
         GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int j = 0; j < NTL; j++)                       \
             GMLP_MMA_DO(acc[i][j], fa[i], fb[j]);                                                               \
     }
@@ -590,6 +650,8 @@ GMLP_UNROLL
 #if GMLP_MMA_EMULATE
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
+    __local int ldsm_all[WARPS * 32]; /* ldmatrix's rows (GMLP_MMA_LDSM) */
+    __local int *ldsm_rows = ldsm_all + warp * 32;
 #endif
 
 #if STAGES
@@ -618,7 +680,9 @@ GMLP_UNROLL
         __local const raw_b_raw *lb = bs + sl % STAGES * raw_b_SIZE;
 #define WORD_A(r, kw) raw_a_word(la, r, kw)
 #define WORD_B(r, kw) raw_b_word(lb, r, kw)
-        GMLP_MMA_SLICE(WORD_A, WORD_B)
+#define NO_ROW(r, kw) ((__local const uint *)la) /* never used: no ldmatrix here */
+        GMLP_MMA_SLICE(WORD_A, WORD_B, NO_ROW, NO_ROW)
+#undef NO_ROW
 #undef WORD_A
 #undef WORD_B
     }
@@ -630,9 +694,13 @@ GMLP_UNROLL
     GMLP_SLICES_BEGIN(uint, stage_a_SIZE, stage_b_SIZE)
 #define WORD_A(r, kw) la[stage_a_WORD(r, kw)]
 #define WORD_B(r, kw) lb[stage_b_WORD(r, kw)]
-        GMLP_MMA_SLICE(WORD_A, WORD_B)
+#define ROW_A(r, kw) (la + stage_a_WORD(r, kw))
+#define ROW_B(r, kw) (lb + stage_b_WORD(r, kw))
+        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
 #undef WORD_A
 #undef WORD_B
+#undef ROW_A
+#undef ROW_B
     GMLP_SLICES_END(stage_a_SIZE, stage_b_SIZE)
 #endif
 

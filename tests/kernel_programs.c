@@ -7,7 +7,7 @@
  *   kernel_programs DIR [FILE...]
  *   kernel_programs --mma   the tensor-core tilings (lib/ops/gemm_tilings.c's
  *                           mma rows), a line per tiling and precision it runs:
- *                           "PRECISION TM TN TK WM WN STAGES DEFAULT" (DEFAULT 1
+ *                           "PRECISION TM TN TK WM WN STAGES LDSM DEFAULT" (DEFAULT 1
  *                           where a default row names the tiling) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static int list_mma(void)
     for (const gmlp_tiling *t = all; t < all + n; t++)
         for (int p = GMLP_GEMM_TF32; t->needs == GMLP_ENGINE_MMA_SYNC && p < GMLP_GEMM_PRECISIONS; p++)
             if (gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
-                printf("%d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages,
+                printf("%d %d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages, t->ldsm,
                        gmlp_gemm_tiling_is_default(t));
     return 0;
 }

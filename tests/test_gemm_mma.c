@@ -7,7 +7,8 @@
  * transposed: TN, TT), float, half and bfloat16 operands (BF16's stored bits used as they are), vector widths
  * 4 and 1 (offsets, padded leading dimensions),
  * batches, k not a multiple of the slice, beta 0 (NaN in C) and 1, each
- * epilogue; against a float64 reference whose operands are rounded as the
+ * epilogue, fragments by ldmatrix (its lane-to-row semantics emulated too);
+ * against a float64 reference whose operands are rounded as the
  * mode says (core/precision.c), relative to the largest |reference| with no
  * floor (FP16's subnormal and saturated operands are checked at their own
  * scale).  A kernel that forgot to round would fail: the BF16 result is
@@ -33,6 +34,7 @@ enum { EPI_NONE, EPI_COLS_GELU, EPI_COLS, EPI_ROWS_GELU, EPI_GATE, EPI_GATE_TANH
 
 typedef struct tiling {
     int tm, tn, tk, wm, wn, stages; /* stages: cp.async slices in flight, 0: staged through registers */
+    int ldsm;                       /* 16-bit fragments of operands stored along k by ldmatrix */
 } tiling;
 
 static const gmlp_kernel_spec mma_spec = {"gemm_mma.cl", "gmlp_gemm_mma"};
@@ -50,11 +52,11 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
              "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
              "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
              "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d "
-             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d",
+             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d -DGMLP_MMA_LDSM=%d",
              prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn,
-             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0);
-    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
-             prec_names[prec], t->tm, t->tn, t->tk, t->stages, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
+             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0, t->ldsm);
+    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
+             prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), m, n, k, batch, (double)beta, epi, (double)a_scale);
     const gmlp_kernel *kern;
     if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
@@ -131,25 +133,29 @@ int main(int argc, char **argv)
     ctx = check_context();
     if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
         /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
-        static const tiling small = {32, 32, 16, 4, 4, 0};
+        static const tiling small = {32, 32, 16, 4, 4, 0, 0};
         for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             run(&small, prec, B_HALF, 37, 21, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
             run(&small, prec, NN | A_HALF | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         }
         /* the cp.async staging: three slices in flight */
-        static const tiling small_async = {32, 32, 16, 4, 4, 3};
+        static const tiling small_async = {32, 32, 16, 4, 4, 3, 0};
         run(&small_async, GMLP_GEMM_PREC_TF32, B_HALF, 37, 21, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&small, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | A_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
+        /* fragments by ldmatrix: the emulation's exchange of rows through local memory, race-free */
+        static const tiling small_ldsm = {32, 32, 16, 4, 4, 0, 1};
+        run(&small_ldsm, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&small_ldsm, GMLP_GEMM_PREC_FP16, NN | A_HALF, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
     }
     /* lib/ops/gemm_tilings.c's: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of
      * double-buffered local memory, NVIDIA allows 48) and 32 (16-bit); 64 x 64 blocks of 4 warps of 32 x 32.
      * Each variant is a program of its own, its build most of the time here: a few forms each. */
-    static const tiling tf32 = {128, 128, 16, 8, 8, 0}, half16 = {128, 128, 32, 8, 8, 0}, tf32_64 = {64, 64, 16, 4, 8, 0},
-                        half16_64 = {64, 64, 32, 4, 8, 0};
+    static const tiling tf32 = {128, 128, 16, 8, 8, 0, 0}, half16 = {128, 128, 32, 8, 8, 0, 0}, tf32_64 = {64, 64, 16, 4, 8, 0, 0},
+                        half16_64 = {64, 64, 32, 4, 8, 0, 0};
     for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
         const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
         run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);          /* NT, the linear layers */
@@ -161,6 +167,16 @@ int main(int argc, char **argv)
             run(t, prec, PADDED | A_HALF | B_HALF, 33, 150, 37, 2, 1.0f, EPI_GATE_TANH, 1.0f);
     }
     run(&tf32, GMLP_GEMM_PREC_TF32, B_HALF, 129, 131, 64, 1, 1.0f, EPI_COLS, 1.0f); /* NT, half weights */
+    /* fragments by ldmatrix (emulated through the warp's scratch: a lane's row, another lane's words): NT
+     * (both operands), NN (A), A transposed (B), three n-tiles a warp (the odd one by words), bfloat16 and
+     * half weights, vector width 1 */
+    static const tiling ldsm64 = {64, 64, 32, 4, 8, 0, 1}, ldsm128 = {128, 128, 16, 8, 8, 0, 1},
+                        ldsm_odd = {32, 48, 32, 4, 3, 0, 1};
+    run(&ldsm64, GMLP_GEMM_PREC_BF16, B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
+    run(&ldsm64, GMLP_GEMM_PREC_FP16, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&ldsm128, GMLP_GEMM_PREC_BF16, PADDED, 133, 140, 45, 1, 1.0f, EPI_GATE_TANH, 1.0f);
+    run(&ldsm128, GMLP_GEMM_PREC_FP16, TA | B_HALF, 70, 66, 50, 1, 0.0f, EPI_COLS, 1.0f);
+    run(&ldsm_odd, GMLP_GEMM_PREC_BF16, A_BF16, 37, 100, 70, 2, 0.0f, EPI_GATE, 1.0f);
     run(&half16, GMLP_GEMM_PREC_FP16, NN, 196, 140, 196, 2, 0.0f, EPI_GATE, 1.0f); /* NN with the SGU's gate */
     run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
     /* FP16's operand range: A's values among half's subnormals, and past 65504 (saturated) */
@@ -170,7 +186,7 @@ int main(int argc, char **argv)
     run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
     run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     /* TF32 in 32-deep slices; 4 warps of 64 x 32 */
-    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0};
+    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0, 0};
     run(&tf32_64_32, GMLP_GEMM_PREC_TF32, B_HALF, 100, 70, 97, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&reg_128x64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 150, 75, 66, 1, 0.0f, EPI_GATE, 1.0f);
     /* bfloat16 weights, as a BF16 model stores them (the stored bits packed as they are): NT's B, NN's A,
@@ -182,8 +198,8 @@ int main(int argc, char **argv)
     /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
      * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
      * edges, half storage (FP16's bits used as they are) */
-    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2}, async_tf32_3 = {128, 128, 8, 8, 8, 3},
-                        async16 = {128, 64, 16, 8, 8, 2}, async16_64 = {64, 64, 16, 4, 8, 3};
+    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2, 0}, async_tf32_3 = {128, 128, 8, 8, 8, 3, 0},
+                        async16 = {128, 64, 16, 8, 8, 2, 0}, async16_64 = {64, 64, 16, 4, 8, 3, 0};
     run(&async_tf32, GMLP_GEMM_PREC_TF32, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&async_tf32_3, GMLP_GEMM_PREC_TF32, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16, GMLP_GEMM_PREC_FP16, B_HALF, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);

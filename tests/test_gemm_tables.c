@@ -25,7 +25,7 @@ static void check_tilings(void)
         if (gmlp_tiling_direct(t))
             snprintf(want, sizeof want, "direct_%dx%d_%dx%d_v%d", t->tm, t->tn, t->wm, t->wn, t->vw);
         else
-            snprintf(want, sizeof want, t->stages ? "%s_%dx%dx%d_%dx%d_s%d" : "%s_%dx%dx%d_%dx%d",
+            snprintf(want, sizeof want, t->stages ? "%s_%dx%dx%d_%dx%d_s%d" : t->ldsm ? "%s_%dx%dx%d_%dx%d_ldsm" : "%s_%dx%dx%d_%dx%d",
                      t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled", t->tm, t->tn, t->tk, t->wm, t->wn, t->stages);
         CHECK(!strcmp(t->name, want), "tiling %s spells %s", t->name, want);
         CHECK(gmlp_gemm_tiling_named(t->name) == t, "%s found by its name, once", t->name);

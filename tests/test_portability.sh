@@ -15,7 +15,8 @@
 # fails for GEMM variants.  The tensor-core GEMM (gemm_mma.cl, which the
 # list leaves out: the library builds it only where the capability ladder
 # passed) compiles for sm_80 and sm_90 in each precision's instruction and the
-# model's forms: no spill, and the instruction's HMMA in the SASS (cuobjdump
+# model's forms: no spill, and the instruction's HMMA (the ldmatrix rows'
+# LDSM too) in the SASS (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
 # fails).  Exits 77 (skip) when neither compiler is installed.
@@ -171,25 +172,26 @@ else
     all_forms="1:0:0 1:0:1 0:0:0 0:1:0"
     "$programs" --mma >"$tmp/mma" || { fail=$((fail + 1)); echo "FAIL: $programs --mma"; }
     i=0 seen=" "
-    while read -r prec tm tn tk wm wn stages default; do
+    while read -r prec tm tn tk wm wn stages ldsm default; do
         case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
         set -- $all_forms
         shift $((i % 4))
         forms=$1 i=$((i + 1))
-        case $seen in *" ${tm}x${tn}x${tk}s$stages "*) ;; *)
-            seen="$seen${tm}x${tn}x${tk}s$stages "
+        case $seen in *" ${tm}x${tn}x${tk}s${stages}l$ldsm "*) ;; *)
+            seen="$seen${tm}x${tn}x${tk}s${stages}l$ldsm "
             [ "$default" = 1 ] && forms=$all_forms ;;
         esac
         # a default's BF16 with bfloat16 weights, as a BF16 model stores them (the bits packed as they are)
         [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:0:2"
-        set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages"
+        set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm"
         for form in $forms; do
             tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form##*:}
             defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
             defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
             defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
-            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6"
-            name="$(label gemm_mma.cl "$defs") s$6 ${2#HMMA.}"
+            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6 -DGMLP_MMA_LDSM=$7"
+            ld=; [ "$7" = 1 ] && ld=" ldmatrix"
+            name="$(label gemm_mma.cl "$defs") s$6$ld ${2#HMMA.}"
             # shellcheck disable=SC2086
             if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
                 -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
@@ -205,12 +207,16 @@ else
                 bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
                     "$tmp/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
                 # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
-                hmma=$(cuobjdump -sass "$tmp/k.cubin" 2>&1 | grep -o 'HMMA[.A-Z0-9]*' | grep -cxF "$2")
-                echo "$name $sm: $regs registers, $smem, $hmma $2${bad:+, $bad}"
+                cuobjdump -sass "$tmp/k.cubin" >"$tmp/k.sass" 2>&1
+                hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$tmp/k.sass" | grep -cxF "$2")
+                ldsm=$(grep -c 'LDSM' "$tmp/k.sass")
+                echo "$name $sm: $regs registers, $smem, $hmma $2${ld:+, $ldsm LDSM}${bad:+, $bad}"
                 if [ -n "$bad" ]; then
                     fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
                 elif [ "$hmma" = 0 ]; then
                     fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
+                elif [ -n "$ld" ] && [ "$ldsm" = 0 ]; then
+                    fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
                 else
                     pass=$((pass + 1))
                 fi

@@ -62,6 +62,8 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
     if (t->stages && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_STAGES=%d", t->stages);
+    if (t->ldsm && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_LDSM=1");
     if (t->defines && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " %s", t->defines);
     if (emulate && t->needs && n >= 0 && (size_t)n < size)

@@ -112,6 +112,13 @@ static const gmlp_tiling tilings[] = {
     /* 4 warps of 64 x 32 */
     {.name = "mma_128x64x16_8x8", MMA_SYNC, .tm = 128, .tn = 64, .tk = 16, .wm = 8, .wn = 8,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
+    /* The 16-bit formats' fragments of operands stored along k (the linear
+     * layers' both, the token mixing's weights) by ldmatrix: a quarter of
+     * the loads from local memory (static: sm_90 SASS, 2026-11-26) */
+    {.name = "mma_64x64x32_4x8_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 32, .wm = 4, .wn = 8, .ldsm = 1, LOW_16BIT},
+    {.name = "mma_64x64x16_4x8_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .ldsm = 1, LOW_16BIT},
+    {.name = "mma_128x128x16_8x8_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8, .ldsm = 1,
+     LOW_16BIT},
     /* The same through cp.async (S slices in flight, rounded as the
      * fragments load): no slice held in registers.  Local memory (48 KiB a
      * group on NVIDIA) bounds S x the slices: TF32 128 x 128 at 16-deep

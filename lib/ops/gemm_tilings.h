@@ -87,6 +87,7 @@ typedef struct gmlp_tiling {
     int subgroup;                   /* the sub-group size it needs; 0: any */
     const char *defines;            /* -D options its kernel needs beside the tiling's; NULL: none */
     int stages;                     /* gemm_mma.cl: slices in flight through cp.async (2 to 4); 0: through registers */
+    int ldsm;                       /* gemm_mma.cl, 16-bit formats through registers: fragments by ldmatrix */
 } gmlp_tiling;
 
 extern const gmlp_kernel_spec gmlp_gemm_tiled, gmlp_gemm_direct, gmlp_gemm_mma, gmlp_gemm_xmx, gmlp_gemm_mfma;

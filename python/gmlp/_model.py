@@ -312,12 +312,13 @@ def load(path: Union[str, os.PathLike], device: Union[str, int, None] = None, we
 
     device: None takes $GMLP_DEVICE, else the first GPU, else the first device; an index in devices()
     order, "gpu", "cpu", or a case-insensitive part of the platform, device or vendor name.
-    weights: "f32", or "f16" to keep the weight matrices as half (half the memory).
+    weights: "f32", or "f16" / "bf16" to keep the weight matrices as half / bfloat16 (half the memory; a
+        "bf16" precision keeps "f32" weights as bfloat16, what its products round them to).
     precision: "fp32", "tf32", "fp16" or "bf16", the format the operands of every matrix product are
     rounded to (products accumulate in fp32), as PyTorch's allow_tf32 and autocast; None takes
     $GMLP_PRECISION, else "fp32".  Model.precision says which is in force and what runs it."""
     if weights not in WEIGHTS:
-        raise argument_error(f"load: weights {weights!r}; expected 'f32' or 'f16'")
+        raise argument_error(f"load: weights {weights!r}; expected 'f32', 'f16' or 'bf16'")
     mode = ctypes.c_int(0)  # GMLP_PRECISION_AUTO
     if precision is not None and (not isinstance(precision, str) or
                                   lib.gmlp_precision_parse(precision.encode(), ctypes.byref(mode)) or not mode.value):

@@ -96,5 +96,6 @@ int main(void)
     ENUM("gate_act", "silu", GMLP_GATE_SILU);
     ENUM("weights", "f32", GMLP_WEIGHTS_F32);
     ENUM("weights", "f16", GMLP_WEIGHTS_F16);
+    ENUM("weights", "bf16", GMLP_WEIGHTS_BF16);
     return 0;
 }
