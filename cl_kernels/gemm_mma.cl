@@ -225,6 +225,22 @@ static inline void gmlp_mma_ldv_bits16(__global const ushort *h, float *d, const
     if (v > 2)
         d[2] = as_float((uint)x.s2), d[3] = as_float((uint)x.s3);
 }
+/* The same of storage holding the instruction's operand bits, along k:
+ * element pairs (k, k + 1) are words as the instruction packs them (the
+ * first in the low half, as memory holds them), loaded whole into d[0],
+ * d[2] with zeros in d[1], d[3], which the stash ORs in as the pairs'
+ * second elements; a single element as its bits. */
+static inline void gmlp_mma_ldw_bits16(__global const ushort *h, float *d, const int v)
+{
+    if (v == 4) {
+        const uint2 w = *(__global const uint2 *)h;
+        d[0] = as_float(w.x), d[1] = 0.0f, d[2] = as_float(w.y), d[3] = 0.0f;
+    } else if (v == 2) {
+        d[0] = as_float(*(__global const uint *)h), d[1] = 0.0f;
+    } else {
+        d[0] = as_float((uint)*h);
+    }
+}
 static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
 {
     gmlp_mma_ldv_bits16((__global const ushort *)p, d, v);
@@ -288,7 +304,10 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                     __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
                     float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
                     if (!checked || (gr < rows && gc + NAME##_V <= cols)) {                                     \
-                        gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                                  \
+                        if (CONTIG_K && gmlp_mma_native_##TYPE)                                                 \
+                            gmlp_mma_ldw_bits16((__global const ushort *)src, d, NAME##_V);                     \
+                        else                                                                                    \
+                            gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                              \
                     } else {                                                                                    \
                         GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                   \
                             gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                   \
