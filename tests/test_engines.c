@@ -212,9 +212,11 @@ static int retiled(char *verdict, const gmlp_tiling *t)
     const int p = atoi(prec + strlen(" -DGMLP_GEMM_PRECISION="));
     if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
         return 0;
-    char stages[40] = "";
+    char stages[60] = ""; /* and the ldmatrix switch, as gemm_kernel.c's defines() writes them */
     if (t->stages)
         snprintf(stages, sizeof stages, " -DGMLP_MMA_STAGES=%d", t->stages);
+    if (t->ldsm)
+        snprintf(stages, sizeof stages, " -DGMLP_MMA_LDSM=1");
     snprintf(out, sizeof out,
              "fail%.*s -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d "
              "-DGMLP_GEMM_PRECISION=%d%s%s\n",

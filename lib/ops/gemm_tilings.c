@@ -188,17 +188,24 @@ static const gmlp_gemm_default defaults[] = {
      * tests pretend with an emulated engine).  The H100's tuning run: 64 x 64
      * tiles of 4 warps, slices staged through registers, for every product
      * but TF32's large NT (128 x 128, 8 warps); deep TF32 products (k >= 256
-     * over few tiles) on the cp.async staging.  Narrow products stay portable. */
+     * over few tiles) on the cp.async staging.  Narrow products stay portable.
+     * The 16-bit formats' winners with their fragments by ldmatrix first:
+     * chosen from their SASS, not yet timed (each falls back to the next
+     * if its capability ladder fails). */
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NT, .precisions = PRECISIONS_16BIT,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x32_4x8_ldsm", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_NT, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_128x128x16_8x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_128x128x16_8x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = PRECISIONS_16BIT,
-     .tilings = {"mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
+     .tilings = {"mma_64x64x32_4x8_ldsm", "mma_64x64x32_4x8", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x32_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_DEEP, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x16_4x8_s3", "mma_64x64x16_4x8"}, .measured = NOTES("mma_64x64x16_4x8_s3")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = PRECISIONS_16BIT,
+     .tilings = {"mma_64x64x16_4x8_ldsm", "mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
+    {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = PRECISIONS_16BIT,
+     .tilings = {"mma_64x64x16_4x8_ldsm", "mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
     {.vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_SMALL, .form = GMLP_FORM_ANY, .precisions = GMLP_GEMM_LOW_PRECISIONS,
      .tilings = {"mma_64x64x16_4x8", "mma_64x64x32_4x8"}, .measured = NOTES("mma_64x64x16_4x8")},
     /* Intel's and AMD's engines for every product but the narrow ones, by
