@@ -20,34 +20,54 @@ static float wg_sum(float v, __local float *red)
     return r;
 }
 
+/* bfloat16 output (a BF16 model's activations that only GEMMs read): the
+ * value rounded to nearest even, as precision.cl's BF16 rounding and the
+ * host's gmlp_float_to_bf16 (NaN made quiet), its upper 16 bits stored. */
+static inline ushort gmlp_ln_bf16(float v)
+{
+    const uint u = as_uint(v);
+    return isnan(v) ? (ushort)(u >> 16 | 0x40u) : (ushort)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+}
+static inline ushort8 gmlp_ln_bf16_8(float8 v)
+{
+    const uint8 u = as_uint8(v);
+    const ushort8 r = convert_ushort8((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+    return select(r, convert_ushort8(u >> 16 | 0x40u), convert_ushort8(isnan(v)));
+}
+#define GMLP_LN_STORE_float(y, c, v) ((y)[c] = (v))
+#define GMLP_LN_STORE_bf16(y, c, v) ((y)[c] = gmlp_ln_bf16(v))
+#define GMLP_LN_STORE8_float(y, c, v) vstore8((v), 0, (y) + (c))
+#define GMLP_LN_STORE8_bf16(y, c, v) vstore8(gmlp_ln_bf16_8(v), 0, (y) + (c))
+
 /* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
  * x rows start at x_off + row * ldx (lets the SGU normalise one half of a
- * wider row in place of a copy). */
-__kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1)))
-void gmlp_layernorm(__global const float *x, ulong x_off, ulong ldx,
-                    __global float *y, ulong y_off, ulong ldy,
-                    __global const float *gamma, __global const float *beta,
-                    int cols, float eps)
-{
-    __local float red[GMLP_WG];
-    const size_t row = get_group_id(0);
-    const int lid = get_local_id(0);
-    __global const float *xr = x + x_off + row * ldx;
-    __global float *yr = y + y_off + row * ldy;
-
-    float s = 0.0f;
-    for (int c = lid; c < cols; c += GMLP_WG)
-        s += xr[c];
-    const float mean = wg_sum(s, red) / (float)cols;
-    float v = 0.0f;
-    for (int c = lid; c < cols; c += GMLP_WG) {
-        float d = xr[c] - mean;
-        v += d * d;
+ * wider row in place of a copy); y of element type T (float, or bf16:
+ * ushort bits), offsets in its elements. */
+#define GMLP_LAYERNORM_DEFINE(NAME, T, OUT)                                                                     \
+    __kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1))) void NAME(                                  \
+        __global const float *x, ulong x_off, ulong ldx, __global T *y, ulong y_off, ulong ldy,                \
+        __global const float *gamma, __global const float *beta, int cols, float eps)                          \
+    {                                                                                                           \
+        __local float red[GMLP_WG];                                                                             \
+        const size_t row = get_group_id(0);                                                                     \
+        const int lid = get_local_id(0);                                                                        \
+        __global const float *xr = x + x_off + row * ldx;                                                       \
+        __global T *yr = y + y_off + row * ldy;                                                                 \
+        float s = 0.0f;                                                                                         \
+        for (int c = lid; c < cols; c += GMLP_WG)                                                               \
+            s += xr[c];                                                                                         \
+        const float mean = wg_sum(s, red) / (float)cols;                                                        \
+        float v = 0.0f;                                                                                         \
+        for (int c = lid; c < cols; c += GMLP_WG) {                                                             \
+            float d = xr[c] - mean;                                                                             \
+            v += d * d;                                                                                         \
+        }                                                                                                       \
+        const float rstd = 1.0f / sqrt(wg_sum(v, red) / (float)cols + eps);                                     \
+        for (int c = lid; c < cols; c += GMLP_WG)                                                               \
+            OUT(yr, c, (xr[c] - mean) * rstd * gamma[c] + beta[c]);                                             \
     }
-    const float rstd = 1.0f / sqrt(wg_sum(v, red) / (float)cols + eps);
-    for (int c = lid; c < cols; c += GMLP_WG)
-        yr[c] = (xr[c] - mean) * rstd * gamma[c] + beta[c];
-}
+GMLP_LAYERNORM_DEFINE(gmlp_layernorm, float, GMLP_LN_STORE_float)
+GMLP_LAYERNORM_DEFINE(gmlp_layernorm_bf16, ushort, GMLP_LN_STORE_bf16)
 
 static float sum8(float8 v)
 {
@@ -59,40 +79,38 @@ static float sum8(float8 v)
  * loop over the work-group's items: 118 us for 196 rows of 256 through the
  * version above) and float8 arithmetic written out.  Same two passes; the
  * row is read three times, from cache after the first. */
-__kernel void gmlp_layernorm_rows(__global const float *x, ulong x_off, ulong ldx,
-                                  __global float *y, ulong y_off, ulong ldy,
-                                  __global const float *gamma, __global const float *beta,
-                                  int cols, float eps, int rows)
-{
-    const size_t row = get_global_id(0);
-    if (row >= (size_t)rows)
-        return;
-    __global const float *xr = x + x_off + row * ldx;
-    __global float *yr = y + y_off + row * ldy;
-    const int vec = cols & ~7;
-
-    float8 s8 = 0.0f;
-    for (int c = 0; c < vec; c += 8)
-        s8 += vload8(0, xr + c);
-    float s = sum8(s8);
-    for (int c = vec; c < cols; c++)
-        s += xr[c];
-    const float mean = s / (float)cols;
-
-    float8 v8 = 0.0f;
-    for (int c = 0; c < vec; c += 8) {
-        float8 d = vload8(0, xr + c) - mean;
-        v8 = mad(d, d, v8);
+#define GMLP_LAYERNORM_ROWS_DEFINE(NAME, T, OUT, OUT8)                                                          \
+    __kernel void NAME(__global const float *x, ulong x_off, ulong ldx, __global T *y, ulong y_off, ulong ldy,  \
+                       __global const float *gamma, __global const float *beta, int cols, float eps, int rows)  \
+    {                                                                                                           \
+        const size_t row = get_global_id(0);                                                                    \
+        if (row >= (size_t)rows)                                                                                \
+            return;                                                                                             \
+        __global const float *xr = x + x_off + row * ldx;                                                       \
+        __global T *yr = y + y_off + row * ldy;                                                                 \
+        const int vec = cols & ~7;                                                                              \
+        float8 s8 = 0.0f;                                                                                       \
+        for (int c = 0; c < vec; c += 8)                                                                        \
+            s8 += vload8(0, xr + c);                                                                            \
+        float s = sum8(s8);                                                                                     \
+        for (int c = vec; c < cols; c++)                                                                        \
+            s += xr[c];                                                                                         \
+        const float mean = s / (float)cols;                                                                     \
+        float8 v8 = 0.0f;                                                                                       \
+        for (int c = 0; c < vec; c += 8) {                                                                      \
+            float8 d = vload8(0, xr + c) - mean;                                                                \
+            v8 = mad(d, d, v8);                                                                                 \
+        }                                                                                                       \
+        float v = sum8(v8);                                                                                     \
+        for (int c = vec; c < cols; c++) {                                                                      \
+            float d = xr[c] - mean;                                                                             \
+            v += d * d;                                                                                         \
+        }                                                                                                       \
+        const float rstd = 1.0f / sqrt(v / (float)cols + eps);                                                  \
+        for (int c = 0; c < vec; c += 8)                                                                        \
+            OUT8(yr, c, mad((vload8(0, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)));     \
+        for (int c = vec; c < cols; c++)                                                                        \
+            OUT(yr, c, (xr[c] - mean) * rstd * gamma[c] + beta[c]);                                             \
     }
-    float v = sum8(v8);
-    for (int c = vec; c < cols; c++) {
-        float d = xr[c] - mean;
-        v += d * d;
-    }
-    const float rstd = 1.0f / sqrt(v / (float)cols + eps);
-
-    for (int c = 0; c < vec; c += 8)
-        vstore8(mad((vload8(0, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)), 0, yr + c);
-    for (int c = vec; c < cols; c++)
-        yr[c] = (xr[c] - mean) * rstd * gamma[c] + beta[c];
-}
+GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows, float, GMLP_LN_STORE_float, GMLP_LN_STORE8_float)
+GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows_bf16, ushort, GMLP_LN_STORE_bf16, GMLP_LN_STORE8_bf16)

@@ -658,11 +658,12 @@ static void test_precision_options(gmlp_context *ctx)
 
 /* After the load nothing compiles: with every kernel made unbuildable,
  * classification at any batch size (each GEMM tiling) still runs. */
-static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weights)
+static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weights, gmlp_precision precision)
 {
     gmlp_load_options o;
     gmlp_load_options_default(&o);
     o.weights = weights;
+    o.precision = precision;
     gmlp_model *m;
     CHECK(gmlp_model_load_ex(ctx, model_path("mixer_rgb"), &o, &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
     gmlp_config cfg;
@@ -699,9 +700,10 @@ int main(int argc, char **argv)
     test_precision_options(ctx);
     gmlp_context_destroy(ctx);
     ctx = check_context(); /* no kernel built yet */
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32);
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16);
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_BF16);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_FP32);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16, GMLP_PRECISION_FP32);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_BF16, GMLP_PRECISION_FP32);
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_BF16); /* bfloat16 weights and LayerNorms */
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

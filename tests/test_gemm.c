@@ -209,46 +209,54 @@ static void sweep(const int *modes, int n_modes, size_t n_sizes)
 static void edge_values(const gmlp_tiling *t);
 
 /* BF16 with the weights stored as bfloat16, as a BF16 model stores them
- * (NT: B; NN: A), against the same product of their values stored as
- * floats, on tiling t (NULL: the host's pick): bit for bit, each form. */
+ * (NT: B; NN: A), and then the activations too (its LayerNorms' outputs),
+ * against the same product of float weights (their values) and float
+ * activations (unrounded: the kernel rounds them), on tiling t (NULL: the
+ * host's pick): bit for bit, each form. */
 static void bf16_storage_exact(const gmlp_tiling *t)
 {
     const size_t m = 37, n = 45, k = 77; /* NT: X (m x k) . W^T (W n x k); NN: W (m x k) . X (k x n) */
-    float *x = rnd(k * n), *w = rnd(k * n), *got[2];
-    uint16_t *wb = malloc(k * n * sizeof *wb);
+    float *x = rnd(k * n), *w = rnd(k * n), *got[3];
+    uint16_t *wb = malloc(k * n * sizeof *wb), *xb = malloc(k * n * sizeof *xb);
     gmlp_elem_pack(GMLP_ELEM_BF16, w, k * n, wb);
+    gmlp_elem_pack(GMLP_ELEM_BF16, x, k * n, xb);
     for (size_t i = 0; i < k * n; i++)
         w[i] = gmlp_bf16_to_float(wb[i]); /* the same values */
-    cl_mem dx = up(x, k * n), dwf = up(w, k * n), dwb = up_bytes(wb, k * n * sizeof *wb), dc = up(x, m * n);
+    cl_mem dx = up(x, k * n), dxb = up_bytes(xb, k * n * sizeof *xb), dwf = up(w, k * n);
+    cl_mem dwb = up_bytes(wb, k * n * sizeof *wb), dc = up(x, m * n);
+    static const char *const what[3] = {"float weights and activations", "bfloat16 weights",
+                                        "bfloat16 weights and activations"};
     for (int nt = 1; nt >= 0; nt--) {
-        for (int stored = 0; stored < 2; stored++) {
+        for (int stored = 0; stored < 3; stored++) {
             const gmlp_view wv = {.buf = stored ? dwb : dwf, .ld = k, .trans = nt,
                                   .elem = stored ? GMLP_ELEM_BF16 : GMLP_ELEM_F32};
-            const gmlp_gemm g = {.m = m, .n = n, .k = k, .a = nt ? (gmlp_view){.buf = dx, .ld = k} : wv,
-                                 .b = nt ? wv : (gmlp_view){.buf = dx, .ld = n}, .c = {.buf = dc, .ld = n},
-                                 .precision = GMLP_GEMM_BF16, .act = GMLP_ACT_GELU};
+            const gmlp_view xv = {.buf = stored == 2 ? dxb : dx, .ld = nt ? k : n,
+                                  .elem = stored == 2 ? GMLP_ELEM_BF16 : GMLP_ELEM_F32};
+            const gmlp_gemm g = {.m = m, .n = n, .k = k, .a = nt ? xv : wv, .b = nt ? wv : xv,
+                                 .c = {.buf = dc, .ld = n}, .precision = GMLP_GEMM_BF16, .act = GMLP_ACT_GELU};
             const char *skipped = NULL;
             gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, &g, t, &skipped) : gmlp_op_gemm_kernel(ctx, &g);
-            CHECK(st == GMLP_OK, "bf16 storage %s %s: %s", nt ? "NT" : "NN", t ? t->name : "pick", gmlp_last_error(ctx));
-            got[stored] = malloc(m * n * sizeof *got[stored]);
-            if (skipped) { /* too big for this device: both alike */
-                memset(got[stored], 0, m * n * sizeof *got[stored]);
-                continue;
-            }
-            down(dc, got[stored], m * n);
+            CHECK(st == GMLP_OK, "BF16 %s, %s, on %s: %s", nt ? "NT" : "NN", what[stored], t ? t->name : "the pick",
+                  gmlp_last_error(ctx));
+            got[stored] = calloc(m * n, sizeof *got[stored]);
+            if (!skipped) /* else too big for this device: all alike */
+                down(dc, got[stored], m * n);
         }
-        size_t differ = 0;
-        for (size_t i = 0; i < m * n; i++)
-            differ += memcmp(&got[0][i], &got[1][i], sizeof(float)) != 0;
-        CHECK(differ == 0, "BF16 %s on %s: %zu of %zu outputs differ between bfloat16 and float weights",
-              nt ? "NT" : "NN", t ? t->name : "the host's pick", differ, m * n);
-        free(got[0]), free(got[1]);
+        for (int stored = 1; stored < 3; stored++) {
+            size_t differ = 0;
+            for (size_t i = 0; i < m * n; i++)
+                differ += memcmp(&got[0][i], &got[stored][i], sizeof(float)) != 0;
+            CHECK(differ == 0, "BF16 %s on %s: %zu of %zu outputs differ between %s and %s", nt ? "NT" : "NN",
+                  t ? t->name : "the host's pick", differ, m * n, what[stored], what[0]);
+        }
+        free(got[0]), free(got[1]), free(got[2]);
     }
     gmlp_buffer_release(ctx, &dx);
+    gmlp_buffer_release(ctx, &dxb);
     gmlp_buffer_release(ctx, &dwf);
     gmlp_buffer_release(ctx, &dwb);
     gmlp_buffer_release(ctx, &dc);
-    free(x), free(w), free(wb);
+    free(x), free(w), free(wb), free(xb);
 }
 
 static void precision_sweep(int quick)

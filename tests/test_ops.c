@@ -56,6 +56,32 @@ static void describe(const op_case *c, char *buf, size_t size)
     } while (0)
 #define IN_PLACE(reps, buf) ((reps) > 0 ? (gmlp_buffer_release(ctx, &(buf)), 0) : 1)
 
+/* LayerNorm of x into bfloat16 equals float_out (the float kernel's result
+ * on the same device) rounded to bfloat16, bit for bit. */
+static void layernorm_bf16(gmlp_rows x, cl_mem float_out, cl_mem g, cl_mem b, const params *p, float eps)
+{
+    const size_t ny = (size_t)p->rows * p->cols;
+    float *f = malloc(ny * sizeof *f);
+    uint16_t *got = malloc(ny * sizeof *got);
+    down(float_out, f, ny);
+    cl_mem dy = up_bytes(NULL, ny * sizeof *got);
+    const gmlp_rows to = {.buf = dy, .ld = (size_t)p->cols, .elem = GMLP_ELEM_BF16};
+    CHECK(gmlp_op_layernorm(ctx, x, to, g, b, p->rows, p->cols, eps) == GMLP_OK, "layernorm to bf16: %s",
+          gmlp_last_error(ctx));
+    CHECK(clEnqueueReadBuffer(ctx->queue, dy, CL_TRUE, 0, ny * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
+          "read bf16");
+    size_t differ = 0;
+    for (size_t i = 0; i < ny; i++)
+        differ += got[i] != gmlp_float_to_bf16(f[i]);
+    CHECK(differ == 0, "layernorm %dx%d to bf16 (%s): %zu of %zu differ from the float result rounded", p->rows,
+          p->cols, ctx->dev.type & CL_DEVICE_TYPE_CPU ? "a row a work-item" : "a row a group", differ, ny);
+    CHECK(gmlp_op_layernorm(ctx, (gmlp_rows){.buf = x.buf, .ld = x.ld, .elem = GMLP_ELEM_F16}, to, g, b, p->rows,
+                            p->cols, eps) == GMLP_ERR_INVALID_ARGUMENT,
+          "layernorm of half refused");
+    gmlp_buffer_release(ctx, &dy);
+    free(f), free(got);
+}
+
 static void run_layernorm(const params *p, int reps)
 {
     /* split: normalise the second half of rows 2*cols wide, as the SGU does */
@@ -67,8 +93,10 @@ static void run_layernorm(const params *p, int reps)
         x[i] = x[i] * 3.0f + 5.0f; /* a large mean tests the two-pass variance */
     ref_layernorm(x, off, ld, want, 0, p->cols, g, b, p->rows, p->cols, eps);
     cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, p->cols), db = up(b, p->cols);
-    gmlp_rows from = {dx, (size_t)off, (size_t)ld}, to = {dy, 0, (size_t)p->cols};
+    gmlp_rows from = {.buf = dx, .off = (size_t)off, .ld = (size_t)ld}, to = {.buf = dy, .ld = (size_t)p->cols};
     RUN(reps, gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps));
+    if (!reps) /* bfloat16 out (a BF16 model's, for GEMMs): the float result rounded, bit for bit */
+        layernorm_bf16(from, dy, dg, db, p, eps);
     expect("layernorm", dy, want, ny, 2e-6);
     /* on a CPU (a work-item per row), also the GPUs' work-group-per-row kernel */
     const cl_device_type type = ctx->dev.type;
@@ -77,6 +105,7 @@ static void run_layernorm(const params *p, int reps)
         to.buf = up(NULL, ny); /* expect released the first */
         CHECK(gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps) == GMLP_OK, "layernorm as on a GPU: %s",
               gmlp_last_error(ctx));
+        layernorm_bf16(from, to.buf, dg, db, p, eps);
         expect("layernorm as on a GPU", to.buf, want, ny, 2e-6);
         ctx->dev.type = type;
     }
@@ -96,7 +125,8 @@ static void run_affine(const params *p, int reps)
     memcpy(want, y, n * sizeof *want);
     ref_affine(x + off, ld, want + off, ld, a, b, p->rows, p->cols);
     cl_mem dx = up(x, n), dy = up(y, n), da = up(a, p->cols), db = up(b, p->cols);
-    RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){dx, off, ld}, (gmlp_rows){dy, off, ld}, da, db, p->rows, p->cols));
+    RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld}, (gmlp_rows){.buf = dy, .off = off, .ld = ld}, da, db,
+                                    p->rows, p->cols));
     expect("affine", dy, want, n, 1e-6);
     gmlp_buffer_release(ctx, &dx);
     gmlp_buffer_release(ctx, &da);

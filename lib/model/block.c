@@ -36,15 +36,16 @@ static gmlp_status to_cache(const gmlp_pass *p, cl_mem src, size_t src_off, size
     return gmlp_op_copy_rows(p->m->ctx, from, to, width, p->n, p->seqs);
 }
 
-/* ao = softmax(q k^T / sqrt(a), causal) v over the visible positions. */
-static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
+/* ao = softmax(q k^T / sqrt(a), causal) v over the visible positions; in
+ * holds elements of type e. */
+static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in, gmlp_elem e)
 {
     gmlp_model *m = p->m;
     gmlp_context *ctx = m->ctx;
     const gmlp_workspace *w = &m->ws;
     const size_t a = p->a, d = p->d, n = p->n, L = p->len, S = p->N, B = p->seqs;
     /* qkv (rows x 3a) = in . W_qkv^T */
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d},
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = {.buf = in, .ld = d, .elem = e},
                                             .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, d),
                                             .c = {.buf = w->qkv, .ld = 3 * a}}));
     /* per sequence: keys (L x a, used transposed) and values (L x a) */
@@ -66,12 +67,12 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in)
                                           .c = {.buf = w->ao, .ld = a, .stride = n * a}});
 }
 
-/* The channel MLP's two halves, shared by both blocks:
- * z (rows x h) = GELU(in . W_1^T + b_1) */
-static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in)
+/* The channel MLP's two halves, shared by the blocks:
+ * z (rows x h) = GELU(in . W_1^T + b_1), in of elements e */
+static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in, gmlp_elem e)
 {
     const size_t d = p->d, h = p->h;
-    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d},
+    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d, .elem = e},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
                                                 .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b,
                                                 .act = GMLP_ACT_GELU});
@@ -96,7 +97,9 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     const gmlp_workspace *w = &m->ws;
     const size_t d = p->d, h = p->h, g = h / 2, a = p->a, dh = g / p->heads;
     const size_t n = p->n, L = p->len, S = p->N, B = p->seqs, rows = p->rows;
-    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    /* LN(x) feeds only GEMMs (fc1, the tiny attention's qkv) unless tokens shift */
+    const gmlp_elem ye = c->shift_tokens ? GMLP_ELEM_F32 : gmlp_gemm_input_elem(m);
+    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d, .elem = ye};
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, rows, d, c->norm_eps));
     cl_mem in = w->y;
     if (c->shift_tokens) {
@@ -113,13 +116,14 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
         in = w->ys;
     }
     if (a)
-        GMLP_TRY(attention(p, l, in));
+        GMLP_TRY(attention(p, l, in, ye));
     /* z = [u | v] (rows x h) = GELU(in . W_in^T + b_in) */
-    GMLP_TRY(fc1(p, wt, in));
-    /* LN(v) (rows x g) into y, which fc1 has consumed */
-    const gmlp_rows v = {w->z, g, h}, lnv = {w->y, 0, g};
+    GMLP_TRY(fc1(p, wt, in, ye));
+    /* LN(v) (rows x g) into y, which fc1 has consumed; only the spatial matmuls read it, but for the cache */
+    const gmlp_elem ve = p->cache ? GMLP_ELEM_F32 : gmlp_gemm_input_elem(m);
+    const gmlp_rows v = {.buf = w->z, .off = g, .ld = h}, lnv = {.buf = w->y, .ld = g, .elem = ve};
     GMLP_TRY(gmlp_op_layernorm(ctx, v, lnv, wt->sgu_norm_w, wt->sgu_norm_b, rows, g, c->sgu_eps));
-    gmlp_view gate = {.buf = w->y, .ld = g, .stride = n * g};
+    gmlp_view gate = {.buf = w->y, .ld = g, .stride = n * g, .elem = ve};
     if (p->cache) {
         GMLP_TRY(to_cache(p, w->y, 0, g, g, p->cache->gate[l]));
         gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g};
@@ -158,13 +162,14 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const size_t N = p->N, d = p->d, t = p->t, B = p->seqs;
     const int glu = gmlp_arch_of(c)->halves;
     const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
-    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    const gmlp_elem ye = gmlp_gemm_input_elem(m); /* both LayerNorms feed only GEMMs */
+    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d, .elem = ye};
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d, c->norm_eps));
     /* per image, no transposes copied: z (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
      * Mlp:    z = GELU(z)
      * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half computed first */
-    const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
+    const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = ys, .c = x1, .bias = wt->tok1_b, .bias_rows = 1,
                                             .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
@@ -183,12 +188,12 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d, c->norm_eps));
     /* the channel MLP */
     if (!glu) {
-        GMLP_TRY(fc1(p, wt, w->y));
+        GMLP_TRY(fc1(p, wt, w->y, ye));
         return fc2(p, wt, 0, h);
     }
     /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
-    const gmlp_view y_rows = {.buf = w->y, .ld = d}, u = {.buf = w->z, .ld = h};
+    const gmlp_view y_rows = {.buf = w->y, .ld = d, .elem = ye}, u = {.buf = w->z, .ld = h};
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
                                             .bias = wt->fc1_b}));
     w1.off = g * d;
@@ -209,7 +214,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
     const size_t N = p->N, d = p->d, B = p->seqs;
-    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d};
     const gmlp_view xs = {.buf = w->x, .ld = d, .stride = N * d};
     gmlp_context *ctx = m->ctx;
     /* y = ls1 * Aff1(x) */
@@ -222,6 +227,6 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
-    GMLP_TRY(fc1(p, wt, w->y));
+    GMLP_TRY(fc1(p, wt, w->y, GMLP_ELEM_F32)); /* the affine's output: float */
     return fc2(p, wt, 0, p->h);
 }

@@ -25,7 +25,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = b * N;
     const size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
-    const gmlp_rows x = {w->x, 0, d}, y = {w->y, 0, d};
+    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d};
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
     GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = {.buf = w->z, .ld = k},

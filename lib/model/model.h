@@ -126,6 +126,11 @@ gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
  * results with half the memory, and the tensor cores' staging a copy (the
  * matrices feed only GEMMs: tensors.c's GMLP_SPEC_GEMM). */
 gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision);
+/* How the model stores activations that only GEMMs read (the LayerNorms
+ * before fc1 and the spatial matmul, the Mixer's): a BF16 model as
+ * bfloat16, the rounding every product does to its operands done once by
+ * their producer (the same results, half the traffic); float otherwise. */
+gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m);
 /* A weight as a new device buffer of numel values: a matrix (matrix != 0)
  * as the model stores them (cfg.weights: float, half or bfloat16), anything
  * else (biases, LayerNorm parameters) as float.  Adds its bytes to

@@ -47,6 +47,11 @@ gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, in
     return GMLP_OK;
 }
 
+gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m)
+{
+    return m->precision == GMLP_GEMM_BF16 ? GMLP_ELEM_BF16 : GMLP_ELEM_F32;
+}
+
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
 {
     return (gmlp_view){.buf = buf, .off = off, .ld = ld, .elem = matrix_elem(m)};

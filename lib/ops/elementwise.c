@@ -26,16 +26,22 @@ static gmlp_status launch_bound(gmlp_status bound, gmlp_context *ctx, const gmlp
 #define LAUNCH(ctx, k, dims, global, local, ...)                                                                  \
     launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local)
 
-static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
-static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_rows"};
+/* by y's element type: float, bfloat16 */
+static const gmlp_kernel_spec layernorm[2] = {{"layernorm.cl", "gmlp_layernorm"}, {"layernorm.cl", "gmlp_layernorm_bf16"}};
+static const gmlp_kernel_spec layernorm_rows[2] = {{"layernorm.cl", "gmlp_layernorm_rows"},
+                                                   {"layernorm.cl", "gmlp_layernorm_rows_bf16"}};
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
+    if (x.elem != GMLP_ELEM_F32 || (y.elem != GMLP_ELEM_F32 && y.elem != GMLP_ELEM_BF16))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "layernorm: %s in, %s out (float in; float or bf16 out)",
+                         gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
+    const int bf16 = y.elem == GMLP_ELEM_BF16;
     if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
         size_t global[1] = {(size_t)rows};
         const gmlp_kernel *k;
-        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows, NULL, NULL, &k));
+        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows[bf16], NULL, NULL, &k));
         return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
             ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
             ARG_INT(rows));
@@ -43,7 +49,7 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
     const size_t wg = (size_t)ctx->ops->reduce_wg;
     size_t global[1] = {(size_t)rows * wg}, local[1] = {wg};
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm, NULL, NULL, &k));
+    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm[bf16], NULL, NULL, &k));
     return LAUNCH(ctx, k, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }

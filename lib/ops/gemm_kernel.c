@@ -200,32 +200,34 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
-/* The model's products with weights stored as w, 4-aligned: NT
- * (activations x linear weights: the weights are B) or NN (token mixing:
- * weights x activations, and attention: A). */
-static form model_form(gmlp_elem w, bool nt, gmlp_gemm_precision precision)
+/* The model's products with weights stored as w and activations as x,
+ * 4-aligned: NT (activations x linear weights: the weights are B) or NN
+ * (token mixing: weights x activations, and attention: A). */
+static form model_form(gmlp_elem w, gmlp_elem x, bool nt, gmlp_gemm_precision precision)
 {
-    return nt ? (form){.b_elem = w, .tb = true, .vw = 4, .precision = precision}
-              : (form){.a_elem = w, .vw = 4, .precision = precision};
+    return nt ? (form){.a_elem = x, .b_elem = w, .tb = true, .vw = 4, .precision = precision}
+              : (form){.a_elem = w, .b_elem = x, .vw = 4, .precision = precision};
 }
 
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision)
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision)
 {
     const gmlp_gemm_plan *p;
-    for (int nt = 1; nt >= 0; nt--) {
-        const form fp = model_form(weights, nt, precision);
-        const form *f = &fp;
-        const gmlp_gemm g = form_gemm(f);
-        for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
-            if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
-                GMLP_TRY(planned(ctx, f, (gmlp_gemm_size)size, &p));
-    }
+    const gmlp_elem acts[2] = {GMLP_ELEM_F32, inputs}; /* float, and as only GEMMs read them */
+    for (int nt = 1; nt >= 0; nt--)
+        for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 2); x++) {
+            const form fp = model_form(weights, acts[x], nt, precision);
+            const form *f = &fp;
+            const gmlp_gemm g = form_gemm(f);
+            for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
+                if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
+                    GMLP_TRY(planned(ctx, f, (gmlp_gemm_size)size, &p));
+        }
     return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, const char **engine)
 {
-    const form f = model_form(weights, true, precision); /* the linear layers' */
+    const form f = model_form(weights, GMLP_ELEM_F32, true, precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
     if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
@@ -291,7 +293,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
 {
     /* every default tiling with each pair of transposes on float operands,
      * the model's half-weight forms (NT with half B, NN with half A), its
-     * BF16 mode's bfloat16-weight forms (default tilings), and
+     * BF16 mode's forms of bfloat16 weights and activations (default
+     * tilings), and
      * the model's float forms rounding to FP16 (the precision modes'
      * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
      * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
@@ -311,8 +314,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         {.ta = true, .tb = true, .vw = 4},
         {.tb = true, .vw = 4, .precision = GMLP_GEMM_FP16},
         {.vw = 4, .precision = GMLP_GEMM_FP16},
-        {.b_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4, .precision = GMLP_GEMM_BF16},
-        {.a_elem = GMLP_ELEM_BF16, .vw = 4, .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4, .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .vw = 4, .precision = GMLP_GEMM_BF16},
     };
     size_t need = 0, n_all;
     char line[480];

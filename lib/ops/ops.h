@@ -14,13 +14,15 @@
 
 /* ---- element-wise and reduction ops (ops/elementwise.c) ---- */
 
-/* A matrix of rows, ld elements apart, from element off. */
+/* A matrix of rows, ld elements apart, from element off; float unless an op
+ * says it takes elem (a BF16 model's activations that only GEMMs read). */
 typedef struct gmlp_rows {
     cl_mem buf;
     size_t off, ld;
+    gmlp_elem elem;
 } gmlp_rows;
 
-/* y rows = LayerNorm(x rows) over cols values. */
+/* y rows = LayerNorm(x rows) over cols values; y float or bfloat16. */
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps);
 
@@ -214,8 +216,9 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
 gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
- * these weight storages may run, so that no later call compiles. */
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision);
+ * these storages of weights and of the activations only GEMMs read (inputs;
+ * float ones too) may run, so that no later call compiles. */
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision);
 /* Writes one line per kernel variant the library may build ("FILE
  * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
  * length the whole text needs. */
