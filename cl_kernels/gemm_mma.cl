@@ -24,10 +24,11 @@
  * move to the fragment loads, so that no register holds a slice in flight
  * and the loads' latency hides behind S - 1 slices of products, not one.
  *
- * GMLP_MMA_LDSM=1 (16-bit formats, register staging) loads the fragments
- * of operands stored along k by ldmatrix (sm_75): one instruction gives a
- * lane four words, an A fragment or the B fragments of two n-tiles, in place
- * of four loads of a word each.
+ * GMLP_MMA_LDSM=1 (16-bit formats) loads the fragments of operands stored
+ * along k by ldmatrix (sm_75): one instruction gives a lane four words, an A
+ * fragment or the B fragments of two n-tiles, in place of four loads of a
+ * word each.  With cp.async, of operands stored as the instruction's bits
+ * (bfloat16 in BF16): slices copied, fragments loaded, nothing computed.
  *
  * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
@@ -70,12 +71,17 @@
 #ifndef GMLP_MMA_LDSM
 #define GMLP_MMA_LDSM 0
 #endif
-#if GMLP_MMA_LDSM && (PK != 2 || GMLP_MMA_STAGES)
-#error "gemm_mma.cl: GMLP_MMA_LDSM takes the 16-bit formats staged through registers"
+#if GMLP_MMA_LDSM && PK != 2
+#error "gemm_mma.cl: GMLP_MMA_LDSM takes the 16-bit formats"
 #endif
-/* whether op(A) / op(B) fragments come by ldmatrix: stored along k */
-#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA)
-#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB)
+/* whether op(A) / op(B) fragments come by ldmatrix: stored along k, in the
+ * instruction's bits (the register staging packs them so; cp.async's
+ * slices hold them as stored, so there only storage of those bits:
+ * gmlp_mma_native_TYPE, below) */
+#define GMLP_MMA_NATIVE_OF(T) GMLP_MMA_NATIVE_OF_(T)
+#define GMLP_MMA_NATIVE_OF_(T) gmlp_mma_native_##T
+#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(A_TYPE)))
+#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(B_TYPE)))
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
@@ -699,9 +705,12 @@ GMLP_UNROLL
         __local const raw_b_raw *lb = bs + sl % STAGES * raw_b_SIZE;
 #define WORD_A(r, kw) raw_a_word(la, r, kw)
 #define WORD_B(r, kw) raw_b_word(lb, r, kw)
-#define NO_ROW(r, kw) ((__local const uint *)la) /* never used: no ldmatrix here */
-        GMLP_MMA_SLICE(WORD_A, WORD_B, NO_ROW, NO_ROW)
-#undef NO_ROW
+/* element pairs from element 2 kw of row r: 16-byte rows (TK + 8 elements apart, 16-byte aligned) */
+#define ROW_A(r, kw) ((__local const uint *)(la + raw_a_IDX(r, 2 * (kw))))
+#define ROW_B(r, kw) ((__local const uint *)(lb + raw_b_IDX(r, 2 * (kw))))
+        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
+#undef ROW_A
+#undef ROW_B
 #undef WORD_A
 #undef WORD_B
     }

@@ -24,9 +24,13 @@ static void check_tilings(void)
         char want[64];
         if (gmlp_tiling_direct(t))
             snprintf(want, sizeof want, "direct_%dx%d_%dx%d_v%d", t->tm, t->tn, t->wm, t->wn, t->vw);
-        else
-            snprintf(want, sizeof want, t->stages ? "%s_%dx%dx%d_%dx%d_s%d" : t->ldsm ? "%s_%dx%dx%d_%dx%d_ldsm" : "%s_%dx%dx%d_%dx%d",
-                     t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled", t->tm, t->tn, t->tk, t->wm, t->wn, t->stages);
+        else {
+            char stages[16] = "";
+            if (t->stages)
+                snprintf(stages, sizeof stages, "_s%d", t->stages);
+            snprintf(want, sizeof want, "%s_%dx%dx%d_%dx%d%s%s", t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled",
+                     t->tm, t->tn, t->tk, t->wm, t->wn, stages, t->ldsm ? "_ldsm" : "");
+        }
         CHECK(!strcmp(t->name, want), "tiling %s spells %s", t->name, want);
         CHECK(gmlp_gemm_tiling_named(t->name) == t, "%s found by its name, once", t->name);
         CHECK(t->tm % t->wm == 0 && t->tn % t->wn == 0 && t->tk >= 1 && t->wn % (gmlp_tiling_direct(t) ? t->vw : 1) == 0,

@@ -182,7 +182,8 @@ else
             [ "$default" = 1 ] && forms=$all_forms ;;
         esac
         # a default's BF16 with bfloat16 weights, as a BF16 model stores them (the bits packed as they are)
-        [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:0:2"
+        # (and the ldmatrix rows', whose cp.async staging loads by ldmatrix only bfloat16 operands)
+        [ "$prec" = 3 ] && { [ "$default" = 1 ] || [ "$ldsm" = 1 ]; } && forms="$forms 1:0:2"
         set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm"
         for form in $forms; do
             tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form##*:}
@@ -215,7 +216,7 @@ else
                     fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
                 elif [ "$hmma" = 0 ]; then
                     fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
-                elif [ -n "$ld" ] && [ "$ldsm" = 0 ]; then
+                elif [ -n "$ld" ] && { [ "$6" = 0 ] || [ "$bh" = 2 ]; } && [ "$ldsm" = 0 ]; then
                     fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
                 else
                     pass=$((pass + 1))

@@ -132,6 +132,13 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_64x64x16_4x8_s3", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 3,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
     {.name = "mma_64x64x16_4x8_s4", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4, TF32},
+    /* BF16 of bfloat16 operands (a BF16 model's weights and LayerNorm
+     * outputs): slices copied by cp.async, fragments by ldmatrix, nothing
+     * computed between; float operands as in the rows above */
+    {.name = "mma_64x64x16_4x8_s3_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 3,
+     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+    {.name = "mma_64x64x16_4x8_s4_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4,
+     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
