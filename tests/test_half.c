@@ -2,7 +2,9 @@
  * the two bracketing halves, found by search in a table of every half and
  * compared in double, ties to the even one.  Covers every half, every
  * rounding boundary (midpoints and their float neighbours), overflow, and
- * random floats of every magnitude. */
+ * random floats of every magnitude.  f32 -> bfloat16 the same way (the two
+ * bfloat16 values around a float, compared in double) on random floats,
+ * midpoints, overflow and NaN. */
 #include <stdint.h>
 #include <string.h>
 
@@ -47,6 +49,40 @@ static void expect(float f, const char *what)
 {
     uint16_t got = gmlp_float_to_half(f), want = oracle(f);
     CHECK(got == want, "%s: %.9g -> 0x%04x, want 0x%04x", what, (double)f, got, want);
+}
+
+/* f to bfloat16 as the oracle has it: of the two bfloat16 values around |f| (its bits truncated, and
+ * the next; past the largest, infinity standing in for 2^128), the nearer in double, ties to the even */
+static uint16_t bf16_oracle(float f)
+{
+    const uint32_t u = bits_of(f), sign = u & 0x80000000u, a = u & 0x7fffffffu, lo = a & 0xffff0000u;
+    if (lo == a)
+        return (uint16_t)(u >> 16);
+    const uint32_t hi = lo + 0x10000u;
+    const double x = fabs((double)f), vlo = (double)float_of(lo), vhi = hi >= 0x7f800000u ? 0x1p128 : (double)float_of(hi);
+    const uint32_t pick = x - vlo < vhi - x ? lo : x - vlo > vhi - x ? hi : (lo & 0x10000u) ? hi : lo;
+    return (uint16_t)((sign | pick) >> 16);
+}
+
+static void bf16_checks(void)
+{
+    size_t bad = 0, n = 0;
+    unsigned seed = 7;
+    for (int i = 0; i < 2000000; i++, n++) { /* any finite float, and the midpoints between bfloat16 values */
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t u = seed % 0x7f800000u | (seed & 1u) << 31;
+        if (i % 4 == 0)
+            u = (u & 0xffff0000u) | 0x8000u;
+        bad += gmlp_float_to_bf16(float_of(u)) != bf16_oracle(float_of(u));
+    }
+    CHECK(bad == 0, "bfloat16: %zu of %zu floats rounded otherwise than the oracle", bad, n);
+    CHECK(gmlp_float_to_bf16(0x1.fffffep127f) == 0x7f80 && gmlp_float_to_bf16(-INFINITY) == 0xff80 &&
+              gmlp_float_to_bf16(0x1.fefffep127f) == 0x7f7f,
+          "bfloat16 overflow to infinity, and the largest");
+    CHECK(isnan(gmlp_bf16_to_float(gmlp_float_to_bf16(NAN))) && isnan(gmlp_bf16_to_float(gmlp_float_to_bf16(
+              float_of(0x7f800001u)))),
+          "bfloat16 NaN stays NaN, a signalling one's low payload too");
+    CHECK(gmlp_bf16_to_float(0x3f80) == 1.0f && gmlp_bf16_to_float(0xc000) == -2.0f, "bfloat16 values");
 }
 
 int main(void)
@@ -96,5 +132,6 @@ int main(void)
     CHECK(gmlp_float_to_half(-0.0f) == 0x8000 && gmlp_float_to_half(1.0f) == 0x3c00, "-0 and 1");
     CHECK(gmlp_float_to_half(0x1p-25f) == 0 && gmlp_float_to_half(0x1.000002p-25f) == 1, "smallest subnormal");
     CHECK(isnan(gmlp_half_to_float(gmlp_float_to_half(NAN))), "NaN");
+    bf16_checks();
     return check_summary("test_half");
 }

@@ -2,6 +2,21 @@
 
 #include <string.h>
 
+/* a float's bits and back (memcpy: no aliasing) */
+static float from_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static uint32_t to_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    return x;
+}
+
 float gmlp_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
@@ -20,15 +35,12 @@ float gmlp_half_to_float(uint16_t h)
     } else {
         bits = sign;
     }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
+    return from_bits(bits);
 }
 
 uint16_t gmlp_float_to_half(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
+    const uint32_t x = to_bits(f);
     uint16_t sign = (uint16_t)(x >> 16 & 0x8000);
     uint32_t ax = x & 0x7fffffffu;
     if (ax > 0x7f800000u) /* NaN: quiet, with the payload's top bits */
@@ -52,16 +64,12 @@ uint16_t gmlp_float_to_half(float f)
 
 float gmlp_bf16_to_float(uint16_t b)
 {
-    const uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
+    return from_bits((uint32_t)b << 16);
 }
 
 uint16_t gmlp_float_to_bf16(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
+    const uint32_t x = to_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet, so that it stays one */
         return (uint16_t)(x >> 16 | 0x40u);
     return (uint16_t)((x + 0x7fffu + (x >> 16 & 1u)) >> 16);
