@@ -11,7 +11,7 @@ static unsigned seed = 12345;
 
 static inline float *rnd(size_t n)
 {
-    float *p = malloc((n ? n : 1) * sizeof *p);
+    float *p = calloc(n ? n : 1, sizeof *p); /* zeroed: gcc -O3 saw n = 0's element go unset */
     for (size_t i = 0; i < n; i++)
         p[i] = 2.0f * check_rand(&seed);
     return p;
