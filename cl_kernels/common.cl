@@ -2,6 +2,21 @@
  * one kernel needs.  Offsets and leading dimensions are ulong throughout;
  * sizes (rows, columns, tokens) int. */
 
+/* bfloat16 stores (a BF16 model's activations that only GEMMs read): the
+ * value rounded to nearest even, as precision.cl's BF16 rounding and the
+ * host's gmlp_float_to_bf16 (NaN made quiet), its upper 16 bits. */
+static inline ushort gmlp_to_bf16(float v)
+{
+    const uint u = as_uint(v);
+    return isnan(v) ? (ushort)(u >> 16 | 0x40u) : (ushort)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+}
+static inline ushort8 gmlp_to_bf16_8(float8 v)
+{
+    const uint8 u = as_uint8(v);
+    const ushort8 r = convert_ushort8((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+    return select(r, convert_ushort8(u >> 16 | 0x40u), convert_ushort8(isnan(v)));
+}
+
 /* Exact GELU, as nn.GELU(): 0.5 v (1 + erf(v / sqrt 2)), written with erfc
  * so that negative v does not lose its digits to 1 + erf cancelling, and
  * erfc as Numerical Recipes' erfcc (a Chebyshev fit: under 1.2e-7 relative

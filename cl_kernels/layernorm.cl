@@ -20,24 +20,11 @@ static float wg_sum(float v, __local float *red)
     return r;
 }
 
-/* bfloat16 output (a BF16 model's activations that only GEMMs read): the
- * value rounded to nearest even, as precision.cl's BF16 rounding and the
- * host's gmlp_float_to_bf16 (NaN made quiet), its upper 16 bits stored. */
-static inline ushort gmlp_ln_bf16(float v)
-{
-    const uint u = as_uint(v);
-    return isnan(v) ? (ushort)(u >> 16 | 0x40u) : (ushort)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
-}
-static inline ushort8 gmlp_ln_bf16_8(float8 v)
-{
-    const uint8 u = as_uint8(v);
-    const ushort8 r = convert_ushort8((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
-    return select(r, convert_ushort8(u >> 16 | 0x40u), convert_ushort8(isnan(v)));
-}
+/* the output's stores (gmlp_to_bf16: common.cl) */
 #define GMLP_LN_STORE_float(y, c, v) ((y)[c] = (v))
-#define GMLP_LN_STORE_bf16(y, c, v) ((y)[c] = gmlp_ln_bf16(v))
+#define GMLP_LN_STORE_bf16(y, c, v) ((y)[c] = gmlp_to_bf16(v))
 #define GMLP_LN_STORE8_float(y, c, v) vstore8((v), 0, (y) + (c))
-#define GMLP_LN_STORE8_bf16(y, c, v) vstore8(gmlp_ln_bf16_8(v), 0, (y) + (c))
+#define GMLP_LN_STORE8_bf16(y, c, v) vstore8(gmlp_to_bf16_8(v), 0, (y) + (c))
 
 /* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
  * x rows start at x_off + row * ldx (lets the SGU normalise one half of a

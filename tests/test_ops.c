@@ -127,6 +127,24 @@ static void run_affine(const params *p, int reps)
     cl_mem dx = up(x, n), dy = up(y, n), da = up(a, p->cols), db = up(b, p->cols);
     RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld}, (gmlp_rows){.buf = dy, .off = off, .ld = ld}, da, db,
                                     p->rows, p->cols));
+    if (!reps) { /* bfloat16 out (a BF16 ResMLP's, for GEMMs): the float result rounded, bit for bit */
+        float *f = malloc(n * sizeof *f);
+        uint16_t *got = calloc(n, sizeof *got);
+        down(dy, f, n);
+        cl_mem db16 = up_bytes(got, n * sizeof *got);
+        CHECK(gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld},
+                             (gmlp_rows){.buf = db16, .off = off, .ld = ld, .elem = GMLP_ELEM_BF16}, da, db, p->rows,
+                             p->cols) == GMLP_OK &&
+                  clEnqueueReadBuffer(ctx->queue, db16, CL_TRUE, 0, n * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
+              "affine to bf16: %s", gmlp_last_error(ctx));
+        size_t differ = 0;
+        for (size_t r = 0; r < (size_t)p->rows; r++)
+            for (size_t c = 0; c < (size_t)p->cols; c++)
+                differ += got[off + r * ld + c] != gmlp_float_to_bf16(f[off + r * ld + c]);
+        CHECK(differ == 0, "affine %dx%d to bf16: %zu differ from the float result rounded", p->rows, p->cols, differ);
+        gmlp_buffer_release(ctx, &db16);
+        free(f), free(got);
+    }
     expect("affine", dy, want, n, 1e-6);
     gmlp_buffer_release(ctx, &dx);
     gmlp_buffer_release(ctx, &da);

@@ -214,19 +214,21 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
     const size_t N = p->N, d = p->d, B = p->seqs;
-    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d};
+    const gmlp_elem ye = gmlp_gemm_input_elem(m); /* both Affines feed only GEMMs */
+    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d, .elem = ye};
     const gmlp_view xs = {.buf = w->x, .ld = d, .stride = N * d};
     gmlp_context *ctx = m->ctx;
     /* y = ls1 * Aff1(x) */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d));
     /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = {.buf = w->y, .ld = d, .stride = N * d}, .c = xs, .beta = 1.0f}));
+                                            .b = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, .c = xs,
+                                            .beta = 1.0f}));
     /* per image: x (N x d) += b_tok (N x 1) . ls1 (1 x d) */
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
-    GMLP_TRY(fc1(p, wt, w->y, GMLP_ELEM_F32)); /* the affine's output: float */
+    GMLP_TRY(fc1(p, wt, w->y, ye));
     return fc2(p, wt, 0, p->h);
 }

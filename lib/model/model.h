@@ -127,7 +127,7 @@ gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
  * matrices feed only GEMMs: tensors.c's GMLP_SPEC_GEMM). */
 gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision);
 /* How the model stores activations that only GEMMs read (the LayerNorms
- * before fc1 and the spatial matmul, the Mixer's): a BF16 model as
+ * before fc1 and the spatial matmul, the Mixer's, ResMLP's Affines): a BF16 model as
  * bfloat16, the rounding every product does to its operands done once by
  * their producer (the same results, half the traffic); float otherwise. */
 gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m);

@@ -26,6 +26,15 @@ static gmlp_status launch_bound(gmlp_status bound, gmlp_context *ctx, const gmlp
 #define LAUNCH(ctx, k, dims, global, local, ...)                                                                  \
     launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local)
 
+/* x float; y float or bfloat16: what the normalisations write */
+static gmlp_status norm_elems(gmlp_context *ctx, const char *op, gmlp_rows x, gmlp_rows y)
+{
+    if (x.elem != GMLP_ELEM_F32 || (y.elem != GMLP_ELEM_F32 && y.elem != GMLP_ELEM_BF16))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s in, %s out (float in; float or bf16 out)", op,
+                         gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
+    return GMLP_OK;
+}
+
 /* by y's element type: float, bfloat16 */
 static const gmlp_kernel_spec layernorm[2] = {{"layernorm.cl", "gmlp_layernorm"}, {"layernorm.cl", "gmlp_layernorm_bf16"}};
 static const gmlp_kernel_spec layernorm_rows[2] = {{"layernorm.cl", "gmlp_layernorm_rows"},
@@ -34,9 +43,7 @@ static const gmlp_kernel_spec layernorm_rows[2] = {{"layernorm.cl", "gmlp_layern
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
-    if (x.elem != GMLP_ELEM_F32 || (y.elem != GMLP_ELEM_F32 && y.elem != GMLP_ELEM_BF16))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "layernorm: %s in, %s out (float in; float or bf16 out)",
-                         gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
+    GMLP_TRY(norm_elems(ctx, "layernorm", x, y));
     const int bf16 = y.elem == GMLP_ELEM_BF16;
     if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
         size_t global[1] = {(size_t)rows};
@@ -54,13 +61,15 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }
 
-static const gmlp_kernel_spec affine = {"affine.cl", "gmlp_affine"};
+/* by y's element type: float, bfloat16 */
+static const gmlp_kernel_spec affine[2] = {{"affine.cl", "gmlp_affine"}, {"affine.cl", "gmlp_affine_bf16"}};
 
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
 {
+    GMLP_TRY(norm_elems(ctx, "affine", x, y));
     size_t global[2] = {(size_t)cols, (size_t)rows};
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &affine, NULL, NULL, &k));
+    GMLP_TRY(gmlp_kernel_get(ctx, &affine[y.elem == GMLP_ELEM_BF16], NULL, NULL, &k));
     return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(alpha), ARG_MEM(beta));
 }
