@@ -2,19 +2,28 @@
  * one kernel needs.  Offsets and leading dimensions are ulong throughout;
  * sizes (rows, columns, tokens) int. */
 
+/* x rounded to (23 - DROP) mantissa bits, for type F (float or a float
+ * vector) with U its uint type: add half an ulp of the result less one, plus
+ * the kept part's lowest bit (ties to even), then clear the dropped bits. */
+#define GMLP_RNE_DEFINE(NAME, F, U, DROP)                                                                    \
+    static inline F NAME(F x)                                                                                \
+    {                                                                                                        \
+        const U u = as_##U(x);                                                                               \
+        const U r = (u + ((1u << (DROP - 1)) - 1u) + ((u >> DROP) & 1u)) & ~((1u << DROP) - 1u);             \
+        return isnan(x) ? x : as_##F(r);                                                                     \
+    }
 /* bfloat16 stores (a BF16 model's activations that only GEMMs read): the
- * value rounded to nearest even, as precision.cl's BF16 rounding and the
- * host's gmlp_float_to_bf16 (NaN made quiet), its upper 16 bits. */
+ * value rounded to 7 mantissa bits, as precision.cl's BF16 mode rounds, its
+ * upper 16 bits; NaN made quiet (its payload may lie in the low bits). */
+GMLP_RNE_DEFINE(gmlp_rne7, float, uint, 16)
+GMLP_RNE_DEFINE(gmlp_rne7_8, float8, uint8, 16)
 static inline ushort gmlp_to_bf16(float v)
 {
-    const uint u = as_uint(v);
-    return isnan(v) ? (ushort)(u >> 16 | 0x40u) : (ushort)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+    return (ushort)((as_uint(gmlp_rne7(v)) | (isnan(v) ? 0x400000u : 0u)) >> 16);
 }
 static inline ushort8 gmlp_to_bf16_8(float8 v)
 {
-    const uint8 u = as_uint8(v);
-    const ushort8 r = convert_ushort8((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
-    return select(r, convert_ushort8(u >> 16 | 0x40u), convert_ushort8(isnan(v)));
+    return convert_ushort8((as_uint8(gmlp_rne7_8(v)) | select((uint8)0u, (uint8)0x400000u, isnan(v))) >> 16);
 }
 
 /* Exact GELU, as nn.GELU(): 0.5 v (1 + erf(v / sqrt 2)), written with erfc

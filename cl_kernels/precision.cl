@@ -14,16 +14,7 @@
 #define GMLP_GEMM_PRECISION GMLP_GEMM_PREC_FP32
 #endif
 
-/* x rounded to (23 - DROP) mantissa bits, for type F (float or a float
- * vector) with U its uint type: add half an ulp of the result less one, plus
- * the kept part's lowest bit (ties to even), then clear the dropped bits. */
-#define GMLP_RNE_DEFINE(NAME, F, U, DROP)                                                                    \
-    static inline F NAME(F x)                                                                                \
-    {                                                                                                        \
-        const U u = as_##U(x);                                                                               \
-        const U r = (u + ((1u << (DROP - 1)) - 1u) + ((u >> DROP) & 1u)) & ~((1u << DROP) - 1u);             \
-        return isnan(x) ? x : as_##F(r);                                                                     \
-    }
+/* GMLP_RNE_DEFINE (x rounded to 23 - DROP mantissa bits): common.cl. */
 /* NAME for F: the mode's rounding (identity for FP32). */
 #define GMLP_ROUND_DEFINE(NAME, F, U)                                                                        \
     GMLP_RNE_DEFINE(NAME##_m10, F, U, 13)                                                                    \

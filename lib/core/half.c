@@ -1,6 +1,10 @@
 #include "half.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "kernel_abi.h"
+#include "precision.h"
 
 /* a float's bits and back (memcpy: no aliasing) */
 static float from_bits(uint32_t bits)
@@ -69,10 +73,8 @@ float gmlp_bf16_to_float(uint16_t b)
 
 uint16_t gmlp_float_to_bf16(float f)
 {
-    const uint32_t x = to_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet, so that it stays one */
-        return (uint16_t)(x >> 16 | 0x40u);
-    return (uint16_t)((x + 0x7fffu + (x >> 16 & 1u)) >> 16);
+    /* the BF16 mode's rounding; a NaN made quiet, its payload possibly all in the low bits */
+    return (uint16_t)((to_bits(gmlp_round_operand(f, GMLP_GEMM_PREC_BF16)) | (isnan(f) ? 0x400000u : 0u)) >> 16);
 }
 
 const char *gmlp_elem_name(gmlp_elem e)

@@ -126,6 +126,9 @@ gmlp_status gmlp_layers_upload_spatial(gmlp_model *m, const gmlp_st_file *f);
  * results with half the memory, and the tensor cores' staging a copy (the
  * matrices feed only GEMMs: tensors.c's GMLP_SPEC_GEMM). */
 gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision);
+/* How the model stores its weight matrices (cfg.weights as a gmlp_elem:
+ * gmlp_weight_type's values are gmlp_elem's). */
+gmlp_elem gmlp_weight_elem(const gmlp_model *m);
 /* How the model stores activations that only GEMMs read (the LayerNorms
  * before fc1 and the spatial matmul, the Mixer's, ResMLP's Affines): a BF16 model as
  * bfloat16, the rounding every product does to its operands done once by

@@ -31,8 +31,7 @@ static gmlp_status upload_16(gmlp_model *m, gmlp_elem e, const float *host, size
     return st;
 }
 
-/* The matrices' element type (gmlp_weight_type's values are gmlp_elem's). */
-static gmlp_elem matrix_elem(const gmlp_model *m)
+gmlp_elem gmlp_weight_elem(const gmlp_model *m)
 {
     return (gmlp_elem)m->cfg.weights;
 }
@@ -40,7 +39,7 @@ static gmlp_elem matrix_elem(const gmlp_model *m)
 gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, int matrix, const char *name,
                               cl_mem *dst)
 {
-    const gmlp_elem e = matrix ? matrix_elem(m) : GMLP_ELEM_F32;
+    const gmlp_elem e = matrix ? gmlp_weight_elem(m) : GMLP_ELEM_F32;
     GMLP_TRY(e != GMLP_ELEM_F32 ? upload_16(m, e, host, numel, name, dst)
                                 : gmlp_buffer_create(m->ctx, numel * sizeof *host, host, name, dst));
     m->cfg.weight_bytes += numel * gmlp_elem_size(e);
@@ -54,7 +53,7 @@ gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m)
 
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
 {
-    return (gmlp_view){.buf = buf, .off = off, .ld = ld, .elem = matrix_elem(m)};
+    return (gmlp_view){.buf = buf, .off = off, .ld = ld, .elem = gmlp_weight_elem(m)};
 }
 
 gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features)
