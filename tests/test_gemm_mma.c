@@ -150,6 +150,11 @@ int main(int argc, char **argv)
         run(&small_ldsm, GMLP_GEMM_PREC_FP16, NN | A_HALF, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         static const tiling small_async_ldsm = {32, 32, 16, 4, 4, 3, 1};
         run(&small_async_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        /* one warp (32 work-items: what rusticl's compiled kernels allow) */
+        static const tiling one_warp = {32, 32, 16, 4, 8, 0, 1}, one_warp_async = {32, 32, 16, 4, 8, 3, 1};
+        run(&one_warp, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 45, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&one_warp_async, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
+        run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
     }
