@@ -247,6 +247,21 @@ static inline void gmlp_mma_ldw_bits16(__global const ushort *h, float *d, const
         d[0] = as_float((uint)*h);
     }
 }
+/* The same where only the first n (0 to v) lie inside the matrix, the rest
+ * zero: the same words from single loads, so that the edge path holds a
+ * slice in flight in no more registers than the fast path (162 registers
+ * a thread before, 128 after: BF16, mma_64x64x32_4x8, bfloat16 A and B,
+ * sm_90). */
+static inline void gmlp_mma_ldw_part_bits16(__global const ushort *h, float *d, const int v, int n)
+{
+    GMLP_UNROLL for (int i = 0; i < v; i += 2)
+    {
+        const uint lo = i < n ? h[i] : 0u, hi = i + 1 < v && i + 1 < n ? h[i + 1] : 0u;
+        d[i] = as_float(lo | hi << 16);
+        if (i + 1 < v)
+            d[i + 1] = 0.0f;
+    }
+}
 static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
 {
     gmlp_mma_ldv_bits16((__global const ushort *)p, d, v);
@@ -314,6 +329,9 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                             gmlp_mma_ldw_bits16((__global const ushort *)src, d, NAME##_V);                     \
                         else                                                                                    \
                             gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                              \
+                    } else if (CONTIG_K && gmlp_mma_native_##TYPE) {                                            \
+                        const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                       \
+                        gmlp_mma_ldw_part_bits16((__global const ushort *)src, d, NAME##_V, n);                 \
                     } else {                                                                                    \
                         GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                   \
                             gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                   \
