@@ -31,6 +31,9 @@
 #ifndef GMLP_GEMM_B_BF16
 #define GMLP_GEMM_B_BF16 0
 #endif
+#ifndef GMLP_GEMM_C_BF16
+#define GMLP_GEMM_C_BF16 0
+#endif
 #ifndef GMLP_GEMM_TA
 #define GMLP_GEMM_TA 0
 #endif
@@ -108,14 +111,40 @@ static inline float gmlp_bf16_value(ushort h)
 #define B_TYPE float
 #endif
 
+/* C as float, or as bfloat16 (a product only GEMMs read, in BF16: the
+ * value rounded as gmlp_to_bf16 rounds, once, after the epilogue; so the
+ * kernels that apply the epilogue in a second sweep over C apply it to the
+ * accumulators instead when C is bfloat16, EPILOGUE_SWEEP) */
+#if GMLP_GEMM_C_BF16
+#define C_TYPE bf16
+static inline float gmlp_c_get(__global const bf16 *p)
+{
+    return gmlp_bf16_value(*p);
+}
+static inline void gmlp_c_put(__global bf16 *p, float v)
+{
+    *p = gmlp_to_bf16(v);
+}
+#else
+#define C_TYPE float
+static inline float gmlp_c_get(__global const float *p)
+{
+    return *p;
+}
+static inline void gmlp_c_put(__global float *p, float v)
+{
+    *p = v;
+}
+#endif
+
 /* The entry point, one ABI for every variant (lib/ops/gemm_kernel.c sets
  * the arguments).  Offsets, leading dimensions and batch strides count
- * elements of the operand's own type.  beta == 0 never reads C.  The
+ * elements of the operand's own type (C's too).  beta == 0 never reads C.  The
  * epilogue's bias and gate may be NULL. */
 #define GMLP_GEMM_KERNEL(name)                                                                                 \
     __kernel __attribute__((reqd_work_group_size(RX, RY, 1))) void name(                                      \
         int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
-        __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global float *c,       \
+        __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global C_TYPE *c,      \
         ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS)
 
 /* The tiled kernels' k loop: TK-deep slices of op(A) and op(B), double

@@ -68,6 +68,26 @@ static inline void direct_store(__global float *row, int j, int n, int full, vec
     _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
 }
 
+/* C's columns j .. j + DV of a row, as direct_load / direct_store (a
+ * bfloat16 C element by element, rounded at the store) */
+#if GMLP_GEMM_C_BF16
+static inline vecf direct_load_c(__global const bf16 *row, int j, int n, int full)
+{
+    float x[DV];
+    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = gmlp_c_get(row + (full ? j + l : min(j + l, n - 1)));
+    return VLOADF(0, x);
+}
+static inline void direct_store_c(__global bf16 *row, int j, int n, int full, vecf v)
+{
+    float x[DV];
+    VSTOREF(v, 0, x);
+    _Pragma("unroll") for (int l = 0; l < DV; l++) if (full || j + l < n) gmlp_c_put(row + j + l, x[l]);
+}
+#else
+#define direct_load_c direct_load
+#define direct_store_c direct_store
+#endif
+
 /* the epilogue on C[i, j .. j + DV), on whole vectors */
 static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
 {
@@ -77,6 +97,19 @@ static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const 
         v += e->bias[i];
     v = direct_act(v, e->act);
     return e->gate ? v * direct_load(e->gate + (size_t)i * e->ldg, j, n, full) : v;
+}
+
+/* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
+static inline void direct_put(__global C_TYPE *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
+                              const gmlp_epi *e)
+{
+    __global C_TYPE *row = c + (size_t)i * ldc;
+    const int full = j + DV <= n;
+    if (i >= m)
+        return;
+    if (beta != 0.0f)
+        v += beta * direct_load_c(row, j, n, full);
+    direct_store_c(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
 }
 
 #if DOT
@@ -109,9 +142,9 @@ static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
     return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
 }
 
-/* C[i0 .. i0+DM, j0 .. j0+4) = A[i, :] . B[j, :] + beta * C, no epilogue yet */
+/* sum[r] = A[i0 + r, :] . B[j0 .. j0+4, :] for r < DM */
 static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
-                               ulong ldb, float beta, __global float *c, ulong ldc, int i0, int j0)
+                               ulong ldb, int i0, int j0, float4 sum[DM])
 {
     __global const A_TYPE *ar[DM];
     __global const B_TYPE *br[4];
@@ -132,17 +165,26 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
     }
     _Pragma("unroll") for (int r = 0; r < DM; r++)
     {
-        float4 sum = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
-                                 direct_fold4(acc[r][3]));
+        sum[r] = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
+                             direct_fold4(acc[r][3]));
         for (int t = q; t < k; t++) /* k's tail */
-            sum += LOAD_A(ar[r] + t) *
-                   (float4)(LOAD_B(br[0] + t), LOAD_B(br[1] + t), LOAD_B(br[2] + t), LOAD_B(br[3] + t));
+            sum[r] += LOAD_A(ar[r] + t) *
+                      (float4)(LOAD_B(br[0] + t), LOAD_B(br[1] + t), LOAD_B(br[2] + t), LOAD_B(br[3] + t));
+    }
+}
+
+/* C[i0 .. i0+DM, j0 .. j0+4) = sum + beta * C, no epilogue yet (a float C) */
+static inline void direct_dots_store(__global float *c, ulong ldc, int m, int n, float beta, int i0, int j0,
+                                     const float4 sum[DM])
+{
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+    {
         __global float *cv = c + (size_t)(i0 + r) * ldc + j0;
         if (i0 + r < m && j0 + 4 <= n) {
-            vstore4(beta == 0.0f ? sum : sum + beta * vload4(0, cv), 0, cv);
+            vstore4(beta == 0.0f ? sum[r] : sum[r] + beta * vload4(0, cv), 0, cv);
         } else if (i0 + r < m) {
             float e[4];
-            vstore4(sum, 0, e);
+            vstore4(sum[r], 0, e);
             for (int l = 0; l < 4 && j0 + l < n; l++)
                 cv[l] = beta == 0.0f ? e[l] : e[l] + beta * cv[l];
         }
@@ -158,18 +200,6 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
         direct_store(row, j, n, full, direct_epilogue(direct_load(row, j, n, full), i, j, n, full, e));
 }
 #else
-/* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
-static inline void direct_put(__global float *c, ulong ldc, int m, int n, int i, int j, vecf v, float beta,
-                              const gmlp_epi *e)
-{
-    __global float *row = c + (size_t)i * ldc;
-    const int full = j + DV <= n;
-    if (i >= m)
-        return;
-    if (beta != 0.0f)
-        v += beta * direct_load(row, j, n, full);
-    direct_store(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
-}
 
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
  * constant once inlined): op(B)'s rows are read as vectors, else gathered */
@@ -213,10 +243,25 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
     const gmlp_epi e = GMLP_EPI_OF(p);
-#if DOT
+#if DOT && GMLP_GEMM_C_BF16
+    /* the block's sums kept, then put as direct_finish's vectors: rounded once */
+    float x[WM][WN];
     for (int r = 0; r < WM; r += DM)
-        for (int s = 0; s < WN; s += 4)
-            direct_dots(m, n, k, a, lda, b, ldb, beta, c, ldc, i0 + r, j0 + s);
+        for (int s = 0; s < WN; s += 4) {
+            float4 sum[DM];
+            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, sum);
+            _Pragma("unroll") for (int d = 0; d < DM; d++) vstore4(sum[d], 0, &x[r + d][s]);
+        }
+    for (int r = 0; r < WM; r++)
+        for (int s = 0; s < WN; s += DV)
+            direct_put(c, ldc, m, n, i0 + r, j0 + s, VLOADF(0, &x[r][s]), beta, &e);
+#elif DOT
+    for (int r = 0; r < WM; r += DM)
+        for (int s = 0; s < WN; s += 4) {
+            float4 sum[DM];
+            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, sum);
+            direct_dots_store(c, ldc, m, n, beta, i0 + r, j0 + s, sum);
+        }
     if (gmlp_epi_any(&e))
         for (int r = 0; r < WM; r++)
             for (int s = 0; s < WN; s += DV)

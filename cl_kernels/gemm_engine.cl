@@ -139,8 +139,12 @@ static inline void gmlp_eng_mma(float *c, const uint *a, const uint *b, int lane
 
 /* More than 16 outputs per lane: the accumulators (with beta * C) are
  * stored first and the epilogue applied in a second sweep, as gemm_tiled.cl
- * does (an inlined GELU per output spilled there). */
+ * does (an inlined GELU per output spilled there; so a bfloat16 C, rounded
+ * once after the epilogue, takes smaller blocks: gmlp_gemm_tiling_stores). */
 #define EPILOGUE_SWEEP (MT * NTL * ENG_CE > 16)
+#if EPILOGUE_SWEEP && GMLP_GEMM_C_BF16
+#error "gemm_engine.cl: a bfloat16 C needs the epilogue in registers: at most 16 outputs a lane"
+#endif
 
 GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
 {
@@ -187,9 +191,9 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
         const int gi = i0 + wm0 + i * ENG_M + gmlp_eng_c_row(lane, r);
         const int gj = j0 + wn0 + j * ENG_N + gmlp_eng_c_col(lane, r);
         if (gi < m && gj < n) {
-            __global float *cv = c + (size_t)gi * ldc + gj;
-            const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * *cv;
-            *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e);
+            __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+            const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * gmlp_c_get(cv);
+            gmlp_c_put(cv, EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e));
         }
     }
 #if EPILOGUE_SWEEP
@@ -202,8 +206,8 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
                 const int gi = i0 + wm0 + i * ENG_M + gmlp_eng_c_row(lane, r);
                 const int gj = j0 + wn0 + j * ENG_N + gmlp_eng_c_col(lane, r);
                 if (gi < m && gj < n) {
-                    __global float *cv = c + (size_t)gi * ldc + gj;
-                    *cv = gmlp_epilogue(*cv, gi, gj, &e);
+                    __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+                    gmlp_c_put(cv, gmlp_epilogue(gmlp_c_get(cv), gi, gj, &e));
                 }
             }
 #endif

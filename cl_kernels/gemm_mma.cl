@@ -759,9 +759,9 @@ GMLP_UNROLL
             for (int r = 0; r < 4; r++) {
                 const int gi = i0 + wm0 + i * 16 + g + 8 * (r >> 1), gj = j0 + wn0 + j * 8 + 2 * tg + (r & 1);
                 if (gi < m && gj < n) {
-                    __global float *cv = c + (size_t)gi * ldc + gj;
-                    const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * *cv;
-                    *cv = gmlp_epilogue(v, gi, gj, &e);
+                    __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+                    const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * gmlp_c_get(cv);
+                    gmlp_c_put(cv, gmlp_epilogue(v, gi, gj, &e));
                 }
             }
 }

@@ -126,8 +126,13 @@ GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 /* Blocks of more than 16 outputs per work-item store the accumulators (with
  * beta * C) first and apply the epilogue in a second sweep: with the
  * epilogue in registers the 8 x 8 blocks spilled 2 KiB per thread on Intel
- * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help). */
+ * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help).  A bfloat16 C, which
+ * holds the value rounded once, after the epilogue, takes smaller blocks
+ * (gmlp_gemm_tiling_stores). */
 #define EPILOGUE_SWEEP (WM * WN > 16)
+#if EPILOGUE_SWEEP && GMLP_GEMM_C_BF16
+#error "gemm_tiled.cl: a bfloat16 C needs the epilogue in registers: at most 16 outputs a work-item"
+#endif
 
 GMLP_GEMM_KERNEL(gmlp_gemm)
 {
@@ -179,9 +184,9 @@ GMLP_UNROLL
         for (int s = 0; s < WN; s++) {
             const int gj = j0 + OWN_COL(x, s);
             if (gi < m && gj < n) {
-                __global float *cv = c + (size_t)gi * ldc + gj;
-                const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * *cv;
-                *cv = EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e);
+                __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+                const float v = beta == 0.0f ? acc[r][s] : acc[r][s] + beta * gmlp_c_get(cv);
+                gmlp_c_put(cv, EPILOGUE_SWEEP ? v : gmlp_epilogue(v, gi, gj, &e));
             }
         }
     }
@@ -194,8 +199,8 @@ GMLP_UNROLL
         for (int s = 0; s < WN; s++) {
             const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
             if (gi < m && gj < n) {
-                __global float *cv = c + (size_t)gi * ldc + gj;
-                *cv = gmlp_epilogue(*cv, gi, gj, &e);
+                __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+                gmlp_c_put(cv, gmlp_epilogue(gmlp_c_get(cv), gi, gj, &e));
             }
         }
 #endif

@@ -63,4 +63,42 @@ static inline double error_of(const float *got, const float *want, size_t m, siz
     return maxw > 0 ? maxd / maxw : maxd;
 }
 
+/* C (c, of elements ec) read back into got as floats; a bfloat16 C's
+ * reference want rounded as stored first: the same values but where the
+ * sums' last bits decide a tie (at most 1%, one bfloat16 ulp off), values
+ * far below C's largest apart (GELU's far tail: its relative error in
+ * float is larger); returns the tolerance of error_of that then applies,
+ * tol for float (one bfloat16 ulp for bfloat16). */
+static inline double emu_down_c(const operand *c, gmlp_elem ec, float *got, float *want, size_t m, size_t n,
+                                size_t batch, double tol, const char *what)
+{
+    if (ec == GMLP_ELEM_F32) {
+        down(c->buf, got, c->n);
+        return tol;
+    }
+    uint16_t *bits = malloc(c->n * sizeof *bits);
+    CHECK(clEnqueueReadBuffer(ctx->queue, c->buf, CL_TRUE, 0, c->n * sizeof *bits, bits, 0, NULL, NULL) == CL_SUCCESS,
+          "%s: reading C", what);
+    for (size_t i = 0; i < c->n; i++)
+        got[i] = gmlp_bf16_to_float(bits[i]);
+    free(bits);
+    double maxw = 0;
+    size_t ties = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t p = 0; p < batch; p++)
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < n; j++) {
+                    const size_t at = c->off + p * c->stride + i * c->ld + j;
+                    if (pass == 0) {
+                        want[at] = gmlp_bf16_to_float(gmlp_float_to_bf16(want[at]));
+                        maxw = fmax(maxw, fabs((double)want[at]));
+                    } else {
+                        ties += fabs((double)got[at] - want[at]) > tol * maxw;
+                    }
+                }
+    CHECK(ties * 100 <= m * n * batch, "%s: %zu of %zu outputs not the reference rounded to bfloat16", what, ties,
+          m * n * batch);
+    return 0x1p-8;
+}
+
 #endif

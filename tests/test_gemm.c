@@ -259,6 +259,89 @@ static void bf16_storage_exact(const gmlp_tiling *t)
     free(x), free(w), free(wb), free(xb);
 }
 
+/* BF16 products stored as bfloat16 (what a BF16 model stores of a product
+ * only GEMMs read: gMLP's gated one, the Mixer's and ResMLP's fc1 outputs),
+ * of bfloat16 operands, on tiling t (NULL: the host's pick), NT and NN, with
+ * epilogues and beta (C's old values bfloat16 in both): each output the same
+ * product stored as float rounded to nearest even (the host's rounding), bit
+ * for bit, and the padding between C's rows untouched; batched too.  A
+ * tiling whose kernel sweeps the epilogue over C says so and runs none.
+ * The host's pick with split-K forced runs whole (the same bits). */
+static void bf16_output_exact(const gmlp_tiling *t)
+{
+    static const int epis[] = {EPI_COLS_GELU, EPI_GATE, EPI_COLS, EPI_ROWS_GELU};
+    const size_t m = 37, n = 45, k = 77, ldc = n + 3, off = 5;
+    for (int nt = 1; nt >= 0; nt--)
+        for (size_t e = 0; e < sizeof epis / sizeof *epis; e++) {
+            const size_t batch = e == 3 ? 2 : 1, stride = m * ldc + 2, cn = off + (batch - 1) * stride + m * ldc;
+            const float beta = e >= 2 ? 1.0f : 0.0f;
+            operand a = make(m, k, batch, A_BF16, 0, GMLP_ELEM_BF16, 0, 0);
+            operand b = make(nt ? n : k, nt ? k : n, batch, B_BF16, 0, GMLP_ELEM_BF16, nt, 0);
+            operand u = make(m, n, batch, 0, 0, GMLP_ELEM_F32, 0, 0);
+            float *c0 = rnd(cn), *bias = rnd(m > n ? m : n), *got = malloc(cn * sizeof *got);
+            uint16_t *c0b = malloc(cn * sizeof *c0b), *gotb = malloc(cn * sizeof *gotb);
+            gmlp_elem_pack(GMLP_ELEM_BF16, c0, cn, c0b);
+            for (size_t i = 0; i < cn; i++)
+                c0[i] = gmlp_bf16_to_float(c0b[i]); /* the same old values in both */
+            cl_mem dcf = up(c0, cn), dcb = up_bytes(c0b, cn * sizeof *c0b), db = up(bias, m > n ? m : n);
+            cl_mem dcs = up_bytes(c0b, cn * sizeof *c0b);
+            const int rows = epis[e] == EPI_ROWS_GELU || epis[e] == EPI_GATE;
+            gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = a.mat, .b = b.mat, .beta = beta, .bias = db,
+                           .bias_rows = rows, .act = epis[e] == EPI_COLS ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU,
+                           .gate = epis[e] == EPI_GATE ? u.mat : (gmlp_view){0}, .precision = GMLP_GEMM_BF16};
+            const char *skipped[3] = {NULL, NULL, NULL};
+            for (int out = 0; out < (t || batch > 1 ? 2 : 3); out++) { /* float, bf16, bf16 split (one matrix) */
+                g.c = (gmlp_view){.buf = out == 2 ? dcs : out ? dcb : dcf, .off = off, .ld = ldc, .stride = stride,
+                                  .elem = out ? GMLP_ELEM_BF16 : GMLP_ELEM_F32};
+                ctx->set.gemm_split = out == 2 ? 3 : 0;
+                gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, &g, t, &skipped[out]) : gmlp_op_gemm_kernel(ctx, &g);
+                ctx->set.gemm_split = 0;
+                CHECK(st == GMLP_OK, "BF16 %s, C %s, epilogue %d, on %s: %s", nt ? "NT" : "NN", out ? "bf16" : "float",
+                      epis[e], t ? t->name : "the pick", gmlp_last_error(ctx));
+            }
+            const char *name = t ? t->name : "the host's pick";
+            if (skipped[0]) { /* too big for this device: both alike */
+                CHECK(skipped[1] != NULL, "BF16 on %s: C bf16 ran where C float was skipped (%s)", name, skipped[0]);
+            } else if (skipped[1]) {
+                CHECK(t && !gmlp_gemm_tiling_stores(t, GMLP_ELEM_BF16) && strstr(skipped[1], "sweep"),
+                      "BF16 on %s: C bf16 skipped: %s", name, skipped[1]);
+            } else {
+                down(dcf, got, cn);
+                CHECK(clEnqueueReadBuffer(ctx->queue, dcb, CL_TRUE, 0, cn * sizeof *gotb, gotb, 0, NULL, NULL) ==
+                          CL_SUCCESS, "reading C back");
+                uint16_t *split = malloc(cn * sizeof *split);
+                CHECK(clEnqueueReadBuffer(ctx->queue, dcs, CL_TRUE, 0, cn * sizeof *split, split, 0, NULL, NULL) ==
+                          CL_SUCCESS, "reading C back");
+                CHECK(t || batch > 1 || !memcmp(split, gotb, cn * sizeof *split),
+                      "BF16 %s, epilogue %d, with split-K forced: not the unsplit product", nt ? "NT" : "NN", epis[e]);
+                free(split);
+                size_t differ = 0, rounded = 0, outside = 0;
+                for (size_t i = 0; i < cn; i++) {
+                    const size_t q = i < off ? 0 : (i - off) % stride;
+                    const int inside = i >= off && q < m * ldc && q % ldc < n;
+                    if (!inside) {
+                        outside += gotb[i] != c0b[i];
+                        continue;
+                    }
+                    differ += gotb[i] != gmlp_float_to_bf16(got[i]);
+                    rounded += gmlp_bf16_to_float(gotb[i]) != got[i];
+                }
+                CHECK(differ == 0 && outside == 0 && rounded > m * n * batch / 2,
+                      "BF16 %s, epilogue %d, on %s: %zu outputs differ from the float C's rounded, %zu outside C "
+                      "written, %zu of %zu changed by the rounding",
+                      nt ? "NT" : "NN", epis[e], name, differ, outside, rounded, m * n * batch);
+            }
+            gmlp_buffer_release(ctx, &dcf);
+            gmlp_buffer_release(ctx, &dcb);
+            gmlp_buffer_release(ctx, &dcs);
+            gmlp_buffer_release(ctx, &db);
+            gmlp_buffer_release(ctx, &a.mat.buf);
+            gmlp_buffer_release(ctx, &b.mat.buf);
+            gmlp_buffer_release(ctx, &u.mat.buf);
+            free(a.host), free(b.host), free(u.host), free(c0), free(c0b), free(bias), free(got), free(gotb);
+        }
+}
+
 static void precision_sweep(int quick)
 {
     static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
@@ -308,10 +391,26 @@ static void precision_sweep(int quick)
     }
     precision = GMLP_GEMM_FP32;
     bf16_storage_exact(NULL);
+    bf16_output_exact(NULL);
+    /* C's elements: float or bf16 (CLBlast writes float only) */
+    {
+        float zero[4] = {0};
+        cl_mem d = up(zero, 4);
+        gmlp_gemm g = {.m = 1, .n = 1, .k = 1, .a = {.buf = d, .ld = 1}, .b = {.buf = d, .ld = 1},
+                       .c = {.buf = d, .ld = 1, .elem = GMLP_ELEM_F16}};
+        CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "float or bf16"),
+              "a half C: %s", gmlp_last_error(ctx));
+        g.c.elem = GMLP_ELEM_BF16;
+        CHECK(!GMLP_HAVE_CLBLAST || gmlp_op_gemm_clblast(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT,
+              "CLBlast took a bf16 C");
+        gmlp_buffer_release(ctx, &d);
+    }
     for (size_t i = 0; !quick && i < sizeof names / sizeof *names; i++) {
         const gmlp_tiling *t = gmlp_gemm_tiling_named(names[i]);
-        if (t && gmlp_gemm_tiling_fits(&ctx->dev, t))
+        if (t && gmlp_gemm_tiling_fits(&ctx->dev, t)) {
             bf16_storage_exact(t);
+            bf16_output_exact(t);
+        }
     }
     /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded
      * reference fails every one of them, BF16's by far */

@@ -67,23 +67,34 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in, gmlp_elem e)
                                           .c = {.buf = w->ao, .ld = a, .stride = n * a}});
 }
 
+/* Columns col.. of rows of floats (v, in floats) that hold elements of e
+ * instead, from each row's first byte on.  A BF16 model's products that
+ * only GEMMs read (fc1's GELU outputs but gMLP's, the gated products) are
+ * stored so in the workspace: half the bytes, the values the reading GEMM
+ * rounds them to. */
+static gmlp_view stored_as(gmlp_view v, size_t col, gmlp_elem e)
+{
+    const size_t per = sizeof(float) / gmlp_elem_size(e);
+    return (gmlp_view){.buf = v.buf, .off = v.off * per + col, .ld = v.ld * per, .stride = v.stride * per, .elem = e};
+}
+
 /* The channel MLP's two halves, shared by the blocks:
- * z (rows x h) = GELU(in . W_1^T + b_1), in of elements e */
-static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in, gmlp_elem e)
+ * z (rows x h) = GELU(in . W_1^T + b_1), in of elements e, z stored as ze */
+static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in, gmlp_elem e, gmlp_elem ze)
 {
     const size_t d = p->d, h = p->h;
     return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d, .elem = e},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
-                                                .c = {.buf = p->m->ws.z, .ld = h}, .bias = wt->fc1_b,
-                                                .act = GMLP_ACT_GELU});
+                                                .c = stored_as((gmlp_view){.buf = p->m->ws.z, .ld = h}, 0, ze),
+                                                .bias = wt->fc1_b, .act = GMLP_ACT_GELU});
 }
 
-/* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1 */
-static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k)
+/* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1; z stored as ze */
+static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k, gmlp_elem ze)
 {
     const size_t d = p->d, h = p->h;
     return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = d, .k = k,
-                                                .a = {.buf = p->m->ws.z, .off = off, .ld = h},
+                                                .a = stored_as((gmlp_view){.buf = p->m->ws.z, .off = off, .ld = h}, 0, ze),
                                                 .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
                                                 .c = {.buf = p->m->ws.x, .ld = d}, .beta = 1.0f, .bias = wt->fc2_b});
 }
@@ -117,8 +128,8 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     }
     if (a)
         GMLP_TRY(attention(p, l, in, ye));
-    /* z = [u | v] (rows x h) = GELU(in . W_in^T + b_in) */
-    GMLP_TRY(fc1(p, wt, in, ye));
+    /* z = [u | v] (rows x h) = GELU(in . W_in^T + b_in): float, LN(v) and the gate read it */
+    GMLP_TRY(fc1(p, wt, in, ye, GMLP_ELEM_F32));
     /* LN(v) (rows x g) into y, which fc1 has consumed; only the spatial matmuls read it, but for the cache */
     const gmlp_elem ve = p->cache ? GMLP_ELEM_F32 : gmlp_gemm_input_elem(m);
     const gmlp_rows v = {.buf = w->z, .off = g, .ld = h}, lnv = {.buf = w->y, .ld = g, .elem = ve};
@@ -134,20 +145,22 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
                                                 .b = gmlp_linear_weight(m, wt->attn_out_w, a),
                                                 .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->attn_out_b}));
     /* per head and sequence, the gate in the GEMM's epilogue:
-     * v[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u */
+     * v[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u,
+     * which only fc2 reads: stored as LN(v) is, but where it adds to the attention's float v */
+    const gmlp_elem ge = a ? GMLP_ELEM_F32 : ve;
+    const gmlp_view v_rows = {.buf = w->z, .off = g, .ld = h, .stride = n * h};
     for (size_t hd = 0; hd < p->heads; hd++) {
         gmlp_view gh = gate;
         gh.off += hd * dh;
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
                                                 .a = gmlp_weight(m, wt->sgu_w, (hd * S + p->p0) * S, S),
-                                                .b = gh,
-                                                .c = {.buf = w->z, .off = g + hd * dh, .ld = h, .stride = n * h},
+                                                .b = gh, .c = stored_as(v_rows, hd * dh, ge),
                                                 .beta = a ? 1.0f : 0.0f, .bias = wt->sgu_b,
                                                 .bias_off = hd * S + p->p0, .bias_rows = 1, .act = c->gate_act,
                                                 .gate = {.buf = w->z, .off = hd * dh, .ld = h, .stride = n * h}}));
     }
     /* x (rows x d) += v . W_out^T + b_out */
-    return fc2(p, wt, g, g);
+    return fc2(p, wt, g, g, ge);
 }
 
 /* timm MixerBlock: a token MLP across the token axis, then a channel MLP.
@@ -162,20 +175,23 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const size_t N = p->N, d = p->d, t = p->t, B = p->seqs;
     const int glu = gmlp_arch_of(c)->halves;
     const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
-    const gmlp_elem ye = gmlp_gemm_input_elem(m); /* both LayerNorms feed only GEMMs */
+    /* both LayerNorms feed only GEMMs, and so do the MLPs' hidden products (but the GluMlp's gates) */
+    const gmlp_elem ye = gmlp_gemm_input_elem(m);
     const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d, .elem = ye};
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d, c->norm_eps));
     /* per image, no transposes copied: z (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
      * Mlp:    z = GELU(z)
-     * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half computed first */
+     * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half (the gate: float) computed first */
     const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = ys, .c = x1, .bias = wt->tok1_b, .bias_rows = 1,
-                                            .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
-    gmlp_view tokens = x1;
+                                            .b = ys, .c = glu ? x1 : stored_as(x1, 0, ye), .bias = wt->tok1_b,
+                                            .bias_rows = 1, .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
+    gmlp_view tokens = stored_as(x1, 0, ye);
     if (glu) {
-        tokens.off = tu * d;
+        gmlp_view second = x1;
+        second.off = tu * d;
+        tokens = stored_as(second, 0, ye);
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
                                                 .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
                                                 .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,
@@ -188,8 +204,8 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d, c->norm_eps));
     /* the channel MLP */
     if (!glu) {
-        GMLP_TRY(fc1(p, wt, w->y, ye));
-        return fc2(p, wt, 0, h);
+        GMLP_TRY(fc1(p, wt, w->y, ye, ye));
+        return fc2(p, wt, 0, h, ye);
     }
     /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
@@ -198,9 +214,9 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
                                             .bias = wt->fc1_b}));
     w1.off = g * d;
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
-                                            .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->fc1_b, .bias_off = g,
-                                            .act = c->gate_act, .gate = u}));
-    return fc2(p, wt, g, g);
+                                            .c = stored_as((gmlp_view){.buf = w->z, .off = g, .ld = h}, 0, ye),
+                                            .bias = wt->fc1_b, .bias_off = g, .act = c->gate_act, .gate = u}));
+    return fc2(p, wt, g, g, ye);
 }
 
 /* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
@@ -229,6 +245,6 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
-    GMLP_TRY(fc1(p, wt, w->y, ye));
-    return fc2(p, wt, 0, p->h);
+    GMLP_TRY(fc1(p, wt, w->y, ye, ye)); /* GELU(y W_1^T + b_1): only fc2 reads it */
+    return fc2(p, wt, 0, p->h, ye);
 }

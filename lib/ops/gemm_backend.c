@@ -48,8 +48,8 @@ gmlp_status gmlp_op_gemm_on(gmlp_context *ctx, gmlp_gemm_backend which, const gm
     if (!b)
         return gmlp_gemm_backend_refuse(&ctx->err, "gemm", which);
     if (!b->supports(g))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s does not take A %s and B %s in %s", b->name,
-                         gmlp_elem_name(g->a.elem), gmlp_elem_name(g->b.elem),
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s does not take A %s, B %s and C %s in %s",
+                         b->name, gmlp_elem_name(g->a.elem), gmlp_elem_name(g->b.elem), gmlp_elem_name(g->c.elem),
                          gmlp_gemm_precision_name(g->precision));
     return b->run(ctx, g);
 }

@@ -69,7 +69,8 @@ static const char *status_name(CLBlastStatusCode s)
 /* CLBlast's SGEMM reads float operands only, and rounds none. */
 static int supports(const gmlp_gemm *g)
 {
-    return g->a.elem == GMLP_ELEM_F32 && g->b.elem == GMLP_ELEM_F32 && g->precision == GMLP_GEMM_FP32;
+    return g->a.elem == GMLP_ELEM_F32 && g->b.elem == GMLP_ELEM_F32 && g->c.elem == GMLP_ELEM_F32 &&
+           g->precision == GMLP_GEMM_FP32;
 }
 
 static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)

@@ -12,9 +12,9 @@
 #include "ops/gemm_split.h"
 #include "ops/state.h"
 
-/* One variant's form. */
+/* One variant's form (C float or bfloat16: gmlp_gemm_check). */
 typedef struct form {
-    gmlp_elem a_elem, b_elem;
+    gmlp_elem a_elem, b_elem, c_elem;
     bool ta, tb;
     int vw; /* the widest vector load the operands' alignment allows: 1, 2 or 4 */
     gmlp_gemm_precision precision;
@@ -58,6 +58,8 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_A_BF16=1");
     if (f->b_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_B_BF16=1");
+    if (f->c_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_C_BF16=1");
     if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
     if (t->stages && n >= 0 && (size_t)n < size)
@@ -75,11 +77,13 @@ static gmlp_gemm form_gemm(const form *f)
 {
     return (gmlp_gemm){.a = {.elem = f->a_elem, .trans = f->ta},
                        .b = {.elem = f->b_elem, .trans = f->tb},
+                       .c = {.elem = f->c_elem},
                        .precision = f->precision};
 }
 
 /* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *skipped). */
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
+static const char *const why_sweep = "its kernel applies the epilogue in a second sweep over C, which bf16 cannot hold";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -91,13 +95,18 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
                            const char **why)
 {
     static const char *const tr[] = {"N", "T"};
-    char defs[400], label[160];
+    char defs[400], label[170];
     defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
-    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
+    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
              vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
-             gmlp_gemm_precision_name(f->precision));
+             f->c_elem == GMLP_ELEM_BF16 ? " C:bf16" : "", gmlp_gemm_precision_name(f->precision));
     const gmlp_gemm g = form_gemm(f);
     *k = NULL;
+    if (!gmlp_gemm_tiling_stores(t, f->c_elem)) {
+        if (why)
+            *why = why_sweep;
+        return GMLP_OK;
+    }
     if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
         if (why)
             *why = why_ladder;
@@ -187,11 +196,13 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
 static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_gemm_plan **out)
 {
     static const int vw_index[] = {[1] = 0, [2] = 1, [4] = 2};
-    size_t key = (((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) * 3 +
+    size_t key = ((((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) * 2 +
+                    (f->c_elem == GMLP_ELEM_BF16)) *
+                       3 +
                    (size_t)vw_index[f->vw]) *
                   GMLP_GEMM_PRECISIONS) +
                  f->precision;
-    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS,
+    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 2 * 3 * GMLP_GEMM_PRECISIONS,
                    "one entry per key");
     gmlp_gemm_plan *p = &ctx->ops->plan[key];
     if (!p->kernel)
@@ -200,22 +211,24 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
-/* The model's products with weights stored as w and activations as x,
- * 4-aligned: NT (activations x linear weights: the weights are B) or NN
- * (token mixing: weights x activations, and attention: A). */
-static form model_form(gmlp_elem w, gmlp_elem x, bool nt, gmlp_gemm_precision precision)
+/* The model's products with weights stored as w, activations as x and
+ * outputs as y, 4-aligned: NT (activations x linear weights: the weights are
+ * B) or NN (token mixing: weights x activations, and attention: A). */
+static form model_form(gmlp_elem w, gmlp_elem x, gmlp_elem y, bool nt, gmlp_gemm_precision precision)
 {
-    return nt ? (form){.a_elem = x, .b_elem = w, .tb = true, .vw = 4, .precision = precision}
-              : (form){.a_elem = w, .b_elem = x, .vw = 4, .precision = precision};
+    return nt ? (form){.a_elem = x, .b_elem = w, .c_elem = y, .tb = true, .vw = 4, .precision = precision}
+              : (form){.a_elem = w, .b_elem = x, .c_elem = y, .vw = 4, .precision = precision};
 }
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision)
 {
     const gmlp_gemm_plan *p;
-    const gmlp_elem acts[2] = {GMLP_ELEM_F32, inputs}; /* float, and as only GEMMs read them */
+    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to inputs (a
+     * product only GEMMs read, of such inputs) */
+    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, inputs};
     for (int nt = 1; nt >= 0; nt--)
-        for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 2); x++) {
-            const form fp = model_form(weights, acts[x], nt, precision);
+        for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
+            const form fp = model_form(weights, acts[x], outs[x], nt, precision);
             const form *f = &fp;
             const gmlp_gemm g = form_gemm(f);
             for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
@@ -227,7 +240,7 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem in
 
 gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, const char **engine)
 {
-    const form f = model_form(weights, GMLP_ELEM_F32, true, precision); /* the linear layers' */
+    const form f = model_form(weights, GMLP_ELEM_F32, GMLP_ELEM_F32, true, precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
     if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
@@ -294,7 +307,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
     /* every default tiling with each pair of transposes on float operands,
      * the model's half-weight forms (NT with half B, NN with half A), its
      * BF16 mode's forms of bfloat16 weights and activations (default
-     * tilings), and
+     * tilings; with bfloat16 outputs too, which apply the epilogue in
+     * registers where float ones sweep: not the one-work-item tiling), and
      * the model's float forms rounding to FP16 (the precision modes'
      * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
      * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
@@ -316,6 +330,10 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         {.vw = 4, .precision = GMLP_GEMM_FP16},
         {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4, .precision = GMLP_GEMM_BF16},
         {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .vw = 4, .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .c_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4,
+         .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .c_elem = GMLP_ELEM_BF16, .vw = 4,
+         .precision = GMLP_GEMM_BF16},
     };
     size_t need = 0, n_all;
     char line[480];
@@ -326,7 +344,9 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
             continue;
         const bool one_item = t->tm == t->wm && t->tn == t->wn;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 10 : 4); h++) {
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 12 : 4); h++) {
+            if (!gmlp_gemm_tiling_stores(t, forms[h].c_elem))
+                continue;
             char defs[400];
             defines(defs, sizeof defs, &forms[h], t, true, false);
             int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
@@ -367,8 +387,8 @@ int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
-    return (form){.a_elem = g->a.elem, .b_elem = g->b.elem, .ta = g->a.trans != 0, .tb = g->b.trans != 0,
-                  .vw = va < vb ? va : vb, .precision = g->precision};
+    return (form){.a_elem = g->a.elem, .b_elem = g->b.elem, .c_elem = g->c.elem, .ta = g->a.trans != 0,
+                  .tb = g->b.trans != 0, .vw = va < vb ? va : vb, .precision = g->precision};
 }
 
 gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t,

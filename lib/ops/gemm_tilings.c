@@ -337,6 +337,22 @@ bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p)
     return in_set(t->precisions, p);
 }
 
+/* The outputs a work-item past which a kernel applies the epilogue in a
+ * second sweep over C (EPILOGUE_SWEEP in gemm_tiled.cl and gemm_engine.cl);
+ * the others apply it to the accumulators always. */
+static const struct {
+    const gmlp_kernel_spec *kernel;
+    int sweep_past;
+} sweeping[] = {{&gmlp_gemm_tiled, 16}, {&gmlp_gemm_xmx, 16}, {&gmlp_gemm_mfma, 16}};
+
+bool gmlp_gemm_tiling_stores(const gmlp_tiling *t, gmlp_elem c)
+{
+    for (size_t i = 0; c != GMLP_ELEM_F32 && i < sizeof sweeping / sizeof *sweeping; i++)
+        if (t->kernel == sweeping[i].kernel && t->wm * t->wn > sweeping[i].sweep_past)
+            return false;
+    return true;
+}
+
 const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p)
 {
     const gmlp_engine *e = gmlp_engine_of(t->needs);

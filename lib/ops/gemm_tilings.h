@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "cl/context.h"
+#include "core/half.h"
 #include "kernel_abi.h"
 
 /* The size classes a product is chosen a tiling by (gmlp_gemm_class). */
@@ -147,6 +148,10 @@ const gmlp_tiling *gmlp_gemm_tiling_named(const char *name);
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t);
 /* Whether t runs products of precision p. */
 bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p);
+/* Whether t's kernel stores a C of elements c: float always; bfloat16 (a
+ * value rounded once, after the epilogue) where it applies the epilogue to
+ * the accumulators, not in a second sweep over C. */
+bool gmlp_gemm_tiling_stores(const gmlp_tiling *t, gmlp_elem c);
 /* What runs t's products in precision p, for reports: "portable", or its
  * engine and instruction shape ("mma.sync m16n8k8"). */
 const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p);
