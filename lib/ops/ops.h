@@ -143,7 +143,7 @@ typedef struct gmlp_view {
     size_t ld;     /* elements between rows */
     size_t stride; /* elements between the matrices of a batch */
     int trans;     /* used transposed */
-    gmlp_elem elem; /* how the buffer stores the elements: float, or half or bfloat16 (A and B only) */
+    gmlp_elem elem; /* how the buffer stores the elements: float, half or bfloat16 (A, B); float or bfloat16 (C) */
 } gmlp_view;
 
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
