@@ -199,6 +199,33 @@ static void check_engine_rows(const char *dir, const float *a, const float *b)
     ctx = outer;
 }
 
+/* How a BF16 model stores the products only GEMMs read
+ * (gmlp_gemm_prepare): as bfloat16 where those products keep their tilings
+ * (the tensor cores' kernel applies the epilogue to the accumulators), as
+ * floats where a bfloat16 C would leave the engine (AMD's MFMA blocks of 64
+ * outputs a lane sweep the epilogue over C). */
+static void check_outputs(const char *dir)
+{
+    static const struct {
+        gmlp_vendor vendor;
+        unsigned engine;
+        gmlp_elem want;
+    } rows[] = {{GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_ELEM_BF16},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_ELEM_F32}};
+    gmlp_context *outer = ctx;
+    ctx = open_in(dir);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        pretend(ctx, rows[i].vendor, rows[i].engine);
+        gmlp_elem out = GMLP_ELEMS;
+        CHECK(gmlp_gemm_prepare(ctx, GMLP_ELEM_BF16, GMLP_ELEM_BF16, GMLP_GEMM_BF16, &out) == GMLP_OK &&
+                  out == rows[i].want,
+              "a BF16 model's GEMM outputs on %s: %s (want %s): %s", gmlp_engine_of(rows[i].engine)->prefix,
+              gmlp_elem_name(out), gmlp_elem_name(rows[i].want), gmlp_last_error(ctx));
+    }
+    gmlp_context_destroy(ctx);
+    ctx = outer;
+}
+
 /* verdict (a line of the verdicts file: "pass" and a variant's -D options,
  * lib/ops/gemm_kernel.c's order) as "fail" on tiling t instead (its numbers
  * and stages), in place; 0 when t does not run the variant's precision. */
@@ -318,6 +345,9 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s/engines", argv[1]);
     if (!getenv("GMLP_TEST_QUICK"))
         check_engine_rows(dir, a, b);
+    snprintf(dir, sizeof dir, "%s/outputs", argv[1]);
+    if (!getenv("GMLP_TEST_QUICK"))
+        check_outputs(dir);
     gmlp_context_destroy(ctx);
     free(a), free(b), free(mma), free(portable), free(want), free(raw);
     return check_summary("engines");

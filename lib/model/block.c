@@ -146,8 +146,9 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
                                                 .c = {.buf = w->z, .off = g, .ld = h}, .bias = wt->attn_out_b}));
     /* per head and sequence, the gate in the GEMM's epilogue:
      * v[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u,
-     * which only fc2 reads: stored as LN(v) is, but where it adds to the attention's float v */
-    const gmlp_elem ge = a ? GMLP_ELEM_F32 : ve;
+     * which only fc2 reads: stored as gmlp_gemm_prepare chose, but where it adds to the attention's float v
+     * (or a decoding step's, whose history is float) */
+    const gmlp_elem ge = a || p->cache ? GMLP_ELEM_F32 : m->gemm_outputs;
     const gmlp_view v_rows = {.buf = w->z, .off = g, .ld = h, .stride = n * h};
     for (size_t hd = 0; hd < p->heads; hd++) {
         gmlp_view gh = gate;
@@ -176,7 +177,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const int glu = gmlp_arch_of(c)->halves;
     const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
     /* both LayerNorms feed only GEMMs, and so do the MLPs' hidden products (but the GluMlp's gates) */
-    const gmlp_elem ye = gmlp_gemm_input_elem(m);
+    const gmlp_elem ye = gmlp_gemm_input_elem(m), he = m->gemm_outputs;
     const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d, .elem = ye};
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d, c->norm_eps));
@@ -185,13 +186,13 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
      * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half (the gate: float) computed first */
     const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = ys, .c = glu ? x1 : stored_as(x1, 0, ye), .bias = wt->tok1_b,
+                                            .b = ys, .c = glu ? x1 : stored_as(x1, 0, he), .bias = wt->tok1_b,
                                             .bias_rows = 1, .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
-    gmlp_view tokens = stored_as(x1, 0, ye);
+    gmlp_view tokens = stored_as(x1, 0, he);
     if (glu) {
         gmlp_view second = x1;
         second.off = tu * d;
-        tokens = stored_as(second, 0, ye);
+        tokens = stored_as(second, 0, he);
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
                                                 .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
                                                 .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,
@@ -204,8 +205,8 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d, c->norm_eps));
     /* the channel MLP */
     if (!glu) {
-        GMLP_TRY(fc1(p, wt, w->y, ye, ye));
-        return fc2(p, wt, 0, h, ye);
+        GMLP_TRY(fc1(p, wt, w->y, ye, he));
+        return fc2(p, wt, 0, h, he);
     }
     /* z[:, 0 .. g) (rows x g) = y . W_1[0 .. g)^T + b, then z[:, g .. h) = z[:, 0 .. g) * act(y . W_1[g .. h)^T + b) */
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
@@ -214,9 +215,9 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
                                             .bias = wt->fc1_b}));
     w1.off = g * d;
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
-                                            .c = stored_as((gmlp_view){.buf = w->z, .off = g, .ld = h}, 0, ye),
+                                            .c = stored_as((gmlp_view){.buf = w->z, .off = g, .ld = h}, 0, he),
                                             .bias = wt->fc1_b, .bias_off = g, .act = c->gate_act, .gate = u}));
-    return fc2(p, wt, g, g, ye);
+    return fc2(p, wt, g, g, he);
 }
 
 /* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
@@ -245,6 +246,6 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
     GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
-    GMLP_TRY(fc1(p, wt, w->y, ye, ye)); /* GELU(y W_1^T + b_1): only fc2 reads it */
-    return fc2(p, wt, 0, p->h, ye);
+    GMLP_TRY(fc1(p, wt, w->y, ye, m->gemm_outputs)); /* GELU(y W_1^T + b_1): only fc2 reads it */
+    return fc2(p, wt, 0, p->h, m->gemm_outputs);
 }

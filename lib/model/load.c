@@ -288,7 +288,7 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     gmlp_st_free(&f);
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
-        st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision);
+        st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision, &m->gemm_outputs);
     return st;
 }
 

@@ -220,20 +220,24 @@ static form model_form(gmlp_elem w, gmlp_elem x, gmlp_elem y, bool nt, gmlp_gemm
               : (form){.a_elem = w, .b_elem = x, .c_elem = y, .vw = 4, .precision = precision};
 }
 
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision)
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
+                              gmlp_elem *outputs)
 {
-    const gmlp_gemm_plan *p;
     /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to inputs (a
      * product only GEMMs read, of such inputs) */
     const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, inputs};
+    *outputs = inputs;
     for (int nt = 1; nt >= 0; nt--)
-        for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
-            const form fp = model_form(weights, acts[x], outs[x], nt, precision);
-            const form *f = &fp;
-            const gmlp_gemm g = form_gemm(f);
-            for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++)
+        for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
+            const gmlp_gemm_plan *p[3] = {NULL, NULL, NULL};
+            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
+                const form f = model_form(weights, acts[x], outs[x], nt, precision);
+                const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
-                    GMLP_TRY(planned(ctx, f, (gmlp_gemm_size)size, &p));
+                    GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)size, &p[x]));
+            }
+            if (p[1] && p[2] && p[1]->tiling != p[2]->tiling)
+                *outputs = GMLP_ELEM_F32;
         }
     return GMLP_OK;
 }

@@ -217,8 +217,14 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
  * these storages of weights and of the activations only GEMMs read (inputs;
- * float ones too) may run, so that no later call compiles. */
-gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision);
+ * float ones too) may run, so that no later call compiles.  *outputs: how
+ * the model stores the products only GEMMs read, of such inputs: as inputs
+ * where each of those products runs the same tiling so as it would storing
+ * floats (a bfloat16 C wants the epilogue in registers, which the larger
+ * blocks of some kernels sweep over C instead: gmlp_gemm_tiling_stores),
+ * else as floats. */
+gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
+                              gmlp_elem *outputs);
 /* Writes one line per kernel variant the library may build ("FILE
  * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
  * length the whole text needs. */
