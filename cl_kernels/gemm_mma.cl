@@ -231,11 +231,13 @@ static inline void gmlp_mma_ldv_bits16(__global const ushort *h, float *d, const
     if (v > 2)
         d[2] = as_float((uint)x.s2), d[3] = as_float((uint)x.s3);
 }
-/* The same of storage holding the instruction's operand bits, along k:
- * element pairs (k, k + 1) are words as the instruction packs them (the
- * first in the low half, as memory holds them), loaded whole into d[0],
- * d[2] with zeros in d[1], d[3], which the stash ORs in as the pairs'
- * second elements; a single element as its bits. */
+/* The same of storage holding the instruction's operand bits: adjacent
+ * element pairs loaded whole as words into d[0], d[2], zeros in d[1], d[3]
+ * (a single element as its bits).  Along k (an operand stored so) the words
+ * are those the instruction takes (the first element in the low half, as
+ * memory holds them), which the stash ORs the zeros into; across k, pairs
+ * along the W, whose halves the stash pairs with the next k's: either way
+ * a slice in flight takes half the registers of the elements one by one. */
 static inline void gmlp_mma_ldw_bits16(__global const ushort *h, float *d, const int v)
 {
     if (v == 4) {
@@ -325,11 +327,11 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                     __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
                     float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
                     if (!checked || (gr < rows && gc + NAME##_V <= cols)) {                                     \
-                        if (CONTIG_K && gmlp_mma_native_##TYPE)                                                 \
+                        if (gmlp_mma_native_##TYPE)                                                             \
                             gmlp_mma_ldw_bits16((__global const ushort *)src, d, NAME##_V);                     \
                         else                                                                                    \
                             gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                              \
-                    } else if (CONTIG_K && gmlp_mma_native_##TYPE) {                                            \
+                    } else if (gmlp_mma_native_##TYPE) {                                                        \
                         const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                       \
                         gmlp_mma_ldw_part_bits16((__global const ushort *)src, d, NAME##_V, n);                 \
                     } else {                                                                                    \
@@ -362,9 +364,14 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                 {                                                                                               \
                     const float *u = f + l * NAME##_ELEMS + PK * kw * NAME##_WR + j;                            \
                     const float lo = u[0], hi = u[(PK - 1) * NAME##_WR];                                        \
+                    /* native across k: the runs' words hold pairs along the W; element j's halves */          \
+                    const uint r0 = as_uint(f[l * NAME##_ELEMS + (j & ~1)]);                                    \
+                    const uint r1 = as_uint(f[l * NAME##_ELEMS + NAME##_WR + (j & ~1)]);                        \
                     lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
-                        gmlp_mma_native_##TYPE ? as_uint(lo) | as_uint(hi) << 16                                \
-                                               : gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)); \
+                        !gmlp_mma_native_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
+                        : CONTIG_K              ? as_uint(lo) | as_uint(hi) << 16                               \
+                        : j & 1                 ? r0 >> 16 | (r1 & 0xffff0000u)                                 \
+                                                : (r0 & 0xffffu) | r1 << 16;                                    \
                 }                                                                                               \
             }                                                                                                   \
         }                                                                                                       \

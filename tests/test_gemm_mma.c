@@ -161,6 +161,9 @@ int main(int argc, char **argv)
         run(&one_warp, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_async, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16 | PADDED, 19, 35, 33, 1, 0.0f,
             EPI_GATE, 1.0f);
+        /* the register staging across k of bfloat16 B (the spatial matmul's LN(v)): pairs along n as loaded,
+         * four at a time, the edge's (n = 37) element by element */
+        run(&one_warp, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16, 19, 37, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
