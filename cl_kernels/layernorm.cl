@@ -20,16 +20,18 @@ static float wg_sum(float v, __local float *red)
     return r;
 }
 
-/* the output's stores (gmlp_to_bf16: common.cl) */
+/* the output's stores (gmlp_to_bf16, gmlp_store_fp16: common.cl) */
 #define GMLP_LN_STORE_float(y, c, v) ((y)[c] = (v))
 #define GMLP_LN_STORE_bf16(y, c, v) ((y)[c] = gmlp_to_bf16(v))
+#define GMLP_LN_STORE_half(y, c, v) gmlp_store_fp16((v), (c), (y))
 #define GMLP_LN_STORE8_float(y, c, v) vstore8((v), 0, (y) + (c))
 #define GMLP_LN_STORE8_bf16(y, c, v) vstore8(gmlp_to_bf16_8(v), 0, (y) + (c))
+#define GMLP_LN_STORE8_half(y, c, v) gmlp_store_fp16_8((v), (y) + (c))
 
 /* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
  * x rows start at x_off + row * ldx (lets the SGU normalise one half of a
- * wider row in place of a copy); y of element type T (float, or bf16:
- * ushort bits), offsets in its elements. */
+ * wider row in place of a copy); y of element type T (float, bf16:
+ * ushort bits, or half: FP16's), offsets in its elements. */
 #define GMLP_LAYERNORM_DEFINE(NAME, T, OUT)                                                                     \
     __kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1))) void NAME(                                  \
         __global const float *x, ulong x_off, ulong ldx, __global T *y, ulong y_off, ulong ldy,                \
@@ -55,6 +57,7 @@ static float wg_sum(float v, __local float *red)
     }
 GMLP_LAYERNORM_DEFINE(gmlp_layernorm, float, GMLP_LN_STORE_float)
 GMLP_LAYERNORM_DEFINE(gmlp_layernorm_bf16, ushort, GMLP_LN_STORE_bf16)
+GMLP_LAYERNORM_DEFINE(gmlp_layernorm_half, half, GMLP_LN_STORE_half)
 
 static float sum8(float8 v)
 {
@@ -101,3 +104,4 @@ static float sum8(float8 v)
     }
 GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows, float, GMLP_LN_STORE_float, GMLP_LN_STORE8_float)
 GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows_bf16, ushort, GMLP_LN_STORE_bf16, GMLP_LN_STORE8_bf16)
+GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows_half, half, GMLP_LN_STORE_half, GMLP_LN_STORE8_half)

@@ -56,30 +56,58 @@ static void describe(const op_case *c, char *buf, size_t size)
     } while (0)
 #define IN_PLACE(reps, buf) ((reps) > 0 ? (gmlp_buffer_release(ctx, &(buf)), 0) : 1)
 
-/* LayerNorm of x into bfloat16 equals float_out (the float kernel's result
- * on the same device) rounded to bfloat16, bit for bit. */
-static void layernorm_bf16(gmlp_rows x, cl_mem float_out, cl_mem g, cl_mem b, const params *p, float eps)
+/* A float's bits as a model stores it as e: bfloat16 (the BF16 mode's
+ * rounding), half (the FP16 mode's: saturated at +-65504, half's
+ * subnormals). */
+static uint16_t stored16(gmlp_elem e, float f)
+{
+    return e == GMLP_ELEM_BF16 ? gmlp_float_to_bf16(f) : gmlp_float_to_half(ref_round_operand(f, REF_FP16));
+}
+
+/* LayerNorm of x into 16-bit e (BF16 and FP16 models' outputs for GEMMs)
+ * equals the float kernel's result on the same device rounded as stored16,
+ * bit for bit; gamma scaled (FP16: past half's range, into its subnormals). */
+static void layernorm_16(gmlp_rows x, const float *g, const float *b, float scale, const params *p, float eps,
+                         gmlp_elem e)
 {
     const size_t ny = (size_t)p->rows * p->cols;
-    float *f = malloc(ny * sizeof *f);
+    float *f = malloc(ny * sizeof *f), *gs = malloc(2 * (size_t)p->cols * sizeof *gs), *bs = gs + p->cols;
     uint16_t *got = malloc(ny * sizeof *got);
-    down(float_out, f, ny);
+    for (int c = 0; c < p->cols; c++)
+        gs[c] = g[c] * scale, bs[c] = b[c] * scale;
+    cl_mem dg = up(gs, (size_t)p->cols), db = up(bs, (size_t)p->cols), df = up(NULL, ny);
     cl_mem dy = up_bytes(NULL, ny * sizeof *got);
-    const gmlp_rows to = {.buf = dy, .ld = (size_t)p->cols, .elem = GMLP_ELEM_BF16};
-    CHECK(gmlp_op_layernorm(ctx, x, to, g, b, p->rows, p->cols, eps) == GMLP_OK, "layernorm to bf16: %s",
-          gmlp_last_error(ctx));
+    const gmlp_rows to = {.buf = dy, .ld = (size_t)p->cols, .elem = e};
+    CHECK(gmlp_op_layernorm(ctx, x, (gmlp_rows){.buf = df, .ld = (size_t)p->cols}, dg, db, p->rows, p->cols, eps) ==
+                  GMLP_OK &&
+              gmlp_op_layernorm(ctx, x, to, dg, db, p->rows, p->cols, eps) == GMLP_OK,
+          "layernorm to %s: %s", gmlp_elem_name(e), gmlp_last_error(ctx));
+    down(df, f, ny);
     CHECK(clEnqueueReadBuffer(ctx->queue, dy, CL_TRUE, 0, ny * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
-          "read bf16");
+          "read %s", gmlp_elem_name(e));
     size_t differ = 0;
     for (size_t i = 0; i < ny; i++)
-        differ += got[i] != gmlp_float_to_bf16(f[i]);
-    CHECK(differ == 0, "layernorm %dx%d to bf16 (%s): %zu of %zu differ from the float result rounded", p->rows,
-          p->cols, ctx->dev.type & CL_DEVICE_TYPE_CPU ? "a row a work-item" : "a row a group", differ, ny);
-    CHECK(gmlp_op_layernorm(ctx, (gmlp_rows){.buf = x.buf, .ld = x.ld, .elem = GMLP_ELEM_F16}, to, g, b, p->rows,
+        differ += got[i] != stored16(e, f[i]);
+    CHECK(differ == 0, "layernorm %dx%d to %s, gamma x %g (%s): %zu of %zu differ from the float result rounded",
+          p->rows, p->cols, gmlp_elem_name(e), (double)scale,
+          ctx->dev.type & CL_DEVICE_TYPE_CPU ? "a row a work-item" : "a row a group", differ, ny);
+    CHECK(gmlp_op_layernorm(ctx, (gmlp_rows){.buf = x.buf, .ld = x.ld, .elem = GMLP_ELEM_F16}, to, dg, db, p->rows,
                             p->cols, eps) == GMLP_ERR_INVALID_ARGUMENT,
           "layernorm of half refused");
+    gmlp_buffer_release(ctx, &dg);
+    gmlp_buffer_release(ctx, &db);
+    gmlp_buffer_release(ctx, &df);
     gmlp_buffer_release(ctx, &dy);
-    free(f), free(got);
+    free(f), free(gs), free(got);
+}
+
+/* the 16-bit outputs: bfloat16; half, within its range, past it and in its subnormals */
+static void layernorm_16s(gmlp_rows x, const float *g, const float *b, const params *p, float eps)
+{
+    layernorm_16(x, g, b, 1.0f, p, eps, GMLP_ELEM_BF16);
+    layernorm_16(x, g, b, 1.0f, p, eps, GMLP_ELEM_F16);
+    layernorm_16(x, g, b, 1e5f, p, eps, GMLP_ELEM_F16);
+    layernorm_16(x, g, b, 1e-6f, p, eps, GMLP_ELEM_F16);
 }
 
 static void run_layernorm(const params *p, int reps)
@@ -95,8 +123,8 @@ static void run_layernorm(const params *p, int reps)
     cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, p->cols), db = up(b, p->cols);
     gmlp_rows from = {.buf = dx, .off = (size_t)off, .ld = (size_t)ld}, to = {.buf = dy, .ld = (size_t)p->cols};
     RUN(reps, gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps));
-    if (!reps) /* bfloat16 out (a BF16 model's, for GEMMs): the float result rounded, bit for bit */
-        layernorm_bf16(from, dy, dg, db, p, eps);
+    if (!reps) /* 16-bit out (BF16 and FP16 models', for GEMMs): the float result rounded, bit for bit */
+        layernorm_16s(from, g, b, p, eps);
     expect("layernorm", dy, want, ny, 2e-6);
     /* on a CPU (a work-item per row), also the GPUs' work-group-per-row kernel */
     const cl_device_type type = ctx->dev.type;
@@ -105,7 +133,7 @@ static void run_layernorm(const params *p, int reps)
         to.buf = up(NULL, ny); /* expect released the first */
         CHECK(gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps) == GMLP_OK, "layernorm as on a GPU: %s",
               gmlp_last_error(ctx));
-        layernorm_bf16(from, to.buf, dg, db, p, eps);
+        layernorm_16s(from, g, b, p, eps);
         expect("layernorm as on a GPU", to.buf, want, ny, 2e-6);
         ctx->dev.type = type;
     }
@@ -127,21 +155,23 @@ static void run_affine(const params *p, int reps)
     cl_mem dx = up(x, n), dy = up(y, n), da = up(a, p->cols), db = up(b, p->cols);
     RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld}, (gmlp_rows){.buf = dy, .off = off, .ld = ld}, da, db,
                                     p->rows, p->cols));
-    if (!reps) { /* bfloat16 out (a BF16 ResMLP's, for GEMMs): the float result rounded, bit for bit */
+    for (gmlp_elem e = GMLP_ELEM_F16; !reps && e <= GMLP_ELEM_BF16; e++) {
+        /* 16-bit out (a BF16 or FP16 ResMLP's, for GEMMs): the float result rounded, bit for bit */
         float *f = malloc(n * sizeof *f);
         uint16_t *got = calloc(n, sizeof *got);
         down(dy, f, n);
         cl_mem db16 = up_bytes(got, n * sizeof *got);
         CHECK(gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld},
-                             (gmlp_rows){.buf = db16, .off = off, .ld = ld, .elem = GMLP_ELEM_BF16}, da, db, p->rows,
-                             p->cols) == GMLP_OK &&
+                             (gmlp_rows){.buf = db16, .off = off, .ld = ld, .elem = e}, da, db, p->rows, p->cols) ==
+                      GMLP_OK &&
                   clEnqueueReadBuffer(ctx->queue, db16, CL_TRUE, 0, n * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
-              "affine to bf16: %s", gmlp_last_error(ctx));
+              "affine to %s: %s", gmlp_elem_name(e), gmlp_last_error(ctx));
         size_t differ = 0;
         for (size_t r = 0; r < (size_t)p->rows; r++)
             for (size_t c = 0; c < (size_t)p->cols; c++)
-                differ += got[off + r * ld + c] != gmlp_float_to_bf16(f[off + r * ld + c]);
-        CHECK(differ == 0, "affine %dx%d to bf16: %zu differ from the float result rounded", p->rows, p->cols, differ);
+                differ += got[off + r * ld + c] != stored16(e, f[off + r * ld + c]);
+        CHECK(differ == 0, "affine %dx%d to %s: %zu differ from the float result rounded", p->rows, p->cols,
+              gmlp_elem_name(e), differ);
         gmlp_buffer_release(ctx, &db16);
         free(f), free(got);
     }

@@ -131,9 +131,10 @@ gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision
  * gmlp_weight_type's values are gmlp_elem's). */
 gmlp_elem gmlp_weight_elem(const gmlp_model *m);
 /* How the model stores activations that only GEMMs read (the LayerNorms
- * before fc1 and the spatial matmul, the Mixer's, ResMLP's Affines): a BF16 model as
- * bfloat16, the rounding every product does to its operands done once by
- * their producer (the same results, half the traffic); float otherwise. */
+ * before fc1 and the spatial matmul, the Mixer's, ResMLP's Affines): a BF16
+ * model as bfloat16, an FP16 model as half (saturated as the mode rounds),
+ * the rounding every product does to its operands done once by their
+ * producer (the same results, half the traffic); float otherwise. */
 gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m);
 /* A weight as a new device buffer of numel values: a matrix (matrix != 0)
  * as the model stores them (cfg.weights: float, half or bfloat16), anything

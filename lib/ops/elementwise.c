@@ -26,29 +26,32 @@ static gmlp_status launch_bound(gmlp_status bound, gmlp_context *ctx, const gmlp
 #define LAUNCH(ctx, k, dims, global, local, ...)                                                                  \
     launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local)
 
-/* x float; y float or bfloat16: what the normalisations write */
+/* x float; y float, half (FP16's rounding) or bfloat16: what the normalisations write */
 static gmlp_status norm_elems(gmlp_context *ctx, const char *op, gmlp_rows x, gmlp_rows y)
 {
-    if (x.elem != GMLP_ELEM_F32 || (y.elem != GMLP_ELEM_F32 && y.elem != GMLP_ELEM_BF16))
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s in, %s out (float in; float or bf16 out)", op,
-                         gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
+    if (x.elem != GMLP_ELEM_F32 || (unsigned)y.elem >= GMLP_ELEMS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s in, %s out (float in; float, half or bf16 out)",
+                         op, gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
     return GMLP_OK;
 }
 
-/* by y's element type: float, bfloat16 */
-static const gmlp_kernel_spec layernorm[2] = {{"layernorm.cl", "gmlp_layernorm"}, {"layernorm.cl", "gmlp_layernorm_bf16"}};
-static const gmlp_kernel_spec layernorm_rows[2] = {{"layernorm.cl", "gmlp_layernorm_rows"},
-                                                   {"layernorm.cl", "gmlp_layernorm_rows_bf16"}};
+/* by y's element type (gmlp_elem) */
+static const gmlp_kernel_spec layernorm[GMLP_ELEMS] = {[GMLP_ELEM_F32] = {"layernorm.cl", "gmlp_layernorm"},
+                                                        [GMLP_ELEM_F16] = {"layernorm.cl", "gmlp_layernorm_half"},
+                                                        [GMLP_ELEM_BF16] = {"layernorm.cl", "gmlp_layernorm_bf16"}};
+static const gmlp_kernel_spec layernorm_rows[GMLP_ELEMS] = {
+    [GMLP_ELEM_F32] = {"layernorm.cl", "gmlp_layernorm_rows"},
+    [GMLP_ELEM_F16] = {"layernorm.cl", "gmlp_layernorm_rows_half"},
+    [GMLP_ELEM_BF16] = {"layernorm.cl", "gmlp_layernorm_rows_bf16"}};
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
     GMLP_TRY(norm_elems(ctx, "layernorm", x, y));
-    const int bf16 = y.elem == GMLP_ELEM_BF16;
     if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
         size_t global[1] = {(size_t)rows};
         const gmlp_kernel *k;
-        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows[bf16], NULL, NULL, &k));
+        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows[y.elem], NULL, NULL, &k));
         return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
             ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
             ARG_INT(rows));
@@ -56,20 +59,22 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
     const size_t wg = (size_t)ctx->ops->reduce_wg;
     size_t global[1] = {(size_t)rows * wg}, local[1] = {wg};
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm[bf16], NULL, NULL, &k));
+    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm[y.elem], NULL, NULL, &k));
     return LAUNCH(ctx, k, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
 }
 
-/* by y's element type: float, bfloat16 */
-static const gmlp_kernel_spec affine[2] = {{"affine.cl", "gmlp_affine"}, {"affine.cl", "gmlp_affine_bf16"}};
+/* by y's element type (gmlp_elem) */
+static const gmlp_kernel_spec affine[GMLP_ELEMS] = {[GMLP_ELEM_F32] = {"affine.cl", "gmlp_affine"},
+                                                     [GMLP_ELEM_F16] = {"affine.cl", "gmlp_affine_half"},
+                                                     [GMLP_ELEM_BF16] = {"affine.cl", "gmlp_affine_bf16"}};
 
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
 {
     GMLP_TRY(norm_elems(ctx, "affine", x, y));
     size_t global[2] = {(size_t)cols, (size_t)rows};
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &affine[y.elem == GMLP_ELEM_BF16], NULL, NULL, &k));
+    GMLP_TRY(gmlp_kernel_get(ctx, &affine[y.elem], NULL, NULL, &k));
     return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
         ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(alpha), ARG_MEM(beta));
 }

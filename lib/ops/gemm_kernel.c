@@ -223,14 +223,14 @@ static form model_form(gmlp_elem w, gmlp_elem x, gmlp_elem y, bool nt, gmlp_gemm
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
                               gmlp_elem *outputs)
 {
-    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to inputs (a
-     * product only GEMMs read, of such inputs) */
-    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, inputs};
-    *outputs = inputs;
+    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to bfloat16 (a
+     * product only GEMMs read, of such inputs: BF16's; C is float or bfloat16) */
+    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, GMLP_ELEM_BF16};
+    *outputs = inputs == GMLP_ELEM_BF16 ? inputs : GMLP_ELEM_F32;
     for (int nt = 1; nt >= 0; nt--)
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
             const gmlp_gemm_plan *p[3] = {NULL, NULL, NULL};
-            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
+            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : inputs == GMLP_ELEM_BF16 ? 3 : 2); x++) {
                 const form f = model_form(weights, acts[x], outs[x], nt, precision);
                 const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
