@@ -129,7 +129,8 @@ enum {
 /* How a model keeps its weight matrices on the device (gmlp_load_options). */
 typedef enum gmlp_weight_type {
     GMLP_WEIGHTS_F32 = 0, /* float */
-    GMLP_WEIGHTS_F16 = 1, /* IEEE half: half the memory; arithmetic stays fp32, no cl_khr_fp16 needed */
+    GMLP_WEIGHTS_F16 = 1, /* IEEE half: half the memory; arithmetic stays fp32, no cl_khr_fp16 needed.
+                             An FP16-precision model stores float weights so (saturated, as its products are) */
     GMLP_WEIGHTS_BF16 = 2, /* bfloat16: half the memory, float's range, 8 significant bits; arithmetic as F16's.
                               A BF16-precision model stores float weights so (what its products round them to) */
 } gmlp_weight_type;
@@ -295,9 +296,10 @@ typedef struct gmlp_load_options {
     /* GMLP_WEIGHTS_F32 (default), GMLP_WEIGHTS_F16 or GMLP_WEIGHTS_BF16: the
      * weight matrices (not biases and LayerNorm parameters) rounded to the
      * nearest half or bfloat16.  A weight beyond half's range (|w| >= 65520)
-     * is GMLP_ERR_UNSUPPORTED.  With precision BF16, F32 means BF16: every
-     * product rounds the weights to bfloat16 anyway (gmlp_config.weights
-     * says what is stored). */
+     * is GMLP_ERR_UNSUPPORTED, but with precision FP16, whose products
+     * saturate it at 65504 anyway.  With precision BF16, F32 means BF16, and
+     * with FP16, F16: every product rounds the weights so anyway
+     * (gmlp_config.weights says what is stored). */
     gmlp_weight_type weights;
     /* GMLP_PRECISION_AUTO (default): $GMLP_PRECISION, else FP32.  A mode
      * other than FP32 with GMLP_GEMM=clblast is GMLP_ERR_UNSUPPORTED. */

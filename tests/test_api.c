@@ -454,6 +454,35 @@ static void test_f16_weights(gmlp_context *ctx)
           "a weight beyond half's range: %s: %s", gmlp_status_string(st), gmlp_last_error(ctx));
     CHECK(gmlp_model_load_memory(ctx, file, size, &m) == GMLP_OK, "the same as F32: %s", gmlp_last_error(ctx));
     gmlp_model_free(m);
+
+    /* an FP16 model stores float weights as half, and takes 1e6 saturated, as its products take it: the
+     * logits those of the weight 65504, bit for bit */
+    gmlp_config cp;
+    o.precision = GMLP_PRECISION_FP16;
+    o.weights = GMLP_WEIGHTS_F32;
+    CHECK(gmlp_model_load_memory_ex(ctx, file, size, &o, &m) == GMLP_OK, "FP16 precision, 1e6: %s",
+          gmlp_last_error(ctx));
+    gmlp_model_config(m, &cp);
+    CHECK(cp.weights == GMLP_WEIGHTS_F16 && cp.weight_bytes == c16.weight_bytes,
+          "an FP16 model stores float weights as half: weights %d, %zu bytes (F16: %zu)", (int)cp.weights,
+          cp.weight_bytes, c16.weight_bytes);
+    n = (size_t)cp.in_chans * cp.img_h * cp.img_w;
+    float *img1 = malloc(n * sizeof *img1), *big = calloc((size_t)cp.num_classes, sizeof *big),
+          *sat = calloc((size_t)cp.num_classes, sizeof *sat);
+    for (size_t i = 0; i < n; i++)
+        img1[i] = (float)((i * 29) % 97) / 48.0f - 1.0f;
+    CHECK(gmlp_classify(m, img1, 1, big) == GMLP_OK, "FP16 with 1e6 runs: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    free(file);
+    file = with_value(path, "blocks.1.mlp_channels.fc2.weight", 65504.0f, &size);
+    o.weights = GMLP_WEIGHTS_F16;
+    CHECK(gmlp_model_load_memory_ex(ctx, file, size, &o, &m) == GMLP_OK &&
+              gmlp_classify(m, img1, 1, sat) == GMLP_OK,
+          "FP16 precision, 65504: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    CHECK(!memcmp(big, sat, (size_t)cp.num_classes * sizeof *big) && big[0] == big[0],
+          "FP16: 1e6 saturated as 65504: logits %g, %g", (double)big[0], (double)sat[0]);
+    free(img1), free(big), free(sat);
     free(file);
 }
 
@@ -704,6 +733,7 @@ int main(int argc, char **argv)
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16, GMLP_PRECISION_FP32);
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_BF16, GMLP_PRECISION_FP32);
     test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_BF16); /* bfloat16 weights and LayerNorms */
+    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_FP16); /* half weights and LayerNorms */
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

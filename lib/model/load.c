@@ -262,7 +262,9 @@ gmlp_status gmlp_read_file(gmlp_context *ctx, const char *path, unsigned char **
 
 gmlp_weight_type gmlp_weights_stored(gmlp_weight_type asked, gmlp_gemm_precision precision)
 {
-    return asked == GMLP_WEIGHTS_F32 && precision == GMLP_GEMM_BF16 ? GMLP_WEIGHTS_BF16 : asked;
+    if (asked != GMLP_WEIGHTS_F32)
+        return asked;
+    return precision == GMLP_GEMM_BF16 ? GMLP_WEIGHTS_BF16 : precision == GMLP_GEMM_FP16 ? GMLP_WEIGHTS_F16 : asked;
 }
 
 static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp_hf_config *hf,

@@ -7,10 +7,12 @@
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "core/precision.h"
 #include "model/model.h"
 
 /* numel values as 16-bit elements of e: half refuses a finite value past
- * its range; bfloat16 has float's. */
+ * its range, but in an FP16 model, whose products saturate their operands
+ * at +-65504 anyway, takes them so; bfloat16 has float's. */
 static gmlp_status upload_16(gmlp_model *m, gmlp_elem e, const float *host, size_t numel, const char *name,
                              cl_mem *dst)
 {
@@ -18,8 +20,13 @@ static gmlp_status upload_16(gmlp_model *m, gmlp_elem e, const float *host, size
     if (!h)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory converting '%s' to %s", name,
                          gmlp_elem_name(e));
-    gmlp_elem_pack(e, host, numel, h);
-    for (size_t i = 0; e == GMLP_ELEM_F16 && i < numel; i++)
+    const bool saturate = e == GMLP_ELEM_F16 && m->precision == GMLP_GEMM_FP16;
+    if (saturate) /* the mode's rounding, then exact as half */
+        for (size_t i = 0; i < numel; i++)
+            h[i] = gmlp_float_to_half(gmlp_round_operand(host[i], GMLP_GEMM_FP16));
+    else
+        gmlp_elem_pack(e, host, numel, h);
+    for (size_t i = 0; e == GMLP_ELEM_F16 && !saturate && i < numel; i++)
         if ((h[i] & 0x7fff) == 0x7c00 && isfinite(host[i])) {
             free(h);
             return gmlp_fail(&m->ctx->err, GMLP_ERR_UNSUPPORTED,
