@@ -93,8 +93,8 @@ static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem 
 static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, size_t off, size_t k, gmlp_elem ze)
 {
     const size_t d = p->d, h = p->h;
-    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = d, .k = k,
-                                                .a = stored_as((gmlp_view){.buf = p->m->ws.z, .off = off, .ld = h}, 0, ze),
+    const gmlp_view z = {.buf = p->m->ws.z, .off = off, .ld = h};
+    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = d, .k = k, .a = stored_as(z, 0, ze),
                                                 .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
                                                 .c = {.buf = p->m->ws.x, .ld = d}, .beta = 1.0f, .bias = wt->fc2_b});
 }

@@ -55,7 +55,9 @@ gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, in
 
 gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m)
 {
-    return m->precision == GMLP_GEMM_BF16 ? GMLP_ELEM_BF16 : m->precision == GMLP_GEMM_FP16 ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
+    return m->precision == GMLP_GEMM_BF16   ? GMLP_ELEM_BF16
+           : m->precision == GMLP_GEMM_FP16 ? GMLP_ELEM_F16
+                                            : GMLP_ELEM_F32;
 }
 
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)

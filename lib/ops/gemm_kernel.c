@@ -202,7 +202,8 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
                    (size_t)vw_index[f->vw]) *
                   GMLP_GEMM_PRECISIONS) +
                  f->precision;
-    _Static_assert(GMLP_GEMM_PLAN_KEYS == GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 2 * 3 * GMLP_GEMM_PRECISIONS,
+    _Static_assert(GMLP_GEMM_PLAN_KEYS ==
+                       GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 2 * 3 * GMLP_GEMM_PRECISIONS,
                    "one entry per key");
     gmlp_gemm_plan *p = &ctx->ops->plan[key];
     if (!p->kernel)
