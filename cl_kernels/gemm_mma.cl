@@ -203,6 +203,14 @@ enum {
     gmlp_mma_native_half = 0,
     gmlp_mma_native_bf16 = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
 };
+/* Whether the register staging holds storage TYPE's slices in flight as
+ * words of two elements as loaded (gmlp_mma_ldw_bits16): 16-bit storage in
+ * the 16-bit formats (a word a pair along k there; TF32's are one element). */
+enum {
+    gmlp_mma_paired_float = 0,
+    gmlp_mma_paired_half = PK == 2,
+    gmlp_mma_paired_bf16 = PK == 2
+};
 /* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
  * through a vector pointer: p is v-aligned (host-checked); element by element
  * into d (with vstoren, PoCL's code read d back with a 16-byte aligned load
@@ -327,11 +335,11 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                     __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
                     float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
                     if (!checked || (gr < rows && gc + NAME##_V <= cols)) {                                     \
-                        if (gmlp_mma_native_##TYPE)                                                             \
+                        if (gmlp_mma_paired_##TYPE)                                                             \
                             gmlp_mma_ldw_bits16((__global const ushort *)src, d, NAME##_V);                     \
                         else                                                                                    \
                             gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                              \
-                    } else if (gmlp_mma_native_##TYPE) {                                                        \
+                    } else if (gmlp_mma_paired_##TYPE) {                                                        \
                         const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                       \
                         gmlp_mma_ldw_part_bits16((__global const ushort *)src, d, NAME##_V, n);                 \
                     } else {                                                                                    \
@@ -364,14 +372,19 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                 {                                                                                               \
                     const float *u = f + l * NAME##_ELEMS + PK * kw * NAME##_WR + j;                            \
                     const float lo = u[0], hi = u[(PK - 1) * NAME##_WR];                                        \
-                    /* native across k: the runs' words hold pairs along the W; element j's halves */          \
+                    /* paired: along k a word with zeros ORed in; across k the runs' words hold pairs along    \
+                     * the W, element j's halves */                                                            \
                     const uint r0 = as_uint(f[l * NAME##_ELEMS + (j & ~1)]);                                    \
                     const uint r1 = as_uint(f[l * NAME##_ELEMS + NAME##_WR + (j & ~1)]);                        \
+                    const uint bits = CONTIG_K ? as_uint(lo) | as_uint(hi) << 16                                \
+                                      : j & 1  ? r0 >> 16 | (r1 & 0xffff0000u)                                  \
+                                               : (r0 & 0xffffu) | r1 << 16;                                     \
                     lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
-                        !gmlp_mma_native_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
-                        : CONTIG_K              ? as_uint(lo) | as_uint(hi) << 16                               \
-                        : j & 1                 ? r0 >> 16 | (r1 & 0xffff0000u)                                 \
-                                                : (r0 & 0xffffu) | r1 << 16;                                    \
+                        !gmlp_mma_paired_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
+                        : gmlp_mma_native_##TYPE                                                                \
+                            ? bits                                                                              \
+                            : gmlp_mma_word(gmlp_mma_value_##TYPE(as_float(bits & 0xffffu)),                    \
+                                            gmlp_mma_value_##TYPE(as_float(bits >> 16)));                       \
                 }                                                                                               \
             }                                                                                                   \
         }                                                                                                       \
