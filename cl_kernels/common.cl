@@ -25,16 +25,18 @@ static inline ushort8 gmlp_to_bf16_8(float8 v)
 {
     return convert_ushort8((as_uint8(gmlp_rne7_8(v)) | select((uint8)0u, (uint8)0x400000u, isnan(v))) >> 16);
 }
+/* half's largest finite value, where precision.cl's FP16 mode saturates */
+#define GMLP_HALF_MAX 65504.0f
 /* half stores (an FP16 model's activations that only GEMMs read): the value
- * saturated at +-65504 as precision.cl's FP16 mode saturates (NaN kept),
- * then vstore_half_rte's rounding to nearest even: the mode's rounding. */
+ * saturated as the FP16 mode saturates (NaN kept), then vstore_half_rte's
+ * rounding to nearest even: the mode's rounding. */
 static inline void gmlp_store_fp16(float v, size_t at, __global half *p)
 {
-    vstore_half_rte(isnan(v) ? v : clamp(v, -65504.0f, 65504.0f), at, p);
+    vstore_half_rte(isnan(v) ? v : clamp(v, -GMLP_HALF_MAX, GMLP_HALF_MAX), at, p);
 }
 static inline void gmlp_store_fp16_8(float8 v, __global half *p)
 {
-    vstore_half8_rte(select(clamp(v, -65504.0f, 65504.0f), v, isnan(v)), 0, p);
+    vstore_half8_rte(select(clamp(v, -GMLP_HALF_MAX, GMLP_HALF_MAX), v, isnan(v)), 0, p);
 }
 
 /* Exact GELU, as nn.GELU(): 0.5 v (1 + erf(v / sqrt 2)), written with erfc

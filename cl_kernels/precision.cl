@@ -26,7 +26,7 @@
         if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)                                                      \
             return NAME##_m7(x);                                                                             \
         if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16) {                                                    \
-            const F c = clamp(x, -65504.0f, 65504.0f);                                                       \
+            const F c = clamp(x, -GMLP_HALF_MAX, GMLP_HALF_MAX);                                             \
             const F sub = rint(c * 0x1p24f) * 0x1p-24f; /* exact scalings: rint rounds ties to even */      \
             return isnan(x) ? x : fabs(c) < 0x1p-14f ? sub : NAME##_m10(c);                                  \
         }                                                                                                    \

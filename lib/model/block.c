@@ -185,14 +185,13 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
      * Mlp:    z = GELU(z)
      * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half (the gate: float) computed first */
     const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
+    gmlp_view second = x1; /* what tok2 reads: Mlp's z, GluMlp's second half */
+    second.off = glu ? tu * d : 0;
+    const gmlp_view tokens = stored_as(second, 0, he);
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = ys, .c = glu ? x1 : stored_as(x1, 0, he), .bias = wt->tok1_b,
-                                            .bias_rows = 1, .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
-    gmlp_view tokens = stored_as(x1, 0, he);
+                                            .b = ys, .c = glu ? x1 : tokens, .bias = wt->tok1_b, .bias_rows = 1,
+                                            .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
     if (glu) {
-        gmlp_view second = x1;
-        second.off = tu * d;
-        tokens = stored_as(second, 0, he);
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
                                                 .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
                                                 .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,

@@ -201,11 +201,14 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
     g.a.ld = g.a.trans ? m : k;
     g.b.ld = g.b.trans ? k : n;
     g.c = (gmlp_view){.ld = n, .elem = form->c.elem}; /* float or bfloat16, as the variant stores */
+    const bool bf16 = g.c.elem == GMLP_ELEM_BF16;
     const size_t c_bytes = m * n * gmlp_elem_size(g.c.elem);
     float *c = gmlp_malloc(m * n * sizeof *c);
-    uint16_t *c16 = gmlp_malloc(m * n * sizeof *c16);
-    if (!c || !c16)
+    uint16_t *c16 = bf16 ? gmlp_malloc(m * n * sizeof *c16) : NULL;
+    if (!c || (bf16 && !c16)) {
+        free(c), free(c16);
         return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
+    }
     gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.elem, 1, &g.a.buf);
     if (st == GMLP_OK)
         st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.elem, 2, &g.b.buf);
@@ -216,7 +219,6 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         st = gmlp_op_gemm_tiled(p, &g, t, &skipped);
     if (st == GMLP_OK && skipped)
         st = gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "it does not build to run whole tiles unspilled");
-    const bool bf16 = g.c.elem == GMLP_ELEM_BF16;
     cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, c_bytes, bf16 ? (void *)c16 : c, 0,
                                                    NULL, NULL)
                              : CL_SUCCESS;

@@ -95,18 +95,18 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
                            const char **why)
 {
     static const char *const tr[] = {"N", "T"};
-    char defs[400], label[170];
-    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
-    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
-             vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
-             f->c_elem == GMLP_ELEM_BF16 ? " C:bf16" : "", gmlp_gemm_precision_name(f->precision));
-    const gmlp_gemm g = form_gemm(f);
     *k = NULL;
     if (!gmlp_gemm_tiling_stores(t, f->c_elem)) {
         if (why)
             *why = why_sweep;
         return GMLP_OK;
     }
+    char defs[400], label[170];
+    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
+    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
+             vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
+             f->c_elem == GMLP_ELEM_BF16 ? " C:bf16" : "", gmlp_gemm_precision_name(f->precision));
+    const gmlp_gemm g = form_gemm(f);
     if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
         if (why)
             *why = why_ladder;
