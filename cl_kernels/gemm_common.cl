@@ -34,6 +34,10 @@
 #ifndef GMLP_GEMM_C_BF16
 #define GMLP_GEMM_C_BF16 0
 #endif
+#ifndef GMLP_GEMM_C_HALF
+#define GMLP_GEMM_C_HALF 0
+#endif
+#define GMLP_GEMM_C_16 (GMLP_GEMM_C_BF16 || GMLP_GEMM_C_HALF)
 #ifndef GMLP_GEMM_TA
 #define GMLP_GEMM_TA 0
 #endif
@@ -111,10 +115,12 @@ static inline float gmlp_bf16_value(ushort h)
 #define B_TYPE float
 #endif
 
-/* C as float, or as bfloat16 (a product only GEMMs read, in BF16: the
- * value rounded as gmlp_to_bf16 rounds, once, after the epilogue; so the
- * kernels that apply the epilogue in a second sweep over C apply it to the
- * accumulators instead when C is bfloat16, EPILOGUE_SWEEP) */
+/* C as float, or as the mode's 16-bit format (a product only GEMMs read, in
+ * BF16 or FP16: the value rounded as the next product's operand rounding
+ * rounds it, once, after the epilogue; bfloat16 as gmlp_to_bf16, half
+ * saturated at +-65504 as FP16's rounding saturates.  So the kernels that
+ * apply the epilogue in a second sweep over C apply it to the accumulators
+ * instead when C is 16-bit, EPILOGUE_SWEEP) */
 #if GMLP_GEMM_C_BF16
 #define C_TYPE bf16
 static inline float gmlp_c_get(__global const bf16 *p)
@@ -124,6 +130,16 @@ static inline float gmlp_c_get(__global const bf16 *p)
 static inline void gmlp_c_put(__global bf16 *p, float v)
 {
     *p = gmlp_to_bf16(v);
+}
+#elif GMLP_GEMM_C_HALF
+#define C_TYPE half
+static inline float gmlp_c_get(__global const half *p)
+{
+    return vload_half(0, p);
+}
+static inline void gmlp_c_put(__global half *p, float v)
+{
+    gmlp_store_fp16(v, 0, p);
 }
 #else
 #define C_TYPE float

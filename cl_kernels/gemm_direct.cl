@@ -69,15 +69,15 @@ static inline void direct_store(__global float *row, int j, int n, int full, vec
 }
 
 /* C's columns j .. j + DV of a row, as direct_load / direct_store (a
- * bfloat16 C element by element, rounded at the store) */
-#if GMLP_GEMM_C_BF16
-static inline vecf direct_load_c(__global const bf16 *row, int j, int n, int full)
+ * 16-bit C element by element, rounded at the store) */
+#if GMLP_GEMM_C_16
+static inline vecf direct_load_c(__global const C_TYPE *row, int j, int n, int full)
 {
     float x[DV];
     _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = gmlp_c_get(row + (full ? j + l : min(j + l, n - 1)));
     return VLOADF(0, x);
 }
-static inline void direct_store_c(__global bf16 *row, int j, int n, int full, vecf v)
+static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, vecf v)
 {
     float x[DV];
     VSTOREF(v, 0, x);
@@ -243,7 +243,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
     const gmlp_epi e = GMLP_EPI_OF(p);
-#if DOT && GMLP_GEMM_C_BF16
+#if DOT && GMLP_GEMM_C_16
     /* the block's sums kept, then put as direct_finish's vectors: rounded once */
     float x[WM][WN];
     for (int r = 0; r < WM; r += DM)

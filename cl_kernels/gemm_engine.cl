@@ -139,11 +139,11 @@ static inline void gmlp_eng_mma(float *c, const uint *a, const uint *b, int lane
 
 /* More than 16 outputs per lane: the accumulators (with beta * C) are
  * stored first and the epilogue applied in a second sweep, as gemm_tiled.cl
- * does (an inlined GELU per output spilled there; so a bfloat16 C, rounded
+ * does (an inlined GELU per output spilled there; so a 16-bit C, rounded
  * once after the epilogue, takes smaller blocks: gmlp_gemm_tiling_stores). */
 #define EPILOGUE_SWEEP (MT * NTL * ENG_CE > 16)
-#if EPILOGUE_SWEEP && GMLP_GEMM_C_BF16
-#error "gemm_engine.cl: a bfloat16 C needs the epilogue in registers: at most 16 outputs a lane"
+#if EPILOGUE_SWEEP && GMLP_GEMM_C_16
+#error "gemm_engine.cl: a 16-bit C needs the epilogue in registers: at most 16 outputs a lane"
 #endif
 
 GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)

@@ -126,12 +126,12 @@ GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
 /* Blocks of more than 16 outputs per work-item store the accumulators (with
  * beta * C) first and apply the epilogue in a second sweep: with the
  * epilogue in registers the 8 x 8 blocks spilled 2 KiB per thread on Intel
- * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help).  A bfloat16 C, which
+ * Gen12LP (tgllp, ocloc; forcing SIMD8 did not help).  A 16-bit C, which
  * holds the value rounded once, after the epilogue, takes smaller blocks
  * (gmlp_gemm_tiling_stores). */
 #define EPILOGUE_SWEEP (WM * WN > 16)
-#if EPILOGUE_SWEEP && GMLP_GEMM_C_BF16
-#error "gemm_tiled.cl: a bfloat16 C needs the epilogue in registers: at most 16 outputs a work-item"
+#if EPILOGUE_SWEEP && GMLP_GEMM_C_16
+#error "gemm_tiled.cl: a 16-bit C needs the epilogue in registers: at most 16 outputs a work-item"
 #endif
 
 GMLP_GEMM_KERNEL(gmlp_gemm)

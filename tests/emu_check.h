@@ -7,6 +7,8 @@
 #include <math.h>
 
 #include "core/half.h"
+#include "core/precision.h"
+#include "kernel_abi.h"
 #include "ops_check.h"
 
 /* A stored rows x cols operand (a batch of them): host holds what the device
@@ -32,7 +34,7 @@ static inline operand make(size_t rows, size_t cols, size_t batch, int padded, g
         uint16_t *h = malloc(o.n * sizeof *h);
         gmlp_elem_pack(elem, o.host, o.n, h);
         for (size_t i = 0; i < o.n; i++)
-            o.host[i] = elem == GMLP_ELEM_F16 ? gmlp_half_to_float(h[i]) : gmlp_bf16_to_float(h[i]);
+            o.host[i] = gmlp_elem_value(elem, h[i]);
         o.buf = up_bytes(h, o.n * sizeof *h);
         free(h);
     } else {
@@ -63,12 +65,13 @@ static inline double error_of(const float *got, const float *want, size_t m, siz
     return maxw > 0 ? maxd / maxw : maxd;
 }
 
-/* C (c, of elements ec) read back into got as floats; a bfloat16 C's
- * reference want rounded as stored first: the same values but where the
- * sums' last bits decide a tie (at most 1%, one bfloat16 ulp off), values
- * far below C's largest apart (GELU's far tail: its relative error in
- * float is larger); returns the tolerance of error_of that then applies,
- * tol for float (one bfloat16 ulp for bfloat16). */
+/* C (c, of elements ec) read back into got as floats; a 16-bit C's
+ * reference want rounded as stored first (bfloat16, or half saturated at
+ * +-65504: the host's twin of the modes' rounding): the same
+ * values but where the sums' last bits decide a tie (at most 1%, one ulp
+ * off), values far below C's largest apart (GELU's far tail: its relative
+ * error in float is larger); returns the tolerance of error_of that then
+ * applies, tol for float (one ulp of the 16-bit format else). */
 static inline double emu_down_c(const operand *c, gmlp_elem ec, float *got, float *want, size_t m, size_t n,
                                 size_t batch, double tol, const char *what)
 {
@@ -80,7 +83,7 @@ static inline double emu_down_c(const operand *c, gmlp_elem ec, float *got, floa
     CHECK(clEnqueueReadBuffer(ctx->queue, c->buf, CL_TRUE, 0, c->n * sizeof *bits, bits, 0, NULL, NULL) == CL_SUCCESS,
           "%s: reading C", what);
     for (size_t i = 0; i < c->n; i++)
-        got[i] = gmlp_bf16_to_float(bits[i]);
+        got[i] = gmlp_elem_value(ec, bits[i]);
     free(bits);
     double maxw = 0;
     size_t ties = 0;
@@ -90,15 +93,16 @@ static inline double emu_down_c(const operand *c, gmlp_elem ec, float *got, floa
                 for (size_t j = 0; j < n; j++) {
                     const size_t at = c->off + p * c->stride + i * c->ld + j;
                     if (pass == 0) {
-                        want[at] = gmlp_bf16_to_float(gmlp_float_to_bf16(want[at]));
+                        want[at] = gmlp_round_operand(want[at], ec == GMLP_ELEM_F16 ? GMLP_GEMM_PREC_FP16
+                                                                                    : GMLP_GEMM_PREC_BF16);
                         maxw = fmax(maxw, fabs((double)want[at]));
                     } else {
                         ties += fabs((double)got[at] - want[at]) > tol * maxw;
                     }
                 }
-    CHECK(ties * 100 <= m * n * batch, "%s: %zu of %zu outputs not the reference rounded to bfloat16", what, ties,
-          m * n * batch);
-    return 0x1p-8;
+    CHECK(ties * 100 <= m * n * batch, "%s: %zu of %zu outputs not the reference rounded to %s", what, ties,
+          m * n * batch, gmlp_elem_name(ec));
+    return ec == GMLP_ELEM_F16 ? 0x1p-11 : 0x1p-8;
 }
 
 #endif

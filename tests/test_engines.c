@@ -199,28 +199,32 @@ static void check_engine_rows(const char *dir, const float *a, const float *b)
     ctx = outer;
 }
 
-/* How a BF16 model stores the products only GEMMs read
- * (gmlp_gemm_prepare): as bfloat16 where those products keep their tilings
- * (the tensor cores' kernel applies the epilogue to the accumulators), as
- * floats where a bfloat16 C would leave the engine (AMD's MFMA blocks of 64
- * outputs a lane sweep the epilogue over C). */
+/* How a BF16 or FP16 model stores the products only GEMMs read
+ * (gmlp_gemm_prepare): in the mode's 16-bit format where those products
+ * keep their tilings (the tensor cores' kernel applies the epilogue to the
+ * accumulators), as floats where a 16-bit C would leave the engine (AMD's
+ * MFMA blocks of 64 outputs a lane sweep the epilogue over C). */
 static void check_outputs(const char *dir)
 {
     static const struct {
         gmlp_vendor vendor;
         unsigned engine;
-        gmlp_elem want;
-    } rows[] = {{GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_ELEM_BF16},
-                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_ELEM_F32}};
+        gmlp_gemm_precision precision;
+        gmlp_elem stored, want; /* weights and inputs stored as; outputs */
+    } rows[] = {{GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_GEMM_BF16, GMLP_ELEM_BF16, GMLP_ELEM_BF16},
+                {GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_GEMM_FP16, GMLP_ELEM_F16, GMLP_ELEM_F16},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_BF16, GMLP_ELEM_BF16, GMLP_ELEM_F32},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_FP16, GMLP_ELEM_F16, GMLP_ELEM_F32}};
     gmlp_context *outer = ctx;
     ctx = open_in(dir);
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         pretend(ctx, rows[i].vendor, rows[i].engine);
         gmlp_elem out = GMLP_ELEMS;
-        CHECK(gmlp_gemm_prepare(ctx, GMLP_ELEM_BF16, GMLP_ELEM_BF16, GMLP_GEMM_BF16, &out) == GMLP_OK &&
+        CHECK(gmlp_gemm_prepare(ctx, rows[i].stored, rows[i].stored, rows[i].precision, &out) == GMLP_OK &&
                   out == rows[i].want,
-              "a BF16 model's GEMM outputs on %s: %s (want %s): %s", gmlp_engine_of(rows[i].engine)->prefix,
-              gmlp_elem_name(out), gmlp_elem_name(rows[i].want), gmlp_last_error(ctx));
+              "a %s model's GEMM outputs on %s: %s (want %s): %s", gmlp_gemm_precision_name(rows[i].precision),
+              gmlp_engine_of(rows[i].engine)->prefix, gmlp_elem_name(out), gmlp_elem_name(rows[i].want),
+              gmlp_last_error(ctx));
     }
     gmlp_context_destroy(ctx);
     ctx = outer;

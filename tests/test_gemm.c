@@ -12,7 +12,8 @@
  * rounded by the spec, tests/ref), the edge values bit for bit, and the
  * unrounded reference far off (test_gemm --precision: these alone); a
  * BF16 product of bfloat16 operands equals, bit for bit, the same product of
- * their values as floats (what storing weights as bfloat16 relies on).
+ * their values as floats (what storing weights as bfloat16 relies on), and
+ * a BF16 or FP16 product stored in its 16-bit format the float one rounded.
  * Split-K (test_gemm --split: these alone): forced and as a GPU's table
  * picks it, against the same references. */
 #include <string.h>
@@ -61,7 +62,7 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
         uint16_t *h = malloc((o.n ? o.n : 1) * sizeof *h);
         gmlp_elem_pack(elem, o.host, o.n, h);
         for (size_t i = 0; i < o.n; i++)
-            o.host[i] = elem == GMLP_ELEM_F16 ? gmlp_half_to_float(h[i]) : gmlp_bf16_to_float(h[i]);
+            o.host[i] = gmlp_elem_value(elem, h[i]);
         buf = up_bytes(h, o.n * sizeof *h);
         free(h);
     } else {
@@ -259,52 +260,60 @@ static void bf16_storage_exact(const gmlp_tiling *t)
     free(x), free(w), free(wb), free(xb);
 }
 
-/* BF16 products stored as bfloat16 (what a BF16 model stores of a product
- * only GEMMs read: gMLP's gated one, the Mixer's and ResMLP's fc1 outputs),
- * of bfloat16 operands, on tiling t (NULL: the host's pick), NT and NN, with
- * epilogues and beta (C's old values bfloat16 in both): each output the same
- * product stored as float rounded to nearest even (the host's rounding), bit
- * for bit, and the padding between C's rows untouched; batched too.  A
- * tiling whose kernel sweeps the epilogue over C says so and runs none.
- * The host's pick with split-K forced runs whole (the same bits). */
-static void bf16_output_exact(const gmlp_tiling *t)
+/* Products stored in the mode's 16-bit format (what a BF16 or FP16 model
+ * stores of a product only GEMMs read: gMLP's gated one, the Mixer's and
+ * ResMLP's fc1 outputs), of operands in that format, on tiling t (NULL: the
+ * host's pick), NT and NN, with epilogues and beta (C's old values 16-bit in
+ * both): each output the same product stored as float rounded by the
+ * reference's operand rounding (to nearest even; half saturated at
+ * +-65504, which a third of the columns pass with a bias of 1e5), bit for
+ * bit, and the padding between C's rows untouched; batched too.  A tiling
+ * whose kernel sweeps the epilogue over C says so and runs none.  The
+ * host's pick with split-K forced runs whole (the same bits). */
+static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
 {
     static const int epis[] = {EPI_COLS_GELU, EPI_GATE, EPI_COLS, EPI_ROWS_GELU};
     const size_t m = 37, n = 45, k = 77, ldc = n + 3, off = 5;
+    const int half = ce == GMLP_ELEM_F16;
+    const gmlp_gemm_precision prec = half ? GMLP_GEMM_FP16 : GMLP_GEMM_BF16;
+    const char *mode = gmlp_gemm_precision_name(prec), *fmt = gmlp_elem_name(ce);
     for (int nt = 1; nt >= 0; nt--)
         for (size_t e = 0; e < sizeof epis / sizeof *epis; e++) {
             const size_t batch = e == 3 ? 2 : 1, stride = m * ldc + 2, cn = off + (batch - 1) * stride + m * ldc;
             const float beta = e >= 2 ? 1.0f : 0.0f;
-            operand a = make(m, k, batch, A_BF16, 0, GMLP_ELEM_BF16, 0, 0);
-            operand b = make(nt ? n : k, nt ? k : n, batch, B_BF16, 0, GMLP_ELEM_BF16, nt, 0);
+            operand a = make(m, k, batch, half ? A_HALF : A_BF16, 0, ce, 0, 0);
+            operand b = make(nt ? n : k, nt ? k : n, batch, half ? B_HALF : B_BF16, 0, ce, nt, 0);
             operand u = make(m, n, batch, 0, 0, GMLP_ELEM_F32, 0, 0);
             float *c0 = rnd(cn), *bias = rnd(m > n ? m : n), *got = malloc(cn * sizeof *got);
             uint16_t *c0b = malloc(cn * sizeof *c0b), *gotb = malloc(cn * sizeof *gotb);
-            gmlp_elem_pack(GMLP_ELEM_BF16, c0, cn, c0b);
+            for (size_t j = 0; epis[e] == EPI_COLS && j < n; j += 3)
+                bias[j] *= 1e5f; /* past half's largest */
+            gmlp_elem_pack(ce, c0, cn, c0b);
             for (size_t i = 0; i < cn; i++)
-                c0[i] = gmlp_bf16_to_float(c0b[i]); /* the same old values in both */
+                c0[i] = gmlp_elem_value(ce, c0b[i]); /* the same old values in both */
             cl_mem dcf = up(c0, cn), dcb = up_bytes(c0b, cn * sizeof *c0b), db = up(bias, m > n ? m : n);
             cl_mem dcs = up_bytes(c0b, cn * sizeof *c0b);
             const int rows = epis[e] == EPI_ROWS_GELU || epis[e] == EPI_GATE;
             gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = a.mat, .b = b.mat, .beta = beta, .bias = db,
                            .bias_rows = rows, .act = epis[e] == EPI_COLS ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU,
-                           .gate = epis[e] == EPI_GATE ? u.mat : (gmlp_view){0}, .precision = GMLP_GEMM_BF16};
+                           .gate = epis[e] == EPI_GATE ? u.mat : (gmlp_view){0}, .precision = prec};
             const char *skipped[3] = {NULL, NULL, NULL};
-            for (int out = 0; out < (t || batch > 1 ? 2 : 3); out++) { /* float, bf16, bf16 split (one matrix) */
+            for (int out = 0; out < (t || batch > 1 ? 2 : 3); out++) { /* float, 16-bit, 16-bit split (one matrix) */
                 g.c = (gmlp_view){.buf = out == 2 ? dcs : out ? dcb : dcf, .off = off, .ld = ldc, .stride = stride,
-                                  .elem = out ? GMLP_ELEM_BF16 : GMLP_ELEM_F32};
+                                  .elem = out ? ce : GMLP_ELEM_F32};
                 ctx->set.gemm_split = out == 2 ? 3 : 0;
                 gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, &g, t, &skipped[out]) : gmlp_op_gemm_kernel(ctx, &g);
                 ctx->set.gemm_split = 0;
-                CHECK(st == GMLP_OK, "BF16 %s, C %s, epilogue %d, on %s: %s", nt ? "NT" : "NN", out ? "bf16" : "float",
-                      epis[e], t ? t->name : "the pick", gmlp_last_error(ctx));
+                CHECK(st == GMLP_OK, "%s %s, C %s, epilogue %d, on %s: %s", mode, nt ? "NT" : "NN",
+                      out ? fmt : "float", epis[e], t ? t->name : "the pick", gmlp_last_error(ctx));
             }
             const char *name = t ? t->name : "the host's pick";
             if (skipped[0]) { /* too big for this device: both alike */
-                CHECK(skipped[1] != NULL, "BF16 on %s: C bf16 ran where C float was skipped (%s)", name, skipped[0]);
+                CHECK(skipped[1] != NULL, "%s on %s: C %s ran where C float was skipped (%s)", mode, name, fmt,
+                      skipped[0]);
             } else if (skipped[1]) {
-                CHECK(t && !gmlp_gemm_tiling_stores(t, GMLP_ELEM_BF16) && strstr(skipped[1], "sweep"),
-                      "BF16 on %s: C bf16 skipped: %s", name, skipped[1]);
+                CHECK(t && !gmlp_gemm_tiling_stores(t, ce) && strstr(skipped[1], "sweep"), "%s on %s: C %s skipped: %s",
+                      mode, name, fmt, skipped[1]);
             } else {
                 down(dcf, got, cn);
                 CHECK(clEnqueueReadBuffer(ctx->queue, dcb, CL_TRUE, 0, cn * sizeof *gotb, gotb, 0, NULL, NULL) ==
@@ -313,9 +322,9 @@ static void bf16_output_exact(const gmlp_tiling *t)
                 CHECK(clEnqueueReadBuffer(ctx->queue, dcs, CL_TRUE, 0, cn * sizeof *split, split, 0, NULL, NULL) ==
                           CL_SUCCESS, "reading C back");
                 CHECK(t || batch > 1 || !memcmp(split, gotb, cn * sizeof *split),
-                      "BF16 %s, epilogue %d, with split-K forced: not the unsplit product", nt ? "NT" : "NN", epis[e]);
+                      "%s %s, epilogue %d, with split-K forced: not the unsplit product", mode, nt ? "NT" : "NN", epis[e]);
                 free(split);
-                size_t differ = 0, rounded = 0, outside = 0;
+                size_t differ = 0, rounded = 0, outside = 0, past = 0, saturated = 0;
                 for (size_t i = 0; i < cn; i++) {
                     const size_t q = i < off ? 0 : (i - off) % stride;
                     const int inside = i >= off && q < m * ldc && q % ldc < n;
@@ -323,13 +332,21 @@ static void bf16_output_exact(const gmlp_tiling *t)
                         outside += gotb[i] != c0b[i];
                         continue;
                     }
-                    differ += gotb[i] != gmlp_float_to_bf16(got[i]);
-                    rounded += gmlp_bf16_to_float(gotb[i]) != got[i];
+                    const float want = (float)ref_round_operand(got[i], (int)prec);
+                    uint16_t wb;
+                    gmlp_elem_pack(ce, &want, 1, &wb);
+                    differ += gotb[i] != wb;
+                    rounded += gmlp_elem_value(ce, gotb[i]) != got[i];
+                    past += fabsf(got[i]) > 65504.0f;
+                    saturated += fabsf(got[i]) > 65504.0f && fabsf(gmlp_elem_value(ce, gotb[i])) == 65504.0f;
                 }
                 CHECK(differ == 0 && outside == 0 && rounded > m * n * batch / 2,
-                      "BF16 %s, epilogue %d, on %s: %zu outputs differ from the float C's rounded, %zu outside C "
+                      "%s %s, epilogue %d, on %s: %zu outputs differ from the float C's rounded, %zu outside C "
                       "written, %zu of %zu changed by the rounding",
-                      nt ? "NT" : "NN", epis[e], name, differ, outside, rounded, m * n * batch);
+                      mode, nt ? "NT" : "NN", epis[e], name, differ, outside, rounded, m * n * batch);
+                CHECK(epis[e] != EPI_COLS || (past > m && (!half || saturated == past)),
+                      "%s %s on %s: %zu outputs saturated at 65504 of the %zu past it", mode, nt ? "NT" : "NN", name,
+                      saturated, past);
             }
             gmlp_buffer_release(ctx, &dcf);
             gmlp_buffer_release(ctx, &dcb);
@@ -391,25 +408,30 @@ static void precision_sweep(int quick)
     }
     precision = GMLP_GEMM_FP32;
     bf16_storage_exact(NULL);
-    bf16_output_exact(NULL);
-    /* C's elements: float or bf16 (CLBlast writes float only) */
+    output16_exact(NULL, GMLP_ELEM_BF16);
+    output16_exact(NULL, GMLP_ELEM_F16);
+    /* C's elements: float, half or bf16 (CLBlast writes float only) */
     {
         float zero[4] = {0};
         cl_mem d = up(zero, 4);
         gmlp_gemm g = {.m = 1, .n = 1, .k = 1, .a = {.buf = d, .ld = 1}, .b = {.buf = d, .ld = 1},
-                       .c = {.buf = d, .ld = 1, .elem = GMLP_ELEM_F16}};
-        CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "float or bf16"),
-              "a half C: %s", gmlp_last_error(ctx));
-        g.c.elem = GMLP_ELEM_BF16;
-        CHECK(!GMLP_HAVE_CLBLAST || gmlp_op_gemm_clblast(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT,
-              "CLBlast took a bf16 C");
+                       .c = {.buf = d, .ld = 1, .elem = GMLP_ELEMS}};
+        CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT &&
+                  strstr(gmlp_last_error(ctx), "element type of C"),
+              "an unknown C: %s", gmlp_last_error(ctx));
+        for (gmlp_elem e = GMLP_ELEM_F16; e <= GMLP_ELEM_BF16; e++) {
+            g.c.elem = e;
+            CHECK(!GMLP_HAVE_CLBLAST || gmlp_op_gemm_clblast(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT,
+                  "CLBlast took a %s C", gmlp_elem_name(e));
+        }
         gmlp_buffer_release(ctx, &d);
     }
     for (size_t i = 0; !quick && i < sizeof names / sizeof *names; i++) {
         const gmlp_tiling *t = gmlp_gemm_tiling_named(names[i]);
         if (t && gmlp_gemm_tiling_fits(&ctx->dev, t)) {
             bf16_storage_exact(t);
-            bf16_output_exact(t);
+            output16_exact(t, GMLP_ELEM_BF16);
+            output16_exact(t, GMLP_ELEM_F16);
         }
     }
     /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded

@@ -23,7 +23,7 @@
 #include "emu_check.h"
 #include "ref/ref.h"
 
-enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, C_BF16 = 16 }; /* C_BF16: C stored as bfloat16 */
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, C_BF16 = 16, C_HALF = 32 }; /* C stored as bfloat16, half */
 enum { EPI_NONE, EPI_COLS_GELU, EPI_ROWS_GELU, EPI_GATE };
 
 /* a kernel to run: its source, defines beyond the tiling, and the tiling */
@@ -46,10 +46,10 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
     snprintf(defs, sizeof defs,
              "%s -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d "
              "-DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=1 -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
-             "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_GEMM_C_BF16=%d",
+             "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_GEMM_C_BF16=%d -DGMLP_GEMM_C_HALF=%d",
              g->defs, prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, !nn, g->tm, g->tn, g->tk, g->wm, g->wn,
-             (flags & C_BF16) != 0);
-    const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : GMLP_ELEM_F32;
+             (flags & C_BF16) != 0, (flags & C_HALF) != 0);
+    const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
     snprintf(what, sizeof what, "%s %s %dx%dx%d_%dx%d %s%s A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d",
              g->name, prec_names[prec], g->tm, g->tn, g->tk, g->wm, g->wn, nn ? "NN" : "NT", padded ? " padded" : "",
              flags & A_HALF ? "half" : "float", flags & B_HALF ? "half" : "float", gmlp_elem_name(ec), m, n, k, batch,
@@ -186,11 +186,12 @@ int main(int argc, char **argv)
             run(g, prec, (half ? B_HALF : 0) | (half ? 0 : PADDED), 150, 137, 75, 2, 0.0f, half ? EPI_NONE : EPI_COLS_GELU);
             run(g, prec, NN | (half ? A_HALF : 0) | (half ? PADDED : 0), 70, 90, 49, 2, 1.0f, half ? EPI_GATE : EPI_ROWS_GELU);
         }
-        /* BF16 stored as bfloat16 (a BF16 model's products that only GEMMs read), where the block holds the
-         * epilogue in registers (gmlp_gemm_tiling_stores; the larger ones sweep it over a float C) */
-        if (g->wm * g->wn <= 16)
-            run(g, GMLP_GEMM_PREC_BF16, C_BF16 | (oclgrind ? NN | PADDED : 0), 37, 21, 40, 2, oclgrind ? 0.0f : 1.0f,
-                oclgrind ? EPI_GATE : EPI_COLS_GELU);
+        /* BF16 stored as bfloat16 and FP16 as half (a model's products that only GEMMs read), where the block
+         * holds the epilogue in registers (gmlp_gemm_tiling_stores; the larger ones sweep it over a float C) */
+        for (int prec = GMLP_GEMM_PREC_FP16; g->wm * g->wn <= 16 && prec <= GMLP_GEMM_PREC_BF16; prec++)
+            if (prec >= g->lowest)
+                run(g, prec, (prec == GMLP_GEMM_PREC_BF16 ? C_BF16 : C_HALF) | (oclgrind ? NN | PADDED : 0), 37, 21,
+                    40, 2, oclgrind ? 0.0f : 1.0f, oclgrind ? EPI_GATE : EPI_COLS_GELU);
     }
     gmlp_context_destroy(ctx);
     return cases_summary(oclgrind ? "test_gemm_engines_emu --oclgrind" : "test_gemm_engines_emu");

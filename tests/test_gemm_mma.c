@@ -23,8 +23,8 @@
 #include "emu_check.h"
 #include "ref/ref.h"
 
-/* NN: B not transposed; TA: A transposed; C_BF16: C stored as bfloat16 */
-enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64, C_BF16 = 128 };
+/* NN: B not transposed; TA: A transposed; C_BF16, C_HALF: C stored as bfloat16, half */
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64, C_BF16 = 128, C_HALF = 256 };
 
 /* operand x's storage (0: A, 1: B) */
 static gmlp_elem elem_of(int flags, int x)
@@ -53,10 +53,12 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
              "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
              "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
              "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d "
-             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d -DGMLP_MMA_LDSM=%d -DGMLP_GEMM_C_BF16=%d",
+             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d -DGMLP_MMA_LDSM=%d -DGMLP_GEMM_C_BF16=%d "
+             "-DGMLP_GEMM_C_HALF=%d",
              prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn,
-             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0, t->ldsm, (flags & C_BF16) != 0);
-    const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : GMLP_ELEM_F32;
+             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0, t->ldsm, (flags & C_BF16) != 0,
+             (flags & C_HALF) != 0);
+    const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
     snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
              prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), gmlp_elem_name(ec), m, n, k, batch,
@@ -165,6 +167,10 @@ int main(int argc, char **argv)
          * four at a time, the edge's (n = 37) element by element */
         run(&one_warp, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16, 19, 37, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
+        /* half outputs (an FP16 model's): NT of half operands, NN at an n edge */
+        run(&one_warp, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&one_warp_async, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 19, 37, 33, 1, 0.0f,
+            EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
     }
@@ -234,6 +240,10 @@ int main(int argc, char **argv)
     run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16 | PADDED, 61, 130, 49, 1, 0.0f, EPI_GATE, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 61, 77, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_FP16, TA | NN | PADDED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
+    /* half outputs, as an FP16 model stores those only GEMMs read; sums past 65504 saturated */
+    run(&ldsm64, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&half16_64, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 61, 130, 49, 1, 0.0f, EPI_NONE,
+        0x1p14f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");
 }

@@ -47,7 +47,7 @@ label() {
             while IFS== read -r k v; do eval "$k=$v"; done
             ta=float; [ "$A_HALF" = 1 ] && ta=half; [ "${A_BF16:-0}" = 1 ] && ta=bf16
             tb=float; [ "$B_HALF" = 1 ] && tb=half; [ "${B_BF16:-0}" = 1 ] && tb=bf16
-            tc=; [ "${C_BF16:-0}" = 1 ] && tc=" C:bf16"
+            tc=; [ "${C_BF16:-0}" = 1 ] && tc=" C:bf16"; [ "${C_HALF:-0}" = 1 ] && tc=" C:half"
             tr=NN; [ "$TA$TB" = 01 ] && tr=NT; [ "$TA$TB" = 10 ] && tr=TN; [ "$TA$TB" = 11 ] && tr=TT
             echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} $tr v$VW A:$ta B:$tb$tc"
         } ;;
@@ -169,7 +169,7 @@ else
     export PATH="$nvbin:$PATH"
     # lib/ops/gemm_tilings.c's tensor-core tilings, a line per tiling and precision (kernel_programs
     # --mma): each in one of the model's forms, in turn; a default tiling in all four, in its first precision
-    # TB:A:B[:C], A and B 0 float, 1 half, 2 bfloat16 (C float, or 2 bfloat16): NT, NT with half weights, NN, NN
+    # TB:A:B[:C], A, B and C 0 float, 1 half, 2 bfloat16 (C float unless given): NT, NT with half weights, NN, NN
     # with half weights
     all_forms="1:0:0 1:0:1 0:0:0 0:1:0"
     "$programs" --mma >"$tmp/mma" || { fail=$((fail + 1)); echo "FAIL: $programs --mma"; }
@@ -189,12 +189,15 @@ else
         # a default's BF16 forms of a BF16 model's bfloat16 activations: fc2 of the gated product (NT, float
         # out), fc1 of the Mixer and ResMLP (NT, bfloat16 out), the spatial matmul (NN, bfloat16 out)
         [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:2:2 1:2:2:2 0:2:2:2"
+        # and FP16's of an FP16 model's half weights and activations, the same products
+        [ "$prec" = 2 ] && [ "$default" = 1 ] && forms="$forms 1:1:1 1:1:1:1 0:1:1:1"
         set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm"
         for form in $forms; do
             tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
             case $form in *:*:*:*) ch=${form##*:} ;; esac
             defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
             [ "$ch" = 2 ] && defs="$defs -DGMLP_GEMM_C_BF16=1"
+            [ "$ch" = 1 ] && defs="$defs -DGMLP_GEMM_C_HALF=1"
             defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
             defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
             defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6 -DGMLP_MMA_LDSM=$7"

@@ -98,3 +98,8 @@ void gmlp_elem_pack(gmlp_elem e, const float *src, size_t n, void *dst)
     for (size_t i = 0; i < n; i++)
         d[i] = e == GMLP_ELEM_F16 ? gmlp_float_to_half(src[i]) : gmlp_float_to_bf16(src[i]);
 }
+
+float gmlp_elem_value(gmlp_elem e, uint16_t bits)
+{
+    return e == GMLP_ELEM_F16 ? gmlp_half_to_float(bits) : gmlp_bf16_to_float(bits);
+}

@@ -33,5 +33,7 @@ const char *gmlp_elem_name(gmlp_elem e);
 size_t gmlp_elem_size(gmlp_elem e);
 /* n floats from src as elements of e into dst (gmlp_elem_size(e) * n bytes) */
 void gmlp_elem_pack(gmlp_elem e, const float *src, size_t n, void *dst);
+/* the value of a 16-bit element's bits (e: F16 or BF16) */
+float gmlp_elem_value(gmlp_elem e, uint16_t bits);
 
 #endif

@@ -68,10 +68,10 @@ static gmlp_status attention(const gmlp_pass *p, int l, cl_mem in, gmlp_elem e)
 }
 
 /* Columns col.. of rows of floats (v, in floats) that hold elements of e
- * instead, from each row's first byte on.  A BF16 model's products that
- * only GEMMs read (fc1's GELU outputs but gMLP's, the gated products) are
- * stored so in the workspace: half the bytes, the values the reading GEMM
- * rounds them to. */
+ * instead, from each row's first byte on.  A BF16 or FP16 model's products
+ * that only GEMMs read (fc1's GELU outputs but gMLP's, the gated products)
+ * are stored so in the workspace: half the bytes, the values the reading
+ * GEMM rounds them to. */
 static gmlp_view stored_as(gmlp_view v, size_t col, gmlp_elem e)
 {
     const size_t per = sizeof(float) / gmlp_elem_size(e);

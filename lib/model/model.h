@@ -64,7 +64,7 @@ struct gmlp_model {
     gmlp_block_weights *blocks;
     gmlp_workspace ws;
     gmlp_gemm_precision precision; /* the format every GEMM of the forward rounds its operands to */
-    gmlp_elem gemm_outputs; /* how the products only GEMMs read are stored (gmlp_gemm_prepare): float or bf16 */
+    gmlp_elem gemm_outputs; /* how the products only GEMMs read are stored (gmlp_gemm_prepare): float, bf16 or half */
 };
 
 /* How a model is loaded (lib/api resolves gmlp_load_options into it). */

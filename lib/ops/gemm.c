@@ -31,9 +31,8 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     if ((unsigned)g->a.elem >= GMLP_ELEMS || (unsigned)g->b.elem >= GMLP_ELEMS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown element type of A (%d) or B (%d)",
                          (int)g->a.elem, (int)g->b.elem);
-    if (g->c.elem != GMLP_ELEM_F32 && g->c.elem != GMLP_ELEM_BF16)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: C must be float or bf16, not %s (%d)",
-                         gmlp_elem_name(g->c.elem), (int)g->c.elem);
+    if ((unsigned)g->c.elem >= GMLP_ELEMS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown element type of C (%d)", (int)g->c.elem);
     if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: m=%zu n=%zu k=%zu exceeds the kernels' int range",
                          g->m, g->n, g->k);

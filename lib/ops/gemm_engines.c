@@ -200,13 +200,13 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
     g.m = m, g.n = n, g.k = k;
     g.a.ld = g.a.trans ? m : k;
     g.b.ld = g.b.trans ? k : n;
-    g.c = (gmlp_view){.ld = n, .elem = form->c.elem}; /* float or bfloat16, as the variant stores */
-    const bool bf16 = g.c.elem == GMLP_ELEM_BF16;
+    g.c = (gmlp_view){.ld = n, .elem = form->c.elem}; /* float, bfloat16 or half, as the variant stores */
+    const bool c16 = g.c.elem != GMLP_ELEM_F32;
     const size_t c_bytes = m * n * gmlp_elem_size(g.c.elem);
     float *c = gmlp_malloc(m * n * sizeof *c);
-    uint16_t *c16 = bf16 ? gmlp_malloc(m * n * sizeof *c16) : NULL;
-    if (!c || (bf16 && !c16)) {
-        free(c), free(c16);
+    uint16_t *bits = c16 ? gmlp_malloc(m * n * sizeof *bits) : NULL;
+    if (!c || (c16 && !bits)) {
+        free(c), free(bits);
         return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     }
     gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.elem, 1, &g.a.buf);
@@ -219,13 +219,13 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         st = gmlp_op_gemm_tiled(p, &g, t, &skipped);
     if (st == GMLP_OK && skipped)
         st = gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "it does not build to run whole tiles unspilled");
-    cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, c_bytes, bf16 ? (void *)c16 : c, 0,
+    cl_int e = st == GMLP_OK ? clEnqueueReadBuffer(p->queue, g.c.buf, CL_TRUE, 0, c_bytes, c16 ? (void *)bits : c, 0,
                                                    NULL, NULL)
                              : CL_SUCCESS;
     if (e != CL_SUCCESS)
         st = gmlp_fail_cl(&p->err, "clEnqueueReadBuffer", e);
-    for (size_t i = 0; bf16 && st == GMLP_OK && i < m * n; i++)
-        c[i] = gmlp_bf16_to_float(c16[i]);
+    for (size_t i = 0; c16 && st == GMLP_OK && i < m * n; i++)
+        c[i] = gmlp_elem_value(g.c.elem, bits[i]);
     *agrees = st == GMLP_OK;
     for (size_t i = 0; *agrees && i < m; i++)
         for (size_t j = 0; *agrees && j < n; j++) {
@@ -233,8 +233,11 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
             for (size_t q = 0; q < k; q++)
                 want += probe_value(g.a.trans ? q : i, g.a.trans ? i : q, 1) *
                         probe_value(g.b.trans ? j : q, g.b.trans ? q : j, 2);
-            if (bf16)
-                want = gmlp_bf16_to_float(gmlp_float_to_bf16(want));
+            if (c16) { /* rounded as C stores it */
+                uint16_t w;
+                gmlp_elem_pack(g.c.elem, &want, 1, &w);
+                want = gmlp_elem_value(g.c.elem, w);
+            }
             if (c[i * n + j] != want) {
                 *agrees = false;
                 gmlp_fail(&p->err, GMLP_ERR_UNSUPPORTED, "its tile differs from the host's at (%zu, %zu): %g, not %g", i,
@@ -245,7 +248,7 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
     gmlp_buffer_release(p, &g.b.buf);
     gmlp_buffer_release(p, &g.c.buf);
     free(c);
-    free(c16);
+    free(bits);
     return st;
 }
 

@@ -12,7 +12,7 @@
 #include "ops/gemm_split.h"
 #include "ops/state.h"
 
-/* One variant's form (C float or bfloat16: gmlp_gemm_check). */
+/* One variant's form (C float, half or bfloat16: gmlp_gemm_check). */
 typedef struct form {
     gmlp_elem a_elem, b_elem, c_elem;
     bool ta, tb;
@@ -58,8 +58,8 @@ static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, 
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_A_BF16=1");
     if (f->b_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_B_BF16=1");
-    if (f->c_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_C_BF16=1");
+    if (f->c_elem != GMLP_ELEM_F32 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_C_%s=1", f->c_elem == GMLP_ELEM_BF16 ? "BF16" : "HALF");
     if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
     if (t->stages && n >= 0 && (size_t)n < size)
@@ -83,7 +83,7 @@ static gmlp_gemm form_gemm(const form *f)
 
 /* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *skipped). */
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
-static const char *const why_sweep = "its kernel applies the epilogue in a second sweep over C, which bf16 cannot hold";
+static const char *const why_sweep = "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -103,9 +103,10 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     }
     char defs[400], label[170];
     defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
-    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s %s", t->kernel->entry, t->name, tr[f->ta], tr[f->tb],
-             vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
-             f->c_elem == GMLP_ELEM_BF16 ? " C:bf16" : "", gmlp_gemm_precision_name(f->precision));
+    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s%s %s", t->kernel->entry, t->name, tr[f->ta],
+             tr[f->tb], vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
+             f->c_elem == GMLP_ELEM_F32 ? "" : " C:", f->c_elem == GMLP_ELEM_F32 ? "" : gmlp_elem_name(f->c_elem),
+             gmlp_gemm_precision_name(f->precision));
     const gmlp_gemm g = form_gemm(f);
     if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
         if (why)
@@ -196,14 +197,15 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
 static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_gemm_plan **out)
 {
     static const int vw_index[] = {[1] = 0, [2] = 1, [4] = 2};
-    size_t key = ((((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) * 2 +
-                    (f->c_elem == GMLP_ELEM_BF16)) *
-                       3 +
-                   (size_t)vw_index[f->vw]) *
-                  GMLP_GEMM_PRECISIONS) +
+    size_t key = ((((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) *
+                         GMLP_ELEMS +
+                     f->c_elem) *
+                        3 +
+                    (size_t)vw_index[f->vw]) *
+                   GMLP_GEMM_PRECISIONS) +
                  f->precision;
     _Static_assert(GMLP_GEMM_PLAN_KEYS ==
-                       GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 2 * 3 * GMLP_GEMM_PRECISIONS,
+                       GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS,
                    "one entry per key");
     gmlp_gemm_plan *p = &ctx->ops->plan[key];
     if (!p->kernel)
@@ -224,14 +226,14 @@ static form model_form(gmlp_elem w, gmlp_elem x, gmlp_elem y, bool nt, gmlp_gemm
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
                               gmlp_elem *outputs)
 {
-    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to bfloat16 (a
-     * product only GEMMs read, of such inputs: BF16's; C is float or bfloat16) */
-    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, GMLP_ELEM_BF16};
-    *outputs = inputs == GMLP_ELEM_BF16 ? inputs : GMLP_ELEM_F32;
+    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to inputs' format (a
+     * product only GEMMs read, of such inputs: BF16's bfloat16, FP16's half) */
+    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, inputs};
+    *outputs = inputs;
     for (int nt = 1; nt >= 0; nt--)
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
             const gmlp_gemm_plan *p[3] = {NULL, NULL, NULL};
-            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : inputs == GMLP_ELEM_BF16 ? 3 : 2); x++) {
+            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
                 const form f = model_form(weights, acts[x], outs[x], nt, precision);
                 const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
@@ -313,7 +315,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
      * the model's half-weight forms (NT with half B, NN with half A), its
      * BF16 mode's forms of bfloat16 weights and activations (default
      * tilings; with bfloat16 outputs too, which apply the epilogue in
-     * registers where float ones sweep: not the one-work-item tiling), and
+     * registers where float ones sweep: not the one-work-item tiling), the
+     * FP16 mode's of half weights, activations and outputs (the same), and
      * the model's float forms rounding to FP16 (the precision modes'
      * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
      * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
@@ -339,6 +342,9 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
          .precision = GMLP_GEMM_BF16},
         {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .c_elem = GMLP_ELEM_BF16, .vw = 4,
          .precision = GMLP_GEMM_BF16},
+        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .tb = true, .vw = 4,
+         .precision = GMLP_GEMM_FP16},
+        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .vw = 4, .precision = GMLP_GEMM_FP16},
     };
     size_t need = 0, n_all;
     char line[480];
@@ -349,7 +355,7 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
         if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
             continue;
         const bool one_item = t->tm == t->wm && t->tn == t->wn;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 12 : 4); h++) {
+        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 14 : 4); h++) {
             if (!gmlp_gemm_tiling_stores(t, forms[h].c_elem))
                 continue;
             char defs[400];

@@ -36,8 +36,8 @@ static partition partition_of(size_t k, size_t parts)
     return (partition){chunk, k / chunk, k % chunk};
 }
 
-/* The parts asked for g on tiling t: 1 for none.  A bfloat16 C runs
- * whole: the parts' kernel (g's variant) would write bfloat16 partial sums. */
+/* The parts asked for g on tiling t: 1 for none.  A 16-bit C runs
+ * whole: the parts' kernel (g's variant) would write 16-bit partial sums. */
 static size_t parts_for(const gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t)
 {
     if (g->batch > 1 || g->c.elem != GMLP_ELEM_F32)

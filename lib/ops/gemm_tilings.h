@@ -148,7 +148,7 @@ const gmlp_tiling *gmlp_gemm_tiling_named(const char *name);
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t);
 /* Whether t runs products of precision p. */
 bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p);
-/* Whether t's kernel stores a C of elements c: float always; bfloat16 (a
+/* Whether t's kernel stores a C of elements c: float always; 16-bit (a
  * value rounded once, after the epilogue) where it applies the epilogue to
  * the accumulators, not in a second sweep over C. */
 bool gmlp_gemm_tiling_stores(const gmlp_tiling *t, gmlp_elem c);

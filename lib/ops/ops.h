@@ -143,7 +143,7 @@ typedef struct gmlp_view {
     size_t ld;     /* elements between rows */
     size_t stride; /* elements between the matrices of a batch */
     int trans;     /* used transposed */
-    gmlp_elem elem; /* how the buffer stores the elements: float, half or bfloat16 (A, B); float or bfloat16 (C) */
+    gmlp_elem elem; /* how the buffer stores the elements: float, half or bfloat16 */
 } gmlp_view;
 
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
@@ -220,7 +220,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
  * float ones too) may run, so that no later call compiles.  *outputs: how
  * the model stores the products only GEMMs read, of such inputs: as inputs
  * where each of those products runs the same tiling so as it would storing
- * floats (a bfloat16 C wants the epilogue in registers, which the larger
+ * floats (a 16-bit C wants the epilogue in registers, which the larger
  * blocks of some kernels sweep over C instead: gmlp_gemm_tiling_stores),
  * else as floats. */
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,

@@ -15,7 +15,7 @@ typedef struct gmlp_gemm_plan {
 } gmlp_gemm_plan;
 
 /* Plan keys: size class x transposes x operand storages x vector width (1, 2, 4) x precision. */
-#define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * 2 * 3 * GMLP_GEMM_PRECISIONS)
+#define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS)
 
 /* A matrix-engine variant's capability-ladder verdict (ops/gemm_engines.c). */
 #define GMLP_ENGINE_VERDICTS 32
