@@ -690,6 +690,27 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
 #define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b)
 #endif
 
+/* Past 64 outputs a lane (warp tiles of 64 x 64), or past 32 into a half C
+ * (libclc's rounding store is long), the epilogue and the store are called,
+ * not inlined: with 128 inlined GELUs clang's unrolling of the store loop
+ * gave up and left the accumulators on the stack (512 bytes, sm_90); a
+ * call keeps the loop small and them in registers.  Its operands as
+ * scalars: a pointer to the private gmlp_epi would put that on the stack. */
+#define EPILOGUE_CALL (MT * NTL > 16 || (GMLP_GEMM_C_HALF && MT * NTL > 8))
+#if EPILOGUE_CALL
+static __attribute__((noinline)) void gmlp_mma_finish(__global C_TYPE *cv, float v, int i, int j,
+                                                      __global const float *bias, __global const float *gate,
+                                                      ulong ldg, int bias_mode, int act)
+{
+    const gmlp_epi e = {bias, gate, ldg, bias_mode, act};
+    gmlp_c_put(cv, gmlp_epilogue(v, i, j, &e));
+}
+#define GMLP_MMA_FINISH(cv, v, i, j, e)                                                                      \
+    gmlp_mma_finish(cv, v, i, j, (e)->bias, (e)->gate, (e)->ldg, (e)->bias_mode, (e)->act)
+#else
+#define GMLP_MMA_FINISH(cv, v, i, j, e) gmlp_c_put(cv, gmlp_epilogue(v, i, j, e))
+#endif
+
 GMLP_GEMM_KERNEL(gmlp_gemm_mma)
 {
     const int t = get_local_id(1) * RX + get_local_id(0), warp = t / 32, lane = t % 32;
@@ -781,7 +802,7 @@ GMLP_UNROLL
                 if (gi < m && gj < n) {
                     __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
                     const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * gmlp_c_get(cv);
-                    gmlp_c_put(cv, gmlp_epilogue(v, gi, gj, &e));
+                    GMLP_MMA_FINISH(cv, v, gi, gj, &e);
                 }
             }
 }

@@ -37,7 +37,7 @@ void clshim_fail_buffer(unsigned long n, int lazy)
 /* The real functions, found before main (threads call them later). */
 #define SHIMMED(X) X(clCreateBuffer) X(clSetKernelArg) X(clGetMemObjectInfo) X(clEnqueueNDRangeKernel) \
     X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect) X(clEnqueueReadBuffer) \
-    X(clGetExtensionFunctionAddressForPlatform)
+    X(clGetExtensionFunctionAddressForPlatform) X(clBuildProgram)
 #define DECLARE(name) static __typeof__(name) *real_##name;
 SHIMMED(DECLARE)
 
@@ -65,6 +65,13 @@ cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void 
         }
     }
     return real_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+}
+
+cl_int clBuildProgram(cl_program program, cl_uint n_devices, const cl_device_id *devices, const char *options,
+                      void(CL_CALLBACK *notify)(cl_program, void *), void *user)
+{
+    atomic_fetch_add(&counts[CLSHIM_BUILD_PROGRAM], 1);
+    return real_clBuildProgram(program, n_devices, devices, options, notify, user);
 }
 
 cl_int clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void *value)

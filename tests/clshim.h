@@ -15,6 +15,7 @@ typedef enum clshim_call {
     CLSHIM_GET_MEM_INFO,
     CLSHIM_ENQUEUE_COMMAND_BUFFER, /* clEnqueueCommandBufferKHR */
     CLSHIM_READ_BYTES,             /* the bytes clEnqueueReadBuffer reads (a sum, not calls) */
+    CLSHIM_BUILD_PROGRAM,          /* clBuildProgram: a kernel compiled, or loaded from a binary */
     CLSHIM_CALLS
 } clshim_call;
 

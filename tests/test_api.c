@@ -685,30 +685,6 @@ static void test_precision_options(gmlp_context *ctx)
     gmlp_context_destroy(c);
 }
 
-/* After the load nothing compiles: with every kernel made unbuildable,
- * classification at any batch size (each GEMM tiling) still runs. */
-static void test_no_builds_after_load(gmlp_context *ctx, gmlp_weight_type weights, gmlp_precision precision)
-{
-    gmlp_load_options o;
-    gmlp_load_options_default(&o);
-    o.weights = weights;
-    o.precision = precision;
-    gmlp_model *m;
-    CHECK(gmlp_model_load_ex(ctx, model_path("mixer_rgb"), &o, &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
-    gmlp_config cfg;
-    gmlp_model_config(m, &cfg);
-    size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
-    float *x = calloc(300 * per, sizeof *x), *y = malloc(300 * (size_t)cfg.num_classes * sizeof *y);
-    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm=1 -Dgmlp_gemm_direct=1 -Dgmlp_layernorm=1", 1);
-    static const size_t batches[] = {1, 5, 300};
-    for (size_t i = 0; i < 3; i++)
-        CHECK(gmlp_classify(m, x, batches[i], y) == GMLP_OK, "weights %d, batch %zu after the load: %s", (int)weights,
-              batches[i], gmlp_last_error(ctx));
-    unsetenv("GMLP_CL_OPTIONS");
-    free(x), free(y);
-    gmlp_model_free(m);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -727,13 +703,6 @@ int main(int argc, char **argv)
     test_f16_weights(ctx);
     test_bf16_weights(ctx);
     test_precision_options(ctx);
-    gmlp_context_destroy(ctx);
-    ctx = check_context(); /* no kernel built yet */
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_FP32);
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F16, GMLP_PRECISION_FP32);
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_BF16, GMLP_PRECISION_FP32);
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_BF16); /* bfloat16 weights and LayerNorms */
-    test_no_builds_after_load(ctx, GMLP_WEIGHTS_F32, GMLP_PRECISION_FP16); /* half weights and LayerNorms */
     gmlp_context_destroy(ctx);
     test_cache_and_failures();
     return check_summary("test_api");

@@ -230,6 +230,45 @@ static void check_outputs(const char *dir)
     ctx = outer;
 }
 
+/* A cp.async tiling whose slices of float operands overflow the device's
+ * local memory (48 KiB) but not of bfloat16 ones: the planner checks the
+ * product's storages before building (none is tried), refuses the float
+ * product as too big and runs the bfloat16 one (4 warps of 64 x 64,
+ * emulated). */
+static void check_slice_bytes(const char *dir, const float *a, const float *b)
+{
+    gmlp_context *outer = ctx;
+    ctx = open_in(dir);
+    ctx->dev.local_mem = 48 * 1024;
+    const gmlp_tiling *t = gmlp_gemm_tiling_named("mma_128x128x16_8x16_s3_ldsm");
+    uint16_t *ab = malloc((size_t)M * K * sizeof *ab), *bb = malloc((size_t)N * K * sizeof *bb);
+    gmlp_elem_pack(GMLP_ELEM_BF16, a, (size_t)M * K, ab);
+    gmlp_elem_pack(GMLP_ELEM_BF16, b, (size_t)N * K, bb);
+    float *got = calloc((size_t)M * N, sizeof *got);
+    cl_mem da = up(a, (size_t)M * K), db = up(b, (size_t)N * K), dc = up(got, (size_t)M * N);
+    cl_mem dab = up_bytes(ab, (size_t)M * K * sizeof *ab), dbb = up_bytes(bb, (size_t)N * K * sizeof *bb);
+    gmlp_gemm g = {.m = M, .n = N, .k = K, .a = {.buf = da, .ld = K}, .b = {.buf = db, .ld = K, .trans = 1},
+                   .c = {.buf = dc, .ld = N}, .precision = GMLP_GEMM_BF16};
+    const char *skipped = NULL;
+    setenv("GMLP_CL_OPTIONS", "-Dgmlp_gemm_mma=1", 1); /* a build would fail: none is tried */
+    CHECK(t && gmlp_op_gemm_tiled(ctx, &g, t, &skipped) == GMLP_OK && skipped == gmlp_gemm_tiled_too_big,
+          "float operands on %s: %s (%s)", t ? t->name : "?", skipped ? skipped : "ran", gmlp_last_error(ctx));
+    unsetenv("GMLP_CL_OPTIONS");
+    g.a = (gmlp_view){.buf = dab, .ld = K, .elem = GMLP_ELEM_BF16};
+    g.b = (gmlp_view){.buf = dbb, .ld = K, .trans = 1, .elem = GMLP_ELEM_BF16};
+    skipped = NULL;
+    CHECK(t && gmlp_op_gemm_tiled(ctx, &g, t, &skipped) == GMLP_OK && !skipped, "bfloat16 operands on %s: %s %s",
+          t ? t->name : "?", skipped ? skipped : "", gmlp_last_error(ctx));
+    down(dc, got, (size_t)M * N);
+    const double err = error_in(GMLP_GEMM_BF16, a, b, got);
+    CHECK(err <= 1e-5, "bfloat16 operands on %s: %.3g from the reference", t ? t->name : "?", err);
+    gmlp_buffer_release(ctx, &da), gmlp_buffer_release(ctx, &db), gmlp_buffer_release(ctx, &dc);
+    gmlp_buffer_release(ctx, &dab), gmlp_buffer_release(ctx, &dbb);
+    free(ab), free(bb), free(got);
+    gmlp_context_destroy(ctx);
+    ctx = outer;
+}
+
 /* verdict (a line of the verdicts file: "pass" and a variant's -D options,
  * lib/ops/gemm_kernel.c's order) as "fail" on tiling t instead (its numbers
  * and stages), in place; 0 when t does not run the variant's precision. */
@@ -352,6 +391,9 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s/outputs", argv[1]);
     if (!getenv("GMLP_TEST_QUICK"))
         check_outputs(dir);
+    snprintf(dir, sizeof dir, "%s/slices", argv[1]);
+    if (!getenv("GMLP_TEST_QUICK"))
+        check_slice_bytes(dir, a, b);
     gmlp_context_destroy(ctx);
     free(a), free(b), free(mma), free(portable), free(want), free(raw);
     return check_summary("engines");

@@ -167,6 +167,13 @@ int main(int argc, char **argv)
          * four at a time, the edge's (n = 37) element by element */
         run(&one_warp, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16, 19, 37, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
+        /* a warp of 64 x 64 (32 mma tiles: the epilogue called), TF32 and BF16 by ldmatrix through cp.async */
+        static const tiling warp64 = {64, 64, 16, 8, 16, 0, 0}, warp64_async = {64, 64, 16, 8, 16, 2, 1};
+        run(&warp64, GMLP_GEMM_PREC_TF32, B_HALF, 70, 69, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&warp64_async, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 67, 70, 33, 1, 0.0f, EPI_GATE, 1.0f);
+        /* a warp of 64 x 32 into a half C (called too) */
+        static const tiling warp64x32 = {64, 32, 16, 8, 8, 0, 1};
+        run(&warp64x32, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 70, 37, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         /* half outputs (an FP16 model's): NT of half operands, NN at an n edge */
         run(&one_warp, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_async, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 19, 37, 33, 1, 0.0f,
@@ -240,6 +247,16 @@ int main(int argc, char **argv)
     run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16 | PADDED, 61, 130, 49, 1, 0.0f, EPI_GATE, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 61, 77, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_FP16, TA | NN | PADDED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
+    /* 4 warps of 64 x 64 (the epilogue called): BF16 by ldmatrix through cp.async (two and three slices in
+     * flight), TF32 three, FP16 of half operands */
+    static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0},
+                        w64_16 = {128, 128, 16, 8, 16, 2, 0}, w64_ldsm3 = {128, 128, 16, 8, 16, 3, 1};
+    run(&w64_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&w64_ldsm3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 260, 70, 1, 0.0f, EPI_COLS_GELU, 1.0f);
+    run(&w64_ldsm, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 196, 140, 77, 1, 0.0f, EPI_GATE, 1.0f);
+    run(&w64_tf32, GMLP_GEMM_PREC_TF32, NN | A_HALF, 130, 150, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&w64_16, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 1, 0.0f, EPI_GATE_TANH, 1.0f);
+    run(&half16, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF, 150, 137, 75, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     /* half outputs, as an FP16 model stores those only GEMMs read; sums past 65504 saturated */
     run(&ldsm64, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&half16_64, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 61, 130, 49, 1, 0.0f, EPI_NONE,

@@ -106,6 +106,23 @@ static void check_defaults(void)
     CHECK(t64 && t128 && !gmlp_gemm_tiling_fits(&small, t64) && !gmlp_gemm_tiling_fits(&small, t128) &&
               gmlp_gemm_tiling_fits(&small, gmlp_gemm_tiling_named("tiled_32x32x8_4x4")),
           "work-group limits: 64 work-items take 32x32 tiles of 4x4, not more");
+    /* cp.async slices hold the operands as stored: three 128 x 16 slices of each bfloat16 operand fit
+     * NVIDIA's 48 KiB (36 KiB: rows of 16 + 8 pad elements), of float ones not (72 KiB); the tiling fits the
+     * device (some product does), the planner's check is per product (gemm_kernel.c's variant) */
+    gmlp_devinfo nv48 = nvidia;
+    nv48.local_mem = 48 * 1024;
+    nv48.engines = GMLP_ENGINE_MMA_SYNC;
+    const gmlp_tiling *s3 = gmlp_gemm_tiling_named("mma_128x128x16_8x16_s3_ldsm");
+    const gmlp_gemm_operands bf16_nt = {GMLP_ELEM_BF16, GMLP_ELEM_BF16, true, true, GMLP_GEMM_BF16},
+                             float_nt = {GMLP_ELEM_F32, GMLP_ELEM_F32, true, true, GMLP_GEMM_BF16};
+    CHECK(s3 && gmlp_gemm_tiling_form_bytes(s3, &bf16_nt) == 3 * 2 * 128 * 24 * 2 &&
+              gmlp_gemm_tiling_form_bytes(s3, &float_nt) == 3 * 2 * 128 * 24 * 4 && gmlp_gemm_tiling_fits(&nv48, s3),
+          "cp.async slices as stored: %zu and %zu bytes", s3 ? gmlp_gemm_tiling_form_bytes(s3, &bf16_nt) : 0,
+          s3 ? gmlp_gemm_tiling_form_bytes(s3, &float_nt) : 0);
+    const gmlp_tiling *reg = gmlp_gemm_tiling_named("mma_64x64x32_4x8");
+    CHECK(reg && gmlp_gemm_tiling_form_bytes(reg, &float_nt) == gmlp_gemm_tiling_local_bytes(reg) &&
+              gmlp_gemm_tiling_form_bytes(reg, &bf16_nt) == gmlp_gemm_tiling_local_bytes(reg),
+          "the register staging's slices: words, whatever the storage");
     CHECK(gmlp_gemm_sizes_for(&cpu)->deep_k == 0 && gmlp_gemm_sizes_for(&amd)->deep_k > 0 &&
               gmlp_gemm_sizes_for(&other)->measured,
           "size classes: no deep class on CPUs, one on GPUs");

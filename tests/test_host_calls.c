@@ -8,7 +8,8 @@
  * back per token, no logits, within the same launches (the sampler's one
  * more without command buffers).  The recorded forward's logits are those of the plain
  * enqueues bit for bit (command buffers off; and profiling, which records
- * nothing).  It measures the library's GEMM kernel, not CLBlast. */
+ * nothing).  It measures the library's GEMM kernel, not CLBlast.  And a
+ * model's load builds every program its forwards use: none after it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,12 +231,57 @@ static void test_generation(const char *path)
           greedy_launches, bound);
 }
 
+/* After the load nothing compiles: classification at batch 1, 5 and 300
+ * (each GEMM size class) builds no program (clBuildProgram, which a cached
+ * binary takes too), in every storage and precision the load prepares for:
+ * float, half and bfloat16 weights; BF16's and FP16's 16-bit activations
+ * and outputs (the library's GEMM kernel: CLBlast builds its own programs
+ * at their first use). */
+static void test_no_builds_after_load(const char *path)
+{
+    static const struct {
+        gmlp_weight_type weights;
+        gmlp_precision precision;
+    } cases[] = {{GMLP_WEIGHTS_F32, GMLP_PRECISION_FP32}, {GMLP_WEIGHTS_F16, GMLP_PRECISION_FP32},
+                 {GMLP_WEIGHTS_BF16, GMLP_PRECISION_FP32}, {GMLP_WEIGHTS_F32, GMLP_PRECISION_BF16},
+                 {GMLP_WEIGHTS_F32, GMLP_PRECISION_FP16}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gmlp_context *ctx = context(0);
+        gmlp_load_options o;
+        gmlp_load_options_default(&o);
+        o.weights = cases[i].weights;
+        o.precision = cases[i].precision;
+        gmlp_model *m = NULL;
+        CHECK(gmlp_model_load_ex(ctx, path, &o, &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+        if (!m) {
+            gmlp_context_destroy(ctx);
+            continue;
+        }
+        gmlp_config cfg;
+        gmlp_model_config(m, &cfg);
+        const size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+        float *x = calloc(300 * per, sizeof *x), *y = malloc(300 * (size_t)cfg.num_classes * sizeof *y);
+        static const size_t batches[] = {1, 5, 300};
+        clshim_reset();
+        for (size_t b = 0; b < 3; b++)
+            CHECK(gmlp_classify(m, x, batches[b], y) == GMLP_OK, "weights %d, %s, batch %zu after the load: %s",
+                  (int)cases[i].weights, gmlp_precision_name(cases[i].precision), batches[b], gmlp_last_error(ctx));
+        const unsigned long builds = clshim_count(CLSHIM_BUILD_PROGRAM);
+        CHECK(builds == 0, "weights %d, %s: %lu programs built after the load", (int)cases[i].weights,
+              gmlp_precision_name(cases[i].precision), builds);
+        free(x), free(y);
+        gmlp_model_free(m);
+        gmlp_context_destroy(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        printf("usage: test_host_calls BUNDLED_LM.safetensors\n");
+    if (argc < 3) {
+        printf("usage: test_host_calls BUNDLED_LM.safetensors VISION_MODEL.safetensors\n");
         return 2;
     }
+    test_no_builds_after_load(argv[2]);
     test_vision();
     test_lm(argv[1]);
     test_generation(argv[1]);

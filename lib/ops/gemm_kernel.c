@@ -101,6 +101,12 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
             *why = why_sweep;
         return GMLP_OK;
     }
+    const gmlp_gemm_operands ops = {f->a_elem, f->b_elem, !f->ta, f->tb, f->precision};
+    if (gmlp_gemm_tiling_form_bytes(t, &ops) > ctx->dev.local_mem) { /* float operands of a cp.async tiling */
+        if (why)
+            *why = gmlp_gemm_tiled_too_big;
+        return GMLP_OK;
+    }
     char defs[400], label[170];
     defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
     snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s%s %s", t->kernel->entry, t->name, tr[f->ta],

@@ -139,6 +139,18 @@ static const gmlp_tiling tilings[] = {
      .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
     {.name = "mma_64x64x16_4x8_s4_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4,
      .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+    /* 4 warps of 64 x 64 (CUTLASS's shape for mma.sync: half the fragment
+     * loads an mma of 32 x 32; the epilogue called, gemm_mma.cl), through
+     * cp.async, as many slices in flight as 48 KiB hold of float operands,
+     * or (s3_ldsm) of bfloat16 ones, which BF16 models' linear layers are:
+     * 211-255 registers in clang's sm_90 build, no spill (static, 2026-11-27) */
+    {.name = "mma_128x128x16_8x16_s2_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 2,
+     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+    {.name = "mma_128x128x16_8x16_s3_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 3,
+     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+    {.name = "mma_128x128x16_8x16_s2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 2,
+     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16)},
+    {.name = "mma_128x128x8_8x16_s3", MMA_SYNC, .tm = 128, .tn = 128, .tk = 8, .wm = 8, .wn = 16, .stages = 3, TF32},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
@@ -280,20 +292,22 @@ static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
     return along > across ? along : across;
 }
 
-/* The cp.async staging's floats of one operand's slice, W wide: along k
- * (W rows of TK, padded by 4 for tf32, by 8 for 16-bit pairs) or across it
- * (TK rows of W, padded by 8, by 4), the larger over the precisions t runs. */
-static size_t mma_raw_floats(const gmlp_tiling *t, size_t w)
+/* The cp.async staging's bytes of one operand's slice, W wide, stored as e
+ * (the slices hold the stored elements): along k (W rows of TK, padded by 4
+ * for tf32, by 8 for 16-bit pairs) or across it (TK rows of W, padded by 8,
+ * by 4); gemm_mma.cl's GMLP_MMA_RAW. */
+static size_t mma_raw_bytes(const gmlp_tiling *t, size_t w, gmlp_elem e, bool along_k, gmlp_gemm_precision p)
 {
-    size_t most = 0, tk = (size_t)t->tk;
-    for (int p = GMLP_GEMM_TF32; p < GMLP_GEMM_PRECISIONS; p++) {
-        if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
-            continue;
-        const size_t tf32 = p == GMLP_GEMM_TF32, along = w * (tk + (tf32 ? 4 : 8)), across = tk * (w + (tf32 ? 8 : 4));
-        most = along > most ? along : most;
-        most = across > most ? across : most;
-    }
-    return most;
+    const size_t tk = (size_t)t->tk, tf32 = p == GMLP_GEMM_TF32;
+    return (along_k ? w * (tk + (tf32 ? 4 : 8)) : tk * (w + (tf32 ? 8 : 4))) * gmlp_elem_size(e);
+}
+
+size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o)
+{
+    if (t->kernel != &gmlp_gemm_mma || !t->stages)
+        return gmlp_gemm_tiling_local_bytes(t);
+    return (size_t)t->stages * (mma_raw_bytes(t, (size_t)t->tm, o->a, o->a_along_k, o->precision) +
+                                mma_raw_bytes(t, (size_t)t->tn, o->b, o->b_along_k, o->precision));
 }
 
 size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
@@ -304,8 +318,17 @@ size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2;
         return 2 * sizeof(uint32_t) * ((size_t)t->tk / pk) * (size_t)(t->tm + 1 + t->tn + 1);
     }
-    if (t->kernel == &gmlp_gemm_mma && t->stages) /* cp.async: stages slices of each operand's floats */
-        return (size_t)t->stages * sizeof(float) * (mma_raw_floats(t, (size_t)t->tm) + mma_raw_floats(t, (size_t)t->tn));
+    if (t->kernel == &gmlp_gemm_mma && t->stages) { /* cp.async: the least any form stages (gmlp_gemm_tiling_form_bytes) */
+        size_t least = SIZE_MAX;
+        for (int p = GMLP_GEMM_TF32; p < GMLP_GEMM_PRECISIONS; p++)
+            for (int along = 0; gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p) && along < 4; along++) {
+                const gmlp_elem e = p == GMLP_GEMM_TF32 ? GMLP_ELEM_F32 : GMLP_ELEM_F16; /* 16-bit: the least */
+                const gmlp_gemm_operands o = {e, e, along & 1, along >> 1, (gmlp_gemm_precision)p};
+                const size_t bytes = gmlp_gemm_tiling_form_bytes(t, &o);
+                least = bytes < least ? bytes : least;
+            }
+        return least;
+    }
     if (t->kernel == &gmlp_gemm_mma) { /* two slices of each operand, in its widest format */
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2, tk = (size_t)t->tk;
         return 2 * sizeof(uint32_t) * (mma_slice_words((size_t)t->tm, tk, pk) + mma_slice_words((size_t)t->tn, tk, pk));

@@ -155,8 +155,21 @@ bool gmlp_gemm_tiling_stores(const gmlp_tiling *t, gmlp_elem c);
 /* What runs t's products in precision p, for reports: "portable", or its
  * engine and instruction shape ("mma.sync m16n8k8"). */
 const char *gmlp_gemm_tiling_engine(const gmlp_tiling *t, gmlp_gemm_precision p);
-/* Bytes of local memory t's work-groups stage. */
+/* Bytes of local memory t's work-groups stage: the least over the operand
+ * storages it takes (gmlp_gemm_tiling_fits: some product fits). */
 size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t);
+/* A product's operands as a kernel stages them: their storages, whether
+ * each is stored along k (op(A) not transposed, op(B) transposed), and the
+ * precision. */
+typedef struct gmlp_gemm_operands {
+    gmlp_elem a, b;
+    bool a_along_k, b_along_k;
+    gmlp_gemm_precision precision;
+} gmlp_gemm_operands;
+/* Bytes of local memory t's work-groups stage for those operands: the
+ * cp.async staging holds them as stored (16-bit storage half a float's
+ * bytes); the others the same for any. */
+size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o);
 /* Whether some default names t (the portability suite builds defaults in every form). */
 bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t);
 
