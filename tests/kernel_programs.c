@@ -7,8 +7,11 @@
  *   kernel_programs DIR [FILE...]
  *   kernel_programs --mma   the tensor-core tilings (lib/ops/gemm_tilings.c's
  *                           mma rows), a line per tiling and precision it runs:
- *                           "PRECISION TM TN TK WM WN STAGES LDSM DEFAULT" (DEFAULT 1
- *                           where a default row names the tiling) */
+ *                           "PRECISION TM TN TK WM WN STAGES LDSM DEFAULT FLOATS"
+ *                           (DEFAULT 1 where a default row names the tiling;
+ *                           FLOATS 1 where float operands, in any layout, fit
+ *                           NVIDIA's 48 KiB of local memory: else the host
+ *                           builds it for 16-bit operands only) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +25,18 @@ static int list_mma(void)
     size_t n;
     const gmlp_tiling *all = gmlp_gemm_tilings(&n);
     for (const gmlp_tiling *t = all; t < all + n; t++)
-        for (int p = GMLP_GEMM_TF32; t->needs == GMLP_ENGINE_MMA_SYNC && p < GMLP_GEMM_PRECISIONS; p++)
-            if (gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
-                printf("%d %d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages, t->ldsm,
-                       gmlp_gemm_tiling_is_default(t));
+        for (int p = GMLP_GEMM_TF32; t->needs == GMLP_ENGINE_MMA_SYNC && p < GMLP_GEMM_PRECISIONS; p++) {
+            if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
+                continue;
+            int floats = 1;
+            for (int along = 0; along < 4; along++) {
+                const gmlp_gemm_operands o = {GMLP_ELEM_F32, GMLP_ELEM_F32, along & 1, along >> 1,
+                                              (gmlp_gemm_precision)p};
+                floats &= gmlp_gemm_tiling_form_bytes(t, &o) <= 48 * 1024;
+            }
+            printf("%d %d %d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages, t->ldsm,
+                   gmlp_gemm_tiling_is_default(t), floats);
+        }
     return 0;
 }
 

@@ -213,8 +213,10 @@ static void check_outputs(const char *dir)
         gmlp_elem stored, want; /* weights and inputs stored as; outputs */
     } rows[] = {{GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_GEMM_BF16, GMLP_ELEM_BF16, GMLP_ELEM_BF16},
                 {GMLP_VENDOR_NVIDIA, GMLP_ENGINE_MMA_SYNC, GMLP_GEMM_FP16, GMLP_ELEM_F16, GMLP_ELEM_F16},
-                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_BF16, GMLP_ELEM_BF16, GMLP_ELEM_F32},
-                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_FP16, GMLP_ELEM_F16, GMLP_ELEM_F32}};
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_BF16, GMLP_ELEM_BF16,
+                 GMLP_ELEM_F32},
+                {GMLP_VENDOR_AMD, GMLP_ENGINE_MFMA | GMLP_ENGINE_MFMA_BF16, GMLP_GEMM_FP16, GMLP_ELEM_F16,
+                 GMLP_ELEM_F32}};
     gmlp_context *outer = ctx;
     ctx = open_in(dir);
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {

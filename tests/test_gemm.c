@@ -322,7 +322,8 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
                 CHECK(clEnqueueReadBuffer(ctx->queue, dcs, CL_TRUE, 0, cn * sizeof *split, split, 0, NULL, NULL) ==
                           CL_SUCCESS, "reading C back");
                 CHECK(t || batch > 1 || !memcmp(split, gotb, cn * sizeof *split),
-                      "%s %s, epilogue %d, with split-K forced: not the unsplit product", mode, nt ? "NT" : "NN", epis[e]);
+                      "%s %s, epilogue %d, with split-K forced: not the unsplit product", mode, nt ? "NT" : "NN",
+                      epis[e]);
                 free(split);
                 size_t differ = 0, rounded = 0, outside = 0, past = 0, saturated = 0;
                 for (size_t i = 0; i < cn; i++) {

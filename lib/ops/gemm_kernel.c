@@ -83,7 +83,8 @@ static gmlp_gemm form_gemm(const form *f)
 
 /* Why a tiling's variant is unusable (gmlp_op_gemm_tiled's *skipped). */
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
-static const char *const why_sweep = "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
+static const char *const why_sweep =
+    "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -350,7 +351,8 @@ size_t gmlp_gemm_variants(char *buf, size_t size)
          .precision = GMLP_GEMM_BF16},
         {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .tb = true, .vw = 4,
          .precision = GMLP_GEMM_FP16},
-        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .vw = 4, .precision = GMLP_GEMM_FP16},
+        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .vw = 4,
+         .precision = GMLP_GEMM_FP16},
     };
     size_t need = 0, n_all;
     char line[480];

@@ -318,12 +318,13 @@ size_t gmlp_gemm_tiling_local_bytes(const gmlp_tiling *t)
         const size_t pk = gmlp_gemm_tiling_runs(t, GMLP_GEMM_TF32) ? 1 : 2;
         return 2 * sizeof(uint32_t) * ((size_t)t->tk / pk) * (size_t)(t->tm + 1 + t->tn + 1);
     }
-    if (t->kernel == &gmlp_gemm_mma && t->stages) { /* cp.async: the least any form stages (gmlp_gemm_tiling_form_bytes) */
+    if (t->kernel == &gmlp_gemm_mma && t->stages) { /* cp.async: the least a product stages (_form_bytes) */
         size_t least = SIZE_MAX;
         for (int p = GMLP_GEMM_TF32; p < GMLP_GEMM_PRECISIONS; p++)
             for (int along = 0; gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p) && along < 4; along++) {
-                const gmlp_elem e = p == GMLP_GEMM_TF32 ? GMLP_ELEM_F32 : GMLP_ELEM_F16; /* 16-bit: the least */
-                const gmlp_gemm_operands o = {e, e, along & 1, along >> 1, (gmlp_gemm_precision)p};
+                /* 16-bit storage, in any precision: the least */
+                const gmlp_gemm_operands o = {GMLP_ELEM_F16, GMLP_ELEM_F16, along & 1, along >> 1,
+                                              (gmlp_gemm_precision)p};
                 const size_t bytes = gmlp_gemm_tiling_form_bytes(t, &o);
                 least = bytes < least ? bytes : least;
             }
