@@ -541,7 +541,10 @@ static void test_refusals(void)
     float x[64] = {0};
     cl_mem buf = up(x, 64), four = up(x, 4);
     const gmlp_view half = {.buf = buf, .ld = 8, .elem = GMLP_ELEM_F16};
-    CHECK(refused_gemm(buf, (gmlp_gemm){.a = half, .c = half}) == GMLP_ERR_INVALID_ARGUMENT, "half C refused");
+    const gmlp_view unknown = {.buf = buf, .ld = 8, .elem = GMLP_ELEMS};
+    CHECK(refused_gemm(buf, (gmlp_gemm){.a = half, .c = unknown}) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "element type of C"),
+          "a C of no known element type refused: %s", gmlp_last_error(ctx));
     CHECK(refused_gemm(buf, (gmlp_gemm){.a = {.buf = buf, .off = 60, .ld = 8}, .b = half}) ==
                   GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "does not fit"),
