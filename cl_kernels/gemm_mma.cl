@@ -28,7 +28,8 @@
  * along k by ldmatrix (sm_75): one instruction gives a lane four words, an A
  * fragment or the B fragments of two n-tiles, in place of four loads of a
  * word each.  With cp.async, of operands stored as the instruction's bits
- * (bfloat16 in BF16): slices copied, fragments loaded, nothing computed.
+ * (bfloat16 in BF16, half in FP16): slices copied, fragments loaded,
+ * nothing computed but FP16's saturation (two instructions a word).
  *
  * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
@@ -76,12 +77,18 @@
 #endif
 /* whether op(A) / op(B) fragments come by ldmatrix: stored along k, in the
  * instruction's bits (the register staging packs them so; cp.async's
- * slices hold them as stored, so there only storage of those bits:
- * gmlp_mma_native_TYPE, below) */
+ * slices hold them as stored, so there only storage of those bits, up to
+ * FP16's saturation: gmlp_mma_native_TYPE, below) */
 #define GMLP_MMA_NATIVE_OF(T) GMLP_MMA_NATIVE_OF_(T)
 #define GMLP_MMA_NATIVE_OF_(T) gmlp_mma_native_##T
 #define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(A_TYPE)))
 #define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(B_TYPE)))
+/* whether such fragments of cp.async's slices still want saturating (half
+ * in FP16; the register staging stores words saturated) */
+#define GMLP_MMA_SAT_OF(T) GMLP_MMA_SAT_OF_(T)
+#define GMLP_MMA_SAT_OF_(T) gmlp_mma_sat_##T
+#define SAT_A (GMLP_MMA_STAGES && GMLP_MMA_SAT_OF(A_TYPE))
+#define SAT_B (GMLP_MMA_STAGES && GMLP_MMA_SAT_OF(B_TYPE))
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
@@ -194,15 +201,36 @@ static inline float gmlp_mma_value_bf16(float x)
 {
     return as_float(as_uint(x) << 16);
 }
-/* Whether storage TYPE holds the instruction's operand bits: bfloat16 in
- * BF16 (rounding a bfloat16 value to bfloat16 changes nothing), so that a
- * word is two stored elements side by side; not half in FP16, where the
- * mode saturates half's infinities at +-65504. */
+/* Whether storage TYPE holds the instruction's operand bits, so that a word
+ * is two stored elements side by side: bfloat16 in BF16 (rounding a
+ * bfloat16 value to bfloat16 changes nothing), half in FP16 once saturated
+ * (gmlp_mma_sat: half's infinities are +-65504 in the mode; every other
+ * half rounds to itself). */
 enum {
     gmlp_mma_native_float = 0,
-    gmlp_mma_native_half = 0,
+    gmlp_mma_native_half = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16,
     gmlp_mma_native_bf16 = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
 };
+enum { gmlp_mma_sat_float = 0, gmlp_mma_sat_half = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16, gmlp_mma_sat_bf16 = 0 };
+
+/* A word of two half operands saturated at +-65504, NaN kept: on the GPU
+ * sm_80's max / min of f16x2 that keep NaN, two instructions a word where
+ * the decoding, clamping and rounding of each half took some fifteen. */
+static inline uint gmlp_mma_sat(uint w)
+{
+#if GMLP_MMA_EMULATE
+    const uint lo = w & 0xffffu, hi = w >> 16;
+    return ((lo & 0x7fffu) == 0x7c00u ? (lo & 0x8000u) | 0x7bffu : lo) |
+           ((hi & 0x7fffu) == 0x7c00u ? (hi & 0x8000u) | 0x7bffu : hi) << 16;
+#else
+    uint d;
+    GMLP_ASM("{\n\t.reg .b32 t;\n\tmax.NaN.f16x2 t, %1, %2;\n\tmin.NaN.f16x2 %0, t, %3;\n\t}"
+             : "=r"(d)
+             : "r"(w), "r"(0xfbfffbffu), "r"(0x7bff7bffu));
+    return d;
+#endif
+}
+
 /* Whether the register staging holds storage TYPE's slices in flight as
  * words of two elements as loaded (gmlp_mma_ldw_bits16): 16-bit storage in
  * the 16-bit formats (a word a pair along k there; TF32's are one element). */
@@ -382,7 +410,7 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                     lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
                         !gmlp_mma_paired_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
                         : gmlp_mma_native_##TYPE                                                                \
-                            ? bits                                                                              \
+                            ? (gmlp_mma_sat_##TYPE ? gmlp_mma_sat(bits) : bits)                                 \
                             : gmlp_mma_word(gmlp_mma_value_##TYPE(as_float(bits & 0xffffu)),                    \
                                             gmlp_mma_value_##TYPE(as_float(bits >> 16)));                       \
                 }                                                                                               \
@@ -540,8 +568,8 @@ static inline float gmlp_mma_raw_value_bf16(ushort h)
         } else {                                                                                                \
             lo = s[NAME##_IDX(r, 2 * kw)], hi = s[NAME##_IDX(r, 2 * kw + 1)];                                   \
         }                                                                                                       \
-        if (gmlp_mma_native_##TYPE) /* the bits are the operand already */                                   \
-            return (uint)lo | (uint)hi << 16;                                                                   \
+        if (gmlp_mma_native_##TYPE) /* the bits are the operand already (half once saturated) */             \
+            return gmlp_mma_sat_##TYPE ? gmlp_mma_sat((uint)lo | (uint)hi << 16) : (uint)lo | (uint)hi << 16;  \
         return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(lo), gmlp_mma_raw_value_##TYPE(hi));                     \
     }
 #define GMLP_MMA_RAW_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)
@@ -666,7 +694,10 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
         uint fa[MT][4], fb[NTL][2];                                                                             \
         if (LDSM_A) {                                                                                           \
             GMLP_UNROLL for (int i = 0; i < MT; i++)                                                            \
+            {                                                                                                   \
                 GMLP_MMA_LDSM4(la, ROW_A(wm0 + i * 16 + (lane & 15), kw + (lane >> 4) * 4), fa[i]);             \
+                GMLP_UNROLL for (int r = 0; r < 4 && SAT_A; r++) fa[i][r] = gmlp_mma_sat(fa[i][r]);             \
+            }                                                                                                   \
         } else {                                                                                                \
             GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =          \
                 WORD_A(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1));                                \
@@ -676,6 +707,7 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
             if (LDSM_B && j % 2 == 0 && j + 1 < NTL) {                                                          \
                 uint w[4];                                                                                      \
                 GMLP_MMA_LDSM4(lb, ROW_B(wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, kw + (lane >> 3 & 1) * 4), w); \
+                GMLP_UNROLL for (int r = 0; r < 4 && SAT_B; r++) w[r] = gmlp_mma_sat(w[r]);                     \
                 fb[j][0] = w[0], fb[j][1] = w[1], fb[j + 1][0] = w[2], fb[j + 1][1] = w[3];                     \
             } else if (!LDSM_B || j % 2 == 0) { /* an odd last n-tile by words */                              \
                 GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);    \

@@ -15,7 +15,9 @@
  *  - a second context on the same cache takes the verdict from the file
  *    (no ladder context made);
  *  - with the verdicts turned to failures, the portable tilings run it: the
- *    same numbers within accumulation order, the engine "portable".
+ *    same numbers within accumulation order, the engine "portable";
+ *  - FP16 of half operands passes a self-test whose operands hold
+ *    infinities (the kernel saturates stored halves it takes as bits).
  * argv[1]: a cache directory of the test's own (emptied of verdicts first). */
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +159,7 @@ static const char *engine(gmlp_gemm_precision p)
 /* The verdicts file's text, "" when there is none. */
 static void verdicts(char *path, size_t size, char *text, size_t text_size)
 {
-    CHECK(gmlp_cache_device_file(ctx, ".engines", path, size), "a cache directory");
+    CHECK(gmlp_cache_kernels_file(ctx, ".engines", path, size), "a cache directory");
     FILE *f = fopen(path, "r");
     size_t n = f ? fread(text, 1, text_size - 1, f) : 0;
     text[n] = 0;
@@ -228,6 +230,40 @@ static void check_outputs(const char *dir)
               gmlp_engine_of(rows[i].engine)->prefix, gmlp_elem_name(out), gmlp_elem_name(rows[i].want),
               gmlp_last_error(ctx));
     }
+    gmlp_context_destroy(ctx);
+    ctx = outer;
+}
+
+/* FP16 of half operands on the tensor cores, which take stored halves as
+ * the instruction's bits and saturate them (gemm_mma.cl's gmlp_mma_sat):
+ * the self-test's operands hold an infinity each, so a kernel that did not
+ * saturate would fail it; the variant passes, and its product is the
+ * operand-rounding reference's. */
+static void check_half_operands(const char *dir, const float *a, const float *b)
+{
+    gmlp_context *outer = ctx;
+    ctx = open_in(dir);
+    char path[1100], text[8192];
+    verdicts(path, sizeof path, text, sizeof text);
+    unlink(path);
+    uint16_t *ah = malloc((size_t)M * K * sizeof *ah), *bh = malloc((size_t)N * K * sizeof *bh);
+    gmlp_elem_pack(GMLP_ELEM_F16, a, (size_t)M * K, ah);
+    gmlp_elem_pack(GMLP_ELEM_F16, b, (size_t)N * K, bh);
+    float *got = calloc((size_t)M * N, sizeof *got);
+    cl_mem da = up_bytes(ah, (size_t)M * K * sizeof *ah), db = up_bytes(bh, (size_t)N * K * sizeof *bh),
+           dc = up(got, (size_t)M * N);
+    gmlp_gemm g = {.m = M, .n = N, .k = K, .a = {.buf = da, .ld = K, .elem = GMLP_ELEM_F16},
+                   .b = {.buf = db, .ld = K, .trans = 1, .elem = GMLP_ELEM_F16}, .c = {.buf = dc, .ld = N},
+                   .precision = GMLP_GEMM_FP16};
+    CHECK(gmlp_op_gemm(ctx, &g) == GMLP_OK, "FP16 of half operands: %s", gmlp_last_error(ctx));
+    down(dc, got, (size_t)M * N);
+    const double err = error_in(GMLP_GEMM_FP16, a, b, got);
+    verdicts(path, sizeof path, text, sizeof text);
+    CHECK(strstr(text, "-DGMLP_GEMM_A_HALF=1 -DGMLP_GEMM_B_HALF=1") && strstr(text, "pass -D") &&
+              strstr(text, "-DGMLP_GEMM_PRECISION=2") && !strstr(text, "fail") && err <= 1e-5,
+          "FP16 of half operands on the tensor cores: %.3g from the reference, verdicts '%.300s'", err, text);
+    gmlp_buffer_release(ctx, &da), gmlp_buffer_release(ctx, &db), gmlp_buffer_release(ctx, &dc);
+    free(ah), free(bh), free(got);
     gmlp_context_destroy(ctx);
     ctx = outer;
 }
@@ -393,6 +429,8 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s/outputs", argv[1]);
     if (!getenv("GMLP_TEST_QUICK"))
         check_outputs(dir);
+    snprintf(dir, sizeof dir, "%s/half", argv[1]);
+    check_half_operands(dir, a, b);
     snprintf(dir, sizeof dir, "%s/slices", argv[1]);
     if (!getenv("GMLP_TEST_QUICK"))
         check_slice_bytes(dir, a, b);

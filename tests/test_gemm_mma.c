@@ -11,7 +11,8 @@
  * against a float64 reference whose operands are rounded as the
  * mode says (core/precision.c), relative to the largest |reference| with no
  * floor (FP16's subnormal and saturated operands are checked at their own
- * scale).  A kernel that forgot to round would fail: the BF16 result is
+ * scale; half operands' infinities, which FP16 saturates, where half
+ * storage is the instruction's bits).  A kernel that forgot to round would fail: the BF16 result is
  * checked to be far from the unrounded reference.
  *   test_gemm_mma [--oclgrind]   (the latter: small tiles and sizes, for Oclgrind) */
 #include <string.h>
@@ -23,8 +24,10 @@
 #include "emu_check.h"
 #include "ref/ref.h"
 
-/* NN: B not transposed; TA: A transposed; C_BF16, C_HALF: C stored as bfloat16, half */
-enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64, C_BF16 = 128, C_HALF = 256 };
+/* NN: B not transposed; TA: A transposed; C_BF16, C_HALF: C stored as bfloat16, half; B_SCALED: the
+ * scale of A's values B's too */
+enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64, C_BF16 = 128, C_HALF = 256,
+       B_SCALED = 512 };
 
 /* operand x's storage (0: A, 1: B) */
 static gmlp_elem elem_of(int flags, int x)
@@ -59,10 +62,10 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
              t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0, t->ldsm, (flags & C_BF16) != 0,
              (flags & C_HALF) != 0);
     const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
-    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g",
+    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
              prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), gmlp_elem_name(ec), m, n, k, batch,
-             (double)beta, epi, (double)a_scale);
+             (double)beta, epi, (double)a_scale, flags & B_SCALED ? " (B's too)" : "");
     const gmlp_kernel *kern;
     if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
         CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
@@ -72,7 +75,8 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
         return;
     const gmlp_elem ea = elem_of(flags, 0), eb = elem_of(flags, 1);
     operand a = ta ? make(k, m, batch, padded, ea, a_scale, 0) : make(m, k, batch, padded, ea, a_scale, 0);
-    operand b = nn ? make(k, n, batch, padded, eb, 1.0f, 0) : make(n, k, batch, padded, eb, 1.0f, 0);
+    const float b_scale = flags & B_SCALED ? a_scale : 1.0f;
+    operand b = nn ? make(k, n, batch, padded, eb, b_scale, 0) : make(n, k, batch, padded, eb, b_scale, 0);
     operand c = make(m, n, batch, padded, ec, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
     const int gated = epi == EPI_GATE || epi == EPI_GATE_TANH, rows = epi == EPI_ROWS_GELU || gated;
     const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU
@@ -178,6 +182,9 @@ int main(int argc, char **argv)
         run(&one_warp, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_async, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 19, 37, 33, 1, 0.0f,
             EPI_GATE, 1.0f);
+        /* FP16 of half operands holding infinities (saturated): ldmatrix of cp.async's slices (A and B) */
+        run(&small_async_ldsm, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 37, 21, 40, 1, 0.0f, EPI_NONE,
+            0x1p16f);
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm_mma --oclgrind");
     }
@@ -247,6 +254,14 @@ int main(int argc, char **argv)
     run(&half16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16 | PADDED, 61, 130, 49, 1, 0.0f, EPI_GATE, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 61, 77, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16_64, GMLP_GEMM_PREC_FP16, TA | NN | PADDED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
+    /* FP16 of half operands holding infinities (2^16 times values in [-1, 1]: saturated), taken as the
+     * instruction's bits: the register staging's words, cp.async's words (A transposed, B across k) and
+     * ldmatrix fragments (NT both, NN A) */
+    run(&ldsm64, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&async16, GMLP_GEMM_PREC_FP16, TA | NN | A_HALF | B_HALF | B_SCALED, 70, 66, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&async_ldsm, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED | PADDED, 61, 70, 49, 1, 0.0f, EPI_NONE,
+        0x1p16f);
+    run(&async_ldsm4, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
     /* 4 warps of 64 x 64 (the epilogue called): BF16 by ldmatrix through cp.async (two and three slices in
      * flight), TF32 three, FP16 of half operands */
     static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0},
@@ -255,7 +270,8 @@ int main(int argc, char **argv)
     run(&w64_ldsm3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 260, 70, 1, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&w64_ldsm, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 196, 140, 77, 1, 0.0f, EPI_GATE, 1.0f);
     run(&w64_tf32, GMLP_GEMM_PREC_TF32, NN | A_HALF, 130, 150, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
-    run(&w64_16, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 1, 0.0f, EPI_GATE_TANH, 1.0f);
+    run(&w64_ldsm, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 1, 0.0f, EPI_GATE_TANH, 1.0f);
+    run(&w64_16, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
     run(&half16, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF, 150, 137, 75, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     /* half outputs, as an FP16 model stores those only GEMMs read; sums past 65504 saturated */
     run(&ldsm64, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);

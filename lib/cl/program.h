@@ -25,4 +25,10 @@ char *gmlp_program_source(const char *file);
  * (buf unset) when the context has no cache directory. */
 int gmlp_cache_device_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size);
 
+/* The same for the embedded kernel sources too (a matrix engine's
+ * self-test verdicts: they hold for the kernel tested; a library built from
+ * other sources under the same version must test again, never take a
+ * stale "pass"). */
+int gmlp_cache_kernels_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size);
+
 #endif

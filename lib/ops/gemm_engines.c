@@ -7,14 +7,17 @@
  *      AMD's own runtime for MFMA and WMMA, the wavefront width for WMMA's);
  *   2. the variant builds and fits (the probe build), and
  *   3. one tile of it agrees with the host bit for bit, on operands that
- *      every format holds exactly and whose sums fp32 holds exactly,
+ *      every format holds exactly and whose sums fp32 holds exactly (in
+ *      FP16 of half storage an infinity in each, which the mode saturates),
  * steps 2 and 3 in a throwaway OpenCL context of its own (one per context,
  * made at the first test, dropped after a failure): a kernel that faults
  * kills that context (NVIDIA's), never the caller's.  The verdict of
  * each variant is kept in the context and in the device's cache file
  * (.engines, beside the kernel cache), so that a later process skips the
  * test.  A failure falls back to the portable tilings with one log line. */
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@
 #include "cl/program.h"
 #include "core/alloc.h"
 #include "core/half.h"
+#include "core/precision.h"
 #include "ops/ops.h"
 #include "ops/state.h"
 
@@ -169,8 +173,55 @@ static float probe_value(size_t i, size_t j, unsigned salt)
     return (float)((int)((i * 7 + j * 13 + salt) % 31) - 15) / 16.0f;
 }
 
-/* rows x cols of probe values, as elem, into a buffer of p. */
-static gmlp_status probe_operand(gmlp_context *p, size_t rows, size_t cols, gmlp_elem elem, unsigned salt,
+/* The self-test's operands: probe values (salt 1: A, 2: B) but, in FP16
+ * of half storage, one infinity in each operand (A's +, B's -), which the
+ * mode saturates at +-65504: the tensor cores take stored halves as the
+ * instruction's bits and must saturate them (gemm_mma.cl's gmlp_mma_sat).
+ * Every sum stays exact (multiples of 1/256 below 2^16): A's infinity at
+ * k = qa meets B's values, B's at k = qb A's, and where the two's row and
+ * column meet, A is zero at qb. */
+typedef struct probe {
+    size_t inf[2][2]; /* operand x's infinity at stored (row, column); past the matrix: none */
+} probe;
+
+static float probe_at(const probe *pr, int x, size_t i, size_t j)
+{
+    if (i == pr->inf[x][0] && j == pr->inf[x][1])
+        return x ? -INFINITY : INFINITY;
+    return probe_value(i, j, (unsigned)x + 1);
+}
+
+/* op(A)'s element (i, q) and op(B)'s (q, j) */
+static float probe_a(const probe *pr, const gmlp_gemm *g, size_t i, size_t q)
+{
+    return g->a.trans ? probe_at(pr, 0, q, i) : probe_at(pr, 0, i, q);
+}
+static float probe_b(const probe *pr, const gmlp_gemm *g, size_t q, size_t j)
+{
+    return g->b.trans ? probe_at(pr, 1, j, q) : probe_at(pr, 1, q, j);
+}
+
+/* The infinities' places for product g (m, k >= 32). */
+static probe probe_plan(const gmlp_gemm *g)
+{
+    probe pr = {{{SIZE_MAX, SIZE_MAX}, {SIZE_MAX, SIZE_MAX}}};
+    const size_t ia = 1, qa = 3, jb = 2;
+    size_t qb = qa + 1;
+    while (qb < g->k && probe_a(&pr, g, ia, qb) != 0.0f) /* a zero within 31 */
+        qb++;
+    if (g->precision == GMLP_GEMM_FP16 && g->a.elem == GMLP_ELEM_F16) {
+        pr.inf[0][0] = g->a.trans ? qa : ia;
+        pr.inf[0][1] = g->a.trans ? ia : qa;
+    }
+    if (g->precision == GMLP_GEMM_FP16 && g->b.elem == GMLP_ELEM_F16 && qb < g->k) {
+        pr.inf[1][0] = g->b.trans ? jb : qb;
+        pr.inf[1][1] = g->b.trans ? qb : jb;
+    }
+    return pr;
+}
+
+/* operand x's rows x cols, as elem, into a buffer of p. */
+static gmlp_status probe_operand(gmlp_context *p, const probe *pr, int x, size_t rows, size_t cols, gmlp_elem elem,
                                  cl_mem *out)
 {
     const size_t n = rows * cols;
@@ -181,7 +232,7 @@ static gmlp_status probe_operand(gmlp_context *p, size_t rows, size_t cols, gmlp
         st = gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     for (size_t i = 0; st == GMLP_OK && i < rows; i++)
         for (size_t j = 0; j < cols; j++)
-            v[i * cols + j] = probe_value(i, j, salt);
+            v[i * cols + j] = probe_at(pr, x, i, j);
     if (st == GMLP_OK) {
         gmlp_elem_pack(elem, v, n, host);
         st = gmlp_buffer_create(p, n * gmlp_elem_size(elem), host, "an engine's self-test", out);
@@ -201,6 +252,7 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
     g.a.ld = g.a.trans ? m : k;
     g.b.ld = g.b.trans ? k : n;
     g.c = (gmlp_view){.ld = n, .elem = form->c.elem}; /* float, bfloat16 or half, as the variant stores */
+    const probe pr = probe_plan(&g);
     const bool c16 = g.c.elem != GMLP_ELEM_F32;
     const size_t c_bytes = m * n * gmlp_elem_size(g.c.elem);
     float *c = gmlp_malloc(m * n * sizeof *c);
@@ -209,9 +261,9 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         free(c), free(bits);
         return gmlp_fail(&p->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     }
-    gmlp_status st = probe_operand(p, g.a.trans ? k : m, g.a.ld, g.a.elem, 1, &g.a.buf);
+    gmlp_status st = probe_operand(p, &pr, 0, g.a.trans ? k : m, g.a.ld, g.a.elem, &g.a.buf);
     if (st == GMLP_OK)
-        st = probe_operand(p, g.b.trans ? n : k, g.b.ld, g.b.elem, 2, &g.b.buf);
+        st = probe_operand(p, &pr, 1, g.b.trans ? n : k, g.b.ld, g.b.elem, &g.b.buf);
     if (st == GMLP_OK)
         st = gmlp_buffer_create(p, c_bytes, NULL, "an engine's self-test", &g.c.buf);
     const char *skipped = NULL;
@@ -231,8 +283,8 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
         for (size_t j = 0; *agrees && j < n; j++) {
             float want = 0.0f; /* exact: see probe_value */
             for (size_t q = 0; q < k; q++)
-                want += probe_value(g.a.trans ? q : i, g.a.trans ? i : q, 1) *
-                        probe_value(g.b.trans ? j : q, g.b.trans ? q : j, 2);
+                want += gmlp_round_operand(probe_a(&pr, &g, i, q), g.precision) *
+                        gmlp_round_operand(probe_b(&pr, &g, q, j), g.precision);
             if (c16) { /* rounded as C stores it */
                 uint16_t w;
                 gmlp_elem_pack(g.c.elem, &want, 1, &w);
@@ -256,7 +308,7 @@ static gmlp_status probe_tile(gmlp_context *p, const gmlp_gemm *form, const gmlp
 static int cached_verdict(const gmlp_context *ctx, const char *defines)
 {
     char path[1100], line[600];
-    if (!gmlp_cache_device_file(ctx, ".engines", path, sizeof path))
+    if (!gmlp_cache_kernels_file(ctx, ".engines", path, sizeof path))
         return -1;
     FILE *f = fopen(path, "r");
     int verdict = -1;
@@ -275,7 +327,7 @@ static void cache_verdict(const gmlp_context *ctx, const char *defines, bool pas
 {
     char path[1100];
     FILE *f;
-    if (gmlp_cache_device_file(ctx, ".engines", path, sizeof path) && (f = fopen(path, "a"))) {
+    if (gmlp_cache_kernels_file(ctx, ".engines", path, sizeof path) && (f = fopen(path, "a"))) {
         fprintf(f, "%s %s\n", pass ? "pass" : "fail", defines); /* one short append: whole lines */
         fclose(f);
     }

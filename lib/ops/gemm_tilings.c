@@ -132,24 +132,23 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_64x64x16_4x8_s3", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 3,
      .precisions = GMLP_GEMM_LOW_PRECISIONS},
     {.name = "mma_64x64x16_4x8_s4", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4, TF32},
-    /* BF16 of bfloat16 operands (a BF16 model's weights and LayerNorm
-     * outputs): slices copied by cp.async, fragments by ldmatrix, nothing
-     * computed between; float operands as in the rows above */
+    /* BF16 of bfloat16 operands, FP16 of half ones (a 16-bit model's
+     * weights and LayerNorm outputs): slices copied by cp.async, fragments
+     * by ldmatrix, nothing computed between but FP16's saturation; float
+     * operands as in the rows above */
     {.name = "mma_64x64x16_4x8_s3_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 3,
-     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+     .ldsm = 1, LOW_16BIT},
     {.name = "mma_64x64x16_4x8_s4_ldsm", MMA_SYNC, .tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .stages = 4,
-     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+     .ldsm = 1, LOW_16BIT},
     /* 4 warps of 64 x 64 (CUTLASS's shape for mma.sync: half the fragment
      * loads an mma of 32 x 32; the epilogue called, gemm_mma.cl), through
      * cp.async, as many slices in flight as 48 KiB hold of float operands,
-     * or (s3_ldsm) of bfloat16 ones, which BF16 models' linear layers are:
+     * or (s3_ldsm) of 16-bit ones, which 16-bit models' linear layers are:
      * 211-255 registers in clang's sm_90 build, no spill (static, 2026-11-27) */
     {.name = "mma_128x128x16_8x16_s2_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 2,
-     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
+     .ldsm = 1, LOW_16BIT},
     {.name = "mma_128x128x16_8x16_s3_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 3,
-     .ldsm = 1, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16)},
-    {.name = "mma_128x128x16_8x16_s2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 2,
-     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16)},
+     .ldsm = 1, LOW_16BIT},
     {.name = "mma_128x128x8_8x16_s3", MMA_SYNC, .tm = 128, .tn = 128, .tk = 8, .wm = 8, .wn = 16, .stages = 3, TF32},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
