@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Every OpenCL program the library may build, with each set of options it
 # may build it with (listed by the library itself: tests/kernel_programs),
 # compiles for GPUs we have no hardware for: Intel Gen12LP (tgllp) and Arc
@@ -16,7 +16,7 @@
 # list leaves out: the library builds it only where the capability ladder
 # passed) compiles for sm_80 and sm_90 in each precision's instruction and the
 # model's forms: no spill, and the instruction's HMMA (the ldmatrix rows'
-# LDSM too) in the SASS (cuobjdump
+# LDSM too, FP16's half operands' saturation HMNMX2) in the SASS (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
 # fails).  Exits 77 (skip) when neither compiler is installed.
@@ -37,6 +37,8 @@ if [ $have_ocloc = 0 ] && [ $have_amd = 0 ] && [ $have_nv = 0 ]; then
     exit 77
 fi
 mkdir "$tmp/src"
+w=$tmp/main # the scratch directory of what runs in this shell (spawn: a job's own)
+mkdir "$w"
 "$programs" "$tmp/src" gemm_mma.cl >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
 
 # Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float".
@@ -59,36 +61,64 @@ label() {
 # PerThreadScratchSpace in bytes 4..7; no token, no scratch.  "?" when the
 # binary is not in the patch-token format.
 intel_scratch() {
-    rm -rf "$tmp/dis"
-    ocloc disasm -file "$1" -device "$2" -dump "$tmp/dis" >/dev/null 2>&1
-    [ -f "$tmp/dis/PTM.txt" ] || { echo "?"; return; }
+    rm -rf "$w/dis"
+    ocloc disasm -file "$1" -device "$2" -dump "$w/dis" >/dev/null 2>&1
+    [ -f "$w/dis/PTM.txt" ] || { echo "?"; return; }
     awk 'function hx(s, i, v) {
              for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(s), i, 1)) - 1
              return v
          }
          /^\t4 Token 18$/ {t = 1}
          t && /^\tHex/ {n = hx($9) * 16777216 + hx($8) * 65536 + hx($7) * 256 + hx($6); exit}
-         END {print n + 0}' "$tmp/dis/PTM.txt"
+         END {print n + 0}' "$w/dis/PTM.txt"
+}
+
+# The compilations run as jobs, as many at a time as the machine has cores
+# (GMLP_TEST_JOBS): spawn runs a command in the background with its own
+# scratch directory $w and its own pass and fail counts; collect waits for
+# them all, prints their output in the order spawned and adds up the counts.
+jobs_max=${GMLP_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+njob=0 done_jobs=0
+spawn() {
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    njob=$((njob + 1))
+    (
+        w=$tmp/w$njob pass=0 fail=0
+        mkdir -p "$w"
+        "$@" >"$tmp/out.$njob" 2>&1
+        echo "$pass $fail" >"$tmp/count.$njob"
+        rm -rf "$w"
+    ) &
+}
+collect() {
+    wait
+    while [ $done_jobs -lt $njob ]; do
+        done_jobs=$((done_jobs + 1))
+        cat "$tmp/out.$done_jobs"
+        read -r p f <"$tmp/count.$done_jobs" || { p=0 f=1; echo "FAIL: job $done_jobs left no counts"; }
+        pass=$((pass + p)) fail=$((fail + f))
+    done
 }
 
 pass=0
 fail=0
 variants=0
-while read -r file defs; do
-    variants=$((variants + 1))
+# one program variant on every target: FILE DEFS
+check_variant() {
+    local file=$1 defs=$2
     # "gemm_tiled.cl@nvidia": a variant the library gives NVIDIA GPUs only
     only=
     case $file in *@*) only=${file#*@}; file=${file%%@*} ;; esac
-    case $file in gemm_xmx.cl | gemm_mfma.cl) continue ;; esac # the matrix engines' sections below
+    case $file in gemm_xmx.cl | gemm_mfma.cl) return ;; esac # the matrix engines' sections below
     f=$tmp/src/$file
     name="$(label "$file" "$defs")${only:+ ($only only)}"
     if [ $have_ocloc = 1 ] && [ -z "$only" ]; then
         for dev in tgllp dg2; do
-            rm -rf "$tmp/ocl"
-            if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$tmp/ocl" \
-                >"$tmp/log" 2>&1; then
+            rm -rf "$w/ocl"
+            if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$w/ocl" \
+                >"$w/log" 2>&1; then
                 pass=$((pass + 1))
-                scratch=$(intel_scratch "$(ls "$tmp"/ocl/*.bin | head -n 1)" $dev)
+                scratch=$(intel_scratch "$(ls "$w"/ocl/*.bin | head -n 1)" $dev)
                 echo "$name $dev: scratch $scratch bytes/thread"
                 case $scratch:$file in
                 0:*) ;;
@@ -97,7 +127,7 @@ while read -r file defs; do
                 *) fail=$((fail + 1)); echo "FAIL: $name spills on $dev" ;;
                 esac
             else
-                fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$tmp/log"
+                fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$w/log"
             fi
         done
     fi
@@ -106,46 +136,51 @@ while read -r file defs; do
             # shellcheck disable=SC2086
             if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
                 -mcpu=$cpu -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs \
-                -Rpass-analysis=kernel-resource-usage -c "$f" -o "$tmp/k.o" >"$tmp/log" 2>&1; then
+                -Rpass-analysis=kernel-resource-usage -c "$f" -o "$w/k.o" >"$w/log" 2>&1; then
                 pass=$((pass + 1))
-                vgpr=$(grep -o 'VGPRs: [0-9]*' "$tmp/log" | sort -t' ' -k2 -n | tail -n 1)
-                scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$tmp/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
+                vgpr=$(grep -o 'VGPRs: [0-9]*' "$w/log" | sort -t' ' -k2 -n | tail -n 1)
+                scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$w/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
                 echo "$name $cpu: max $vgpr, scratch ${scratch:-?} bytes/lane"
                 [ "${scratch:-0}" = 0 ] || { fail=$((fail + 1)); echo "FAIL: $name spills on $cpu"; }
             else
-                fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$tmp/log"
+                fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$w/log"
             fi
         done
     fi
     if [ $have_nv = 1 ] && { [ -z "$only" ] || [ "$only" = nvidia ]; }; then
         # shellcheck disable=SC2086
         if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl -march=sm_80 \
-            -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs -S "$f" -o "$tmp/k.ptx" \
-            >"$tmp/log" 2>&1; then
+            -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs -S "$f" -o "$w/k.ptx" \
+            >"$w/log" 2>&1; then
             # a vector access to local memory needs an array aligned to the vector: the
             # language aligns a float array to 4 only, and ld.shared.v4 on it faulted on an H100
             misaligned=$(awk '/\.shared \.align/ { a = $3 + 0; if (min == "" || a < min) min = a }
                 /(ld|st)\.shared\.v4/ { v = 16 } /(ld|st)\.shared\.v2/ { if (v < 8) v = 8 }
                 END { if (v && min != "" && min < v) print v "-byte local-memory vectors on a " min "-byte aligned array" }' \
-                "$tmp/k.ptx")
+                "$w/k.ptx")
             [ -z "$misaligned" ] || { fail=$((fail + 1)); echo "FAIL: $name nvptx: $misaligned"; }
             for sm in sm_80 sm_90; do
-                if "$ptxas" -v -arch=$sm "$tmp/k.ptx" -o "$tmp/k.cubin" >"$tmp/log" 2>&1; then
+                if "$ptxas" -v -arch=$sm "$w/k.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
                     pass=$((pass + 1))
-                    regs=$(grep -o 'Used [0-9]* registers' "$tmp/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
+                    regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
                     bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
-                        "$tmp/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+                        "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
                     echo "$name $sm: max $regs registers${bad:+, $bad}"
                     [ -z "$bad" ] || { fail=$((fail + 1)); echo "FAIL: $name spills on $sm"; }
                 else
-                    fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$tmp/log"
+                    fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$w/log"
                 fi
             done
         else
-            fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$tmp/log"
+            fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"
         fi
     fi
+}
+while read -r file defs; do
+    variants=$((variants + 1))
+    spawn check_variant "$file" "$defs" </dev/null
 done <"$tmp/list"
+collect
 [ "$variants" -ge 10 ] || { fail=$((fail + 1)); echo "FAIL: only $variants program variants listed"; }
 
 # The tensor cores: SASS through cuobjdump, which needs nvdisasm on PATH (the
@@ -167,6 +202,55 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
+    # one form of a tiling: FORM PRECISION HMMA TM TN TK STAGES LDSM (WM, WN: the row's)
+    check_mma_form() {
+        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx
+        shift
+        tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
+        case $form in *:*:*:*) ch=${form##*:} ;; esac
+        defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
+        [ "$ch" = 2 ] && defs="$defs -DGMLP_GEMM_C_BF16=1"
+        [ "$ch" = 1 ] && defs="$defs -DGMLP_GEMM_C_HALF=1"
+        defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
+        defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
+        defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6 -DGMLP_MMA_LDSM=$7"
+        ld=; [ "$7" = 1 ] && ld=" ldmatrix"
+        name="$(label gemm_mma.cl "$defs") s$6$ld ${2#HMMA.}"
+        # shellcheck disable=SC2086
+        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
+            -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
+            -S "$tmp/src/gemm_mma.cl" -o "$w/k.ptx" >"$w/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"; return
+        fi
+        for sm in sm_80 sm_90; do
+            if ! "$ptxas" -v -arch=$sm "$w/k.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
+                fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$w/log"; continue
+            fi
+            regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
+            smem=$(grep -o '[0-9]* bytes smem' "$w/log" | head -n 1)
+            bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
+                "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+            # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
+            cuobjdump -sass "$w/k.cubin" >"$w/k.sass" 2>&1
+            hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$w/k.sass" | grep -cxF "$2")
+            ldsm=$(grep -c 'LDSM' "$w/k.sass")
+            hmnmx=$(grep -c 'HMNMX2' "$w/k.sass")
+            echo "$name $sm: $regs registers, $smem, $hmma $2${ld:+, $ldsm LDSM}${bad:+, $bad}"
+            if [ -n "$bad" ]; then
+                fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
+            elif [ "$hmma" = 0 ]; then
+                fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
+            elif [ -n "$ld" ] && { [ "$6" = 0 ] || [ "$bh" = 2 ] || { [ "$1" = 2 ] && [ "$bh" = 1 ]; }; } &&
+                [ "$ldsm" = 0 ]; then
+                fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
+            elif [ "$1" = 2 ] && { [ "$ah" = 1 ] || [ "$bh" = 1 ]; } && [ "$hmnmx" = 0 ]; then
+                # half operands taken as the instruction's bits: saturated by max / min of f16x2
+                fail=$((fail + 1)); echo "FAIL: $name on $sm: no HMNMX2 (FP16's saturation) in the SASS"
+            else
+                pass=$((pass + 1))
+            fi
+        done
+    }
     # lib/ops/gemm_tilings.c's tensor-core tilings, a line per tiling and precision (kernel_programs
     # --mma): each in one of the model's forms, in turn; a default tiling in all four, in its first precision
     # TB:A:B[:C], A, B and C 0 float, 1 half, 2 bfloat16 (C float unless given): NT, NT with half weights, NN, NN
@@ -186,6 +270,8 @@ else
         # a default's BF16 with bfloat16 weights, as a BF16 model stores them (the bits packed as they are)
         # (and the ldmatrix rows', whose cp.async staging loads by ldmatrix only bfloat16 operands)
         [ "$prec" = 3 ] && { [ "$default" = 1 ] || [ "$ldsm" = 1 ]; } && forms="$forms 1:0:2"
+        # and FP16's cp.async ldmatrix rows of half operands (loaded by ldmatrix, then saturated)
+        [ "$prec" = 2 ] && [ "$ldsm" = 1 ] && [ "$stages" != 0 ] && [ "$floats" = 1 ] && forms="$forms 1:1:1"
         # a tiling whose cp.async slices of float operands overflow NVIDIA's 48 KiB (the host builds it for
         # 16-bit operands only): its precision's 16-bit forms, NT and NN
         h16=$((prec == 3 ? 2 : 1))
@@ -195,49 +281,11 @@ else
         [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:2:2 1:2:2:2 0:2:2:2"
         # and FP16's of an FP16 model's half weights and activations, the same products
         [ "$prec" = 2 ] && [ "$default" = 1 ] && forms="$forms 1:1:1 1:1:1:1 0:1:1:1"
-        set -- "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm"
         for form in $forms; do
-            tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
-            case $form in *:*:*:*) ch=${form##*:} ;; esac
-            defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
-            [ "$ch" = 2 ] && defs="$defs -DGMLP_GEMM_C_BF16=1"
-            [ "$ch" = 1 ] && defs="$defs -DGMLP_GEMM_C_HALF=1"
-            defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
-            defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
-            defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6 -DGMLP_MMA_LDSM=$7"
-            ld=; [ "$7" = 1 ] && ld=" ldmatrix"
-            name="$(label gemm_mma.cl "$defs") s$6$ld ${2#HMMA.}"
-            # shellcheck disable=SC2086
-            if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
-                -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
-                -S "$tmp/src/gemm_mma.cl" -o "$tmp/k.ptx" >"$tmp/log" 2>&1; then
-                fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$tmp/log"; continue
-            fi
-            for sm in sm_80 sm_90; do
-                if ! "$ptxas" -v -arch=$sm "$tmp/k.ptx" -o "$tmp/k.cubin" >"$tmp/log" 2>&1; then
-                    fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$tmp/log"; continue
-                fi
-                regs=$(grep -o 'Used [0-9]* registers' "$tmp/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
-                smem=$(grep -o '[0-9]* bytes smem' "$tmp/log" | head -n 1)
-                bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
-                    "$tmp/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
-                # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
-                cuobjdump -sass "$tmp/k.cubin" >"$tmp/k.sass" 2>&1
-                hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$tmp/k.sass" | grep -cxF "$2")
-                ldsm=$(grep -c 'LDSM' "$tmp/k.sass")
-                echo "$name $sm: $regs registers, $smem, $hmma $2${ld:+, $ldsm LDSM}${bad:+, $bad}"
-                if [ -n "$bad" ]; then
-                    fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
-                elif [ "$hmma" = 0 ]; then
-                    fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
-                elif [ -n "$ld" ] && { [ "$6" = 0 ] || [ "$bh" = 2 ]; } && [ "$ldsm" = 0 ]; then
-                    fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
-                else
-                    pass=$((pass + 1))
-                fi
-            done
+            spawn check_mma_form "$form" "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm" </dev/null
         done
     done <"$tmp/mma"
+    collect
 fi
 # The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl, which the list
 # leaves out: the library builds them only where the capability ladder
@@ -274,14 +322,14 @@ else
         # shellcheck disable=SC2086
         defs="-DGMLP_XMX_SIMD=$simd $(engine_defs $rest)"
         name="$(label gemm_xmx.cl "$defs") $(engine_prec "${rest%% *}") SIMD$simd"
-        rm -rf "$tmp/ocl"
+        rm -rf "$w/ocl"
         if ! ocloc compile -q -file "$tmp/eng/gemm_xmx.cl" -device "$dev" -options "-cl-std=CL1.2 $defs" \
-            -out_dir "$tmp/ocl" >"$tmp/log" 2>&1; then
-            fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$tmp/log"; continue
+            -out_dir "$w/ocl" >"$w/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$w/log"; continue
         fi
         scratch=$(export LD_LIBRARY_PATH="$tmp/iga${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-            intel_scratch "$(ls "$tmp"/ocl/*.bin | head -n 1)" "$dev")
-        asm=$tmp/dis/gmlp_gemm_xmx_KernelHeap.asm
+            intel_scratch "$(ls "$w"/ocl/*.bin | head -n 1)" "$dev")
+        asm=$w/dis/gmlp_gemm_xmx_KernelHeap.asm
         dpas=$(grep -c '^ *dpas' "$asm" 2>/dev/null) calls=$(grep -c 'call' "$asm" 2>/dev/null)
         echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread"
         if [ "${dpas:-0}" != "$want" ] || [ "$calls" != 0 ] || [ "$scratch" != 0 ]; then
@@ -312,12 +360,12 @@ else
         # shellcheck disable=SC2086
         if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa -mcpu="$cpu" \
             -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs -Rpass-analysis=kernel-resource-usage \
-            -S "$tmp/eng/gemm_mfma.cl" -o "$tmp/k.s" >"$tmp/log" 2>&1; then
-            fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$tmp/log"; continue
+            -S "$tmp/eng/gemm_mfma.cl" -o "$w/k.s" >"$w/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$w/log"; continue
         fi
-        ops=$(grep -c "^[[:space:]]*$op" "$tmp/k.s")
-        vgpr=$(grep -o 'VGPRs: [0-9]*' "$tmp/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$tmp/log" | head -n 1)
-        scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$tmp/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
+        ops=$(grep -c "^[[:space:]]*$op" "$w/k.s")
+        vgpr=$(grep -o 'VGPRs: [0-9]*' "$w/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$w/log" | head -n 1)
+        scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$w/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
         echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane"
         if [ "$ops" != "$want" ] || [ "${scratch:-?}" != 0 ]; then
             fail=$((fail + 1)); echo "FAIL: $name on $cpu"
