@@ -10,12 +10,14 @@
  * work-groups; and the wrapper's refusals.  The precision modes (TF32, FP16,
  * BF16): the host's pick and forced tilings against ref_gemm_prec (operands
  * rounded by the spec, tests/ref), the edge values bit for bit, and the
- * unrounded reference far off (test_gemm --precision: these alone); a
+ * unrounded reference far off (test_gemm --precision: these, which the
+ * plain run leaves to it, as meson's gemm-precision); a
  * BF16 product of bfloat16 operands equals, bit for bit, the same product of
  * their values as floats (what storing weights as bfloat16 relies on), and
  * a BF16 or FP16 product stored in its 16-bit format the float one rounded.
- * Split-K (test_gemm --split: these alone): forced and as a GPU's table
- * picks it, against the same references. */
+ * Split-K (test_gemm --split, gemm-split: these, likewise): forced and as a
+ * GPU's table picks it, against the same references.  Three meson tests,
+ * so that the two cores share what was one test's half hour. */
 #include <string.h>
 
 #include "core/half.h"
@@ -834,8 +836,6 @@ int main(int argc, char **argv)
             test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
                       (t + md) % EPI_COUNT);
     pretend(type, cus, ctx->dev.vendor_id);
-    precision_sweep(quick);
-    split_sweep();
     nvidia_sweep(133, 70, 29, modes, 4, quick ? 3 : 1);
     test_refusals();
     test_small_groups(64, 32);
