@@ -663,13 +663,16 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
     const cl_device_type type = ctx->dev.type;
     const gmlp_vendor vendor = ctx->dev.vendor_id;
     char tiles[512];
+    /* on the device's own type: a CPU's private memory would count as spilling on a GPU */
+    pretend(type, 0, GMLP_VENDOR_NVIDIA);
+    static const char *const nt[] = {"tiled_64x64x8_4x4", "tiled_128x128x8_8x8", "tiled_16x16x16_2x2"};
+    static const char *const nn[] = {"tiled_16x16x16_2x2", "tiled_32x64x8_4x4", "tiled_16x16x4_4x4"};
+    const bool allowed = compiler_allows(nt, 3, 1) && compiler_allows(nn, 3, 0);
     pretend(CL_DEVICE_TYPE_GPU, 0, GMLP_VENDOR_NVIDIA);
     /* the large NT tiles with 8-deep slices; NN (the token mixing): NVIDIA's
      * own defaults (lib/ops/gemm_tilings.c) */
     const gmlp_status described = gmlp_gemm_describe(ctx, 0, 0, GMLP_GEMM_FP32, tiles, sizeof tiles);
-    static const char *const nt[] = {"tiled_64x64x8_4x4", "tiled_128x128x8_8x8", "tiled_16x16x16_2x2"};
-    static const char *const nn[] = {"tiled_16x16x16_2x2", "tiled_32x64x8_4x4", "tiled_16x16x4_4x4"};
-    if (!compiler_allows(nt, 3, 1) || !compiler_allows(nn, 3, 0)) /* the host falls back (the sweep below checks) */
+    if (!allowed) /* the host falls back to tiles the compiler allows (the sweep below checks them) */
         printf("skip NVIDIA's picks ('%s'): this device's compiler allows fewer work-items a group\n", tiles);
     else
         CHECK(described == GMLP_OK &&
