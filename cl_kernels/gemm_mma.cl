@@ -83,12 +83,10 @@
 #define GMLP_MMA_NATIVE_OF_(T) gmlp_mma_native_##T
 #define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(A_TYPE)))
 #define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(B_TYPE)))
-/* whether such fragments of cp.async's slices still want saturating (half
- * in FP16; the register staging stores words saturated) */
-#define GMLP_MMA_SAT_OF(T) GMLP_MMA_SAT_OF_(T)
-#define GMLP_MMA_SAT_OF_(T) gmlp_mma_sat_##T
-#define SAT_A (GMLP_MMA_STAGES && GMLP_MMA_SAT_OF(A_TYPE))
-#define SAT_B (GMLP_MMA_STAGES && GMLP_MMA_SAT_OF(B_TYPE))
+/* such a native TYPE's word of two stored elements as the operand
+ * (gmlp_mma_bits_TYPE, below): what cp.async's slices hold */
+#define GMLP_MMA_BITS_OF(T) GMLP_MMA_BITS_OF_(T)
+#define GMLP_MMA_BITS_OF_(T) gmlp_mma_bits_##T
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
@@ -211,7 +209,6 @@ enum {
     gmlp_mma_native_half = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16,
     gmlp_mma_native_bf16 = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
 };
-enum { gmlp_mma_sat_float = 0, gmlp_mma_sat_half = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16, gmlp_mma_sat_bf16 = 0 };
 
 /* A word of two half operands saturated at +-65504, NaN kept: on the GPU
  * sm_80's max / min of f16x2 that keep NaN, two instructions a word where
@@ -229,6 +226,21 @@ static inline uint gmlp_mma_sat(uint w)
              : "r"(w), "r"(0xfbfffbffu), "r"(0x7bff7bffu));
     return d;
 #endif
+}
+/* A word of two stored elements of TYPE as the instruction's operand, where
+ * TYPE is native (gmlp_mma_native_TYPE): half saturated, bfloat16 as it is
+ * (float never is). */
+static inline uint gmlp_mma_bits_float(uint w)
+{
+    return w;
+}
+static inline uint gmlp_mma_bits_half(uint w)
+{
+    return gmlp_mma_sat(w);
+}
+static inline uint gmlp_mma_bits_bf16(uint w)
+{
+    return w;
 }
 
 /* Whether the register staging holds storage TYPE's slices in flight as
@@ -410,7 +422,7 @@ static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int
                     lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
                         !gmlp_mma_paired_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
                         : gmlp_mma_native_##TYPE                                                                \
-                            ? (gmlp_mma_sat_##TYPE ? gmlp_mma_sat(bits) : bits)                                 \
+                            ? gmlp_mma_bits_##TYPE(bits)                                                        \
                             : gmlp_mma_word(gmlp_mma_value_##TYPE(as_float(bits & 0xffffu)),                    \
                                             gmlp_mma_value_##TYPE(as_float(bits >> 16)));                       \
                 }                                                                                               \
@@ -569,7 +581,7 @@ static inline float gmlp_mma_raw_value_bf16(ushort h)
             lo = s[NAME##_IDX(r, 2 * kw)], hi = s[NAME##_IDX(r, 2 * kw + 1)];                                   \
         }                                                                                                       \
         if (gmlp_mma_native_##TYPE) /* the bits are the operand already (half once saturated) */             \
-            return gmlp_mma_sat_##TYPE ? gmlp_mma_sat((uint)lo | (uint)hi << 16) : (uint)lo | (uint)hi << 16;  \
+            return gmlp_mma_bits_##TYPE((uint)lo | (uint)hi << 16);                                             \
         return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(lo), gmlp_mma_raw_value_##TYPE(hi));                     \
     }
 #define GMLP_MMA_RAW_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)
@@ -692,11 +704,12 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
     GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                        \
     {                                                                                                           \
         uint fa[MT][4], fb[NTL][2];                                                                             \
+        /* ldmatrix of cp.async's slices: the stored bits (the register staging stores operands) */             \
         if (LDSM_A) {                                                                                           \
             GMLP_UNROLL for (int i = 0; i < MT; i++)                                                            \
             {                                                                                                   \
                 GMLP_MMA_LDSM4(la, ROW_A(wm0 + i * 16 + (lane & 15), kw + (lane >> 4) * 4), fa[i]);             \
-                GMLP_UNROLL for (int r = 0; r < 4 && SAT_A; r++) fa[i][r] = gmlp_mma_sat(fa[i][r]);             \
+                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) fa[i][r] = GMLP_MMA_BITS_OF(A_TYPE)(fa[i][r]); \
             }                                                                                                   \
         } else {                                                                                                \
             GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =          \
@@ -707,7 +720,7 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
             if (LDSM_B && j % 2 == 0 && j + 1 < NTL) {                                                          \
                 uint w[4];                                                                                      \
                 GMLP_MMA_LDSM4(lb, ROW_B(wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, kw + (lane >> 3 & 1) * 4), w); \
-                GMLP_UNROLL for (int r = 0; r < 4 && SAT_B; r++) w[r] = gmlp_mma_sat(w[r]);                     \
+                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) w[r] = GMLP_MMA_BITS_OF(B_TYPE)(w[r]);        \
                 fb[j][0] = w[0], fb[j][1] = w[1], fb[j + 1][0] = w[2], fb[j + 1][1] = w[3];                     \
             } else if (!LDSM_B || j % 2 == 0) { /* an odd last n-tile by words */                              \
                 GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);    \
