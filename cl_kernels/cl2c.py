@@ -51,6 +51,12 @@ def main():
         data = text(path, parts)
         lines.append('static const char src_%d[] = {%s,0};' % (i, ','.join(str(b) for b in data)))
         names.append((name, i, len(data), kind))
+    # FNV-1a (64-bit) over every source as embedded: what files keyed by the kernels hold (verdicts)
+    h = 0xcbf29ce484222325
+    for path, _ in srcs:
+        for b in text(path, parts):
+            h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    lines.append('const char gmlp_cl_sources_digest[] = "%016x";' % h)
     lines.append('const gmlp_cl_source gmlp_cl_sources[] = {')
     for name, i, n, kind in names:
         lines.append('    {"%s", src_%d, %d, %s},' % (name, i, n, kind))

@@ -98,15 +98,6 @@ static int cache_path(const char *dir, const char *src, const char *options, con
     return hashed_path(dir, parts, sizeof parts / sizeof *parts, ".clbin", buf, size);
 }
 
-/* The embedded kernel sources' digest, in hex. */
-static void sources_digest(char out[17])
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const gmlp_cl_source *s = gmlp_cl_sources; s->name; s++)
-        h = fnv1a(h, s->text, (size_t)s->length);
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 /* ctx's device file, of these kernel sources too where digest is set */
 static int device_file(const gmlp_context *ctx, const char *digest, const char *ext, char *buf, size_t size)
 {
@@ -123,9 +114,7 @@ int gmlp_cache_device_file(const gmlp_context *ctx, const char *ext, char *buf, 
 
 int gmlp_cache_kernels_file(const gmlp_context *ctx, const char *ext, char *buf, size_t size)
 {
-    char digest[17];
-    sources_digest(digest);
-    return device_file(ctx, digest, ext, buf, size);
+    return device_file(ctx, gmlp_cl_sources_digest, ext, buf, size);
 }
 
 static cl_int build(cl_program prog, const gmlp_devinfo *dev, const char *options)

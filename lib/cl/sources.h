@@ -19,5 +19,7 @@ typedef struct gmlp_cl_source {
 
 /* Terminated by an entry with name == NULL. */
 extern const gmlp_cl_source gmlp_cl_sources[];
+/* All of them hashed (FNV-1a, 64-bit, in hex), at build time. */
+extern const char gmlp_cl_sources_digest[];
 
 #endif
