@@ -14,8 +14,9 @@
 # stack frame or spill fails).  Intel scratch that cannot be parsed ("?")
 # fails for GEMM variants.  The tensor-core GEMM (gemm_mma.cl, which the
 # list leaves out: the library builds it only where the capability ladder
-# passed) compiles for sm_80 and sm_90 in each precision's instruction and the
-# model's forms: no spill, and the instruction's HMMA (the ldmatrix rows'
+# passed) compiles in each precision's instruction and the model's forms, for
+# sm_90 each form, for sm_80 each row's first: no spill, and the
+# instruction's HMMA (the ldmatrix rows'
 # LDSM too, FP16's half operands' saturation HMNMX2) in the SASS (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
@@ -202,9 +203,9 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
-    # one form of a tiling: FORM PRECISION HMMA TM TN TK STAGES LDSM (WM, WN: the row's)
+    # one form of a tiling: FORM PRECISION HMMA TM TN TK STAGES LDSM ARCHS (WM, WN: the row's)
     check_mma_form() {
-        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx
+        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx archs=${10}
         shift
         tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
         case $form in *:*:*:*) ch=${form##*:} ;; esac
@@ -222,7 +223,7 @@ else
             -S "$tmp/src/gemm_mma.cl" -o "$w/k.ptx" >"$w/log" 2>&1; then
             fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"; return
         fi
-        for sm in sm_80 sm_90; do
+        for sm in $archs; do
             if ! "$ptxas" -v -arch=$sm "$w/k.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
                 fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$w/log"; continue
             fi
@@ -281,8 +282,12 @@ else
         [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:2:2 1:2:2:2 0:2:2:2"
         # and FP16's of an FP16 model's half weights and activations, the same products
         [ "$prec" = 2 ] && [ "$default" = 1 ] && forms="$forms 1:1:1 1:1:1:1 0:1:1:1"
+        # Hopper (sm_90) each form; Ampere (sm_80) the row's first (ptxas takes 3-6 s a form of these kernels,
+        # most of this suite's time)
+        archs="sm_80 sm_90"
         for form in $forms; do
-            spawn check_mma_form "$form" "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm" </dev/null
+            spawn check_mma_form "$form" "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm" "$archs" </dev/null
+            archs=sm_90
         done
     done <"$tmp/mma"
     collect

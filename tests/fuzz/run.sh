@@ -40,15 +40,35 @@ cp "$root"/tests/data/preprocess/*.png "$root"/tests/data/preprocess/*.jpg "$roo
     "$root"/tests/data/preprocess/*.webp "$root"/tests/data/preprocess/*.gif \
     "$root"/examples/*.png \
     "$root"/tests/data/fuzz-regressions/images/*.img "$work/corpus_image/"
-for t in fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image; do
+# one target: its run, then its report (a crash: the log's tail)
+fuzz() {
+    t=$1 seeds=corpus
     mkdir -p "out_$t"
-    seeds=corpus
     [ "$t" = fuzz_config_json ] && seeds=corpus_config
     [ "$t" = fuzz_tune_file ] && seeds=corpus_tune
     [ "$t" = fuzz_image ] && seeds=corpus_image
-    "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
-        -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1 ||
-        { tail -n 40 "$t.log"; echo "FAIL: $t crashed; input kept in $work"; exit 1; }
-    grep -E "stat::number_of_executed_units|cov:" "$t.log" | tail -n 2
-    echo "$t: no crash in ${secs}s"
+    if "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
+        -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1; then
+        echo "$t: no crash in ${secs}s" >"$t.result"
+    else
+        tail -n 40 "$t.log" >"$t.result"
+        echo "FAIL: $t crashed; input kept in $work" >>"$t.result"
+    fi
+}
+# the targets side by side, as many at a time as there are cores (meson runs nothing else beside this test)
+targets="fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image"
+cores=$(nproc 2>/dev/null || echo 1)
+running=0
+for t in $targets; do
+    fuzz "$t" &
+    running=$((running + 1))
+    [ "$running" -lt "$cores" ] || { wait; running=0; }
 done
+wait
+rc=0
+for t in $targets; do
+    grep -E "stat::number_of_executed_units|cov:" "$t.log" | tail -n 2
+    cat "$t.result"
+    grep -q "^FAIL" "$t.result" && rc=1
+done
+exit $rc
