@@ -205,7 +205,7 @@ else
     export PATH="$nvbin:$PATH"
     # one form of a tiling: FORM PRECISION HMMA TM TN TK STAGES LDSM ARCHS (WM, WN: the row's)
     check_mma_form() {
-        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx archs=${10}
+        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx archs=$9
         shift
         tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
         case $form in *:*:*:*) ch=${form##*:} ;; esac
