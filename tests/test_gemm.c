@@ -635,11 +635,6 @@ static void test_build_failure(void)
 /* --oclgrind: each variant the host picks once, on one awkward shape per
  * transpose case, float and half weights (tests/test_oclgrind.sh runs this
  * under Oclgrind's race and bounds checks: small, as that is slow). */
-/* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
- * there (8-deep slices for NT, its own for NN) on every transpose of an
- * m x n x k product; then each NVIDIA-only tiling forced on every step-th
- * transpose (from one of its own; none where step is 0), on the device's own type (a CPU build's private
- * memory, which on a GPU means spilling, stops neither); operand forms from modes[0..n_modes). */
 /* Whether this device's compiler allows a whole tile of each named tiling
  * (forced on a small product, NT or NN, float operands): rusticl's llvmpipe
  * allows 32 work-items a group, fewer than the tiles a GPU's table names,
@@ -657,6 +652,11 @@ static bool compiler_allows(const char *const *names, size_t n_names, int tb)
     return cases_too_big == before;
 }
 
+/* NVIDIA GPUs (the vendor's name claimed): the large tiles the host picks
+ * there (8-deep slices for NT, its own for NN) on every transpose of an
+ * m x n x k product; then each NVIDIA-only tiling forced on every step-th
+ * transpose (from one of its own; none where step is 0), on the device's own type (a CPU build's private
+ * memory, which on a GPU means spilling, stops neither); operand forms from modes[0..n_modes). */
 static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_modes, int step)
 {
     const cl_uint cus = ctx->dev.compute_units;
