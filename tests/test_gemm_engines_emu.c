@@ -21,10 +21,8 @@
 #include "core/precision.h"
 #include "kernel_abi.h"
 #include "emu_check.h"
-#include "ref/ref.h"
 
 enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, C_BF16 = 16, C_HALF = 32 }; /* C stored as bfloat16, half */
-enum { EPI_NONE, EPI_COLS_GELU, EPI_ROWS_GELU, EPI_GATE };
 
 /* a kernel to run: its source, defines beyond the tiling, and the tiling */
 typedef struct engine {
@@ -59,70 +57,10 @@ static void run(const engine *g, int prec, int flags, size_t m, size_t n, size_t
         CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
         return;
     }
-    if (!fits_groups(kern, (size_t)(g->tn / g->wn) * (size_t)(g->tm / g->wm), what))
-        return;
     const gmlp_elem ea = flags & A_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32, eb = flags & B_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
-    operand a = make(m, k, batch, padded, ea, 1.0f, 0);
-    operand b = nn ? make(k, n, batch, padded, eb, 1.0f, 0) : make(n, k, batch, padded, eb, 1.0f, 0);
-    operand c = make(m, n, batch, padded, ec, 1.0f, beta == 0.0f); /* beta 0: C's NaN must not be read */
-    const int gated = epi == EPI_GATE, rows = epi == EPI_ROWS_GELU || gated;
-    const int act = epi == EPI_COLS_GELU || epi == EPI_ROWS_GELU ? GMLP_ACT_GELU : GMLP_ACT_IDENTITY;
-    const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
-    operand bias = make(1, rows ? m : n, 1, 0, GMLP_ELEM_F32, 1.0f, 0), u = make(m, n, batch, padded, GMLP_ELEM_F32, 1.0f, 0);
-
-    /* the references: operands rounded (and not, for the forgot-to-round check) */
-    float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);
-    for (size_t i = 0; i < a.n; i++)
-        ra[i] = gmlp_round_operand(a.host[i], prec);
-    for (size_t i = 0; i < b.n; i++)
-        rb[i] = gmlp_round_operand(b.host[i], prec);
-    float *want = malloc(c.n * sizeof *want), *plain = malloc(c.n * sizeof *plain), *got = malloc(c.n * sizeof *got);
-    memcpy(want, c.host, c.n * sizeof *want);
-    memcpy(plain, c.host, c.n * sizeof *plain);
-    const ref_epi re = {epi == EPI_NONE ? NULL : bias.host, rows, act, gated ? u.host + u.off : NULL, u.ld, u.stride};
-    ref_gemm(m, n, k, ra + a.off, a.ld, a.stride, 0, rb + b.off, b.ld, b.stride, !nn, beta, want + c.off, c.ld,
-             c.stride, batch);
-    ref_epilogue(want + c.off, m, n, c.ld, c.stride, batch, &re);
-    ref_gemm(m, n, k, a.host + a.off, a.ld, a.stride, 0, b.host + b.off, b.ld, b.stride, !nn, beta, plain + c.off,
-             c.ld, c.stride, batch);
-    ref_epilogue(plain + c.off, m, n, c.ld, c.stride, batch, &re);
-
-    const size_t rx = (size_t)(g->tn / g->wn), ry = (size_t)(g->tm / g->wm);
-    const size_t global[3] = {(n + (size_t)g->tn - 1) / (size_t)g->tn * rx,
-                              (m + (size_t)g->tm - 1) / (size_t)g->tm * ry, batch};
-    const size_t local[3] = {rx, ry, 1};
-    gmlp_status st = gmlp_kernel_args(
-        ctx, kern, ARG_INT(m), ARG_INT(n), ARG_INT(k), ARG_MEM(a.buf), ARG_ULONG(a.off), ARG_ULONG(a.ld),
-        ARG_ULONG(a.stride), ARG_MEM(b.buf), ARG_ULONG(b.off), ARG_ULONG(b.ld), ARG_ULONG(b.stride), ARG_FLOAT(beta),
-        ARG_MEM(c.buf), ARG_ULONG(c.off), ARG_ULONG(c.ld), ARG_ULONG(c.stride),
-        ARG_MEM(epi == EPI_NONE ? NULL : bias.buf), ARG_ULONG(0), ARG_INT(bias_mode), ARG_INT(act),
-        ARG_MEM(gated ? u.buf : NULL), ARG_ULONG(u.off), ARG_ULONG(u.ld), ARG_ULONG(u.stride), GMLP_ARG_END);
-    if (st == GMLP_OK)
-        st = gmlp_kernel_launch(ctx, kern, 3, global, local);
-    CHECK(st == GMLP_OK, "%s: launch: %s", what, gmlp_last_error(ctx));
-    /* accumulation order apart, the same sums; GELU in float costs a few ulp more */
-    const double ftol = act == GMLP_ACT_GELU ? 3e-5 : 1e-5, tol = emu_down_c(&c, ec, got, want, m, n, batch, ftol, what);
-    const double err = error_of(got, want, m, n, batch, &c);
-    CHECK(err <= tol, "%s: max relative error %.3g > %.3g", what, err, tol);
-    int untouched = 1; /* padding and the rows' tails */
-    for (size_t i = 0; i < c.n; i++) {
-        size_t r = i < c.off ? 0 : (i - c.off) % c.stride;
-        int inside = i >= c.off && (i - c.off) / c.stride < batch && r < m * c.ld && r % c.ld < n;
-        if (!inside && memcmp(&got[i], &c.host[i], sizeof got[i]))
-            untouched = 0;
-    }
-    CHECK(untouched, "%s: wrote outside C", what);
-    double off = 0;
-    if (prec == GMLP_GEMM_PREC_BF16) { /* not vacuous: the unrounded product is far from what the kernel gave */
-        off = error_of(got, plain, m, n, batch, &c);
-        CHECK(off > 10 * ftol, "%s: %.3g from the unrounded reference: rounding not seen", what, off);
-    }
-    if (err <= tol && untouched) {
-        printf("ok %s: %.2g", what, err);
-        printf(off > 0 ? " (unrounded reference: %.2g)\n" : "\n", off);
-    }
-    release(&a), release(&b), release(&c), release(&bias), release(&u);
-    free(ra), free(rb), free(want), free(plain), free(got);
+    const emu_case x = {prec, 0, nn, padded, ea, eb, ec, 1.0f, 1.0f, m, n, k, batch, beta, epi,
+                        prec == GMLP_GEMM_PREC_BF16};
+    emu_check(kern, g->tm, g->tn, g->wm, g->wn, &x, what);
 }
 
 #define XMX8 "xmx-simd8", {"gemm_xmx.cl", "gmlp_gemm_xmx"}, "-DGMLP_XMX_EMULATE=1 -DGMLP_XMX_SIMD=8", GMLP_GEMM_PREC_FP16
