@@ -57,7 +57,7 @@ static void usage(FILE *f)
             "  -f, --file PATH      the prompt is this file's bytes, as they are; - reads stdin\n"
             "      --tokens IDS     the prompt as comma-separated token ids (models whose vocabulary is not bytes)\n"
             "  -n, --tokens-out N   tokens to generate, 0 to %d (default 200)\n"
-            "      --temp T         sampling temperature, >= 0; 0 = greedy (default 0.8); alias --temperature\n"
+            "      --temp T         sampling temperature, 0 to 1e6; 0 = greedy (default 0.8); alias --temperature\n"
             "      --top-k K        sample among the K most likely tokens, 0 to %d; 0 = all (default 40)\n"
             "      --top-p P        nucleus sampling: the smallest set with probability >= P, 0 < P <= 1\n"
             "                       (default 0.95)\n"
@@ -134,8 +134,9 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad(optarg, "-n/--tokens-out", "an integer from 0 to 1048576");
             break;
         case OPT_TEMP:
-            if (app_parse_numbers(optarg, &o->temperature, 1) != 1 || o->temperature < 0)
-                return bad(optarg, "--temp", "a number >= 0 (0: greedy)");
+            if (app_parse_numbers(optarg, &o->temperature, 1) != 1 || o->temperature < 0 ||
+                o->temperature > GMLP_TEMPERATURE_MAX)
+                return bad(optarg, "--temp", "a number from 0 (greedy) to 1e6");
             break;
         case OPT_TOP_K:
             if (!app_parse_int(optarg, 0, MAX_TOP_K, &o->top_k))
@@ -260,22 +261,29 @@ static int32_t *prompt_tokens(const run *r, size_t *n)
         for (size_t i = 0; i < r->n_prompt; i++)
             t[(*n)++] = (unsigned char)r->prompt[i];
     } else {
-        for (const char *s = o->ids; *s;) {
+        /* each comma separates two ids: "1,,2", ",1" and "1," are refused */
+        for (const char *s = o->ids;; s++) {
             char num[32];
             size_t len = strcspn(s, ",");
             long long v;
             snprintf(num, sizeof num, "%.*s", (int)(len < 31 ? len : 31), s);
-            if (len >= 31 || !app_parse_int(num, 0, r->cfg.vocab_size - 1, &v)) {
-                fprintf(stderr, PROGRAM ": --tokens: '%.*s' is not a token id in 0..%d\n", (int)len, s,
-                        r->cfg.vocab_size - 1);
+            if (!len || len >= 31 || !app_parse_int(num, 0, r->cfg.vocab_size - 1, &v)) {
+                if (!len)
+                    fprintf(stderr, PROGRAM ": --tokens '%s': an empty id (a comma at either end, or two in a row)\n",
+                            o->ids);
+                else
+                    fprintf(stderr, PROGRAM ": --tokens: '%.*s' is not a token id in 0..%d\n", (int)len, s,
+                            r->cfg.vocab_size - 1);
                 free(t);
                 return NULL;
             }
             t[(*n)++] = (int32_t)v;
-            s += len + (s[len] == ',');
+            s += len;
+            if (!*s)
+                break;
         }
     }
-    return t; /* not empty: parse_args and read_prompt refused "", and --tokens "," fails to parse */
+    return t; /* not empty: parse_args and read_prompt refused "" */
 }
 
 static int on_token(void *user, int32_t t)

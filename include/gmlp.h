@@ -421,9 +421,12 @@ GMLP_API void gmlp_lm_state_free(gmlp_lm_state *state);
 /* Called with each generated token; return nonzero to stop generating. */
 typedef int (*gmlp_token_callback)(void *user, int32_t token);
 
+/* The largest gmlp_generate_options.temperature (gmlp-generate's and the server's too). */
+#define GMLP_TEMPERATURE_MAX 1e6
+
 typedef struct gmlp_generate_options {
     size_t size;                 /* sizeof(gmlp_generate_options), set by _default() */
-    float temperature;           /* <= 0: greedy (the most likely token) */
+    float temperature;           /* <= 0: greedy (the most likely token); at most GMLP_TEMPERATURE_MAX */
     int top_k;                   /* sample among the k most likely; 0: all */
     float top_p;                 /* nucleus: smallest set with probability >= top_p; 1: all */
     uint64_t seed;               /* same seed, same model, same options: same tokens */

@@ -258,8 +258,11 @@ expect 2 "--top-p 1.5" "top-p.*(0, 1]" -m "$byte" --top-p 1.5 x
 expect 2 "--top-k -1" "top-k.*0 .*1073741824" -m "$byte" --top-k -1 x
 expect 2 "-n abc" "tokens-out.*0 to 1048576" -m "$byte" -n abc x
 expect 2 "-n 1048577" "tokens-out.*0 to 1048576" -m "$byte" -n 1048577 x
-expect 2 "--temp -1" "temp.*>= 0" -m "$byte" --temp -1 x
-expect 2 "--temperature x" "temp.*>= 0" -m "$byte" --temperature x x
+expect 2 "--temp -1" "temp.*from 0 (greedy) to 1e6" -m "$byte" --temp -1 x
+expect 2 "--temperature x" "temp.*from 0 (greedy) to 1e6" -m "$byte" --temperature x x
+# above 1e6, and a finite double that is an infinite float
+expect 2 "--temp 1000001" "temp.*to 1e6" -m "$byte" --temp 1000001 x
+expect 2 "--temp 1e300" "temp.*to 1e6" -m "$byte" --temp 1e300 x
 expect 2 "--seed x" "seed.*-1 (random) or an integer from 0 to 9007199254740992" -m "$byte" -s x x
 expect 2 "--seed -2" "seed.*-1 (random)" -m "$byte" -s -2 x
 expect 2 "--seed 2^53+1" "seed.*9007199254740992" -m "$byte" -s 9007199254740993 x
@@ -289,6 +292,9 @@ expect 1 "an image model" "image model" -m "$2/data/e2e/gmlp_rgb.safetensors" x
 expect 1 "a broken model" "gmlp.causal" -m "$2/data/broken/lm_causal_yes.safetensors" x
 expect 1 "--tokens outside the vocabulary" "0..66" -m "$ids" --tokens 1,67
 expect 1 "--tokens not a number" "abc" -m "$ids" --tokens 1,abc
+for t in 1,2, ,1 1,,2 ,; do
+    expect 1 "--tokens $t" "--tokens '$t': an empty id" -m "$ids" --tokens "$t"
+done
 expect 1 "--stop on a token-id model" "byte-level" -m "$ids" --stop x --tokens 1
 
 # --- --help and --version ----------------------------------------------------------------

@@ -7,6 +7,7 @@
  * FP16 and BF16 (fixture.h's fixture_modes) against the same references and,
  * tightly, against float64 references that round every product's operands
  * the same way (../precision/NAME.prec.safetensors). */
+#include <math.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -331,6 +332,26 @@ static void check_errors(gmlp_context *ctx, const char *lm_causal, const char *l
     o.top_p = 0;
     CHECK(gmlp_lm_generate(lm, tok, 1, &o, (int32_t *)out, &n) == GMLP_ERR_INVALID_ARGUMENT, "top_p 0 accepted");
     printf("bad top_p: %s\n", gmlp_last_error(ctx));
+    /* the library bounds the temperature as gmlp-generate does: a huge double is an infinite float */
+    o.top_p = 1, o.max_tokens = 1;
+    const float bad_t[] = {INFINITY, NAN, 2 * (float)GMLP_TEMPERATURE_MAX};
+    for (int i = 0; i < 3; i++) {
+        o.temperature = bad_t[i];
+        CHECK(gmlp_lm_generate(lm, tok, 1, &o, (int32_t *)out, &n) == GMLP_ERR_INVALID_ARGUMENT &&
+                  strstr(gmlp_last_error(ctx), "temperature"),
+              "generate: temperature %g accepted", (double)bad_t[i]);
+        uint64_t rng = 0;
+        int32_t t;
+        CHECK(gmlp_sample(out, (int)V, &o, &rng, &t) == GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: temperature %g accepted",
+              (double)bad_t[i]);
+    }
+    printf("bad temperature: %s\n", gmlp_last_error(ctx));
+    o.temperature = (float)GMLP_TEMPERATURE_MAX;
+    CHECK(gmlp_lm_generate(lm, tok, 1, &o, (int32_t *)out, &n) == GMLP_OK && n == 1, "temperature 1e6: %s",
+          gmlp_last_error(ctx));
+    o.temperature = -1; /* gmlp.h: <= 0 is greedy */
+    CHECK(gmlp_lm_generate(lm, tok, 1, &o, (int32_t *)out, &n) == GMLP_OK && n == 1, "temperature -1: %s",
+          gmlp_last_error(ctx));
     gmlp_lm_state_free(NULL);
     free(tok);
     free(out);

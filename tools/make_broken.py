@@ -523,6 +523,14 @@ def cases(tmpdir):
         lmf(lt(**{"to_embed.weight": ("I32", [20, 8], lrng.integers(-3, 4, (20, 8)))})))
     add("lm_embed_3d.safetensors", "FORMAT", "to_embed.weight",
         lmf(lt(**{"to_embed.weight": ("F32", [20, 8, 1], L["to_embed.weight"][2][..., None])})), lm=LM_KW)
+    # gmlp.shift_tokens is digits only: no sign, no spaces (which Python's int() would take)
+    add("lm_shift_leading_space.safetensors", "FORMAT", "gmlp.shift_tokens ' 1'", lmf(gmlp_shift_tokens=" 1"))
+    add("lm_shift_plus.safetensors", "FORMAT", "gmlp.shift_tokens '+1'", lmf(gmlp_shift_tokens="+1"))
+    # vocab 20: a byte-level prompt would feed ids up to 255
+    add("lm_tokenizer_bytes_small_vocab.safetensors", "FORMAT", "at least 256 tokens", lmf(gmlp_tokenizer="bytes"))
+    # seq_len comes from sgu.weight, so the bias of the wrong length is the one named
+    add("lm_sgu_bias_length.safetensors", "FORMAT", LP + "sgu.bias' has shape [2, 5], expected [2, 6]",
+        lmf(lt(**{LP + "sgu.bias": f32(2, 5)})), lm=LM_KW)
 
     # --- g-mlp-pytorch gMLPVision ---------------------------------------------------
     V, VMETA, vis_blob = lm_base([SEED, 5], tmpdir, vision=True)

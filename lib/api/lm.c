@@ -122,6 +122,11 @@ gmlp_status gmlp_lm_generate(gmlp_model *m, const int32_t *prompt, size_t n_prom
     if (!prompt || !n_prompt || !opts || !n_out || (!out && o->max_tokens) || (o->n_stop_tokens && !o->stop_tokens))
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_lm_generate: needs a prompt of at least one token, options, out and n_out");
+    pthread_mutex_lock(&m->ctx->lock); /* for ctx->err */
+    gmlp_status bad = gmlp_sample_check(o, "gmlp_lm_generate", &m->ctx->err);
+    pthread_mutex_unlock(&m->ctx->lock);
+    if (bad)
+        return bad;
     gmlp_lm_state *s;
     GMLP_TRY(gmlp_lm_state_create(m, 1, &s));
     const size_t S = (size_t)m->cfg.seq_len;

@@ -24,6 +24,21 @@ static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, 
     return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata %s '%s' must be \"true\" or \"false\"", key, s);
 }
 
+/* A count in metadata: decimal digits and nothing else (no sign, no spaces), at most max. */
+static gmlp_status parse_count(const gmlp_st_file *f, const char *key, long max, int *out, gmlp_error *err)
+{
+    const char *s = gmlp_st_meta(f, key);
+    if (!s)
+        return GMLP_OK;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || errno || v > max)
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata %s '%s' must be an integer from 0 to %ld", key, s, max);
+    *out = (int)v;
+    return GMLP_OK;
+}
+
 static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err)
 {
     GMLP_TRY(gmlp_cfg_parse_eps(f, cfg, err));
@@ -37,15 +52,13 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_
                              "metadata gmlp.act '%s' is not identity, tanh, sigmoid, gelu or silu", s);
         cfg->gate_act = k; /* the order of GMLP_GATE_* */
     }
-    if ((s = gmlp_st_meta(f, "gmlp.shift_tokens"))) {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (end == s || *end || errno || v < 0 || v > 1000000)
-            return gmlp_fail(err, GMLP_ERR_FORMAT,
-                             "metadata gmlp.shift_tokens '%s' must be a non-negative integer", s);
-        cfg->shift_tokens = (int)v;
-    }
+    GMLP_TRY(parse_count(f, "gmlp.shift_tokens", 1000000, &cfg->shift_tokens, err));
+    /* a front end reading bytes would feed ids the embedding does not have */
+    if ((s = gmlp_st_meta(f, "gmlp.tokenizer")) && !strcmp(s, "bytes") && cfg->vocab_size < 256)
+        return gmlp_fail(err, GMLP_ERR_FORMAT,
+                         "metadata gmlp.tokenizer 'bytes' needs a vocabulary of at least 256 tokens (one per byte); "
+                         "to_embed.weight has %d",
+                         cfg->vocab_size);
     /* PreShiftTokens splits the channels into one segment per shift */
     long segments = cfg->causal ? cfg->shift_tokens + 1L : 2L * cfg->shift_tokens + 1;
     if (cfg->shift_tokens && segments > cfg->dim)
@@ -68,7 +81,12 @@ gmlp_status gmlp_layers_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gm
     if (cfg->ffn_dim % 2)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "tensor '%s': ffn_dim %d is odd, the SGU splits it in two",
                          t->name, cfg->ffn_dim);
-    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "sgu.bias", 2, err)))
+    /* heads and seq_len from sgu.weight, [heads, seq_len, seq_len] or circulant [heads, seq_len] (its rank
+     * against the form is checked with every shape): a wrong sgu.bias is then named as such */
+    char name[256];
+    gmlp_tensor_name(cfg, name, sizeof name, 0, BLOCK "sgu.weight");
+    const gmlp_st_tensor *w = gmlp_st_find(f, name);
+    if (!(t = gmlp_cfg_need(f, cfg, 0, BLOCK "sgu.weight", w && w->ndim == 2 ? 2 : 3, err)))
         return GMLP_ERR_FORMAT;
     GMLP_TRY(gmlp_cfg_check_dim(t->shape[0], "heads", t->name, err));
     GMLP_TRY(gmlp_cfg_check_dim(t->shape[1], "seq_len", t->name, err));
@@ -80,7 +98,6 @@ gmlp_status gmlp_layers_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gm
     if ((size_t)cfg->seq_len * (size_t)cfg->seq_len * (size_t)cfg->heads > (size_t)1 << 32)
         return gmlp_fail(err, GMLP_ERR_UNSUPPORTED, "tensor '%s': %d heads x seq_len %d squared is too large",
                          t->name, cfg->heads, cfg->seq_len);
-    char name[256];
     gmlp_tensor_name(cfg, name, sizeof name, 0, BLOCK "sgu.circulant_pos_x");
     cfg->circulant = gmlp_st_find(f, name) != NULL;
     gmlp_tensor_name(cfg, name, sizeof name, 0, BLOCK "attn.to_qkv.weight");

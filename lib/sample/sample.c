@@ -39,16 +39,25 @@ static int32_t argmax(const float *logits, int vocab)
     return best;
 }
 
+gmlp_status gmlp_sample_check(const gmlp_generate_options *o, const char *fn, gmlp_error *err)
+{
+    /* the front ends' bound (GMLP_TEMPERATURE_MAX); NaN fails the comparison; <= 0 is greedy */
+    if (!(o->temperature <= GMLP_TEMPERATURE_MAX))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "%s: temperature %g must be at most %g (<= 0: greedy)", fn,
+                         (double)o->temperature, GMLP_TEMPERATURE_MAX);
+    if (!(o->top_p > 0 && o->top_p <= 1) || o->top_k < 0)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "%s: top_p %g must be in (0, 1], top_k %d >= 0", fn,
+                         (double)o->top_p, o->top_k);
+    return GMLP_OK;
+}
+
 gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,
                               int32_t *token, gmlp_error *err)
 {
     if (!logits || !o || !rng || !token || vocab < 1)
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
                          "gmlp_sample: NULL argument or vocab %d < 1", vocab);
-    if (!(o->top_p > 0 && o->top_p <= 1) || o->top_k < 0 || isnan(o->temperature))
-        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
-                         "gmlp_sample: top_p %g must be in (0, 1], top_k %d >= 0, temperature a number",
-                         (double)o->top_p, o->top_k);
+    GMLP_TRY(gmlp_sample_check(o, "gmlp_sample", err));
     for (int i = 0; i < vocab; i++)
         if (!isfinite(logits[i]))
             return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_sample: logit %d is %g", i,

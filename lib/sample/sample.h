@@ -11,6 +11,10 @@ static inline int gmlp_sample_greedy(float temperature, int top_k)
     return temperature <= 0 || top_k == 1;
 }
 
+/* o's temperature, top_k and top_p in range, else an argument error from
+ * fn: what gmlp_sample and gmlp_lm_generate accept. */
+gmlp_status gmlp_sample_check(const gmlp_generate_options *o, const char *fn, gmlp_error *err);
+
 /* One token from logits under o's temperature, top_k and top_p, advancing
  * *rng by one draw (argument checks included). */
 gmlp_status gmlp_sample_token(const float *logits, int vocab, const gmlp_generate_options *o, uint64_t *rng,

@@ -22,8 +22,10 @@ from ._lib import (ARCH, ARCH_LM, CROP_MODE, GATE_ACT, INTERPOLATION, WEIGHTS, C
 Prompt = Union[str, bytes, bytearray, Sequence[int]]
 TopK = List[Tuple[int, Optional[str], float]]
 
-# gmlp-generate -s: 0 .. 2^53 as given, -1 (and, here, None) random.
+# gmlp-generate's bounds: -s 0 .. 2^53 as given, -1 (and, here, None) random; -n; --top-k.
 SEED_MAX = 1 << 53
+MAX_TOKENS = 1 << 20
+TOP_K_MAX = 1 << 30
 
 
 class Precision(NamedTuple):
@@ -42,6 +44,14 @@ def _name(names: Tuple[str, ...], value: int) -> Union[str, int]:
 def _f32(value: float) -> float:
     """A float of the config as the shortest decimal that is the same float32 (0.286, not 0.28600001...)."""
     return float(str(np.float32(value)))
+
+
+def _int_arg(what: str, value: Any, lo: int, hi: int, expected: str) -> int:
+    """value as an int in lo..hi, else an argument error: checked here, as ctypes would wrap it to the C type."""
+    v = operator.index(value)
+    if not lo <= v <= hi:
+        raise argument_error(f"{what} {v}; expected {expected}")
+    return v
 
 
 def _image_array(img: Any) -> np.ndarray:
@@ -147,7 +157,8 @@ class Model:
                  sgu_eps=_f32(c.sgu_eps), causal=bool(c.causal), circulant=bool(c.circulant),
                  stem_norm=bool(c.stem_norm))
         labels = [lib.gmlp_model_label(self._model, i) for i in range(c.num_classes)]
-        d["labels"] = [s.decode("utf-8", "replace") for s in labels] if labels and all(labels) else None
+        # None without labels (NULL); an empty name ("") is a label
+        d["labels"] = [s.decode("utf-8", "replace") for s in labels] if labels and None not in labels else None
         return d
 
     # ---- vision ----
@@ -182,10 +193,14 @@ class Model:
     def topk(self, logits: npt.ArrayLike, k: int = 5) -> Union[TopK, List[TopK]]:
         """The k most probable classes, [(index, label, probability), ...] in descending order (softmax of
         the logits, ties to the lower index; label None without labels), for each row of a (B, n) array,
-        or one list for a (n,) row.  k above n gives all n."""
+        or one list for a (n,) row, n at most the model's classes (its vocabulary: a language model).
+        k above n gives all n."""
         a = _arrays.exact(logits, np.float32, "topk: logits")
-        if a.ndim not in (1, 2) or a.shape[-1] == 0:
-            raise argument_error(f"topk: logits of shape {a.shape}; expected (n,) or (B, n) with n >= 1")
+        lm = self._cfg.arch == ARCH_LM
+        classes = self._cfg.vocab_size if lm else self._cfg.num_classes
+        if a.ndim not in (1, 2) or not 1 <= a.shape[-1] <= classes:
+            raise argument_error(f"topk: logits of shape {a.shape}; expected (n,) or (B, n) with n from 1 to "
+                                 f"{classes} (the model's {'vocabulary' if lm else 'classes'})")
         rows = a.reshape(-1, a.shape[-1])
         n = rows.shape[1]
         k = min(int(k), n)
@@ -218,8 +233,9 @@ class Model:
 
         A str prompt (byte-level models only) is encoded as UTF-8 and the continuation returned as str
         (decoded with errors="replace"); bytes give bytes; a list of token ids gives a list of ids.
-        temperature <= 0 is greedy; top_k 0 and top_p 1 sample among all tokens.  seed: 0 to 2**53 as
-        gmlp-generate -s takes it (same seed, same tokens); None or -1 draws one, kept in last_seed.
+        gmlp-generate's bounds: max_tokens 0 to 2**20, temperature 0 (greedy) to 1e6, top_k 0 (all tokens) to
+        2**30, top_p in (0, 1] (1: all tokens).  seed: 0 to 2**53 as gmlp-generate -s takes it (same seed,
+        same tokens); None or -1 draws one, kept in last_seed.
         stream=True returns an iterator of the pieces (str, bytes or int) as they are generated; leaving it
         early stops the generation.  Other calls on the model wait until a generation (or stream) ends."""
         if self._cfg.arch != ARCH_LM:
@@ -235,15 +251,13 @@ class Model:
             kind, tokens = "ids", _arrays.exact(prompt, np.int32, "generate: prompt")
         if tokens.ndim != 1 or tokens.size == 0:
             raise argument_error("generate: the prompt must be a non-empty sequence of tokens")
-        seed = secrets.randbelow(SEED_MAX + 1) if seed is None or seed == -1 else operator.index(seed)
-        if not 0 <= seed <= SEED_MAX:
-            raise argument_error(f"generate: seed {seed}; expected -1 (random) or 0 to 2**53")
-        max_tokens = operator.index(max_tokens)
-        if max_tokens < 0:
-            raise argument_error(f"generate: max_tokens {max_tokens} is negative")
+        seed = -1 if seed is None else _int_arg("generate: seed", seed, -1, SEED_MAX, "-1 (random) or 0 to 2**53")
+        seed = secrets.randbelow(SEED_MAX + 1) if seed == -1 else seed
+        max_tokens = _int_arg("generate: max_tokens", max_tokens, 0, MAX_TOKENS, "an integer from 0 to 1048576")
+        top_k = _int_arg("generate: top_k", top_k, 0, TOP_K_MAX, "an integer from 0 (all tokens) to 1073741824")
         opts = GenerateOptions()
         lib.gmlp_generate_options_default(ctypes.byref(opts))
-        opts.temperature, opts.top_k, opts.top_p = float(temperature), operator.index(top_k), float(top_p)
+        opts.temperature, opts.top_k, opts.top_p = float(temperature), top_k, float(top_p)
         opts.seed, opts.max_tokens = seed, max_tokens
         self.last_seed = seed
         if stream:

@@ -39,6 +39,19 @@ def read_safetensors(path: os.PathLike) -> dict:
     return out
 
 
+def with_metadata(src: os.PathLike, dst: os.PathLike, **meta: str) -> pathlib.Path:
+    """A copy of the safetensors file src at dst with these __metadata__ entries set (gmlp_labels=...
+    sets gmlp.labels); the tensors' bytes as they are."""
+    raw = pathlib.Path(src).read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    header.setdefault("__metadata__", {}).update({k.replace("_", ".", 1): v for k, v in meta.items()})
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    pathlib.Path(dst).write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + n:])
+    return pathlib.Path(dst)
+
+
 def rel_error(got: np.ndarray, want: np.ndarray) -> float:
     """max |got - want| relative to max |want| (at least 1e-6), NaN as infinite: tests/check.h's rel_error."""
     d = np.abs(got.astype(np.float64) - want)

@@ -116,6 +116,23 @@ def test_generate_refusals() -> None:
         with pytest.raises(gmlp.Error) as e:
             m.generate([1], top_p=0)
         assert e.value.status == gmlp.Status.INVALID_ARGUMENT
+        # integers are checked before ctypes wraps them to the C type (2**32 + 1 would be top_k 1: greedy),
+        # with gmlp-generate's bounds and words
+        top_k_range = r"expected an integer from 0 \(all tokens\) to 1073741824$"
+        for k in (-1, 2**30 + 1, 2**31, 2**32, 2**32 + 1):
+            with pytest.raises(ValueError, match=rf"top_k {k}; {top_k_range}"):
+                m.generate([1], top_k=k)
+        for n in (-1, 2**20 + 1, 2**64 + 1):
+            with pytest.raises(ValueError, match=rf"max_tokens {n}; expected an integer from 0 to 1048576"):
+                m.generate([1], max_tokens=n)
+        for seed in (-2, 2**64):
+            with pytest.raises(ValueError, match=rf"seed {seed}; expected -1 \(random\) or 0 to 2\*\*53"):
+                m.generate([1], seed=seed)
+        # the library's temperature bound, gmlp-generate's: 1e300 is an infinite float
+        for t in (float("inf"), float("nan"), 1e300, 2e6):
+            with pytest.raises(ValueError, match=r"temperature \S+ must be at most 1e\+06"):
+                m.generate([1], temperature=t)
+        assert len(m.generate([1], max_tokens=2, temperature=1e6, top_k=2**30, seed=1)) == 2
     with gmlp.load(BIDIR) as m:
         with pytest.raises(gmlp.Error) as e:
             m.generate([1, 2])
