@@ -233,6 +233,8 @@ static void stop(srv_server *s, struct MHD_Daemon *d, int sig)
         fprintf(stderr, SERVER_PROGRAM ": %s: finishing the requests in flight (at most %d s)\n", strsignal(sig),
                 s->o.grace_s);
     const int listener = MHD_quiesce_daemon(d);
+    if (listener >= 0)
+        close(listener); /* now: a connection made during the drain is refused, not left in the kernel's queue */
     struct timespec t0, t, nap = {0, 20 * 1000 * 1000};
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do
@@ -242,8 +244,6 @@ static void stop(srv_server *s, struct MHD_Daemon *d, int sig)
     srv_batcher_stop(s->batcher);
     srv_lm_stop(s->lm);
     srv_http_stop(s, d);
-    if (listener >= 0)
-        close(listener);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* gmlp-server: the models resident behind HTTP (libmicrohttpd).  What the
  * parts share: the options, the server, and a request's reply.
  *   gmlp-server.c      options, start-up, signals and the graceful stop
- *   server_http.c      the daemon: routing, bodies and their limits, the API key, the access log
+ *   server_http.c      the daemon: routing, the framing, bodies and their limits, the API key, the access log
  *   server_deadline.c  a deadline for each request's headers (slow clients)
  *   server_reply.c     JSON replies and errors
  *   server_info.c      GET /v1/models, /health and /metrics
@@ -63,17 +63,19 @@ typedef enum srv_endpoint {
 
 extern const char *const srv_endpoint_names[SRV_N_ENDPOINTS];
 
-/* A request's body once read: raw bytes, or the multipart parts. */
+/* A request's body once read: raw bytes, or (srv_classify) the multipart parts. */
 typedef struct srv_part {
     char *name; /* the part's filename, or "-" for a raw body */
     unsigned char *data;
     size_t size, cap;
 } srv_part;
 
+#define SRV_BOUNDARY_MAX 70 /* a multipart boundary's characters (RFC 2046: 1 to 70) */
+
 typedef struct srv_body {
     srv_part *parts;
     size_t n;
-    int multipart;
+    char boundary[SRV_BOUNDARY_MAX + 1]; /* multipart/form-data's; "" for a raw body */
 } srv_body;
 
 /* What a handler answers: a status and a response (NULL: out of memory). */
@@ -104,5 +106,10 @@ void srv_http_stop(srv_server *s, struct MHD_Daemon *d);
 int srv_http_active(void);
 
 void srv_body_free(srv_body *b);
+/* A new last part (name NULL: a raw body's "-"), and bytes appended to a part; 0 when out of memory. */
+int srv_body_part(srv_body *b, const char *name);
+int srv_part_append(srv_part *p, const void *data, size_t n);
+/* The boundary of a multipart/form-data Content-Type into b->boundary; 0 without a valid one (server_classify.c). */
+int srv_multipart_boundary(const char *type, srv_body *b);
 
 #endif

@@ -133,7 +133,7 @@ static int parse(json_t *req, int chat, int max_tokens, srv_gen *g, int *stream,
     snprintf(expected, sizeof expected, "an integer from 0 to %d", max_tokens);
     if (!(chat ? chat_prompt(req, g, e) : completion_prompt(req, g, e)) ||
         !integer(req, "max_tokens", 0, max_tokens, &n_tokens, e, expected) ||
-        !number(req, "temperature", 0, 1e6, 0, &temperature, e, "a number >= 0 (0: greedy)") ||
+        !number(req, "temperature", 0, GMLP_TEMPERATURE_MAX, 0, &temperature, e, "a number from 0 (greedy) to 1e6") ||
         !number(req, "top_p", 0, 1, 1, &top_p, e, "a number in (0, 1]") ||
         !integer(req, "top_k", 0, MAX_TOP_K, &top_k, e, "an integer from 0 (all tokens) to 1073741824") ||
         !integer(req, "seed", 0, SEED_MAX, &seed, e, "an integer from 0 to 2^53") ||

@@ -1,8 +1,8 @@
 /* The HTTP side, on libmicrohttpd: a thread per connection (a handler may
  * wait for its batch or stream tokens), a cap on connections, an idle
  * timeout and a deadline for each request's headers (server_deadline.h); routing,
- * the API key, bodies with their type and size checked before they are read,
- * multipart parts through MHD's post processor, the access log. */
+ * the request's framing (Content-Length, Transfer-Encoding), the API key,
+ * bodies with their type and size checked before they are read, the access log. */
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,8 +24,7 @@ typedef struct call {
     unsigned status; /* of the reply queued; 0 before */
     srv_body body;
     size_t received;
-    struct MHD_PostProcessor *pp;
-    int malformed; /* the multipart body did not parse */
+    int no_memory; /* a piece of the body could not be kept */
 } call;
 
 static atomic_int active; /* requests between their headers and their completion */
@@ -64,8 +63,7 @@ static const struct route {
     {"/metrics", "GET", SRV_METRICS},
 };
 
-/* A new part (name NULL: the raw body's "-"); 0 when out of memory. */
-static int new_part(srv_body *b, const char *name)
+int srv_body_part(srv_body *b, const char *name)
 {
     srv_part *grown = realloc(b->parts, (b->n + 1) * sizeof *grown);
     if (!grown)
@@ -75,8 +73,10 @@ static int new_part(srv_body *b, const char *name)
     return b->parts[b->n++].name != NULL;
 }
 
-static int add_bytes(srv_part *p, const char *data, size_t n)
+int srv_part_append(srv_part *p, const void *data, size_t n)
 {
+    if (!n)
+        return 1; /* an empty part: p->data may stay NULL, which memcpy must not see */
     if (p->size + n > p->cap) {
         size_t cap = p->cap ? p->cap : 4096;
         while (cap < p->size + n)
@@ -90,20 +90,6 @@ static int add_bytes(srv_part *p, const char *data, size_t n)
     memcpy(p->data + p->size, data, n);
     p->size += n;
     return 1;
-}
-
-/* MHD's post processor hands each part's bytes in pieces: off 0 starts a part. */
-static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
-                               const char *content_type, const char *transfer_encoding, const char *data, uint64_t off,
-                               size_t size)
-{
-    (void)kind, (void)content_type, (void)transfer_encoding;
-    srv_body *b = cls;
-    const char *name = filename ? filename : key;
-    srv_part *last = b->n ? &b->parts[b->n - 1] : NULL;
-    if (off == 0 && (!last || last->size || strcmp(last->name, name ? name : "-")) && !new_part(b, name))
-        return MHD_NO;
-    return add_bytes(&b->parts[b->n - 1], data, size) ? MHD_YES : MHD_NO;
 }
 
 /* The media type without its parameters matches type. */
@@ -128,8 +114,53 @@ static int key_ok(const srv_server *s, struct MHD_Connection *conn)
     return !diff;
 }
 
-/* What can be answered from the headers alone: a wrong path, method, key,
- * type or size.  status 0: nothing, read the body. */
+/* The headers that say where the body ends: every Content-Length, the Transfer-Encodings. */
+typedef struct framing {
+    const char *length; /* the first Content-Length */
+    int lengths_differ, codings;
+    const char *coding; /* the first Transfer-Encoding */
+} framing;
+
+static enum MHD_Result on_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    framing *f = cls;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        f->lengths_differ |= f->length && strcmp(f->length, value);
+        f->length = f->length ? f->length : value;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        f->coding = f->codings++ ? f->coding : value;
+    }
+    return MHD_YES;
+}
+
+/* A body whose end is ambiguous: MHD would read one framing, a proxy in front perhaps another, and the
+ * bytes past the body's end would be read as a request of their own (smuggling; RFC 9112 6.1, 6.3).
+ * Refused, and the connection closed: nothing after it can be trusted.  status 0: none. */
+static srv_reply check_framing(struct MHD_Connection *conn)
+{
+    framing f = {0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, on_header, &f);
+    srv_reply e = {0};
+    if (f.lengths_differ)
+        e = srv_error(400, "Content-Length", "Content-Length headers that differ");
+    else if (f.coding && f.length)
+        e = srv_error(400, "Transfer-Encoding", "both Transfer-Encoding and Content-Length");
+    else if (f.coding && (f.codings > 1 || strcasecmp(f.coding, "chunked")))
+        e = srv_error(501, "Transfer-Encoding", "Transfer-Encoding %s (only chunked is supported)", f.coding);
+    if (e.response)
+        MHD_add_response_header(e.response, MHD_HTTP_HEADER_CONNECTION, "close");
+    return e;
+}
+
+/* The route's method, or HEAD where it is GET (RFC 9110 9.3.2: MHD sends the headers without the body). */
+static int method_ok(const struct route *r, const char *method)
+{
+    return !strcmp(method, r->method) || (!strcmp(method, "HEAD") && !strcmp(r->method, "GET"));
+}
+
+/* What can be answered from the headers alone: an ambiguous framing, a wrong path, method,
+ * key, type or size.  status 0: nothing, read the body. */
 static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call *c, const char *url, const char *method)
 {
     const struct route *r = NULL;
@@ -137,15 +168,19 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
         if (!strcmp(url, routes[i].url))
             r = &routes[i];
     c->ep = r ? r->ep : SRV_OTHER;
+    srv_reply framing_error = check_framing(conn);
+    if (framing_error.status)
+        return framing_error;
     if (!r)
         return srv_error(404, NULL,
                          "no endpoint %s (POST /v1/classify, /v1/completions, /v1/chat/completions; "
                          "GET /v1/models, /health, /metrics)",
                          url);
-    if (strcmp(method, r->method)) {
-        srv_reply e = srv_error(405, NULL, "%s takes %s, not %s", url, r->method, method);
+    if (!method_ok(r, method)) {
+        const char *allow = strcmp(r->method, "GET") ? r->method : "GET, HEAD";
+        srv_reply e = srv_error(405, NULL, "%s takes %s, not %s", url, allow, method);
         if (e.response)
-            MHD_add_response_header(e.response, MHD_HTTP_HEADER_ALLOW, r->method);
+            MHD_add_response_header(e.response, MHD_HTTP_HEADER_ALLOW, allow);
         return e;
     }
     if (s->o.api_key && c->ep != SRV_HEALTH && !key_ok(s, conn)) {
@@ -162,9 +197,8 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
         return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
     const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (c->ep == SRV_CLASSIFY && media_is(type, "multipart/form-data")) {
-        c->body.multipart = 1;
-        if (!(c->pp = MHD_create_post_processor(conn, 64 * 1024, on_part, &c->body)))
-            return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary");
+        if (!srv_multipart_boundary(type, &c->body))
+            return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary of 1 to 70 characters");
     } else if (c->ep == SRV_CLASSIFY
                    ? type && strncasecmp(type, "image/", 6) && !media_is(type, "application/octet-stream")
                    : !media_is(type, "application/json")) {
@@ -173,34 +207,26 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
                                                : "application/json",
                          type ? type : "a body without a type");
     }
-    return c->pp || new_part(&c->body, NULL) ? (srv_reply){0} : srv_error(500, NULL, "out of host memory");
+    return srv_body_part(&c->body, NULL) ? (srv_reply){0} : srv_error(500, NULL, "out of host memory");
 }
 
-/* A piece of the body: kept, or (past the limit, malformed) dropped to be answered at the end. */
+/* A piece of the body: kept in the raw part, or (past the limit, out of memory) dropped to be answered at
+ * the end.  A GET's body has no part to go to: it means nothing (RFC 9110 9.3.1) and is dropped. */
 static void take(srv_server *s, call *c, const char *data, size_t n)
 {
     c->received += n;
-    if (c->received > (size_t)s->o.max_body_mb << 20 || c->malformed)
+    if (c->received > (size_t)s->o.max_body_mb << 20 || c->no_memory || !c->body.n)
         return;
-    if (c->pp)
-        c->malformed = MHD_post_process(c->pp, data, n) != MHD_YES;
-    else if (!add_bytes(&c->body.parts[0], data, n))
-        c->malformed = 1;
+    c->no_memory = !srv_part_append(&c->body.parts[0], data, n);
 }
 
 static srv_reply dispatch(srv_server *s, struct MHD_Connection *conn, call *c)
 {
     if (c->received > (size_t)s->o.max_body_mb << 20)
         return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
-    if (c->pp) {
-        c->malformed |= MHD_destroy_post_processor(c->pp) != MHD_YES;
-        c->pp = NULL;
-    }
-    if (c->malformed)
-        return srv_error(400, "body",
-                         c->body.multipart ? "the multipart/form-data body is malformed"
-                                           : "out of host memory reading the body");
-    if (c->body.n == 1 && !c->body.multipart && !c->body.parts[0].size)
+    if (c->no_memory)
+        return srv_error(500, NULL, "out of host memory reading the body");
+    if (c->body.n == 1 && !c->body.boundary[0] && !c->body.parts[0].size)
         srv_body_free(&c->body); /* an empty raw body: no part */
     switch (c->ep) {
     case SRV_CLASSIFY: return srv_classify(s, conn, &c->body);
@@ -264,8 +290,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (s->o.verbose)
         fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
                 c->status, 1e3 * t, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
-    if (c->pp)
-        MHD_destroy_post_processor(c->pp);
     srv_body_free(&c->body);
     free(c->method);
     free(c->url);

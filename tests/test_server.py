@@ -254,6 +254,27 @@ check(r.status_code == 400 and r.json()["error"]["param"] == "Content-Type", "mu
 r = requests.post(url + "/v1/classify", data=b"--other\r\n" + body,
                   headers={"Content-Type": "multipart/form-data; boundary=zzz"})
 check(r.status_code == 400, "multipart with a boundary that never comes: 400")
+
+
+def form(boundary, *parts, preamble=b""):
+    """A multipart/form-data body of (disposition parameters, bytes) parts."""
+    b = boundary.encode()
+    return preamble + b"".join(b"--" + b + b"\r\nContent-Disposition: form-data; " + d + b"\r\n\r\n" + data + b"\r\n"
+                               for d, data in parts) + b"--" + b + b"--\r\n"
+
+
+data = form("x", (f'name="a"; filename="{name}"'.encode(), body), (b'name="f"', b"a\r\n--xy, not a delimiter"),
+            preamble=b"ignored\r\n")
+r = requests.post(url + "/v1/classify", data=data, headers={"Content-Type": "multipart/form-data; boundary=x"})
+rows = r.json()["results"] if r.status_code == 200 else []
+check(len(rows) == 2 and same_row(rows[0], want[name]) and rows[1]["file"] == "f" and "error" in rows[1],
+      "multipart, a 1-character boundary (RFC 2046: 1 to 70), a preamble, '--x' inside a part: two rows")
+r = requests.post(url + "/v1/classify", data=form("a b", (f'filename="{name}"'.encode(), body)),
+                  headers={"Content-Type": 'multipart/form-data; boundary="a b"; charset=utf-8'})
+check(r.status_code == 200 and same_row(r.json()["results"][0], want[name]),
+      "multipart, a quoted boundary followed by another parameter: the row")
+r = requests.post(url + "/v1/classify", data=b"", headers={"Content-Type": "multipart/form-data; boundary=" + "b" * 71})
+check(r.status_code == 400 and r.json()["error"]["param"] == "Content-Type", "multipart, a 71-character boundary: 400")
 r = requests.post(url + "/v1/classify", files=[("a", (name, body)), ("b", ("broken.png", body[:300])),
                                                ("c", ("coat-6.png", images["coat-6.png"]))])
 rows = r.json()["results"] if r.status_code == 200 else []
@@ -273,6 +294,36 @@ r = requests.post(url + "/v1/completions", json={"max_tokens": 4})
 check(r.status_code == 400 and r.json()["error"]["param"] == "prompt", "no prompt: 400 naming prompt")
 r = requests.post(url + "/v1/completions", json={"prompt": "a", "temperature": "hot"})
 check(r.status_code == 400 and r.json()["error"]["param"] == "temperature", "a string temperature: 400")
+r = requests.post(url + "/v1/completions", json={"prompt": "a", "temperature": 1e7})
+check(r.status_code == 400 and "to 1e6" in r.json()["error"]["message"], "temperature 1e7: 400 stating the range")
+
+# request smuggling: a body whose end is ambiguous is refused, the connection closed, what follows never served
+doc = b'{"prompt": "a", "max_tokens": 1}'
+hidden = b"GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(doc), doc)
+for framing, payload, status, what in (
+        (b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(doc), len(doc) + len(hidden)), doc, 400,
+         "two Content-Lengths that differ"),
+        (b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", chunked, 400, "Content-Length and Transfer-Encoding"),
+        (b"Transfer-Encoding: gzip\r\n", doc, 501, "Transfer-Encoding gzip"),
+        (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n", chunked, 501, "two Transfer-Encodings")):
+    t0 = time.time()
+    reply = raw_http(srv.port, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+                     framing + b"\r\n" + payload + hidden, read_timeout=5)
+    check(status_of(reply) == status and reply.count(b"HTTP/1.1 ") == 1 and b"\r\nConnection: close\r\n" in reply and
+          b'"error"' in reply and time.time() - t0 < 4, f"{what}: {status} once, the connection closed")
+
+# HEAD wherever GET goes: GET's status and headers, no body
+for path in ("/health", "/v1/models", "/metrics"):
+    got, head_reply = requests.get(url + path), requests.head(url + path)
+    check(head_reply.status_code == got.status_code == 200 and
+          head_reply.headers.get("Content-Type") == got.headers.get("Content-Type"), f"HEAD {path}: GET's status, type")
+reply = raw_http(srv.port, b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+check(status_of(reply) == 200 and reply.endswith(b"\r\n\r\n"), "HEAD: no body")
+r = requests.post(url + "/health")
+check(r.status_code == 405 and r.headers.get("Allow") == "GET, HEAD", "POST /health: 405, Allow: GET, HEAD")
+reply = raw_http(srv.port, b"GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+check(status_of(reply) == 200, "a GET with a body: the body dropped, 200")
 
 # slow-loris: headers a byte every 0.2 s, never idle as long as the timeout (2 s), never finished
 loris = socket.create_connection(("127.0.0.1", srv.port))
@@ -359,6 +410,15 @@ r = requests.post(url + "/v1/completions", json={"prompt": "A", "max_tokens": 60
 lines = r.iter_lines()
 next(lines)
 srv.proc.send_signal(signal.SIGTERM)
+refused, t0 = False, time.time()
+while not refused and srv.proc.poll() is None and time.time() - t0 < 3:
+    try:
+        socket.create_connection(("127.0.0.1", srv.port), timeout=1).close()
+        time.sleep(0.05)
+    except ConnectionRefusedError:
+        refused = srv.proc.poll() is None
+check(refused and time.time() - t0 < 1, f"SIGTERM: a new connection is refused at once while the requests in flight "
+                                        f"finish ({time.time() - t0:.2f} s)")
 events = [line[6:] for line in lines if line.startswith(b"data: ")]
 check(events[-1] == b"[DONE]" and json.loads(events[-2])["usage"]["completion_tokens"] == 600,
       "SIGTERM: the completion in flight streams to its end")
