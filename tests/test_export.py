@@ -275,7 +275,7 @@ def run(tmp, app, tests_dir):
     exported("non-square, --meta gmlp.img_size", rc, log, f("wide.safetensors"), wide,
              {"gmlp.arch": "gmlp", "gmlp.img_size": "24,40"})
     rc, log = export(f("wide.pth"), f("x.safetensors"), "--meta", "gmlp.img_size=32,40")
-    refused("an input size the tensors do not fit", rc, log, "size mismatch")
+    refused("an input size the tensors do not fit", rc, log, "--meta gmlp.img_size 32x40 gives 20 tokens")
 
     # what is not a timm gMLP / Mixer, and bad names
     torch.save(timm.create_model("resnet10t", num_classes=4).state_dict(), f("resnet.pth"))
@@ -314,6 +314,19 @@ def run(tmp, app, tests_dir):
     rc, log = export(f("resmlp.pth"), f("resmlp.safetensors"), "--arch", "resmlp_12_224.fb_in1k")
     res_meta = cfg_meta("resmlp_12_224.fb_in1k", "resmlp")
     exported("bare ResMLP state_dict, --arch resmlp_12_224.fb_in1k", rc, log, f("resmlp.safetensors"), res, res_meta)
+    # a grey 32-px ResMLP under a 224-px RGB name: the size is refused with the one that fits, and the mean
+    # and std are what timm's resolve_input_data_config gives (the cfg's three values averaged)
+    res_grey = tiny(dict(RESMLP, in_chans=1, img_size=32), 10)
+    torch.save(res_grey.state_dict(), f("resmlp-grey.pth"))
+    rc, log = export(f("resmlp-grey.pth"), f("resmlp-grey.safetensors"), "--arch", "resmlp_12_224")
+    refused("grey 32-px ResMLP, --arch resmlp_12_224", rc, log, "--meta gmlp.img_size=32,32")
+    rc, log = export(f("resmlp-grey.pth"), f("resmlp-grey.safetensors"), "--arch", "resmlp_12_224",
+                     "--meta", "gmlp.img_size=32")
+    d = timm.data.resolve_input_data_config(res_grey, pretrained_cfg=timm.models.get_pretrained_cfg("resmlp_12_224").to_dict())
+    res_grey_meta = dict(cfg_meta("resmlp_12_224", "resmlp"), **{"gmlp.img_size": "32", "gmlp.mean": repr(d["mean"][0]),
+                                                             "gmlp.std": repr(d["std"][0])})
+    exported("grey ResMLP, --arch resmlp_12_224: timm's averaged mean/std", rc, log, f("resmlp-grey.safetensors"),
+             res_grey, res_grey_meta)
     torch.save({"model": facebook_resmlp(res.state_dict()), "epoch": 399}, f("resmlp-fb.pth"))
     rc, log = export(f("resmlp-fb.pth"), f("resmlp-fb.safetensors"))
     exported("Facebook's ResMLP layout, no name", rc, log, f("resmlp-fb.safetensors"), res, {"gmlp.arch": "resmlp"})

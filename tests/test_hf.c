@@ -246,6 +246,13 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
     /* the weights without config.json: this non-square model then needs gmlp.img_size */
     unlink(config);
     expect_refusal(ctx, "no config.json (non-square)", tmp, GMLP_ERR_FORMAT, "gmlp.img_size");
+    /* a config.json that is there but cannot be read is no missing one */
+    CHECK(mkdir(config, 0700) == 0, "cannot make %s", config);
+    expect_refusal(ctx, "config.json a directory", tmp, GMLP_ERR_IO, "config.json': not a regular file");
+    rmdir(config);
+    CHECK(symlink("config.json", config) == 0, "cannot link %s", config);
+    expect_refusal(ctx, "config.json a link loop", tmp, GMLP_ERR_IO, "config.json': too many levels");
+    unlink(config);
 
     char line[1024], file[256], status[64], fragment[256];
     snprintf(path, sizeof path, "%s/manifest.txt", broken);
@@ -259,7 +266,8 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
         snprintf(path, sizeof path, "%s/%s", broken, file);
         CHECK(copy_file(path, config), "cannot copy %s", path);
         if (strcmp(status, "OK")) {
-            expect_refusal(ctx, file, tmp, GMLP_ERR_FORMAT, fragment);
+            expect_refusal(ctx, file, tmp, strcmp(status, "FORMAT") ? GMLP_ERR_UNSUPPORTED : GMLP_ERR_FORMAT,
+                           fragment);
         } else {
             gmlp_model *m = NULL;
             CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "%s: %s", file, gmlp_last_error(ctx));
@@ -318,6 +326,24 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
     rmdir(tmp);
 }
 
+/* Label lists written with CRLF line ends lose the CR; empty names stay. */
+static void check_label_forms(gmlp_context *ctx, const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gmlp_wide", dir);
+    gmlp_model *m = NULL;
+    CHECK(gmlp_model_load(ctx, path, &m) == GMLP_OK, "gmlp_wide: %s", gmlp_last_error(ctx));
+    if (!m)
+        return;
+    CHECK(gmlp_model_override(m, "labels", "cat\r\n\r\nbird\r\nfish\r\n") == GMLP_OK, "CRLF labels: %s",
+          gmlp_last_error(ctx));
+    static const char *const want[] = {"cat", "", "bird", "fish"};
+    for (int i = 0; i < 4; i++)
+        CHECK(!strcmp(gmlp_model_label(m, i), want[i]), "CRLF label %d is '%s', expected '%s'", i,
+              gmlp_model_label(m, i), want[i]);
+    gmlp_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -328,6 +354,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         check_case(ctx, argv[1], cases[i]);
     check_conflict(ctx, argv[1]);
+    check_label_forms(ctx, argv[1]);
     check_refusals(ctx, argv[1], argv[2]);
     gmlp_context_destroy(ctx);
     return check_summary("test_hf");

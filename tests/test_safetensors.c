@@ -6,6 +6,7 @@
  * behind) and the fuzz regressions (each with its manifest's verdict).
  * Hand-built buffers: test_safetensors_parser. */
 #include <dirent.h>
+#include <jansson.h>
 #include <string.h>
 #include <strings.h>
 
@@ -168,6 +169,86 @@ static void test_fuzz_regressions(const char *dir)
     CHECK(present == listed, "%d regression inputs (*.bin) but %d manifest lines", present, listed);
 }
 
+/* DIR/e2e/NAME.safetensors with its __metadata__ replaced by meta (a JSON
+ * object's text, "{}": none), through config inference into cfg. */
+static gmlp_status with_metadata(const char *dir, const char *name, const char *meta, gmlp_config *cfg,
+                                 gmlp_error *err)
+{
+    char path[1024];
+    size_t size, hlen = 0;
+    snprintf(path, sizeof path, "%s/e2e/%s.safetensors", dir, name);
+    unsigned char *buf = check_read_file(path, &size);
+    for (int i = 7; buf && i >= 0; i--)
+        hlen = hlen << 8 | buf[i];
+    json_t *h = buf ? json_loadb((const char *)buf + 8, hlen, 0, NULL) : NULL;
+    json_object_set_new(h, "__metadata__", json_loads(meta, 0, NULL));
+    char *text = h ? json_dumps(h, JSON_COMPACT) : NULL;
+    size_t tlen = text ? strlen(text) : 0, out_size = 8 + tlen + (size - 8 - hlen);
+    unsigned char *out = text ? malloc(out_size) : NULL;
+    gmlp_status st = GMLP_ERR_IO;
+    gmlp_st_file f;
+    if (out) {
+        for (int i = 0; i < 8; i++)
+            out[i] = (unsigned char)((uint64_t)tlen >> (8 * i));
+        memcpy(out + 8, text, tlen);
+        memcpy(out + 8 + tlen, buf + 8 + hlen, size - 8 - hlen);
+        if ((st = gmlp_st_parse(out, out_size, &f, err)) == GMLP_OK) {
+            st = gmlp_config_infer(&f, NULL, cfg, err);
+            gmlp_st_free(&f);
+        }
+    }
+    free(out);
+    free(text);
+    json_decref(h);
+    free(buf);
+    return st;
+}
+
+/* The gmlp.* metadata's forms: sizes only as digits, crop_pct's range on the
+ * value read, a resize preprocessing can do, gmlp.patch_size for gMLPVision only. */
+static void test_metadata_values(const char *dir)
+{
+    static const struct {
+        const char *meta, *fragment; /* NULL: accepted */
+    } cases[] = {
+        {"{\"gmlp.img_size\": \"12,20\"}", NULL},
+        {"{\"gmlp.img_size\": \"0x6\"}", "gmlp.img_size '0x6' is not"},
+        {"{\"gmlp.img_size\": \"12.0,20\"}", "gmlp.img_size '12.0,20' is not"},
+        {"{\"gmlp.img_size\": \"+12,20\"}", "gmlp.img_size '+12,20' is not"},
+        {"{\"gmlp.img_size\": \"12, 20\"}", "gmlp.img_size '12, 20' is not"},
+        {"{\"gmlp.img_size\": \"12,20\", \"gmlp.crop_pct\": \"4\"}", NULL},
+        {"{\"gmlp.img_size\": \"12,20\", \"gmlp.crop_pct\": \"4.0000001\"}", "must be a decimal in (0, 4]"},
+        {"{\"gmlp.img_size\": \"12,20\", \"gmlp.crop_pct\": \"1e-6\"}", "floor(img_size / crop_pct)"},
+        {"{\"gmlp.img_size\": \"12,20\", \"gmlp.patch_size\": \"4\"}", "gmlp.patch_size is for gMLPVision only"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gmlp_config cfg;
+        gmlp_error err = {.msg = ""};
+        gmlp_status st = with_metadata(dir, "gmixer_grey_f16", cases[i].meta, &cfg, &err);
+        if (!cases[i].fragment)
+            CHECK(st == GMLP_OK, "%s: %s", cases[i].meta, err.msg);
+        else
+            CHECK(st == GMLP_ERR_FORMAT && strstr(err.msg, cases[i].fragment), "%s: %s (%s)", cases[i].meta,
+                  err.msg, gmlp_status_string(st));
+    }
+}
+
+/* A grey ResMLP / gMixer without mean or std: the architecture's ImageNet
+ * values averaged, as timm's resolve_input_data_config gives (0.449, 0.226:
+ * float64 sums in order, then float32). */
+static void test_default_norm(const char *dir)
+{
+    const float mean = (float)((0.485 + 0.456 + 0.406) / 3), std = (float)((0.229 + 0.224 + 0.225) / 3);
+    static const char *const names[] = {"resmlp_grey_headless_f16", "gmixer_grey_f16"};
+    for (size_t i = 0; i < 2; i++) {
+        gmlp_config cfg;
+        gmlp_error err = {.msg = ""};
+        gmlp_status st = with_metadata(dir, names[i], "{\"gmlp.img_size\": \"12,20\"}", &cfg, &err);
+        CHECK(st == GMLP_OK && cfg.in_chans == 1 && cfg.mean[0] == mean && cfg.std[0] == std,
+              "%s: mean %.9g std %.9g, timm's %.9g %.9g (%s)", names[i], cfg.mean[0], cfg.std[0], mean, std, err.msg);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -177,5 +258,7 @@ int main(int argc, char **argv)
     test_fixtures(argv[1]);
     test_corpus(argv[1]);
     test_fuzz_regressions(argv[1]);
+    test_metadata_values(argv[1]);
+    test_default_norm(argv[1]);
     return check_summary("test_safetensors");
 }

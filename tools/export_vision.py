@@ -176,15 +176,25 @@ def resolve_name(spec, from_args):
     return name, cfg.to_dict() if cfg is not None else {}
 
 
-def per_channel(key, values, in_chans):
-    """A mean or std for in_chans channels: equal values may be collapsed or repeated."""
-    values = [float(v) for v in values]
-    if len(values) != in_chans:
-        if len(set(values)) != 1:
-            raise ExportError(f"the {key} {values} has {len(values)} values but the model takes "
-                              f"{in_chans} channel(s): give --meta gmlp.{key}=...")
-        values = values[:1] * in_chans
-    return ",".join(repr(v) for v in values)
+def channel_norm(args, cfg, in_chans):
+    """args with the mean and std for in_chans channels as timm's
+    resolve_input_data_config takes them: the args' own (1 value or in_chans),
+    else the cfg's (or ImageNet's), whose other counts are averaged."""
+    from timm.data import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD
+
+    args = dict(args, in_chans=in_chans)
+    for key, default in (("mean", IMAGENET_DEFAULT_MEAN), ("std", IMAGENET_DEFAULT_STD)):
+        value = args.get(key)
+        if value is None:
+            value = cfg.get(key)
+            value = default if value is None else value
+            value = (value,) if isinstance(value, (int, float)) else tuple(value)
+            if len(value) not in (1, in_chans):
+                note(f"the {key} {list(value)} does not match the model's {in_chans} channel(s): "
+                     "using its average, as timm does")
+                value = (sum(value) / len(value),)
+        args[key] = value
+    return args
 
 
 def data_metadata(cfg, args, in_chans):
@@ -192,7 +202,7 @@ def data_metadata(cfg, args, in_chans):
     from timm.data import resolve_data_config
 
     try:
-        d = resolve_data_config(dict(args or {}), pretrained_cfg=cfg)
+        d = resolve_data_config(channel_norm(args or {}, cfg, in_chans), pretrained_cfg=cfg)
     except AssertionError:
         raise ExportError("timm cannot resolve the data settings in the checkpoint's args (img_size, "
                           "input_size, mean, std)") from None
@@ -202,8 +212,8 @@ def data_metadata(cfg, args, in_chans):
         raise ExportError(f"interpolation {d['interpolation']!r}: gmlp-cl has {', '.join(INTERPOLATIONS)}")
     _, h, w = d["input_size"]
     return {"gmlp.img_size": f"{h},{w}",
-            "gmlp.mean": per_channel("mean", d["mean"], in_chans),
-            "gmlp.std": per_channel("std", d["std"], in_chans),
+            "gmlp.mean": ",".join(repr(float(v)) for v in d["mean"]),
+            "gmlp.std": ",".join(repr(float(v)) for v in d["std"]),
             "gmlp.crop_pct": repr(float(d["crop_pct"])),
             "gmlp.interpolation": d["interpolation"],
             # written only where it is not the library's default, as the other keys are always
@@ -293,7 +303,7 @@ def gmlp_vision_model(sd, meta):
     return model
 
 
-def timm_model(sd, arch, img_size):
+def timm_model(sd, arch, img_size, size_from="the input size"):
     """A timm MlpMixer with the sizes the tensors have, ``sd`` loaded into it
     strictly: the check that the file is a timm gMLP / Mixer / ResMLP gmlp-cl can run."""
     from timm.models.mlp_mixer import Affine, MixerBlock, MlpMixer, ResBlock, SpatialGatingBlock
@@ -328,6 +338,13 @@ def timm_model(sd, arch, img_size):
         img_size = (side * patch, side * patch)
     if img_size[0] % patch or img_size[1] % patch:
         raise ExportError(f"input size {img_size[0]}x{img_size[1]} is not a multiple of the patch size {patch}")
+    grid = (img_size[0] // patch) * (img_size[1] // patch)
+    if grid != tokens:
+        side = math.isqrt(tokens)
+        fit = f"{side * patch},{side * patch}" if side * side == tokens else "H,W"
+        raise ExportError(f"{size_from} {img_size[0]}x{img_size[1]} gives {grid} tokens of {patch}x{patch} "
+                          f"patches, but the tensors are for {tokens}: the model was made for another size; give "
+                          f"it with --meta gmlp.img_size={fit}")
     num_classes = sd["head.weight"].shape[0] if "head.weight" in sd else 0
     kw["stem_norm"] = any(k.startswith("stem.norm.") for k in sd)  # timm's stem_norm=True
     model = MlpMixer(num_classes=num_classes, img_size=img_size, in_chans=in_chans, patch_size=patch,
@@ -369,7 +386,8 @@ def export_vision(ckpt, out, ema=False, arch_spec=None, labels=None, extra_metad
         meta["gmlp.labels"] = "\n".join(labels)
     meta.update(extra_metadata or {})
     img_size = parse_img_size(meta["gmlp.img_size"]) if "gmlp.img_size" in meta else None
-    model = timm_model(sd, arch, img_size)
+    given = "gmlp.img_size" in (extra_metadata or {})
+    model = timm_model(sd, arch, img_size, "--meta gmlp.img_size" if given else f"{spec}'s input size")
     if labels is not None and len(labels) != model.num_classes:
         raise ExportError(f"{len(labels)} labels for {model.num_classes} classes")
     stfile.write(sd, out, meta)

@@ -8,8 +8,7 @@
 
 /* timm's gMLP and Google Mixer cfgs normalise with 0.5; its gmixer_* and
  * resmlp_* cfgs with ImageNet's statistics */
-static const float half[3] = {0.5f, 0.5f, 0.5f};
-static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f}, imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+static const char half[] = "0.5", imagenet_mean[] = "0.485,0.456,0.406", imagenet_std[] = "0.229,0.224,0.225";
 
 /* eps: timm's 1e-6 in the blocks, the SGU's 1e-5; g-mlp-pytorch's
  * nn.LayerNorm default 1e-5 throughout */

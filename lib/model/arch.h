@@ -39,7 +39,7 @@ typedef struct gmlp_arch_desc {
     const char *stem, *head; /* image models: the patch embedding's weight, the head's prefix */
     int patch_in_metadata;   /* the patch's shape is metadata gmlp.patch_size: a Linear on flattened
                               * patches cannot tell a non-square one */
-    const float *mean, *std; /* image models: the default normalisation */
+    const char *mean, *std; /* image models: the default normalisation, as a pretrained cfg's (gmlp.mean) */
     float norm_eps, sgu_eps; /* defaults; 0: no such LayerNorm */
     const gmlp_tensor_spec *model_specs, *block_specs;
 } gmlp_arch_desc;

@@ -10,10 +10,11 @@
 /* ---- metadata values (config_parse.c) ---- */
 
 /* A strict decimal: the whole string, finite; 0 if malformed. */
+int gmlp_parse_double(const char *s, double *out);
 int gmlp_parse_float(const char *s, float *out);
 /* Comma-separated decimals; the count, or -1 if malformed or more than max. */
-int gmlp_parse_floats(const char *s, float *out, int max);
-/* "S" or "H,W" with positive integers up to GMLP_MAX_DIM into hw; 0 if malformed. */
+int gmlp_parse_doubles(const char *s, double *out, int max);
+/* "S" or "H,W", positive integers (digits only) up to GMLP_MAX_DIM, into hw; 0 if malformed. */
 int gmlp_parse_size(const char *s, int hw[2]);
 /* Index of s in the NULL-terminated names, or -1. */
 int gmlp_cfg_choice(const char *s, const char *const *names);

@@ -10,7 +10,7 @@
 #include "model/arch.h"
 #include "model/config.h"
 
-int gmlp_parse_float(const char *s, float *out)
+int gmlp_parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
@@ -21,11 +21,20 @@ int gmlp_parse_float(const char *s, float *out)
         end++;
     if (*end)
         return 0;
+    *out = v;
+    return 1;
+}
+
+int gmlp_parse_float(const char *s, float *out)
+{
+    double v;
+    if (!gmlp_parse_double(s, &v))
+        return 0;
     *out = (float)v;
     return 1;
 }
 
-int gmlp_parse_floats(const char *s, float *out, int max)
+int gmlp_parse_doubles(const char *s, double *out, int max)
 {
     int n = 0;
     char buf[64];
@@ -36,7 +45,7 @@ int gmlp_parse_floats(const char *s, float *out, int max)
             return -1;
         memcpy(buf, s, len);
         buf[len] = 0;
-        if (!gmlp_parse_float(buf, &out[n++]))
+        if (!gmlp_parse_double(buf, &out[n++]))
             return -1;
         if (!comma)
             return n;
@@ -44,18 +53,27 @@ int gmlp_parse_floats(const char *s, float *out, int max)
     }
 }
 
+/* A positive integer of digits alone (no sign, point, exponent or space). */
+static const char *parse_dim(const char *s, int *out)
+{
+    long v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9' && v <= GMLP_MAX_DIM; p++)
+        v = v * 10 + (*p - '0');
+    if (p == s || v < 1 || v > GMLP_MAX_DIM)
+        return NULL;
+    *out = (int)v;
+    return p;
+}
+
 int gmlp_parse_size(const char *s, int hw[2])
 {
-    float v[2];
-    int n = gmlp_parse_floats(s, v, 2);
-    for (int k = 0; k < n; k++)
-        if (!(v[k] >= 1 && v[k] <= GMLP_MAX_DIM && v[k] == floorf(v[k])))
-            n = -1;
-    if (n < 1)
+    if (!(s = parse_dim(s, &hw[0])))
         return 0;
-    hw[0] = (int)v[0];
-    hw[1] = (int)v[n - 1];
-    return 1;
+    hw[1] = hw[0];
+    if (*s == ',' && !(s = parse_dim(s + 1, &hw[1])))
+        return 0;
+    return *s == 0;
 }
 
 int gmlp_cfg_choice(const char *s, const char *const *names)

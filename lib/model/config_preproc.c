@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "model/arch.h"
 #include "model/config.h"
+#include "preprocess/preprocess.h"
 
 const char *const gmlp_preproc_keys[GMLP_PK_COUNT] = {
     [GMLP_PK_IMG_SIZE] = "img_size",   [GMLP_PK_MEAN] = "mean",
@@ -16,13 +17,53 @@ const char *const gmlp_preproc_keys[GMLP_PK_COUNT] = {
     [GMLP_PK_LABELS] = "labels",
 };
 
+/* mean or std (key) for in_chans channels as timm 1.0.31's
+ * resolve_input_data_config takes them: one value applies to every channel,
+ * in_chans values one each; any other count is an error for the user's, and
+ * for a pretrained cfg's (config.json, the architecture's default) their
+ * average, as timm does with a warning (gmlp_model_create logs it).  The
+ * gmlp.mean/std metadata keeps its rule: one value per channel. */
+static gmlp_status set_norm(gmlp_config *cfg, gmlp_preproc_key key, const char *value, const char *what,
+                            gmlp_source src, gmlp_error *err)
+{
+    const gmlp_status st = src == GMLP_SOURCE_USER ? GMLP_ERR_INVALID_ARGUMENT : GMLP_ERR_FORMAT;
+    const int c = cfg->in_chans;
+    double v[GMLP_MAX_NORM_VALUES], sum = 0;
+    int n = gmlp_parse_doubles(value, v, GMLP_MAX_NORM_VALUES);
+    if (n < 1)
+        return gmlp_fail(err, st, "%s '%s' is not 1 to %d comma-separated decimals", what, value,
+                         GMLP_MAX_NORM_VALUES);
+    if (src == GMLP_SOURCE_METADATA && n != c)
+        return gmlp_fail(err, st, "%s '%s' must hold %d comma-separated decimal(s), one per input channel", what,
+                         value, c);
+    if (src == GMLP_SOURCE_USER && n != 1 && n != c)
+        return gmlp_fail(err, st, "%s '%s' must hold one value or %d (one per input channel)", what, value, c);
+    for (int k = 0; k < n; k++) {
+        if (key == GMLP_PK_STD && !(v[k] > 0))
+            return gmlp_fail(err, st, "%s '%s' must be positive", what, value);
+        sum += v[k]; /* in order, as Python's sum() */
+    }
+    float *dst = key == GMLP_PK_MEAN ? cfg->mean : cfg->std;
+    for (int k = 0; k < c; k++)
+        dst[k] = (float)(n == c ? v[k] : n == 1 ? v[0] : sum / n);
+    return GMLP_OK;
+}
+
+int gmlp_cfg_norm_averaged(const gmlp_config *cfg, const char *value)
+{
+    double v[GMLP_MAX_NORM_VALUES];
+    int n = gmlp_parse_doubles(value, v, GMLP_MAX_NORM_VALUES);
+    return n > 1 && n != cfg->in_chans;
+}
+
 /* What `value` means for preprocessing key `key` of a model whose sizes are
  * known: an image size must give the patch grid the weights were made for. */
 gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const char *value, const char *what,
-                                 gmlp_status st, gmlp_error *err)
+                                 gmlp_source src, gmlp_error *err)
 {
-    float v[3];
-    int n, k, hw[2];
+    const gmlp_status st = src == GMLP_SOURCE_USER ? GMLP_ERR_INVALID_ARGUMENT : GMLP_ERR_FORMAT;
+    double d;
+    int k, hw[2];
     switch (key) {
     case GMLP_PK_IMG_SIZE:
         if (!gmlp_parse_size(value, hw))
@@ -40,20 +81,13 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
         return GMLP_OK;
     case GMLP_PK_MEAN:
     case GMLP_PK_STD:
-        n = gmlp_parse_floats(value, v, 3);
-        if (n != cfg->in_chans)
-            return gmlp_fail(err, st, "%s '%s' must hold %d comma-separated decimal(s), one per input channel", what,
-                             value, cfg->in_chans);
-        for (k = 0; k < n; k++)
-            if (key == GMLP_PK_STD && !(v[k] > 0))
-                return gmlp_fail(err, st, "%s '%s' must be positive", what, value);
-        memcpy(key == GMLP_PK_MEAN ? cfg->mean : cfg->std, v, (size_t)n * sizeof *v);
-        return GMLP_OK;
+        return set_norm(cfg, key, value, what, src, err);
     case GMLP_PK_CROP_PCT:
-        /* above 1, torchvision's CenterCrop pads the resized image */
-        if (!(gmlp_parse_float(value, &v[0]) && v[0] > 0 && v[0] <= 4))
+        /* above 1, torchvision's CenterCrop pads the resized image; the range holds for the
+         * double Python reads, not its float */
+        if (!(gmlp_parse_double(value, &d) && d > 0 && d <= 4))
             return gmlp_fail(err, st, "%s '%s' must be a decimal in (0, 4]", what, value);
-        cfg->crop_pct = v[0];
+        cfg->crop_pct = (float)d;
         return GMLP_OK;
     case GMLP_PK_CROP_MODE: {
         static const char *const names[] = {"center", "squash", "border", NULL};
@@ -75,6 +109,15 @@ gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const c
     }
 }
 
+gmlp_status gmlp_cfg_check_resize(const gmlp_config *cfg, gmlp_status st, gmlp_error *err)
+{
+    int sh, sw;
+    if (!gmlp_preprocess_resize_size(cfg, &sh, &sw))
+        return gmlp_fail(err, st, "image size %dx%d with crop_pct %g: floor(img_size / crop_pct) must be in [1, 65536]",
+                         cfg->img_h, cfg->img_w, cfg->crop_pct);
+    return GMLP_OK;
+}
+
 /* gmlp.KEY of the file, if present, over the default already in cfg. */
 static gmlp_status metadata_preproc(const gmlp_st_file *f, gmlp_config *cfg, gmlp_preproc_key key, gmlp_error *err)
 {
@@ -82,7 +125,7 @@ static gmlp_status metadata_preproc(const gmlp_st_file *f, gmlp_config *cfg, gml
     snprintf(name, sizeof name, "gmlp.%s", gmlp_preproc_keys[key]);
     const char *s = gmlp_st_meta(f, name);
     snprintf(what, sizeof what, "metadata %s", name);
-    return s ? gmlp_cfg_set_preproc(cfg, key, s, what, GMLP_ERR_FORMAT, err) : GMLP_OK;
+    return s ? gmlp_cfg_set_preproc(cfg, key, s, what, GMLP_SOURCE_METADATA, err) : GMLP_OK;
 }
 
 /* config.json's value of key, if present, over what cfg holds (validated
@@ -93,7 +136,7 @@ static gmlp_status hf_preproc(const gmlp_hf_config *hf, gmlp_config *cfg, gmlp_p
     if (!hf || !hf->value[key])
         return GMLP_OK;
     snprintf(what, sizeof what, "config.json %s", hf->key[key]);
-    return gmlp_cfg_set_preproc(cfg, key, hf->value[key], what, GMLP_ERR_FORMAT, err);
+    return gmlp_cfg_set_preproc(cfg, key, hf->value[key], what, GMLP_SOURCE_CONFIG_JSON, err);
 }
 
 /* Image size: metadata, else config.json, else the square whose patch grid has seq_len tokens. */
@@ -118,10 +161,11 @@ gmlp_status gmlp_cfg_infer_preproc(const gmlp_st_file *f, const gmlp_hf_config *
                                    gmlp_error *err)
 {
     GMLP_TRY(infer_image(f, hf, cfg, err));
-    /* the architecture's normalisation; timm's default crop and filter */
+    /* the architecture's normalisation, fitted to the channels as a pretrained cfg's; timm's default crop
+     * and filter */
     const gmlp_arch_desc *a = gmlp_arch_of(cfg);
-    memcpy(cfg->mean, a->mean, sizeof cfg->mean);
-    memcpy(cfg->std, a->std, sizeof cfg->std);
+    GMLP_TRY(gmlp_cfg_set_preproc(cfg, GMLP_PK_MEAN, a->mean, "default mean", GMLP_SOURCE_DEFAULT, err));
+    GMLP_TRY(gmlp_cfg_set_preproc(cfg, GMLP_PK_STD, a->std, "default std", GMLP_SOURCE_DEFAULT, err));
     cfg->crop_pct = 0.875f;
     cfg->crop_mode = GMLP_CROP_CENTER;
     cfg->interpolation = GMLP_INTERP_BICUBIC;
@@ -131,7 +175,7 @@ gmlp_status gmlp_cfg_infer_preproc(const gmlp_st_file *f, const gmlp_hf_config *
         GMLP_TRY(hf_preproc(hf, cfg, keys[i], err));
         GMLP_TRY(metadata_preproc(f, cfg, keys[i], err));
     }
-    return GMLP_OK;
+    return gmlp_cfg_check_resize(cfg, GMLP_ERR_FORMAT, err); /* or every preprocess would fail */
 }
 
 gmlp_status gmlp_cfg_check_labels(const gmlp_st_file *f, const gmlp_hf_config *hf, const gmlp_config *cfg,

@@ -123,6 +123,9 @@ gmlp_status gmlp_timm_config_infer(const gmlp_st_file *f, gmlp_config *cfg, gmlp
     cfg->in_chans = (int)t->shape[1];
     cfg->patch_h = (int)t->shape[2];
     cfg->patch_w = (int)t->shape[3];
+    if (gmlp_st_meta(f, "gmlp.patch_size")) /* the stem's shape is the patch: a second value could only disagree */
+        return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.patch_size is for gMLPVision only: a %s takes its "
+                         "%dx%d patch from '%s'", gmlp_arch_of(cfg)->what, cfg->patch_h, cfg->patch_w, t->name);
     /* any stem.norm.* tensor: the check then wants the arch's pair (weight/bias; ResMLP: alpha/beta) */
     for (size_t i = 0; i < f->n_tensors && !cfg->stem_norm; i++)
         cfg->stem_norm = !strncmp(f->tensors[i].name, "stem.norm.", 10);

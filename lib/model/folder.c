@@ -2,6 +2,7 @@
  * folder as timm's save_for_hf / push_to_hf_hub write it and `hf download`
  * fetches it (model.safetensors, config.json). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,22 @@ static int is_file(const char *path, struct stat *sb)
     return stat(path, sb) == 0 && S_ISREG(sb->st_mode);
 }
 
-/* config.json of folder dir into *hf; *present 0 when there is none. */
+/* config.json of folder dir into *hf; *present 0 when there is none.  One
+ * that is there but cannot be read (a directory, a dangling link or a link
+ * loop) is an error, not a folder without one. */
 static gmlp_status read_config(gmlp_context *ctx, const char *dir, gmlp_hf_config *hf, int *present)
 {
     char path[4096];
     struct stat sb;
     snprintf(path, sizeof path, "%s/config.json", dir);
-    *present = is_file(path, &sb);
-    if (!*present)
+    *present = 0;
+    if (lstat(path, &sb) != 0 && errno == ENOENT)
         return GMLP_OK;
+    if (stat(path, &sb) != 0)
+        return gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': not a regular file", path);
+    *present = 1;
     if ((unsigned long long)sb.st_size > GMLP_HF_CONFIG_MAX_BYTES) /* before reading it all */
         return gmlp_fail(&ctx->err, GMLP_ERR_FORMAT, "%s: config.json is %lld bytes (at most %zu)", dir,
                          (long long)sb.st_size, GMLP_HF_CONFIG_MAX_BYTES);

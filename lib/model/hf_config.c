@@ -77,15 +77,15 @@ static gmlp_status set_value(reader *r, gmlp_preproc_key k, const char *key, con
     return GMLP_OK;
 }
 
-/* An array of 1 to 3 numbers after `first` others (input_size's channels) as "a,b,c". */
-static gmlp_status numbers(reader *r, gmlp_preproc_key k, const char *key, const json_t *v, size_t first)
+/* An array of 1 to max numbers after `first` others (input_size's channels) as "a,b,c". */
+static gmlp_status numbers(reader *r, gmlp_preproc_key k, const char *key, const json_t *v, size_t first, size_t max)
 {
     if (!json_is_array(v))
         return bad_type(r, key, "an array of numbers", v);
-    if (json_array_size(v) <= first || json_array_size(v) > first + 3)
+    if (json_array_size(v) <= first || json_array_size(v) > first + max)
         return gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s has %zu entries (expected %zu to %zu)", key,
-                         json_array_size(v), first + 1, first + 3);
-    char text[128] = "";
+                         json_array_size(v), first + 1, first + max);
+    char text[GMLP_MAX_NORM_VALUES * 26] = "";
     for (size_t i = first; i < json_array_size(v); i++) {
         const json_t *e = json_array_get(v, i);
         char num[40];
@@ -98,14 +98,31 @@ static gmlp_status numbers(reader *r, gmlp_preproc_key k, const char *key, const
     return set_value(r, k, key, text, strlen(text));
 }
 
-static gmlp_status add_size(reader *r, const char *key, int classes, const json_t *v)
+static gmlp_hf_size *new_size(reader *r, const char *key, gmlp_hf_kind kind)
+{
+    gmlp_hf_size *s = &r->c->sizes[r->c->n_sizes++]; /* at most GMLP_HF_MAX_SIZES calls */
+    snprintf(s->key, sizeof s->key, "%s", key);
+    s->kind = kind;
+    return s;
+}
+
+static gmlp_status add_size(reader *r, const char *key, gmlp_hf_kind kind, const json_t *v)
 {
     if (!json_is_integer(v))
         return bad_type(r, key, "an integer", v);
-    gmlp_hf_size *s = &r->c->sizes[r->c->n_sizes++]; /* at most GMLP_HF_MAX_SIZES calls */
-    snprintf(s->key, sizeof s->key, "%s", key);
-    s->classes = classes;
-    s->value = json_integer_value(v);
+    new_size(r, key, kind)->value[0] = json_integer_value(v);
+    return GMLP_OK;
+}
+
+/* An integer or [H, W] of them (timm's to_2tuple), into hw. */
+static gmlp_status pair(reader *r, const char *key, const json_t *v, long long hw[2])
+{
+    int two = json_is_array(v) && json_array_size(v) == 2;
+    const json_t *h = two ? json_array_get(v, 0) : v, *w = two ? json_array_get(v, 1) : v;
+    if (!json_is_integer(h) || !json_is_integer(w))
+        return bad_type(r, key, "an integer or [height, width]", v);
+    hw[0] = json_integer_value(h);
+    hw[1] = json_integer_value(w);
     return GMLP_OK;
 }
 
@@ -118,8 +135,8 @@ static gmlp_status input_size(reader *r, const json_t *v)
         return gmlp_fail(r->err, GMLP_ERR_FORMAT,
                          "config.json %s has %zu entries (expected 3: channels, height, width)", key,
                          json_array_size(v));
-    GMLP_TRY(numbers(r, GMLP_PK_IMG_SIZE, key, v, 1));
-    return add_size(r, key, 0, json_array_get(v, 0));
+    GMLP_TRY(numbers(r, GMLP_PK_IMG_SIZE, key, v, 1, 2));
+    return add_size(r, key, GMLP_HF_CHANNELS, json_array_get(v, 0));
 }
 
 static gmlp_status string_value(reader *r, gmlp_preproc_key k, const char *name, const json_t *v)
@@ -131,28 +148,44 @@ static gmlp_status string_value(reader *r, gmlp_preproc_key k, const char *name,
     return set_value(r, k, key, json_string_value(v), json_string_length(v));
 }
 
-/* label_names: one non-empty string per class, joined by newlines. */
+/* Entry i of label_names: the list's, or the object's whose key is i (timm's
+ * save_for_hf takes a dict {id: name}; JSON spells the ids "0", "1", ...);
+ * NULL for an object without that key. */
+static const json_t *label_at(const json_t *v, size_t i)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%zu", i);
+    return json_is_array(v) ? json_array_get(v, i) : json_object_get(v, id);
+}
+
+/* label_names: one string per class (empty ones too, as timm keeps them),
+ * each ended by a newline, so that an empty last name still counts. */
 static gmlp_status labels(reader *r, const char *key, const json_t *v)
 {
-    if (!json_is_array(v))
-        return bad_type(r, key, "an array of strings", v);
-    sbuf b = {0};
-    for (size_t i = 0; i < json_array_size(v); i++) {
-        const json_t *e = json_array_get(v, i);
-        if (!json_is_string(e) || !json_string_length(e) || memchr(json_string_value(e), '\n', json_string_length(e))) {
-            free(b.s);
-            return json_is_string(e) ? gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s[%zu] is empty or holds a "
-                                                 "newline", key, i)
-                                     : gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s[%zu] must be a string (it "
-                                                 "is %s)", key, i, gmlp_json_kind(e));
-        }
-        if (!sb_add(&b, "\n", i > 0) || !sb_add(&b, json_string_value(e), json_string_length(e))) {
-            free(b.s);
-            return gmlp_fail(r->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading config.json %s", key);
-        }
-    }
-    if (!b.s)
+    if (!json_is_array(v) && !json_is_object(v))
+        return bad_type(r, key, "an array of strings or an object {\"0\": name, ...}", v);
+    size_t n = json_is_array(v) ? json_array_size(v) : json_object_size(v);
+    if (n == 0)
         return gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s is empty", key);
+    sbuf b = {0};
+    gmlp_status st = GMLP_OK;
+    for (size_t i = 0; i < n && st == GMLP_OK; i++) {
+        const json_t *e = label_at(v, i);
+        if (!e)
+            st = gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s has %zu entries but no key \"%zu\": its keys "
+                           "must be the class indices 0 to %zu", key, n, i, n - 1);
+        else if (!json_is_string(e))
+            st = gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s[%zu] must be a string (it is %s)", key, i,
+                           gmlp_json_kind(e));
+        else if (memchr(json_string_value(e), '\n', json_string_length(e)))
+            st = gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s[%zu] holds a newline", key, i);
+        else if (!sb_add(&b, json_string_value(e), json_string_length(e)) || !sb_add(&b, "\n", 1))
+            st = gmlp_fail(r->err, GMLP_ERR_HOST_MEMORY, "out of host memory reading config.json %s", key);
+    }
+    if (st != GMLP_OK) {
+        free(b.s);
+        return st;
+    }
     free(r->c->value[GMLP_PK_LABELS]);
     r->c->value[GMLP_PK_LABELS] = b.s;
     snprintf(r->c->key[GMLP_PK_LABELS], sizeof r->c->key[GMLP_PK_LABELS], "%s", key);
@@ -179,11 +212,11 @@ static gmlp_status preprocessing(reader *r, const json_t *o)
             GMLP_TRY(string_value(r, strings[i].k, strings[i].name, v));
     if ((v = json_object_get(o, "mean"))) {
         snprintf(key, sizeof key, "%smean", r->prefix);
-        GMLP_TRY(numbers(r, GMLP_PK_MEAN, key, v, 0));
+        GMLP_TRY(numbers(r, GMLP_PK_MEAN, key, v, 0, GMLP_MAX_NORM_VALUES));
     }
     if ((v = json_object_get(o, "std"))) {
         snprintf(key, sizeof key, "%sstd", r->prefix);
-        GMLP_TRY(numbers(r, GMLP_PK_STD, key, v, 0));
+        GMLP_TRY(numbers(r, GMLP_PK_STD, key, v, 0, GMLP_MAX_NORM_VALUES));
     }
     /* timm: crop_pct None means its default (0.875), as absent does */
     if ((v = json_object_get(o, "crop_pct")) && !json_is_null(v)) {
@@ -196,7 +229,7 @@ static gmlp_status preprocessing(reader *r, const json_t *o)
     }
     if ((v = json_object_get(o, "num_classes"))) {
         snprintf(key, sizeof key, "%snum_classes", r->prefix);
-        GMLP_TRY(add_size(r, key, 1, v));
+        GMLP_TRY(add_size(r, key, GMLP_HF_CLASSES, v));
     }
     static const char *const label_keys[] = {"labels", "label_names"}; /* the later one wins */
     for (size_t i = 0; i < 2; i++)
@@ -204,6 +237,83 @@ static gmlp_status preprocessing(reader *r, const json_t *o)
             snprintf(key, sizeof key, "%s%s", r->prefix, label_keys[i]);
             GMLP_TRY(labels(r, key, v));
         }
+    return GMLP_OK;
+}
+
+/* gmlp-cl computes timm's 'avg' pooling alone: '' gives per-token outputs. */
+static gmlp_status global_pool(reader *r, const char *key, const json_t *v)
+{
+    if (!json_is_string(v))
+        return bad_type(r, key, "a string", v);
+    const char *s = json_string_value(v);
+    if (!strcmp(s, "avg"))
+        return GMLP_OK;
+    return gmlp_fail(r->err, GMLP_ERR_UNSUPPORTED, "config.json %s '%.40s' is not supported: gmlp-cl computes 'avg' "
+                     "pooling only%s", key, s, *s ? "" : " ('' gives timm's per-token outputs)");
+}
+
+/* model_args.img_size: config.json's image size where input_size gives none,
+ * else the same one. */
+static gmlp_status args_img_size(reader *r, const json_t *v)
+{
+    const char *key = "model_args.img_size";
+    long long hw[2];
+    char text[48];
+    GMLP_TRY(pair(r, key, v, hw));
+    snprintf(text, sizeof text, "%lld,%lld", hw[0], hw[1]);
+    const char *given = r->c->value[GMLP_PK_IMG_SIZE];
+    if (!given)
+        return set_value(r, GMLP_PK_IMG_SIZE, key, text, strlen(text));
+    if (strcmp(given, text))
+        return gmlp_fail(r->err, GMLP_ERR_FORMAT, "config.json %s %lldx%lld contradicts %s '%s'", key, hw[0], hw[1],
+                         r->c->key[GMLP_PK_IMG_SIZE], given);
+    return GMLP_OK;
+}
+
+/* mlp_ratio: a number, or (timm's to_2tuple) [tokens, channels]. */
+static gmlp_status mlp_ratio(reader *r, const json_t *v)
+{
+    const char *key = "model_args.mlp_ratio";
+    int two = json_is_array(v) && json_array_size(v) == 2;
+    const json_t *t = two ? json_array_get(v, 0) : v, *c = two ? json_array_get(v, 1) : v;
+    if (!json_is_number(t) || !json_is_number(c))
+        return bad_type(r, key, "a number or [tokens, channels]", v);
+    gmlp_hf_size *s = new_size(r, key, GMLP_HF_MLP_RATIO);
+    s->ratio[0] = json_number_value(t);
+    s->ratio[1] = json_number_value(c);
+    return GMLP_OK;
+}
+
+/* The arguments timm's MlpMixer was built with: each must be what the weights are. */
+static gmlp_status model_args(reader *r, const json_t *args)
+{
+    static const struct {
+        const char *name;
+        gmlp_hf_kind kind;
+    } ints[] = {{"in_chans", GMLP_HF_CHANNELS},
+                {"num_classes", GMLP_HF_CLASSES},
+                {"embed_dim", GMLP_HF_DIM},
+                {"num_blocks", GMLP_HF_DEPTH}};
+    const json_t *v;
+    char key[48];
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        if ((v = json_object_get(args, ints[i].name))) {
+            snprintf(key, sizeof key, "model_args.%s", ints[i].name);
+            GMLP_TRY(add_size(r, key, ints[i].kind, v));
+        }
+    if ((v = json_object_get(args, "patch_size")))
+        GMLP_TRY(pair(r, "model_args.patch_size", v, new_size(r, "model_args.patch_size", GMLP_HF_PATCH)->value));
+    if ((v = json_object_get(args, "stem_norm"))) {
+        if (!json_is_boolean(v))
+            return bad_type(r, "model_args.stem_norm", "true or false", v);
+        new_size(r, "model_args.stem_norm", GMLP_HF_STEM_NORM)->value[0] = json_is_true(v);
+    }
+    if ((v = json_object_get(args, "mlp_ratio")))
+        GMLP_TRY(mlp_ratio(r, v));
+    if ((v = json_object_get(args, "global_pool")))
+        GMLP_TRY(global_pool(r, "model_args.global_pool", v));
+    if ((v = json_object_get(args, "img_size")))
+        GMLP_TRY(args_img_size(r, v));
     return GMLP_OK;
 }
 
@@ -227,17 +337,17 @@ static gmlp_status read_root(reader *r, const json_t *root)
         return GMLP_OK; /* the earliest layout: one object, already read */
     r->prefix = "";
     if ((v = json_object_get(root, "num_classes")))
-        GMLP_TRY(add_size(r, "num_classes", 1, v));
+        GMLP_TRY(add_size(r, "num_classes", GMLP_HF_CLASSES, v));
+    if ((v = json_object_get(root, "num_features")))
+        GMLP_TRY(add_size(r, "num_features", GMLP_HF_DIM, v));
+    if ((v = json_object_get(root, "global_pool")))
+        GMLP_TRY(global_pool(r, "global_pool", v));
     if ((v = json_object_get(root, "label_names")))
         GMLP_TRY(labels(r, "label_names", v));
     const json_t *args = json_object_get(root, "model_args");
     if (args && !json_is_object(args))
         return bad_type(r, "model_args", "an object", args);
-    if (args && (v = json_object_get(args, "in_chans")))
-        GMLP_TRY(add_size(r, "model_args.in_chans", 0, v));
-    if (args && (v = json_object_get(args, "num_classes")))
-        GMLP_TRY(add_size(r, "model_args.num_classes", 1, v));
-    return GMLP_OK;
+    return args ? model_args(r, args) : GMLP_OK;
 }
 
 gmlp_status gmlp_hf_config_parse(const void *data, size_t size, gmlp_hf_config *out, gmlp_error *err)

@@ -103,6 +103,14 @@ static void free_labels(char **labels, int n)
     free(labels);
 }
 
+/* Length of the label at p, up to its newline, less a CR before it (a list
+ * written with CRLF line ends, as the --labels FILE reader takes them). */
+static size_t label_len(const char *p)
+{
+    size_t len = strcspn(p, "\n");
+    return len && p[len - 1] == '\r' ? len - 1 : len;
+}
+
 /* Replaces m's labels with the newline-separated list (one per class, as
  * counted by the caller). */
 static gmlp_status set_labels(gmlp_model *m, const char *list)
@@ -111,7 +119,7 @@ static gmlp_status set_labels(gmlp_model *m, const char *list)
     char **labels = gmlp_calloc((size_t)n, sizeof *labels);
     const char *p = list;
     for (int i = 0; labels && i < n; i++) {
-        size_t len = strcspn(p, "\n");
+        size_t len = label_len(p);
         if (!(labels[i] = gmlp_malloc(len + 1))) {
             free_labels(labels, n);
             labels = NULL;
@@ -119,7 +127,8 @@ static gmlp_status set_labels(gmlp_model *m, const char *list)
         }
         memcpy(labels[i], p, len);
         labels[i][len] = 0;
-        p += len + (p[len] == '\n');
+        p += strcspn(p, "\n");
+        p += *p == '\n';
     }
     if (!labels)
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory copying labels");
@@ -128,31 +137,23 @@ static gmlp_status set_labels(gmlp_model *m, const char *list)
     return GMLP_OK;
 }
 
-/* Labels a and b (newline-separated) differ: where, into buf. */
-static void labels_differ(const char *a, const char *b, char *buf, size_t size)
+/* Whether the first n labels of lists a and b (newline-separated) differ,
+ * and where, into buf. */
+static int labels_differ(const char *a, const char *b, int n, char *buf, size_t size)
 {
-    for (int i = 0;; i++) {
-        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+    for (int i = 0; i < n; i++) {
+        size_t la = label_len(a), lb = label_len(b);
         if (la != lb || memcmp(a, b, la)) {
             snprintf(buf, size, "from class %d on: '%.*s' and '%.*s'", i, (int)(la < 60 ? la : 60), a,
                      (int)(lb < 60 ? lb : 60), b);
-            return;
+            return 1;
         }
-        if (!a[la] || !b[lb])
-            break;
-        a += la + 1;
-        b += lb + 1;
+        a += strcspn(a, "\n");
+        b += strcspn(b, "\n");
+        a += *a == '\n';
+        b += *b == '\n';
     }
-    snprintf(buf, size, "in their number");
-}
-
-/* Length of a label list without trailing newlines (which name no label). */
-static size_t labels_len(const char *s)
-{
-    size_t n = strlen(s);
-    while (n && s[n - 1] == '\n')
-        n--;
-    return n;
+    return 0;
 }
 
 /* Into m->conflicts[k]: how gmlp.KEY (meta, the value m->cfg holds) and
@@ -162,16 +163,16 @@ static gmlp_status note_conflict(gmlp_model *m, const gmlp_hf_config *hf, gmlp_p
     char text[512];
     const char *theirs = hf->value[k];
     if (k == GMLP_PK_LABELS) {
-        if (labels_len(meta) == labels_len(theirs) && !memcmp(meta, theirs, labels_len(meta)))
-            return GMLP_OK;
         char where[200];
-        labels_differ(meta, theirs, where, sizeof where);
+        /* gmlp_config_infer checked that both have one name per class */
+        if (!labels_differ(meta, theirs, m->cfg.num_classes, where, sizeof where))
+            return GMLP_OK;
         snprintf(text, sizeof text, "gmlp.labels (used) and config.json %s differ %s", hf->key[k], where);
     } else {
         gmlp_config cfg = m->cfg;
         gmlp_error scratch = {.msg = ""};
         /* validated by gmlp_config_infer; only key k's fields change, so equal values compare equal */
-        if (gmlp_cfg_set_preproc(&cfg, k, theirs, "config.json", GMLP_ERR_FORMAT, &scratch) != GMLP_OK ||
+        if (gmlp_cfg_set_preproc(&cfg, k, theirs, "config.json", GMLP_SOURCE_CONFIG_JSON, &scratch) != GMLP_OK ||
             !memcmp(&cfg, &m->cfg, sizeof cfg))
             return GMLP_OK;
         snprintf(text, sizeof text, "gmlp.%s '%s' (used) and config.json %s '%s' differ", gmlp_preproc_keys[k], meta,
@@ -180,6 +181,21 @@ static gmlp_status note_conflict(gmlp_model *m, const gmlp_hf_config *hf, gmlp_p
     if (!(m->conflicts[k] = dup_str(text)))
         return gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory");
     return GMLP_OK;
+}
+
+/* timm warns where it averages a pretrained mean/std for the model's
+ * channels (gmlp_cfg_set_preproc did the same): say so on the log. */
+static void log_averaged(const gmlp_model *m, gmlp_preproc_key k, const char *json)
+{
+    const gmlp_arch_desc *a = gmlp_arch_of(&m->cfg);
+    const char *value = m->sources[k] == GMLP_SOURCE_CONFIG_JSON ? json
+                        : m->sources[k] == GMLP_SOURCE_DEFAULT   ? (k == GMLP_PK_MEAN ? a->mean : a->std)
+                                                                 : NULL;
+    if (value && gmlp_cfg_norm_averaged(&m->cfg, value))
+        gmlp_log(&m->ctx->set.log, GMLP_LOG_INFO,
+                 "the %s %s '%s' does not match the model's %d input channel(s): using its average, as timm does",
+                 m->sources[k] == GMLP_SOURCE_DEFAULT ? "default" : "config.json", gmlp_preproc_keys[k], value,
+                 m->cfg.in_chans);
 }
 
 /* Where each preprocessing value came from (the metadata over config.json
@@ -195,6 +211,8 @@ static gmlp_status init_preproc(gmlp_model *m, const gmlp_hf_config *hf)
         m->sources[k] = meta ? GMLP_SOURCE_METADATA : json ? GMLP_SOURCE_CONFIG_JSON : GMLP_SOURCE_DEFAULT;
         if (meta && json)
             GMLP_TRY(note_conflict(m, hf, (gmlp_preproc_key)k, meta));
+        if (k == GMLP_PK_MEAN || k == GMLP_PK_STD)
+            log_averaged(m, (gmlp_preproc_key)k, json);
         if (k == GMLP_PK_LABELS)
             labels = meta ? meta : json;
     }
@@ -222,8 +240,8 @@ gmlp_status gmlp_model_set_preproc(gmlp_model *m, const char *key, const char *v
         GMLP_TRY(set_labels(m, value));
     } else {
         gmlp_config cfg = m->cfg;
-        GMLP_TRY(gmlp_cfg_set_preproc(&cfg, (gmlp_preproc_key)k, value, what, GMLP_ERR_INVALID_ARGUMENT,
-                                      &m->ctx->err));
+        GMLP_TRY(gmlp_cfg_set_preproc(&cfg, (gmlp_preproc_key)k, value, what, GMLP_SOURCE_USER, &m->ctx->err));
+        GMLP_TRY(gmlp_cfg_check_resize(&cfg, GMLP_ERR_INVALID_ARGUMENT, &m->ctx->err));
         m->cfg = cfg;
     }
     m->sources[k] = GMLP_SOURCE_USER;

@@ -109,10 +109,17 @@ gmlp_status gmlp_config_infer(const gmlp_st_file *f, const gmlp_hf_config *hf, g
 gmlp_status gmlp_config_check_tensors(const gmlp_st_file *f, const gmlp_config *cfg, gmlp_error *err);
 
 /* Sets preprocessing value `key` (GMLP_PK_*, not labels) of cfg from its
- * string form; a malformed value is status st with a message starting
- * "WHAT 'VALUE'" (what: e.g. "metadata gmlp.mean"). */
+ * string form, read by the rules of its source src (mean/std: see
+ * config_preproc.c); a malformed value is GMLP_ERR_INVALID_ARGUMENT from the
+ * user, else GMLP_ERR_FORMAT, with a message starting "WHAT 'VALUE'" (what:
+ * e.g. "metadata gmlp.mean"). */
 gmlp_status gmlp_cfg_set_preproc(gmlp_config *cfg, gmlp_preproc_key key, const char *value, const char *what,
-                                 gmlp_status st, gmlp_error *err);
+                                 gmlp_source src, gmlp_error *err);
+/* Whether a pretrained mean/std value (config.json's, the default) was
+ * averaged for cfg's channels. */
+int gmlp_cfg_norm_averaged(const gmlp_config *cfg, const char *value);
+/* cfg's image size and crop_pct give a resize preprocessing can do; else status st. */
+gmlp_status gmlp_cfg_check_resize(const gmlp_config *cfg, gmlp_status st, gmlp_error *err);
 
 /* Names in a newline-separated label list (a trailing newline adds none). */
 int gmlp_cfg_count_labels(const char *s);

@@ -16,5 +16,9 @@ typedef enum gmlp_preproc_key {
 } gmlp_preproc_key;
 extern const char *const gmlp_preproc_keys[GMLP_PK_COUNT]; /* "img_size", ...: as the gmlp.* metadata */
 
+/* A pretrained mean / std may hold any count of values (timm averages them);
+ * more than this many are refused. */
+#define GMLP_MAX_NORM_VALUES 64
+
 
 #endif

@@ -262,6 +262,17 @@ static double python_decimal(float f)
     return f;
 }
 
+int gmlp_preprocess_resize_size(const gmlp_config *cfg, int *sh, int *sw)
+{
+    const double crop_pct = python_decimal(cfg->crop_pct);
+    double h = floor(cfg->img_h / crop_pct), w = floor(cfg->img_w / crop_pct);
+    if (!(h >= 1 && w >= 1 && h <= 65536 && w <= 65536))
+        return 0;
+    *sh = (int)h;
+    *sw = (int)w;
+    return 1;
+}
+
 /* timm's border fill, round(255 * mean) (Python's round: half to even, as rint). */
 static uint8_t mean_colour(float mean)
 {
@@ -294,13 +305,12 @@ gmlp_status gmlp_preprocess_image(const gmlp_config *cfg, const uint8_t *pixels,
     for (int c = 0; c < cfg->in_chans; c++)
         if (!(cfg->std[c] > 0.0f) || !isfinite(cfg->mean[c]))
             return fail(GMLP_ERR_INVALID_ARGUMENT, "std must be positive and mean finite");
-    const double crop_pct = python_decimal(cfg->crop_pct);
-    double sh = floor(cfg->img_h / crop_pct), sw = floor(cfg->img_w / crop_pct);
-    if (sh > 65536 || sw > 65536 || sh < 1 || sw < 1)
+    int sh, sw;
+    if (!gmlp_preprocess_resize_size(cfg, &sh, &sw))
         return fail(GMLP_ERR_INVALID_ARGUMENT, "floor(img_size / crop_pct) must be in [1, 65536]");
     const int ch = cfg->in_chans;
     int ow, oh;
-    const char *bad_size = resized_size(width, height, (int)sh, (int)sw, cfg->crop_mode, &ow, &oh);
+    const char *bad_size = resized_size(width, height, sh, sw, cfg->crop_mode, &ow, &oh);
     if (bad_size)
         return fail(GMLP_ERR_INVALID_ARGUMENT, "%s", bad_size);
 

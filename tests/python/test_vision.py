@@ -3,6 +3,7 @@ timm's transform on PIL and against gmlp-classify (the C path), top-k, the confi
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ import pytest
 from PIL import Image
 
 import gmlp
-from conftest import DATA, EXAMPLES, MODELS, needs_device, program, read_safetensors, rel_error
+from conftest import DATA, EXAMPLES, MODELS, needs_device, program, read_safetensors, rel_error, with_metadata
 from gmlp import _lib, _model
 
 E2E = DATA / "e2e"
@@ -96,25 +97,29 @@ def test_config_dict_gmlp_vision() -> None:
     assert c["norm_eps"] == c["sgu_eps"] == np.float32(1e-5) and c["gate_act"] == "identity" and not c["causal"]
 
 
+# ImageNet's mean and std for one channel: timm 1.0's resolve_input_data_config averages the three values
+IMAGENET_GREY_MEAN = (np.float32((0.485 + 0.456 + 0.406) / 3),)
+IMAGENET_GREY_STD = (np.float32((0.229 + 0.224 + 0.225) / 3),)
+
 @needs_device
 def test_config_dict_gmixer() -> None:
     """timm's gmixer: MixerBlock with GluMlp, SiLU on the gate, ImageNet's mean and std by default (timm's
-    gmixer_24_224.ra3_in1k cfg)."""
+    gmixer_24_224.ra3_in1k cfg), averaged over its one channel as timm's resolve_input_data_config does."""
     with gmlp.load(E2E / "gmixer_grey_f16.safetensors") as m:
         c = m.config
     assert (c["arch"], c["gate_act"], c["token_dim"], c["sgu_eps"]) == ("gmixer", "silu", 6, 0)
-    assert c["mean"] == (np.float32(0.485),) and c["std"] == (np.float32(0.229),)
+    assert c["mean"] == IMAGENET_GREY_MEAN and c["std"] == IMAGENET_GREY_STD
 
 
 @needs_device
 def test_config_dict_resmlp() -> None:
     """timm's ResMLP: no LayerNorm (eps 0), ImageNet's mean and std by default, the non-square image its
-    metadata gives."""
+    metadata gives; the mean and std averaged over its one channel."""
     with gmlp.load(E2E / "resmlp_grey_headless_f16.safetensors") as m:
         c = m.config
     assert (c["arch"], c["num_classes"], c["in_chans"], c["img_h"], c["img_w"]) == ("resmlp", 0, 1, 12, 20)
-    assert c["norm_eps"] == c["sgu_eps"] == 0 and c["mean"] == (np.float32(0.485),)
-    assert c["std"] == (np.float32(0.229),)
+    assert c["norm_eps"] == c["sgu_eps"] == 0 and c["mean"] == IMAGENET_GREY_MEAN
+    assert c["std"] == IMAGENET_GREY_STD
 
 
 def _cases() -> list[list[str]]:
@@ -212,3 +217,19 @@ def test_model_folder_refused() -> None:
     """A folder with only PyTorch weights is refused, pointing to the exporter."""
     with pytest.raises(gmlp.Error, match="tools/export_vision.py"):
         gmlp.load(DATA / "hf" / "bin_only")
+
+
+@needs_device
+def test_labels_empty_name_and_topk_width(tmp_path: pathlib.Path) -> None:
+    """An empty name is a label (config and topk keep it); logits wider than the classes are refused."""
+    path = with_metadata(E2E / "gmlp_rgb.safetensors", tmp_path / "labels.safetensors",
+                         gmlp_labels="a\n\nc\nd\ne\nf\ng")  # 7 classes, the second named ""
+    with gmlp.load(path) as m:
+        assert m.config["labels"] == ["a", "", "c", "d", "e", "f", "g"]
+        logits = np.array([0, 3, 2, 1, -1, -2, -3], np.float32)
+        assert [(i, label) for i, label, _ in m.topk(logits, k=3)] == [(1, ""), (2, "c"), (3, "d")]
+        assert len(m.topk(logits[:4], k=9)) == 4  # fewer logits than classes: those given
+        for bad in (np.zeros(8, np.float32), np.zeros((2, 8), np.float32)):
+            with pytest.raises(ValueError, match=r"n from 1 to 7 \(the model's classes\)"):
+                m.topk(bad)
+
