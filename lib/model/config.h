@@ -14,6 +14,10 @@ int gmlp_parse_double(const char *s, double *out);
 int gmlp_parse_float(const char *s, float *out);
 /* Comma-separated decimals; the count, or -1 if malformed or more than max. */
 int gmlp_parse_doubles(const char *s, double *out, int max);
+/* A count at the start of s: decimal digits alone (no sign, space, point
+ * or exponent), at most max (max < LONG_MAX / 10), into *out; past its
+ * last digit, or NULL. */
+const char *gmlp_parse_digits(const char *s, long max, long *out);
 /* "S" or "H,W", positive integers (digits only) up to GMLP_MAX_DIM, into hw; 0 if malformed. */
 int gmlp_parse_size(const char *s, int hw[2]);
 /* Index of s in the NULL-terminated names, or -1. */

@@ -53,17 +53,26 @@ int gmlp_parse_doubles(const char *s, double *out, int max)
     }
 }
 
-/* A positive integer of digits alone (no sign, point, exponent or space). */
-static const char *parse_dim(const char *s, int *out)
+const char *gmlp_parse_digits(const char *s, long max, long *out)
 {
     long v = 0;
     const char *p = s;
-    for (; *p >= '0' && *p <= '9' && v <= GMLP_MAX_DIM; p++)
+    for (; *p >= '0' && *p <= '9' && v <= max; p++)
         v = v * 10 + (*p - '0');
-    if (p == s || v < 1 || v > GMLP_MAX_DIM)
+    if (p == s || v > max)
+        return NULL;
+    *out = v;
+    return p;
+}
+
+/* A positive integer up to GMLP_MAX_DIM, digits alone; past it, or NULL. */
+static const char *parse_dim(const char *s, int *out)
+{
+    long v;
+    if (!(s = gmlp_parse_digits(s, GMLP_MAX_DIM, &v)) || v < 1)
         return NULL;
     *out = (int)v;
-    return p;
+    return s;
 }
 
 int gmlp_parse_size(const char *s, int hw[2])

@@ -114,11 +114,20 @@ static gmlp_status add_size(reader *r, const char *key, gmlp_hf_kind kind, const
     return GMLP_OK;
 }
 
-/* An integer or [H, W] of them (timm's to_2tuple), into hw. */
+/* v's two values as timm's to_2tuple takes them: [a, b], or v for both. */
+static void to_2tuple(const json_t *v, const json_t *ab[2])
+{
+    const int two = json_is_array(v) && json_array_size(v) == 2;
+    ab[0] = two ? json_array_get(v, 0) : v;
+    ab[1] = two ? json_array_get(v, 1) : v;
+}
+
+/* An integer or [H, W] of them, into hw. */
 static gmlp_status pair(reader *r, const char *key, const json_t *v, long long hw[2])
 {
-    int two = json_is_array(v) && json_array_size(v) == 2;
-    const json_t *h = two ? json_array_get(v, 0) : v, *w = two ? json_array_get(v, 1) : v;
+    const json_t *ab[2];
+    to_2tuple(v, ab);
+    const json_t *h = ab[0], *w = ab[1];
     if (!json_is_integer(h) || !json_is_integer(w))
         return bad_type(r, key, "an integer or [height, width]", v);
     hw[0] = json_integer_value(h);
@@ -274,8 +283,9 @@ static gmlp_status args_img_size(reader *r, const json_t *v)
 static gmlp_status mlp_ratio(reader *r, const json_t *v)
 {
     const char *key = "model_args.mlp_ratio";
-    int two = json_is_array(v) && json_array_size(v) == 2;
-    const json_t *t = two ? json_array_get(v, 0) : v, *c = two ? json_array_get(v, 1) : v;
+    const json_t *ab[2];
+    to_2tuple(v, ab);
+    const json_t *t = ab[0], *c = ab[1];
     if (!json_is_number(t) || !json_is_number(c))
         return bad_type(r, key, "a number or [tokens, channels]", v);
     gmlp_hf_size *s = new_size(r, key, GMLP_HF_MLP_RATIO);

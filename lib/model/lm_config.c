@@ -2,8 +2,6 @@
  * shapes, what the weights cannot tell (causal, gate activation, token
  * shift) from __metadata__, with g-mlp-pytorch's defaults; and the layers'
  * sizes, which the LM and gMLPVision share. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/config.h"
@@ -27,13 +25,11 @@ static gmlp_status parse_bool(const gmlp_st_file *f, const char *key, int *out, 
 /* A count in metadata: decimal digits and nothing else (no sign, no spaces), at most max. */
 static gmlp_status parse_count(const gmlp_st_file *f, const char *key, long max, int *out, gmlp_error *err)
 {
-    const char *s = gmlp_st_meta(f, key);
+    const char *s = gmlp_st_meta(f, key), *end;
+    long v;
     if (!s)
         return GMLP_OK;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || v > max)
+    if (!(end = gmlp_parse_digits(s, max, &v)) || *end)
         return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata %s '%s' must be an integer from 0 to %ld", key, s, max);
     *out = (int)v;
     return GMLP_OK;
