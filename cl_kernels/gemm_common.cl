@@ -19,24 +19,36 @@
  * CLBlast GEMM). */
 #include "precision.cl"
 
-#ifndef GMLP_GEMM_A_HALF
-#define GMLP_GEMM_A_HALF 0
+/* The variant's axes (lib/ops/gemm_variant.c writes those that differ from
+ * these defaults): the operands' and C's storage, the gate's (float only so
+ * far), the prologue (none so far), how an engine's instructions issue. */
+#ifndef GMLP_GEMM_A
+#define GMLP_GEMM_A GMLP_GEMM_STORE_FLOAT
 #endif
-#ifndef GMLP_GEMM_B_HALF
-#define GMLP_GEMM_B_HALF 0
+#ifndef GMLP_GEMM_B
+#define GMLP_GEMM_B GMLP_GEMM_STORE_FLOAT
 #endif
-#ifndef GMLP_GEMM_A_BF16
-#define GMLP_GEMM_A_BF16 0
+#ifndef GMLP_GEMM_C
+#define GMLP_GEMM_C GMLP_GEMM_STORE_FLOAT
 #endif
-#ifndef GMLP_GEMM_B_BF16
-#define GMLP_GEMM_B_BF16 0
+#ifndef GMLP_GEMM_GATE
+#define GMLP_GEMM_GATE GMLP_GEMM_STORE_FLOAT
 #endif
-#ifndef GMLP_GEMM_C_BF16
-#define GMLP_GEMM_C_BF16 0
+#ifndef GMLP_GEMM_PROLOGUE
+#define GMLP_GEMM_PROLOGUE GMLP_GEMM_PROLOGUE_NONE
 #endif
-#ifndef GMLP_GEMM_C_HALF
-#define GMLP_GEMM_C_HALF 0
+#ifndef GMLP_GEMM_ISSUE
+#define GMLP_GEMM_ISSUE GMLP_GEMM_ISSUE_NATIVE
 #endif
+#if GMLP_GEMM_GATE != GMLP_GEMM_STORE_FLOAT || GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
+#error "gemm_common.cl: the gate is stored as float, and no prologue is written yet"
+#endif
+#define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_GEMM_STORE_HALF)
+#define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_GEMM_STORE_HALF)
+#define GMLP_GEMM_A_BF16 (GMLP_GEMM_A == GMLP_GEMM_STORE_BF16)
+#define GMLP_GEMM_B_BF16 (GMLP_GEMM_B == GMLP_GEMM_STORE_BF16)
+#define GMLP_GEMM_C_BF16 (GMLP_GEMM_C == GMLP_GEMM_STORE_BF16)
+#define GMLP_GEMM_C_HALF (GMLP_GEMM_C == GMLP_GEMM_STORE_HALF)
 #define GMLP_GEMM_C_16 (GMLP_GEMM_C_BF16 || GMLP_GEMM_C_HALF)
 #ifndef GMLP_GEMM_TA
 #define GMLP_GEMM_TA 0

@@ -14,19 +14,20 @@
  *   WMMA  A[l % 16][e], B[e][l % 16] (each 16 lanes repeat the first 16),
  *         D[W e + l / 16][l % 16] (e < 16 / W), W = wave size / 16.
  *
- * GMLP_MFMA_EMULATE=1 replaces the instruction by those documented
+ * GMLP_GEMM_ISSUE=1 (emulated) replaces the instruction by those documented
  * semantics, the wave's fragments through local memory
  * (tests/test_gemm_engines_emu.c). */
 #include "gemm_common.cl"
+
+#if GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_SHUFFLES
+#error "gemm_mfma.cl: emulated through local memory only"
+#endif
 
 #ifndef GMLP_MFMA_WMMA
 #define GMLP_MFMA_WMMA 0
 #endif
 #ifndef GMLP_MFMA_WAVE
 #define GMLP_MFMA_WAVE 32
-#endif
-#ifndef GMLP_MFMA_EMULATE
-#define GMLP_MFMA_EMULATE 0
 #endif
 #define GMLP_MFMA_16BIT (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16 || GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16)
 #if GMLP_MFMA_WMMA && (!GMLP_MFMA_16BIT || (GMLP_MFMA_WAVE != 32 && GMLP_MFMA_WAVE != 64))
@@ -43,7 +44,7 @@
 #define ENG_KW (ENG_MK / ENG_PK)
 #define ENG_AW (ENG_KE / ENG_PK)
 #define ENG_BW ENG_AW
-#define ENG_EMULATE GMLP_MFMA_EMULATE
+#define ENG_EMULATE GMLP_GEMM_ISSUE
 #define ENG_EMU ((GMLP_MFMA_WMMA ? ENG_SG / 8 : 2) * 16 * ENG_MK) /* A and B dense; WMMA: a copy per 16 lanes */
 #define GMLP_ENG_NAME gmlp_gemm_mfma
 #define GMLP_ENG_ATTR
@@ -71,7 +72,7 @@ static inline int gmlp_eng_c_col(int lane, int r)
     return lane % 16;
 }
 
-#if GMLP_MFMA_EMULATE
+#if GMLP_GEMM_ISSUE
 /* element e of a fragment as the instruction reads it: a word, or 16-bit
  * pairs low half first */
 static inline float gmlp_mfma_elem(const uint *f, int e)

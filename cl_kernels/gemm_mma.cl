@@ -31,16 +31,17 @@
  * (bfloat16 in BF16, half in FP16): slices copied, fragments loaded,
  * nothing computed but FP16's saturation (two instructions a word).
  *
- * GMLP_MMA_EMULATE=1 replaces each mma by the instruction's documented
+ * GMLP_GEMM_ISSUE=1 (emulated) replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
  * warp's fragments go through local memory by the documented lane layout,
  * so that a wrong fragment index gives a wrong product on any OpenCL device
  * (tests/test_gemm_mma.c). */
 #include "gemm_common.cl"
 
-#ifndef GMLP_MMA_EMULATE
-#define GMLP_MMA_EMULATE 0
+#if GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_SHUFFLES
+#error "gemm_mma.cl: emulated through local memory only"
 #endif
+
 #if GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_TF32
 #define PK 1 /* operand elements per 32-bit word */
 #define MMA_K 8
@@ -139,7 +140,7 @@ static inline uint gmlp_mma_pack(float lo, float hi)
  * staging, not the tensor cores, the bound (H100, 2026-11-26). */
 static inline uint gmlp_mma_word(float lo, float hi)
 {
-#if GMLP_MMA_EMULATE || PK == 1
+#if GMLP_GEMM_ISSUE || PK == 1
     return gmlp_mma_pack(gmlp_round(lo), gmlp_round(hi));
 #else
     uint w; /* hi into the upper half */
@@ -187,7 +188,7 @@ static inline float gmlp_mma_value_float(float x)
 }
 static inline float gmlp_mma_value_half(float x)
 {
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
     return gmlp_mma_half_value(as_uint(x));
 #else
     float v; /* one instruction in place of the decoding's eight or so */
@@ -215,7 +216,7 @@ enum {
  * the decoding, clamping and rounding of each half took some fifteen. */
 static inline uint gmlp_mma_sat(uint w)
 {
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
     const uint lo = w & 0xffffu, hi = w >> 16;
     return ((lo & 0x7fffu) == 0x7c00u ? (lo & 0x8000u) | 0x7bffu : lo) |
            ((hi & 0x7fffu) == 0x7c00u ? (hi & 0x8000u) | 0x7bffu : hi) << 16;
@@ -450,7 +451,7 @@ typedef ushort gmlp_mma_raw_bf16;
  * (addrspace 3), which cp.async's .shared operand wants. */
 static inline void gmlp_mma_copy_float(__local float *d, __global const float *s, int n, const int v)
 {
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
     for (int i = 0; i < v; i++)
         d[i] = i < n ? s[i] : 0.0f;
 #else
@@ -465,7 +466,7 @@ static inline void gmlp_mma_copy_float(__local float *d, __global const float *s
 }
 static inline void gmlp_mma_copy_bits16(__local ushort *d, __global const ushort *s, int n, const int v)
 {
-#if !GMLP_MMA_EMULATE
+#if !GMLP_GEMM_ISSUE
     const uint to = (uint)(size_t)d, bytes = 2u * (uint)n; /* cp.async copies 4, 8 or 16 bytes */
     if (v == 4) {
         GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
@@ -490,14 +491,14 @@ static inline void gmlp_mma_copy_bf16(__local ushort *d, __global const bf16 *s,
 /* the copies issued since the last commit: one group */
 static inline void gmlp_mma_commit(void)
 {
-#if !GMLP_MMA_EMULATE
+#if !GMLP_GEMM_ISSUE
     GMLP_ASM volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
 /* this work-item's groups but the newest STAGES - 2 landed */
 static inline void gmlp_mma_wait(void)
 {
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
 #elif STAGES == 2
     GMLP_ASM volatile("cp.async.wait_group 0;" ::: "memory");
 #elif STAGES == 3
@@ -589,7 +590,7 @@ GMLP_MMA_RAW_OF(raw_a, A_TYPE, TM, !GMLP_GEMM_TA)
 GMLP_MMA_RAW_OF(raw_b, B_TYPE, TN, GMLP_GEMM_TB)
 #endif
 
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
 /* A 16-bit operand's float value (the emulation's decoding). */
 static inline float gmlp_mma_value(uint h)
 {
@@ -669,7 +670,7 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b)
  * ldmatrix").  The emulation passes the rows' word offsets from base
  * through the warp's scratch, so that a wrong lane-to-row mapping gives
  * wrong fragments there too; every work-item of the group calls it alike. */
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
 static inline void gmlp_mma_ldsm4(__local const uint *base, __local const uint *row, uint *d, __local int *rows,
                                   int lane)
 {
@@ -729,7 +730,7 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
         GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int j = 0; j < NTL; j++)                       \
             GMLP_MMA_DO(acc[i][j], fa[i], fb[j]);                                                               \
     }
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
 #define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b, emu, lane)
 #else
 #define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b)
@@ -776,7 +777,7 @@ GMLP_UNROLL
 GMLP_UNROLL
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
-#if GMLP_MMA_EMULATE
+#if GMLP_GEMM_ISSUE
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
     __local int ldsm_all[WARPS * 32]; /* ldmatrix's rows (GMLP_MMA_LDSM) */

@@ -15,11 +15,11 @@
  * holds A[2e + l / 8][l % 8] in a.s_e (a float4: the rows' 64 values in
  * order over the lanes).
  *
- * GMLP_XMX_EMULATE=1 replaces the instruction by the specification's own
+ * GMLP_GEMM_ISSUE=1 (emulated) replaces the instruction by the specification's own
  * sample implementation (each lane's a.s_r paired with b.s_i of lane i,
  * sub_group_broadcast(a, i)), the lanes' vectors exchanged through local
  * memory instead of sub-group functions: tests/test_gemm_engines_emu.c.
- * GMLP_XMX_EMULATE=2 is the same sample through the sub-group itself
+ * GMLP_GEMM_ISSUE=2 (shuffles) is the same sample through the sub-group itself
  * (intel_sub_group_shuffle, the kernel's sub-groups of the required SIMD
  * size as on the GPU): on devices with cl_intel_subgroups that offer that
  * size (Intel's OpenCL CPU runtime). */
@@ -27,9 +27,6 @@
 
 #ifndef GMLP_XMX_SIMD
 #define GMLP_XMX_SIMD 8
-#endif
-#ifndef GMLP_XMX_EMULATE
-#define GMLP_XMX_EMULATE 0
 #endif
 #if GMLP_XMX_SIMD != 8 && GMLP_XMX_SIMD != 16
 #error "gemm_xmx.cl: GMLP_XMX_SIMD must be 8 or 16"
@@ -50,10 +47,10 @@
 #define ENG_KW 8
 #define ENG_AW (XMX_TF32 ? 4 : 8) /* a.s_r: a word (SIMD8) or a 16-bit value (SIMD16) per row; TF32 a float4 */
 #define ENG_BW 8
-#define ENG_EMULATE (GMLP_XMX_EMULATE == 1) /* local scratch */
+#define ENG_EMULATE (GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_EMULATED) /* local scratch */
 #define ENG_EMU (16 * GMLP_XMX_SIMD) /* the sub-group's a and b vectors */
 #define GMLP_ENG_NAME gmlp_gemm_xmx
-#if GMLP_XMX_EMULATE == 1
+#if GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_EMULATED
 #define GMLP_ENG_ATTR
 #else
 #define GMLP_ENG_ATTR __attribute__((intel_reqd_sub_group_size(GMLP_XMX_SIMD)))
@@ -96,7 +93,7 @@ static inline int gmlp_eng_c_col(int lane, int r)
 /* TF32's A[r][k] (a lane's a.s_e, e = r / 2) is in lane (r % 2) * 8 + k */
 #define XMX_TF32_LANE(r, k) ((r) % 2 * 8 + (k))
 
-#if GMLP_XMX_EMULATE == 2 && XMX_TF32
+#if GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_SHUFFLES && XMX_TF32
 /* the specification's sample: acc.s_r += sum over k of A[r][k] b.s_k, A[r][k] by shuffle */
 static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)
 {
@@ -108,7 +105,7 @@ static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int la
         acc[r] = s;
     }
 }
-#elif GMLP_XMX_EMULATE == 2
+#elif GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_SHUFFLES
 /* the specification's sample: acc.s_r += sum over i of dot(a.s_r of lane i, b.s_i), each a pair of k (SIMD16: the
  * 16-bit a.s_r of lanes 2i and 2i + 1), lane i's a.s_r by shuffle */
 static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)
@@ -126,7 +123,7 @@ static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int la
         acc[r] = s;
     }
 }
-#elif GMLP_XMX_EMULATE
+#elif GMLP_GEMM_ISSUE
 /* the specification's sample: acc.s_r += sum over i of dot(a.s_r of lane i, b.s_i), each a pair of k (SIMD16: the
  * 16-bit a.s_r of lanes 2i and 2i + 1); TF32: acc.s_r += sum over k of A[r][k] b.s_k */
 static inline void gmlp_eng_mma(float *acc, const uint *a, const uint *b, int lane, __local uint *emu)

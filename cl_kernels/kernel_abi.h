@@ -23,6 +23,18 @@
 #define GMLP_GEMM_PREC_FP16 2
 #define GMLP_GEMM_PREC_BF16 3
 
+/* A GEMM variant's other axes (lib/ops/gemm_variant.c): how an operand is
+ * stored (GMLP_GEMM_A, _B, _C, _GATE: lib/core's gmlp_elem), what its
+ * elements pass through as they are staged (GMLP_GEMM_PROLOGUE), and how a
+ * matrix engine's instructions issue (GMLP_GEMM_ISSUE: emulated in tests). */
+#define GMLP_GEMM_STORE_FLOAT 0
+#define GMLP_GEMM_STORE_HALF 1
+#define GMLP_GEMM_STORE_BF16 2
+#define GMLP_GEMM_PROLOGUE_NONE 0
+#define GMLP_GEMM_ISSUE_NATIVE 0
+#define GMLP_GEMM_ISSUE_EMULATED 1 /* the instruction's semantics, fragments through local memory */
+#define GMLP_GEMM_ISSUE_SHUFFLES 2 /* the same through the sub-group's shuffles (Intel's XMX) */
+
 /* The fused decoding step (lm_step.cl): the widest row it normalises (held
  * in local memory), the outputs of proj_in, proj_out and to_logits and the
  * channels of the gate a work-item makes. */

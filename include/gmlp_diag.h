@@ -76,11 +76,14 @@ GMLP_API gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batc
 
 /* Every OpenCL program the library may build for a GPU, one line each:
  * "NAME OPTIONS", NAME "shared" (the element-wise kernels, built with each
- * context) or a kernel file built alone in variants ("gemm.cl"; the GEMM's
- * CPU-only variants, whose blocks would spill a GPU's registers, are left
- * out; "gemm.cl@nvidia": a variant only NVIDIA GPUs get, whose deeper
- * slices other GPUs' compilers spill).  Written into buf as gmlp_list_devices does; returns the length the
- * full text needs. */
+ * context) or a kernel file built alone in variants ("gemm_tiled.cl"; the
+ * GEMM's CPU-only variants, whose blocks would spill a GPU's registers, are
+ * left out; "gemm_tiled.cl@nvidia": a variant only NVIDIA GPUs get, whose
+ * deeper slices other GPUs' compilers spill; "gemm_mma.cl@mma": a matrix
+ * engine's, named by its tilings' prefix (mma, xmx8, xmx16, xmx16tf32, mfma,
+ * mfmabf16, wmma, wmma64), which only devices whose capability ladder
+ * passed build, in every form a model runs).  Written into buf as
+ * gmlp_list_devices does; returns the length the full text needs. */
 GMLP_API size_t gmlp_diag_programs(char *buf, size_t size);
 /* The source text of program NAME as the library builds it (the prelude
  * included); returns its length, 0 for an unknown NAME. */

@@ -1,43 +1,40 @@
 /* Writes every OpenCL program the library may build into DIR, as the library
  * builds it (prelude included), and prints one line per variant: "FILE
- * OPTIONS" with FILE in DIR ("FILE@nvidia": for NVIDIA targets only).  The portability suite compiles these offline,
- * so it reads the variants from the library itself (gmlp_diag.h), never from
- * its sources.  Each further FILE named (a solo source the list leaves out,
- * such as the tensor-core gemm_mma.cl) is written into DIR as well.
- *   kernel_programs DIR [FILE...]
- *   kernel_programs --mma   the tensor-core tilings (lib/ops/gemm_tilings.c's
- *                           mma rows), a line per tiling and precision it runs:
- *                           "PRECISION TM TN TK WM WN STAGES LDSM DEFAULT FLOATS"
- *                           (DEFAULT 1 where a default row names the tiling;
- *                           FLOATS 1 where float operands, in any layout, fit
- *                           NVIDIA's 48 KiB of local memory: else the host
- *                           builds it for 16-bit operands only) */
+ * OPTIONS" with FILE in DIR ("FILE@TARGET": for NVIDIA targets only, or for
+ * the devices of one matrix engine).  The portability suite compiles these
+ * offline, so it reads the variants from the library itself (gmlp_diag.h),
+ * never from its sources.
+ *   kernel_programs DIR
+ *   kernel_programs --engines   the matrix engines' variants of that list, a
+ *       line each: "ENGINE ARCHS TILING DEFAULT PRECISION A B C TB STAGES
+ *       LDSM COUNT LABEL... | FILE OPTIONS" (ARCHS the architectures that
+ *       have the engine, comma-separated; DEFAULT 1 where a default row names
+ *       the tiling; PRECISION, A, B, C the kernel_abi.h codes; COUNT the
+ *       instructions one slice issues per sub-group, all unrolled; LABEL the
+ *       library's) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gmlp_diag.h"
-#include "ops/gemm_tilings.h"
+#include "ops/gemm_variant.h"
 
-/* kernel_programs --mma */
-static int list_mma(void)
+static void engine_line(void *user, const gmlp_tiling *t, const gmlp_gemm_variant *form, const char *target)
 {
-    size_t n;
-    const gmlp_tiling *all = gmlp_gemm_tilings(&n);
-    for (const gmlp_tiling *t = all; t < all + n; t++)
-        for (int p = GMLP_GEMM_TF32; t->needs == GMLP_ENGINE_MMA_SYNC && p < GMLP_GEMM_PRECISIONS; p++) {
-            if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
-                continue;
-            int floats = 1;
-            for (int along = 0; along < 4; along++) {
-                const gmlp_gemm_operands o = {GMLP_ELEM_F32, GMLP_ELEM_F32, along & 1, along >> 1,
-                                              (gmlp_gemm_precision)p};
-                floats &= gmlp_gemm_tiling_form_bytes(t, &o) <= 48 * 1024;
-            }
-            printf("%d %d %d %d %d %d %d %d %d %d\n", p, t->tm, t->tn, t->tk, t->wm, t->wn, t->stages, t->ldsm,
-                   gmlp_gemm_tiling_is_default(t), floats);
-        }
-    return 0;
+    (void)user;
+    const gmlp_engine *e = gmlp_engine_of(t->needs);
+    if (!e)
+        return;
+    const gmlp_gemm_variant v = gmlp_gemm_variant_on(form, t);
+    char defs[480], label[200], archs[200];
+    snprintf(archs, sizeof archs, "%s", e->archs);
+    for (char *c = archs; (c = strchr(c, ' ')) != NULL;)
+        *c = ',';
+    gmlp_gemm_variant_defines(&v, t, 1, defs, sizeof defs);
+    gmlp_gemm_variant_label(&v, t, label, sizeof label);
+    const int count = t->wm * t->wn * e->lanes / (e->m * e->n) * (t->tk / e->k[v.precision]);
+    printf("%s %s %s %d %d %d %d %d %d %d %d %d %s | %s %s\n", target, archs, t->name, gmlp_gemm_tiling_is_default(t),
+           v.precision, v.a, v.b, v.c, v.tb, t->stages, t->ldsm, count, label, t->kernel->file, defs);
 }
 
 /* The program of solo file name (or "shared") into dir, as NAME.cl; 1 on failure. */
@@ -65,15 +62,18 @@ static int write_program(const char *dir, const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: kernel_programs DIR [FILE...] | --mma\n");
+        fprintf(stderr, "usage: kernel_programs DIR | --engines\n");
         return 2;
     }
-    if (!strcmp(argv[1], "--mma"))
-        return list_mma();
+    if (!strcmp(argv[1], "--engines")) {
+        gmlp_gemm_programs(engine_line, NULL);
+        return 0;
+    }
     size_t need = gmlp_diag_programs(NULL, 0);
     char *list = malloc(need + 1);
     gmlp_diag_programs(list, need + 1);
     int rc = 0;
+    char written[64] = "";
     for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
         char name[64];
         const char *options = strchr(line, ' ');
@@ -81,12 +81,12 @@ int main(int argc, char **argv)
         size_t len_name = options ? (size_t)(options - line) : strlen(line), at = strcspn(line, "@");
         snprintf(name, sizeof name, "%.*s", (int)(at < len_name ? at : len_name), line);
         const char *target = at < len_name ? line + at : "";
-        rc |= write_program(argv[1], name);
+        if (strcmp(name, written)) /* a program's variants are listed together */
+            rc |= write_program(argv[1], name);
+        snprintf(written, sizeof written, "%s", name);
         printf("%s%s%.*s%s\n", name, strstr(name, ".cl") ? "" : ".cl", (int)(len_name - strlen(name)), target,
                options ? options : "");
     }
     free(list);
-    for (int i = 2; i < argc; i++)
-        rc |= write_program(argv[1], argv[i]);
     return rc;
 }

@@ -25,6 +25,7 @@
 
 #include "cl/program.h"
 #include "core/precision.h"
+#include "ops/gemm_variant.h"
 #include "ops/state.h"
 #include "ops_check.h"
 
@@ -259,7 +260,7 @@ static void check_half_operands(const char *dir, const float *a, const float *b)
     down(dc, got, (size_t)M * N);
     const double err = error_in(GMLP_GEMM_FP16, a, b, got);
     verdicts(path, sizeof path, text, sizeof text);
-    CHECK(strstr(text, "-DGMLP_GEMM_A_HALF=1 -DGMLP_GEMM_B_HALF=1") && strstr(text, "pass -D") &&
+    CHECK(strstr(text, "-DGMLP_GEMM_A=1 -DGMLP_GEMM_B=1") && strstr(text, "pass -D") &&
               strstr(text, "-DGMLP_GEMM_PRECISION=2") && !strstr(text, "fail") && err <= 1e-5,
           "FP16 of half operands on the tensor cores: %.3g from the reference, verdicts '%.300s'", err, text);
     gmlp_buffer_release(ctx, &da), gmlp_buffer_release(ctx, &db), gmlp_buffer_release(ctx, &dc);
@@ -308,27 +309,19 @@ static void check_slice_bytes(const char *dir, const float *a, const float *b)
 }
 
 /* verdict (a line of the verdicts file: "pass" and a variant's -D options,
- * lib/ops/gemm_kernel.c's order) as "fail" on tiling t instead (its numbers
- * and stages), in place; 0 when t does not run the variant's precision. */
+ * the form's then the tiling's: gemm_variant.c) as "fail" on tiling t
+ * instead, in place; 0 when t does not run the variant's precision. */
 static int retiled(char *verdict, const gmlp_tiling *t)
 {
-    char out[600];
-    const char *tm = strstr(verdict, " -DGMLP_GEMM_TM="), *prec = strstr(verdict, " -DGMLP_GEMM_PRECISION=");
-    const char *emu = strstr(verdict, " -DGMLP_MMA_EMULATE=");
-    if (!tm || !prec || !emu)
+    char out[600], tiling[300];
+    const char *un = strstr(verdict, "-DGMLP_GEMM_UNROLL="), *prec = strstr(verdict, "-DGMLP_GEMM_PRECISION=");
+    if (!un || !prec || !strstr(verdict, "-DGMLP_GEMM_ISSUE=1 ") || un < verdict + 4)
         return 0;
-    const int p = atoi(prec + strlen(" -DGMLP_GEMM_PRECISION="));
+    const int p = atoi(prec + strlen("-DGMLP_GEMM_PRECISION="));
     if (!gmlp_gemm_tiling_runs(t, (gmlp_gemm_precision)p))
         return 0;
-    char stages[60] = ""; /* and the ldmatrix switch, as gemm_kernel.c's defines() writes them */
-    if (t->stages)
-        snprintf(stages, sizeof stages, " -DGMLP_MMA_STAGES=%d", t->stages);
-    if (t->ldsm)
-        snprintf(stages, sizeof stages, " -DGMLP_MMA_LDSM=1");
-    snprintf(out, sizeof out,
-             "fail%.*s -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d "
-             "-DGMLP_GEMM_PRECISION=%d%s%s\n",
-             (int)(tm - verdict - 4), verdict + 4, t->tm, t->tn, t->tk, t->wm, t->wn, p, stages, emu);
+    gmlp_gemm_tiling_defines(t, atoi(un + strlen("-DGMLP_GEMM_UNROLL=")), tiling, sizeof tiling);
+    snprintf(out, sizeof out, "fail%.*s%s\n", (int)(un - verdict - 4), verdict + 4, tiling);
     snprintf(verdict, 600, "%s", out);
     return 1;
 }
@@ -346,11 +339,12 @@ int main(int argc, char **argv)
     /* the ladder's self-test runs the rows' tilings, of 4 warps and more: a device whose compiler allows
      * fewer work-items a group (rusticl: 32) fails it for that reason alone, which gemm-tables and the
      * host-only checks above cover */
-    static const gmlp_kernel_spec mma_spec = {"gemm_mma.cl", "gmlp_gemm_mma"};
     const gmlp_kernel *probe;
-    if (gmlp_kernel_get(ctx, &mma_spec, "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=3 -DGMLP_GEMM_UNROLL=0 "
-                        "-DGMLP_GEMM_TB=1 -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=64 -DGMLP_GEMM_TN=64 -DGMLP_GEMM_TK=16 "
-                        "-DGMLP_GEMM_WM=4 -DGMLP_GEMM_WN=8", "gmlp_gemm_mma (emulated)", &probe) == GMLP_OK &&
+    const gmlp_tiling *probe_t = gmlp_gemm_tiling_named("mma_64x64x16_4x8");
+    const gmlp_gemm_variant probe_v = {.tb = 1, .vw = 4, .precision = GMLP_GEMM_BF16, .issue = GMLP_ISSUE_EMULATED};
+    char probe_defs[400];
+    gmlp_gemm_variant_defines(&probe_v, probe_t, 0, probe_defs, sizeof probe_defs);
+    if (gmlp_kernel_get(ctx, &gmlp_gemm_mma, probe_defs, "gmlp_gemm_mma (emulated)", &probe) == GMLP_OK &&
         probe->wg_max < 128) {
         printf("SKIP: the capability ladder on '%s': its kernels allow %zu work-items a group, the tensor-core "
                "tilings need 128 or more\n", ctx->dev.name, probe->wg_max);
@@ -381,7 +375,7 @@ int main(int argc, char **argv)
           e_raw);
     CHECK(ctx->ops->probe != NULL, "the ladder made its own context");
     verdicts(path, sizeof path, text, sizeof text);
-    CHECK(strstr(text, "pass -D") && strstr(text, "GMLP_MMA_EMULATE=1") && !strstr(text, "fail"),
+    CHECK(strstr(text, "pass -D") && strstr(text, "GMLP_GEMM_ISSUE=1") && !strstr(text, "fail"),
           "passing verdicts kept: '%.200s'", text);
 
     /* a second context on the same cache: the verdicts from the file */

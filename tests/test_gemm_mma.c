@@ -1,5 +1,5 @@
 /* The tensor-core GEMM (cl_kernels/gemm_mma.cl) on any OpenCL device: built
- * with GMLP_MMA_EMULATE=1, each mma.sync is the instruction's documented
+ * with GMLP_GEMM_ISSUE=1 (emulated), each mma.sync is the instruction's documented
  * semantics with the fragments through local memory, so that the kernel's
  * fragment indexing, staging (rounding, 16-bit packing, transposes), edges
  * and epilogue are checked here, the instruction itself on the GPU.  For
@@ -21,6 +21,7 @@
 #include "core/half.h"
 #include "core/precision.h"
 #include "kernel_abi.h"
+#include "ops/gemm_variant.h"
 #include "emu_check.h"
 
 /* NN: B not transposed; TA: A transposed; C_BF16, C_HALF: C stored as bfloat16, half; B_SCALED: the
@@ -39,7 +40,6 @@ typedef struct tiling {
     int ldsm;                       /* 16-bit fragments of operands stored along k by ldmatrix */
 } tiling;
 
-static const gmlp_kernel_spec mma_spec = {"gemm_mma.cl", "gmlp_gemm_mma"};
 static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
 
 /* C = epilogue(op(A) . op(B) + beta C) on the emulated kernel of tiling t,
@@ -50,22 +50,21 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
 {
     const int nn = (flags & NN) != 0, ta = (flags & TA) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
     char defs[400], what[300];
-    snprintf(defs, sizeof defs,
-             "-DGMLP_MMA_EMULATE=1 -DGMLP_GEMM_PRECISION=%d -DGMLP_GEMM_UNROLL=0 -DGMLP_GEMM_A_HALF=%d "
-             "-DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d -DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d "
-             "-DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d -DGMLP_MMA_STAGES=%d "
-             "-DGMLP_GEMM_A_BF16=%d -DGMLP_GEMM_B_BF16=%d -DGMLP_MMA_LDSM=%d -DGMLP_GEMM_C_BF16=%d "
-             "-DGMLP_GEMM_C_HALF=%d",
-             prec, (flags & A_HALF) != 0, (flags & B_HALF) != 0, ta, !nn, vw, t->tm, t->tn, t->tk, t->wm, t->wn,
-             t->stages, (flags & A_BF16) != 0, (flags & B_BF16) != 0, t->ldsm, (flags & C_BF16) != 0,
-             (flags & C_HALF) != 0);
     const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
+    /* the library's defines for this tiling and form, the instruction emulated, loops rolled as on CPUs */
+    const gmlp_tiling row = {.name = "test", .kernel = &gmlp_gemm_mma, .tm = t->tm, .tn = t->tn, .tk = t->tk,
+                             .wm = t->wm, .wn = t->wn, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC, .stages = t->stages,
+                             .ldsm = t->ldsm};
+    const gmlp_gemm_variant v = {.ta = (uint8_t)ta, .tb = (uint8_t)!nn, .vw = (uint8_t)vw,
+                                 .a = (uint8_t)elem_of(flags, 0), .b = (uint8_t)elem_of(flags, 1), .c = (uint8_t)ec,
+                                 .precision = (uint8_t)prec, .issue = GMLP_ISSUE_EMULATED};
+    gmlp_gemm_variant_defines(&v, &row, 0, defs, sizeof defs);
     snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
              prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), gmlp_elem_name(ec), m, n, k, batch,
              (double)beta, epi, (double)a_scale, flags & B_SCALED ? " (B's too)" : "");
     const gmlp_kernel *kern;
-    if (gmlp_kernel_get(ctx, &mma_spec, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
+    if (gmlp_kernel_get(ctx, &gmlp_gemm_mma, defs, "gmlp_gemm_mma (emulated)", &kern) != GMLP_OK) {
         CHECK(0, "%s: build: %s", what, gmlp_last_error(ctx));
         return;
     }

@@ -3,10 +3,14 @@
  * tiles; every default row names known tilings, says what chose it, and the
  * last one takes any product; lookups give what the rows say for made-up
  * CPUs, NVIDIA GPUs and other GPUs (the first matching row wins); split-K:
- * the batch-1 products of a big GPU split, a CPU's and big batches' not. */
+ * the batch-1 products of a big GPU split, a CPU's and big batches' not.
+ * The variants' axes: their plan keys one per keyed combination, within
+ * GMLP_GEMM_VARIANT_KEYS; each axis's defines and labels those its values
+ * say; the engines' bits distinct, in order, below EMULATED. */
 #include <string.h>
 
 #include "check.h"
+#include "ops/gemm_variant.h"
 #include "ops/ops.h"
 
 static gmlp_devinfo device(cl_device_type type, gmlp_vendor vendor)
@@ -165,10 +169,87 @@ static void check_split(void)
           "split-K rows: each says what chose it");
 }
 
+/* Every combination of the axes' values (their indices in digits[]), from axis i on. */
+static void each_variant(const gmlp_gemm_axis *axes, size_t n, size_t i, gmlp_gemm_variant *v, unsigned char *seen,
+                         size_t *count)
+{
+    if (i == n) {
+        const size_t key = gmlp_gemm_variant_key(v);
+        CHECK(key < GMLP_GEMM_VARIANT_KEYS, "key %zu within %d", key, GMLP_GEMM_VARIANT_KEYS);
+        if (key < GMLP_GEMM_VARIANT_KEYS && v->issue == GMLP_ISSUE_NATIVE) { /* issue: no part of the key */
+            CHECK(!seen[key], "key %zu taken twice", key);
+            seen[key] = 1;
+            (*count)++;
+        }
+        return;
+    }
+    for (int d = 0; d < axes[i].radix; d++) {
+        ((unsigned char *)v)[axes[i].offset] = (unsigned char)axes[i].values[d];
+        each_variant(axes, n, i + 1, v, seen, count);
+    }
+}
+
+static void check_axes(void)
+{
+    size_t n, count = 0, keys = 1;
+    const gmlp_gemm_axis *axes = gmlp_gemm_axes(&n);
+    static unsigned char seen[GMLP_GEMM_VARIANT_KEYS];
+    gmlp_gemm_variant v = {0};
+    for (size_t i = 0; i < n; i++) {
+        keys *= axes[i].keyed ? (size_t)axes[i].radix : 1;
+        CHECK(axes[i].radix >= 1 && axes[i].radix <= GMLP_GEMM_AXIS_VALUES && axes[i].offset < sizeof v,
+              "axis %s: %d values", axes[i].field, axes[i].radix);
+    }
+    CHECK(keys == GMLP_GEMM_VARIANT_KEYS, "the keyed axes give %zu keys, not %d", keys, GMLP_GEMM_VARIANT_KEYS);
+    each_variant(axes, n, 0, &v, seen, &count);
+    CHECK(count == GMLP_GEMM_VARIANT_KEYS, "%zu of %d keys reached", count, GMLP_GEMM_VARIANT_KEYS);
+    /* a variant's defines: the values other than the first, then the tiling's own */
+    const gmlp_tiling *t = gmlp_gemm_tiling_named("mma_64x64x16_4x8_s3_ldsm");
+    const gmlp_gemm_variant bf = {.tb = 1, .vw = 4, .a = GMLP_ELEM_BF16, .b = GMLP_ELEM_F16, .c = GMLP_ELEM_BF16,
+                                  .precision = GMLP_GEMM_BF16, .issue = GMLP_ISSUE_EMULATED};
+    char defs[400], tiling[300], label[200], want[700];
+    gmlp_gemm_variant_defines(&bf, t, 1, defs, sizeof defs);
+    gmlp_gemm_tiling_defines(t, 1, tiling, sizeof tiling);
+    snprintf(want, sizeof want, "-DGMLP_GEMM_TB=1 -DGMLP_GEMM_VW=4 -DGMLP_GEMM_A=2 -DGMLP_GEMM_B=1 -DGMLP_GEMM_C=2 "
+             "-DGMLP_GEMM_PRECISION=3 -DGMLP_GEMM_ISSUE=1 %s", tiling);
+    CHECK(!strcmp(defs, want), "defines '%s', want '%s'", defs, want);
+    CHECK(!strcmp(tiling, "-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_TM=64 -DGMLP_GEMM_TN=64 -DGMLP_GEMM_TK=16 -DGMLP_GEMM_WM=4 "
+                          "-DGMLP_GEMM_WN=8 -DGMLP_MMA_STAGES=3 -DGMLP_MMA_LDSM=1"), "tiling defines '%s'", tiling);
+    gmlp_gemm_variant_label(&bf, t, label, sizeof label);
+    CHECK(!strcmp(label, "gmlp_gemm_mma mma_64x64x16_4x8_s3_ldsm NT v4 A:bf16 B:half C:bf16 bf16 emulated"),
+          "label '%s'", label);
+    const gmlp_gemm_variant plain = {.vw = 1};
+    gmlp_gemm_variant_defines(&plain, gmlp_gemm_tiling_named("tiled_16x16x4_4x4"), 0, defs, sizeof defs);
+    CHECK(!strncmp(defs, "-DGMLP_GEMM_UNROLL=0 ", 21), "the kernels' defaults left out: '%s'", defs);
+    /* the direct kernel's width is its own, the others' at most the operands' */
+    const gmlp_gemm_variant v1 = gmlp_gemm_variant_on(&plain, gmlp_gemm_tiling_named("direct_4x64_1x4_v4"));
+    const gmlp_gemm_variant v4 = {.vw = 4}, on = gmlp_gemm_variant_on(&v4, gmlp_gemm_tiling_named("xmx8_64x64x16_4x8"));
+    CHECK(v1.vw == 4 && on.vw == 1, "vector widths %d, %d", v1.vw, on.vw);
+    const gmlp_tiling *v8 = gmlp_gemm_tiling_named("direct_16x32_4x16_v8");
+    const gmlp_gemm_variant d8 = gmlp_gemm_variant_on(&v4, v8);
+    gmlp_gemm_variant_defines(&d8, v8, 0, defs, sizeof defs);
+    gmlp_gemm_variant_label(&d8, v8, label, sizeof label);
+    CHECK(strstr(defs, "-DGMLP_GEMM_VW=8 ") && strstr(label, " v8 "), "a width no alignment gives: '%s', '%s'", defs,
+          label);
+    /* the engines' bits: one each, in table order, all below EMULATED */
+    unsigned seen_bits = 0, last = 0;
+    for (unsigned bit = 1; bit && bit < GMLP_ENGINE_EMULATED; bit <<= 1) {
+        const gmlp_engine *e = gmlp_engine_of(bit);
+        if (e && e->bit == bit) {
+            CHECK(bit > last && !(seen_bits & bit) && e->lanes > 0 && e->m > 0 && e->n > 0 && e->local_mem > 0,
+                  "engine %s: bit %#x", e->prefix, bit);
+            seen_bits |= bit, last = bit;
+        }
+    }
+    CHECK(seen_bits == (last << 1) - 1 && !gmlp_engine_of(GMLP_ENGINE_EMULATED), "engine bits %#x: from bit 0 on",
+          seen_bits);
+}
+
 int main(void)
 {
     check_tilings();
     check_defaults();
     check_split();
+    check_axes();
     return check_summary("gemm-tables");
 }

@@ -12,10 +12,12 @@
 # scratch bytes per thread, from the patch tokens ocloc disasm dumps) and
 # fails on any scratch, i.e. on spilling (NVIDIA: registers per thread; any
 # stack frame or spill fails).  Intel scratch that cannot be parsed ("?")
-# fails for GEMM variants.  The tensor-core GEMM (gemm_mma.cl, which the
-# list leaves out: the library builds it only where the capability ladder
-# passed) compiles in each precision's instruction and the model's forms, for
-# sm_90 each form, for sm_80 each row's first: no spill, and the
+# fails for GEMM variants.  The matrix engines' variants (lines
+# "FILE@ENGINE": the library builds them only where the capability ladder
+# passed) are sampled (kernel_programs --engines): each tiling and precision
+# one of its forms in turn, a default tensor-core tiling every form of its
+# precision's default weights.  The tensor-core GEMM (gemm_mma.cl) compiles
+# for sm_90 each form, for sm_80 each row's first: no spill, and the
 # instruction's HMMA (the ldmatrix rows'
 # LDSM too, FP16's half operands' saturation HMNMX2) in the SASS (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
@@ -40,19 +42,39 @@ fi
 mkdir "$tmp/src"
 w=$tmp/main # the scratch directory of what runs in this shell (spawn: a job's own)
 mkdir "$w"
-"$programs" "$tmp/src" gemm_mma.cl >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
+"$programs" "$tmp/src" >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
+# The matrix engines' sample: ENGINE ARCHS TILING DEFAULT PRECISION A B C TB STAGES LDSM COUNT LABEL | FILE OPTIONS
+"$programs" --engines | awk '
+{
+    key = $1 " " $3 " " $5
+    if (!(key in n))
+        order[++groups] = key
+    line[key, ++n[key]] = $0
+}
+END {
+    for (g = 1; g <= groups; g++) {
+        key = order[g]
+        for (i = 1; i <= n[key]; i++) {
+            $0 = line[key, i]
+            weights = $9 == 1 ? $7 : $6 # B of NT, A of NN; a precision code less one is its default storage
+            if (i == (g - 1) % n[key] + 1 || ($1 == "mma" && $4 == 1 && weights == $5 - 1))
+                print
+        }
+    }
+}' >"$tmp/engines" || { echo "FAIL: $programs --engines"; exit 1; }
 
-# Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float".
+# Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float" (an axis the
+# options leave out has the kernels' default: float, N, vector width 1).
 label() {
     case $2 in
     *GMLP_GEMM*)
         echo "$2" | tr ' ' '\n' | grep GMLP_GEMM | sed 's/^-DGMLP_GEMM_//' | {
             while IFS== read -r k v; do eval "$k=$v"; done
-            ta=float; [ "$A_HALF" = 1 ] && ta=half; [ "${A_BF16:-0}" = 1 ] && ta=bf16
-            tb=float; [ "$B_HALF" = 1 ] && tb=half; [ "${B_BF16:-0}" = 1 ] && tb=bf16
-            tc=; [ "${C_BF16:-0}" = 1 ] && tc=" C:bf16"; [ "${C_HALF:-0}" = 1 ] && tc=" C:half"
-            tr=NN; [ "$TA$TB" = 01 ] && tr=NT; [ "$TA$TB" = 10 ] && tr=TN; [ "$TA$TB" = 11 ] && tr=TT
-            echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} $tr v$VW A:$ta B:$tb$tc"
+            elem() { case ${1:-0} in 1) echo half ;; 2) echo bf16 ;; *) echo float ;; esac; }
+            tc=; [ "${C:-0}" = 0 ] || tc=" C:$(elem "$C")"
+            tr=NN; [ "${TA:-0}${TB:-0}" = 01 ] && tr=NT; [ "${TA:-0}${TB:-0}" = 10 ] && tr=TN
+            [ "${TA:-0}${TB:-0}" = 11 ] && tr=TT
+            echo "${1%.cl} ${TM}x${TN}x${TK}/${WM}x${WN} $tr v${VW:-1} A:$(elem "${A:-0}") B:$(elem "${B:-0}")$tc"
         } ;;
     *) echo "${1%.cl} $2" ;;
     esac
@@ -107,10 +129,11 @@ variants=0
 # one program variant on every target: FILE DEFS
 check_variant() {
     local file=$1 defs=$2
-    # "gemm_tiled.cl@nvidia": a variant the library gives NVIDIA GPUs only
+    # "gemm_tiled.cl@nvidia": a variant the library gives NVIDIA GPUs only; "FILE@ENGINE": a matrix
+    # engine's (the sections below)
     only=
     case $file in *@*) only=${file#*@}; file=${file%%@*} ;; esac
-    case $file in gemm_xmx.cl | gemm_mfma.cl) return ;; esac # the matrix engines' sections below
+    case $only in "" | nvidia) ;; *) return ;; esac
     f=$tmp/src/$file
     name="$(label "$file" "$defs")${only:+ ($only only)}"
     if [ $have_ocloc = 1 ] && [ -z "$only" ]; then
@@ -203,20 +226,16 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
-    # one form of a tiling: FORM PRECISION HMMA TM TN TK STAGES LDSM ARCHS (WM, WN: the row's)
+    # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS
     check_mma_form() {
-        local form=$1 tb ah bh ch defs ld name regs smem bad hmma ldsm hmnmx archs=$9
-        shift
-        tb=${form%%:*} ah=${form#*:}; ah=${ah%%:*} bh=${form#*:*:}; bh=${bh%%:*} ch=0
-        case $form in *:*:*:*) ch=${form##*:} ;; esac
-        defs="-DGMLP_GEMM_UNROLL=1 -DGMLP_GEMM_A_HALF=$((ah == 1)) -DGMLP_GEMM_B_HALF=$((bh == 1))"
-        [ "$ch" = 2 ] && defs="$defs -DGMLP_GEMM_C_BF16=1"
-        [ "$ch" = 1 ] && defs="$defs -DGMLP_GEMM_C_HALF=1"
-        defs="$defs -DGMLP_GEMM_A_BF16=$((ah == 2)) -DGMLP_GEMM_B_BF16=$((bh == 2)) -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$tb"
-        defs="$defs -DGMLP_GEMM_VW=4 -DGMLP_GEMM_TM=$3 -DGMLP_GEMM_TN=$4 -DGMLP_GEMM_TK=$5 -DGMLP_GEMM_WM=$wm"
-        defs="$defs -DGMLP_GEMM_WN=$wn -DGMLP_GEMM_PRECISION=$1 -DGMLP_MMA_STAGES=$6 -DGMLP_MMA_LDSM=$7"
-        ld=; [ "$7" = 1 ] && ld=" ldmatrix"
-        name="$(label gemm_mma.cl "$defs") s$6$ld ${2#HMMA.}"
+        local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 hmma native regs smem bad \
+            n_hmma n_ldsm hmnmx ld want_ldsm=0
+        case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
+        # ldmatrix: of every 16-bit fragment staged through registers; through cp.async, of the operands
+        # stored along k (A; B of NT) as the instruction's bits (FP16 half, BF16 bfloat16)
+        native=$((prec - 1))
+        [ "$ldsm" = 1 ] && { [ "$stages" = 0 ] || [ "$ah" = $native ] || { [ "$tb" = 1 ] && [ "$bh" = $native ]; }; } &&
+            want_ldsm=1
         # shellcheck disable=SC2086
         if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
             -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
@@ -233,18 +252,18 @@ else
                 "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
             # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
             cuobjdump -sass "$w/k.cubin" >"$w/k.sass" 2>&1
-            hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$w/k.sass" | grep -cxF "$2")
-            ldsm=$(grep -c 'LDSM' "$w/k.sass")
+            n_hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$w/k.sass" | grep -cxF "$hmma")
+            n_ldsm=$(grep -c 'LDSM' "$w/k.sass")
             hmnmx=$(grep -c 'HMNMX2' "$w/k.sass")
-            echo "$name $sm: $regs registers, $smem, $hmma $2${ld:+, $ldsm LDSM}${bad:+, $bad}"
+            ld=; [ "$ldsm" = 1 ] && ld=", $n_ldsm LDSM"
+            echo "$name $sm: $regs registers, $smem, $n_hmma $hmma$ld${bad:+, $bad}"
             if [ -n "$bad" ]; then
                 fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
-            elif [ "$hmma" = 0 ]; then
-                fail=$((fail + 1)); echo "FAIL: $name on $sm: no $2 in the SASS"
-            elif [ -n "$ld" ] && { [ "$6" = 0 ] || [ "$bh" = 2 ] || { [ "$1" = 2 ] && [ "$bh" = 1 ]; }; } &&
-                [ "$ldsm" = 0 ]; then
+            elif [ "$n_hmma" = 0 ]; then
+                fail=$((fail + 1)); echo "FAIL: $name on $sm: no $hmma in the SASS"
+            elif [ $want_ldsm = 1 ] && [ "$n_ldsm" = 0 ]; then
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
-            elif [ "$1" = 2 ] && { [ "$ah" = 1 ] || [ "$bh" = 1 ]; } && [ "$hmnmx" = 0 ]; then
+            elif [ "$prec" = 2 ] && { [ "$ah" = 1 ] || [ "$bh" = 1 ]; } && [ "$hmnmx" = 0 ]; then
                 # half operands taken as the instruction's bits: saturated by max / min of f16x2
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no HMNMX2 (FP16's saturation) in the SASS"
             else
@@ -252,49 +271,22 @@ else
             fi
         done
     }
-    # lib/ops/gemm_tilings.c's tensor-core tilings, a line per tiling and precision (kernel_programs
-    # --mma): each in one of the model's forms, in turn; a default tiling in all four, in its first precision
-    # TB:A:B[:C], A, B and C 0 float, 1 half, 2 bfloat16 (C float unless given): NT, NT with half weights, NN, NN
-    # with half weights
-    all_forms="1:0:0 1:0:1 0:0:0 0:1:0"
-    "$programs" --mma >"$tmp/mma" || { fail=$((fail + 1)); echo "FAIL: $programs --mma"; }
-    i=0 seen=" "
-    while read -r prec tm tn tk wm wn stages ldsm default floats; do
-        case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
-        set -- $all_forms
-        shift $((i % 4))
-        forms=$1 i=$((i + 1))
-        case $seen in *" ${tm}x${tn}x${tk}s${stages}l$ldsm "*) ;; *)
-            seen="$seen${tm}x${tn}x${tk}s${stages}l$ldsm "
-            [ "$default" = 1 ] && forms=$all_forms ;;
-        esac
-        # a default's BF16 with bfloat16 weights, as a BF16 model stores them (the bits packed as they are)
-        # (and the ldmatrix rows', whose cp.async staging loads by ldmatrix only bfloat16 operands)
-        [ "$prec" = 3 ] && { [ "$default" = 1 ] || [ "$ldsm" = 1 ]; } && forms="$forms 1:0:2"
-        # and FP16's cp.async ldmatrix rows of half operands (loaded by ldmatrix, then saturated)
-        [ "$prec" = 2 ] && [ "$ldsm" = 1 ] && [ "$stages" != 0 ] && [ "$floats" = 1 ] && forms="$forms 1:1:1"
-        # a tiling whose cp.async slices of float operands overflow NVIDIA's 48 KiB (the host builds it for
-        # 16-bit operands only): its precision's 16-bit forms, NT and NN
-        h16=$((prec == 3 ? 2 : 1))
-        [ "$floats" = 0 ] && forms="1:$h16:$h16 0:$h16:$h16"
-        # a default's BF16 forms of a BF16 model's bfloat16 activations: fc2 of the gated product (NT, float
-        # out), fc1 of the Mixer and ResMLP (NT, bfloat16 out), the spatial matmul (NN, bfloat16 out)
-        [ "$prec" = 3 ] && [ "$default" = 1 ] && forms="$forms 1:2:2 1:2:2:2 0:2:2:2"
-        # and FP16's of an FP16 model's half weights and activations, the same products
-        [ "$prec" = 2 ] && [ "$default" = 1 ] && forms="$forms 1:1:1 1:1:1:1 0:1:1:1"
-        # Hopper (sm_90) each form; Ampere (sm_80) the row's first (ptxas takes 3-6 s a form of these kernels,
-        # most of this suite's time)
-        archs="sm_80 sm_90"
-        for form in $forms; do
-            spawn check_mma_form "$form" "$prec" "$hmma" "$tm" "$tn" "$tk" "$stages" "$ldsm" "$archs" </dev/null
-            archs=sm_90
-        done
-    done <"$tmp/mma"
+    # Hopper (sm_90) each form; Ampere (sm_80) each tiling's first (ptxas takes 3-6 s a form of these
+    # kernels, most of this suite's time)
+    seen=" "
+    while read -r engine archs tiling default prec ah bh ch tb stages ldsm count rest; do
+        [ "$engine" = mma ] || continue
+        archs=sm_90
+        case $seen in *" $tiling "*) ;; *) seen="$seen$tiling " archs="sm_80 sm_90" ;; esac
+        label=${rest%% | *} rest=${rest#* | }
+        spawn check_mma_form "$prec" "$ah" "$bh" "$tb" "$stages" "$ldsm" "${label#gmlp_gemm_mma }" "${rest#* }" \
+            "$archs" </dev/null
+    done <"$tmp/engines"
     collect
 fi
-# The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl, which the list
-# leaves out: the library builds them only where the capability ladder
-# passed): a handful of variants per engine, each with as many of its
+# The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl: the library
+# builds them only where the capability ladder passed): the sample of each
+# tiling and precision (kernel_programs --engines), each with as many of its
 # instruction in the machine code as its tiles and k-steps per slice (fewer:
 # the loops were not unrolled; IGC does so when its first, unrolled try
 # spilled, and leaves no scratch to see), no call (ocloc leaves an unknown
@@ -302,93 +294,73 @@ fi
 # (SIMD16; TF32 there only: its dpas through inline vISA), never tgllp, which has no XMX yet "builds" dpas into invalid
 # code; ocloc disasm needs libiga64.so, of which Debian ships libiga64.so.1.
 # AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100
-# in wave32 and wave64.
+# to gfx1103 in wave32 and wave64: the architectures the library's engine
+# rows list (kernel_programs --engines).
 # With CI set, a missing compiler fails.
-engine_defs() { # PRECISION TM TN TK WM WN TB A_HALF B_HALF
-    echo "-DGMLP_GEMM_PRECISION=$1 -DGMLP_GEMM_TM=$2 -DGMLP_GEMM_TN=$3 -DGMLP_GEMM_TK=$4 -DGMLP_GEMM_WM=$5" \
-        "-DGMLP_GEMM_WN=$6 -DGMLP_GEMM_TA=0 -DGMLP_GEMM_TB=$7 -DGMLP_GEMM_A_HALF=$8 -DGMLP_GEMM_B_HALF=$9 -DGMLP_GEMM_VW=1"
-}
-engine_prec() { # PRECISION ...: its name
-    case $1 in 0) echo FP32 ;; 1) echo TF32 ;; 2) echo FP16 ;; 3) echo BF16 ;; esac
-}
 engine_missing() {
     if [ -n "${CI:-}" ]; then fail=$((fail + 1)); echo "FAIL: $1 (CI)"; else echo "SKIP: $1"; fi
 }
-mkdir "$tmp/eng"
-"$programs" "$tmp/eng" gemm_xmx.cl gemm_mfma.cl >/dev/null || { fail=$((fail + 1)); echo "FAIL: $programs gemm_xmx.cl"; }
 if [ $have_ocloc = 0 ]; then
     engine_missing "Intel XMX (needs ocloc: intel-opencl-icd)"
 else
     iga=$(ldconfig -p | grep -o '/[^ ]*/libiga64\.so\.1$' | head -n 1)
     mkdir "$tmp/iga"
     [ -z "$iga" ] || ln -s "$iga" "$tmp/iga/libiga64.so"
-    # device, SIMD, dpas expected; precision, tiling, form (engine_defs)
-    while read -r dev simd want rest; do
-        # shellcheck disable=SC2086
-        defs="-DGMLP_XMX_SIMD=$simd $(engine_defs $rest)"
-        name="$(label gemm_xmx.cl "$defs") $(engine_prec "${rest%% *}") SIMD$simd"
-        rm -rf "$w/ocl"
-        if ! ocloc compile -q -file "$tmp/eng/gemm_xmx.cl" -device "$dev" -options "-cl-std=CL1.2 $defs" \
-            -out_dir "$w/ocl" >"$w/log" 2>&1; then
-            fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$w/log"; continue
-        fi
-        scratch=$(export LD_LIBRARY_PATH="$tmp/iga${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-            intel_scratch "$(ls "$w"/ocl/*.bin | head -n 1)" "$dev")
-        asm=$w/dis/gmlp_gemm_xmx_KernelHeap.asm
-        dpas=$(grep -c '^ *dpas' "$asm" 2>/dev/null) calls=$(grep -c 'call' "$asm" 2>/dev/null)
-        echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread"
-        if [ "${dpas:-0}" != "$want" ] || [ "$calls" != 0 ] || [ "$scratch" != 0 ]; then
-            fail=$((fail + 1)); echo "FAIL: $name on $dev"
-        else
-            pass=$((pass + 1))
-        fi
-    done <<EOF
-dg2 8 4 2 64 64 16 4 8 1 0 0
-dg2 8 4 3 64 64 16 4 8 0 1 0
-pvc 16 2 2 32 128 16 2 8 0 0 0
-pvc 16 2 3 32 128 16 2 8 1 0 1
-pvc 16 4 1 32 128 16 2 8 0 0 0
-pvc 16 4 1 32 128 16 2 8 1 0 1
-EOF
+    # on each of the engine's architectures (ocloc's device names)
+    while read -r engine archs tiling default prec ah bh ch tb stages ldsm want rest; do
+        case $engine in xmx*) ;; *) continue ;; esac
+        label=${rest%% | *} rest=${rest#* | }
+        file=${rest%% *} defs=${rest#* } name=${label#gmlp_gemm_xmx }
+        for dev in ${archs//,/ }; do
+            rm -rf "$w/ocl"
+            if ! ocloc compile -q -file "$tmp/src/$file" -device "$dev" -options "-cl-std=CL1.2 $defs" \
+                -out_dir "$w/ocl" >"$w/log" 2>&1; then
+                fail=$((fail + 1)); echo "FAIL: $name $dev"; cat "$w/log"; continue
+            fi
+            scratch=$(export LD_LIBRARY_PATH="$tmp/iga${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                intel_scratch "$(ls "$w"/ocl/*.bin | head -n 1)" "$dev")
+            asm=$w/dis/gmlp_gemm_xmx_KernelHeap.asm
+            dpas=$(grep -c '^ *dpas' "$asm" 2>/dev/null) calls=$(grep -c 'call' "$asm" 2>/dev/null)
+            echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread"
+            if [ "${dpas:-0}" != "$want" ] || [ "$calls" != 0 ] || [ "$scratch" != 0 ]; then
+                fail=$((fail + 1)); echo "FAIL: $name on $dev"
+            else
+                pass=$((pass + 1))
+            fi
+        done
+    done <"$tmp/engines"
 fi
 if [ $have_amd = 0 ]; then
     engine_missing "AMD MFMA / WMMA (needs clang-15 and libclc-15)"
 else
-    # gfx, WMMA's wave size (0: MFMA), instructions expected; precision, tiling, form (engine_defs)
-    while read -r cpu wave want rest; do
-        # shellcheck disable=SC2086
-        defs="$(engine_defs $rest)"
-        op=v_mfma
-        [ "$wave" = 0 ] || { op=v_wmma; defs="-DGMLP_MFMA_WMMA=1 -DGMLP_MFMA_WAVE=$wave $defs"; }
-        [ "$wave" != 64 ] || defs="-mwavefrontsize64 $defs"
-        name="$(label gemm_mfma.cl "$defs") $(engine_prec "${rest%% *}") $op${wave#0}"
-        # shellcheck disable=SC2086
-        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa -mcpu="$cpu" \
-            -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs -Rpass-analysis=kernel-resource-usage \
-            -S "$tmp/eng/gemm_mfma.cl" -o "$w/k.s" >"$w/log" 2>&1; then
-            fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$w/log"; continue
-        fi
-        ops=$(grep -c "^[[:space:]]*$op" "$w/k.s")
-        vgpr=$(grep -o 'VGPRs: [0-9]*' "$w/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$w/log" | head -n 1)
-        scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$w/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
-        echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane"
-        if [ "$ops" != "$want" ] || [ "${scratch:-?}" != 0 ]; then
-            fail=$((fail + 1)); echo "FAIL: $name on $cpu"
-        else
-            pass=$((pass + 1))
-        fi
-    done <<EOF
-gfx908 0 64 0 128 128 16 8 8 1 0 0
-gfx90a 0 64 1 128 128 16 8 8 0 1 0
-gfx90a 0 16 2 128 128 16 8 8 1 0 1
-gfx90a 0 16 3 128 128 16 8 8 0 0 0
-gfx940 0 64 1 128 128 16 8 8 1 0 0
-gfx940 0 16 3 128 128 16 8 8 1 0 0
-gfx1100 32 4 2 64 64 16 4 8 1 0 0
-gfx1100 32 4 3 64 64 16 4 8 0 1 0
-gfx1100 64 4 3 64 64 16 4 4 1 0 1
-gfx1100 64 4 2 64 64 16 4 4 0 1 0
-EOF
+    # on each of the engine's architectures that clang-15 knows (not gfx941 and gfx942)
+    echo 'kernel void k(global int *p) { *p = 0; }' >"$tmp/known.cl"
+    known() { clang-15 -x cl -target amdgcn-amd-amdhsa -mcpu="$1" -nogpulib -c "$tmp/known.cl" -o /dev/null 2>/dev/null; }
+    while read -r engine archs tiling default prec ah bh ch tb stages ldsm want rest; do
+        case $engine in mfma*) op=v_mfma ;; wmma*) op=v_wmma ;; *) continue ;; esac
+        flags=
+        [ "$engine" = wmma64 ] && flags=-mwavefrontsize64
+        label=${rest%% | *} rest=${rest#* | }
+        file=${rest%% *} defs=${rest#* } name=${label#gmlp_gemm_mfma }
+        for cpu in ${archs//,/ }; do
+            known "$cpu" || { echo "$name $cpu: not known to clang-15"; continue; }
+            # shellcheck disable=SC2086
+            if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
+                -mcpu="$cpu" -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $flags $defs \
+                -Rpass-analysis=kernel-resource-usage -S "$tmp/src/$file" -o "$w/k.s" >"$w/log" 2>&1; then
+                fail=$((fail + 1)); echo "FAIL: $name $cpu"; cat "$w/log"; continue
+            fi
+            ops=$(grep -c "^[[:space:]]*$op" "$w/k.s")
+            vgpr=$(grep -o 'VGPRs: [0-9]*' "$w/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$w/log" | head -n 1)
+            scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$w/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
+            echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane"
+            if [ "$ops" != "$want" ] || [ "${scratch:-?}" != 0 ]; then
+                fail=$((fail + 1)); echo "FAIL: $name on $cpu"
+            else
+                pass=$((pass + 1))
+            fi
+        done
+    done <"$tmp/engines"
 fi
 echo "portability: $variants program variants, $pass compilations passed, $fail failed"
 [ $fail = 0 ]

@@ -9,6 +9,7 @@
 #include "core/half.h"
 #include "core/precision.h"
 #include "model/model.h"
+#include "ops/gemm_variant.h"
 
 /* numel values as 16-bit elements of e: half refuses a finite value past
  * its range, but in an FP16 model, whose products saturate their operands
@@ -55,9 +56,7 @@ gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, in
 
 gmlp_elem gmlp_gemm_input_elem(const gmlp_model *m)
 {
-    return m->precision == GMLP_GEMM_BF16   ? GMLP_ELEM_BF16
-           : m->precision == GMLP_GEMM_FP16 ? GMLP_ELEM_F16
-                                            : GMLP_ELEM_F32;
+    return gmlp_gemm_precision_inputs(m->precision);
 }
 
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)

@@ -54,20 +54,8 @@ void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f)
         f->wavefront = (int)wave;
 }
 
-/* Whether arch is one of names (a NULL-terminated list of exact gfx names). */
-static bool arch_in(const char *arch, const char *const *names)
-{
-    for (; *names; names++)
-        if (!strcmp(arch, *names))
-            return true;
-    return false;
-}
-
 unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
 {
-    static const char *const mfma[] = {"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", NULL};
-    static const char *const mfma_bf16[] = {"gfx90a", "gfx940", "gfx941", "gfx942", NULL}; /* bf16_1k */
-    static const char *const wmma[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1103", NULL}; /* gfx12 changed the layout */
     int sm = 0;
     unsigned e = 0;
     if (d->vendor_id == GMLP_VENDOR_NVIDIA && sscanf(d->arch, "sm_%d", &sm) == 1 && sm >= 80)
@@ -79,15 +67,15 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
         e |= f->min_subgroup == 8 ? GMLP_ENGINE_XMX8 : f->min_subgroup == 16 ? GMLP_ENGINE_XMX16 : 0;
     if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_tf32 && f->min_subgroup == 16) /* the extension takes N = 16 */
         e |= GMLP_ENGINE_XMX16_TF32;
-    /* AMD: the builtins are AMD's compiler's (ROCm), not Mesa's */
-    if (d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime) {
-        if (arch_in(d->arch, mfma))
-            e |= GMLP_ENGINE_MFMA;
-        if (arch_in(d->arch, mfma_bf16))
-            e |= GMLP_ENGINE_MFMA_BF16;
-        if (arch_in(d->arch, wmma))
-            e |= f->wavefront == 64 ? GMLP_ENGINE_WMMA64 : GMLP_ENGINE_WMMA32;
-    }
+    /* AMD: the architectures the engines' rows list, under AMD's own
+     * compiler (ROCm: the builtins are not Mesa's), in the wavefront a row
+     * needs (WMMA's layout differs in wave32 and wave64) */
+    size_t n;
+    const gmlp_engine *rows = gmlp_engines(&n);
+    for (const gmlp_engine *r = rows; d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime && r < rows + n; r++)
+        if (r->vendor == GMLP_VENDOR_AMD && gmlp_engine_has_arch(r, d->arch) &&
+            (!r->wave || (r->wave == 64) == (f->wavefront == 64)))
+            e |= r->bit;
     return e;
 }
 

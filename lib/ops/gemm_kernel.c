@@ -1,8 +1,8 @@
 /* The library's own GEMM (cl_kernels/gemm_tiled.cl, gemm_direct.cl): float,
  * half or bfloat16 operands (which CLBlast cannot read), the epilogue (bias, activation, the SGU gate) fused.
- * A variant is a tiling's kernel (gemm_tilings.c) compiled for one operand
- * form: operand types, transposes, vector width, precision.  Which variant a
- * product runs is planned once per plan key (its size class and form) and
+ * A variant is a tiling's kernel (gemm_tilings.c) compiled for one value of
+ * each axis (gemm_variant.c): storages, transposes, vector width, precision.
+ * Which variant a product runs is planned once per plan key (its size class and form) and
  * kept in the context's plan (ops/state.h): a call then only indexes it,
  * and runs it whole or split along k (gemm_split.c). */
 #include <stdio.h>
@@ -10,15 +10,10 @@
 
 #include "kernel_abi.h"
 #include "ops/gemm_split.h"
+#include "ops/gemm_variant.h"
 #include "ops/state.h"
 
-/* One variant's form (C float, half or bfloat16: gmlp_gemm_check). */
-typedef struct form {
-    gmlp_elem a_elem, b_elem, c_elem;
-    bool ta, tb;
-    int vw; /* the widest vector load the operands' alignment allows: 1, 2 or 4 */
-    gmlp_gemm_precision precision;
-} form;
+typedef gmlp_gemm_variant form; /* a product's: its vector width the operands' alignment */
 
 static gmlp_gemm_form form_kind(const form *f)
 {
@@ -36,48 +31,11 @@ static bool on_cpu(const gmlp_context *ctx)
     return (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-/* The vector width: the direct kernel's arithmetic (vloadn needs no
- * alignment), else the widest the operands' alignment allows up to t's. */
-static int vw(const form *f, const gmlp_tiling *t)
-{
-    return gmlp_tiling_direct(t) || f->vw > t->vw ? t->vw : f->vw;
-}
-
-/* The variant's -D options.  FP32 adds none (its kernels are those from
- * before the precision modes, bit for bit); emulate builds a matrix-engine
- * tiling with its instructions emulated (GMLP_ENGINE_EMULATED). */
-static int defines(char *buf, size_t size, const form *f, const gmlp_tiling *t, bool unroll, bool emulate)
-{
-    int n = snprintf(buf, size,
-                     "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_A_HALF=%d -DGMLP_GEMM_B_HALF=%d -DGMLP_GEMM_TA=%d "
-                     "-DGMLP_GEMM_TB=%d -DGMLP_GEMM_VW=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d "
-                     "-DGMLP_GEMM_WM=%d -DGMLP_GEMM_WN=%d",
-                     unroll, f->a_elem == GMLP_ELEM_F16, f->b_elem == GMLP_ELEM_F16, f->ta, f->tb, vw(f, t), t->tm,
-                     t->tn, t->tk, t->wm, t->wn);
-    if (f->a_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_A_BF16=1");
-    if (f->b_elem == GMLP_ELEM_BF16 && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_B_BF16=1");
-    if (f->c_elem != GMLP_ELEM_F32 && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_C_%s=1", f->c_elem == GMLP_ELEM_BF16 ? "BF16" : "HALF");
-    if (f->precision != GMLP_GEMM_FP32 && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_GEMM_PRECISION=%d", (int)f->precision);
-    if (t->stages && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_STAGES=%d", t->stages);
-    if (t->ldsm && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " -DGMLP_MMA_LDSM=1");
-    if (t->defines && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " %s", t->defines);
-    if (emulate && t->needs && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " %s", gmlp_engine_of(t->needs)->emulate);
-    return n;
-}
-
 static gmlp_gemm form_gemm(const form *f)
 {
-    return (gmlp_gemm){.a = {.elem = f->a_elem, .trans = f->ta},
-                       .b = {.elem = f->b_elem, .trans = f->tb},
-                       .c = {.elem = f->c_elem},
+    return (gmlp_gemm){.a = {.elem = f->a, .trans = f->ta},
+                       .b = {.elem = f->b, .trans = f->tb},
+                       .c = {.elem = f->c},
                        .precision = f->precision};
 }
 
@@ -95,25 +53,24 @@ const char gmlp_gemm_tiled_too_big[] =
 static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *t, const gmlp_kernel **k,
                            const char **why)
 {
-    static const char *const tr[] = {"N", "T"};
     *k = NULL;
-    if (!gmlp_gemm_tiling_stores(t, f->c_elem)) {
+    if (!gmlp_gemm_tiling_stores(t, f->c)) {
         if (why)
             *why = why_sweep;
         return GMLP_OK;
     }
-    const gmlp_gemm_operands ops = {f->a_elem, f->b_elem, !f->ta, f->tb, f->precision};
+    const gmlp_gemm_operands ops = {f->a, f->b, !f->ta, f->tb, f->precision};
     if (gmlp_gemm_tiling_form_bytes(t, &ops) > ctx->dev.local_mem) { /* float operands of a cp.async tiling */
         if (why)
             *why = gmlp_gemm_tiled_too_big;
         return GMLP_OK;
     }
     char defs[400], label[170];
-    defines(defs, sizeof defs, f, t, unrolled(&ctx->dev), (ctx->dev.engines & GMLP_ENGINE_EMULATED) != 0);
-    snprintf(label, sizeof label, "%s %s %s%s v%d A:%s B:%s%s%s %s", t->kernel->entry, t->name, tr[f->ta],
-             tr[f->tb], vw(f, t), gmlp_elem_name(f->a_elem), gmlp_elem_name(f->b_elem),
-             f->c_elem == GMLP_ELEM_F32 ? "" : " C:", f->c_elem == GMLP_ELEM_F32 ? "" : gmlp_elem_name(f->c_elem),
-             gmlp_gemm_precision_name(f->precision));
+    gmlp_gemm_variant v = gmlp_gemm_variant_on(f, t);
+    if (t->needs && (ctx->dev.engines & GMLP_ENGINE_EMULATED))
+        v.issue = GMLP_ISSUE_EMULATED;
+    gmlp_gemm_variant_defines(&v, t, unrolled(&ctx->dev), defs, sizeof defs);
+    gmlp_gemm_variant_label(&v, t, label, sizeof label);
     const gmlp_gemm g = form_gemm(f);
     if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
         if (why)
@@ -203,45 +160,22 @@ static gmlp_status choose(gmlp_context *ctx, const form *f, gmlp_gemm_size size,
  * first use. */
 static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size, const gmlp_gemm_plan **out)
 {
-    static const int vw_index[] = {[1] = 0, [2] = 1, [4] = 2};
-    size_t key = ((((((((size_t)size * 2 + f->ta) * 2 + f->tb) * GMLP_ELEMS + f->a_elem) * GMLP_ELEMS + f->b_elem) *
-                         GMLP_ELEMS +
-                     f->c_elem) *
-                        3 +
-                    (size_t)vw_index[f->vw]) *
-                   GMLP_GEMM_PRECISIONS) +
-                 f->precision;
-    _Static_assert(GMLP_GEMM_PLAN_KEYS ==
-                       GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS,
-                   "one entry per key");
-    gmlp_gemm_plan *p = &ctx->ops->plan[key];
+    gmlp_gemm_plan *p = &ctx->ops->plan[(size_t)size * GMLP_GEMM_VARIANT_KEYS + gmlp_gemm_variant_key(f)];
     if (!p->kernel)
         GMLP_TRY(choose(ctx, f, size, &p->kernel, &p->tiling, &p->tuned));
     *out = p;
     return GMLP_OK;
 }
 
-/* The model's products with weights stored as w, activations as x and
- * outputs as y, 4-aligned: NT (activations x linear weights: the weights are
- * B) or NN (token mixing: weights x activations, and attention: A). */
-static form model_form(gmlp_elem w, gmlp_elem x, gmlp_elem y, bool nt, gmlp_gemm_precision precision)
-{
-    return nt ? (form){.a_elem = x, .b_elem = w, .c_elem = y, .tb = true, .vw = 4, .precision = precision}
-              : (form){.a_elem = w, .b_elem = x, .c_elem = y, .vw = 4, .precision = precision};
-}
-
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
                               gmlp_elem *outputs)
 {
-    /* activations and outputs: float; inputs (as only GEMMs read them) to float; inputs to inputs' format (a
-     * product only GEMMs read, of such inputs: BF16's bfloat16, FP16's half) */
-    const gmlp_elem acts[3] = {GMLP_ELEM_F32, inputs, inputs}, outs[3] = {GMLP_ELEM_F32, GMLP_ELEM_F32, inputs};
     *outputs = inputs;
     for (int nt = 1; nt >= 0; nt--)
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
-            const gmlp_gemm_plan *p[3] = {NULL, NULL, NULL};
-            for (int x = 0; x < (inputs == GMLP_ELEM_F32 ? 1 : 3); x++) {
-                const form f = model_form(weights, acts[x], outs[x], nt, precision);
+            const gmlp_gemm_plan *p[GMLP_GEMM_MODEL_ACTS] = {NULL, NULL, NULL};
+            for (int x = 0; x < gmlp_gemm_model_acts(inputs); x++) {
+                const form f = gmlp_gemm_model_form(weights, inputs, x, nt, precision);
                 const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
                     GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)size, &p[x]));
@@ -254,7 +188,7 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem in
 
 gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, const char **engine)
 {
-    const form f = model_form(weights, GMLP_ELEM_F32, GMLP_ELEM_F32, true, precision); /* the linear layers' */
+    const form f = gmlp_gemm_model_form(weights, GMLP_ELEM_F32, 0, true, precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
     if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
@@ -299,7 +233,7 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp
     if (size)
         buf[0] = 0;
     for (int tb = 1; tb >= 0; tb--) { /* NT, then NN */
-        const form f = {.a_elem = a, .b_elem = b, .tb = tb, .vw = 4, .precision = precision};
+        const form f = {.a = (uint8_t)a, .b = (uint8_t)b, .tb = (uint8_t)tb, .vw = 4, .precision = (uint8_t)precision};
         chosen c[GMLP_GEMM_CLASSES];
         for (int s = GMLP_GEMM_SMALL; s < GMLP_GEMM_CLASSES; s++)
             GMLP_TRY(chosen_for(ctx, &f, (gmlp_gemm_size)s, &c[s]));
@@ -314,68 +248,6 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp
         }
     }
     return GMLP_OK;
-}
-
-size_t gmlp_gemm_variants(char *buf, size_t size)
-{
-    /* every default tiling with each pair of transposes on float operands,
-     * the model's half-weight forms (NT with half B, NN with half A), its
-     * BF16 mode's forms of bfloat16 weights and activations (default
-     * tilings; with bfloat16 outputs too, which apply the epilogue in
-     * registers where float ones sweep: not the one-work-item tiling), the
-     * FP16 mode's of half weights, activations and outputs (the same), and
-     * the model's float forms rounding to FP16 (the precision modes'
-     * costliest rounding; not the one-work-item fallback tiled_4x4x4_4x4,
-     * whose FP16 staging NVIDIA's sm_80/sm_90 build puts in a 128-byte
-     * stack frame: a device runs it only where nothing larger fits, and
-     * prefers any unspilled tiling); the tuner's other tilings in the model's forms;
-     * all with float4 loads, whose staging needs the most registers,
-     * unrolled as on GPUs.  CPU-only tilings are left out (tests/test_gemm
-     * runs them), and so are the matrix engines' (the portability suite
-     * builds those for their architectures); NVIDIA-only ones are marked
-     * "FILE@nvidia". */
-    static const form forms[] = {
-        {.tb = true, .vw = 4},
-        {.vw = 4},
-        {.b_elem = GMLP_ELEM_F16, .tb = true, .vw = 4},
-        {.a_elem = GMLP_ELEM_F16, .vw = 4},
-        {.ta = true, .vw = 4},
-        {.ta = true, .tb = true, .vw = 4},
-        {.tb = true, .vw = 4, .precision = GMLP_GEMM_FP16},
-        {.vw = 4, .precision = GMLP_GEMM_FP16},
-        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4, .precision = GMLP_GEMM_BF16},
-        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .vw = 4, .precision = GMLP_GEMM_BF16},
-        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .c_elem = GMLP_ELEM_BF16, .tb = true, .vw = 4,
-         .precision = GMLP_GEMM_BF16},
-        {.a_elem = GMLP_ELEM_BF16, .b_elem = GMLP_ELEM_BF16, .c_elem = GMLP_ELEM_BF16, .vw = 4,
-         .precision = GMLP_GEMM_BF16},
-        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .tb = true, .vw = 4,
-         .precision = GMLP_GEMM_FP16},
-        {.a_elem = GMLP_ELEM_F16, .b_elem = GMLP_ELEM_F16, .c_elem = GMLP_ELEM_F16, .vw = 4,
-         .precision = GMLP_GEMM_FP16},
-    };
-    size_t need = 0, n_all;
-    char line[480];
-    if (buf && size)
-        buf[0] = 0;
-    const gmlp_tiling *all = gmlp_gemm_tilings(&n_all);
-    for (const gmlp_tiling *t = all; t < all + n_all; t++) {
-        if (t->devices == CL_DEVICE_TYPE_CPU || t->needs)
-            continue;
-        const bool one_item = t->tm == t->wm && t->tn == t->wn;
-        for (size_t h = 0; h < (gmlp_gemm_tiling_is_default(t) ? one_item ? 6 : 14 : 4); h++) {
-            if (!gmlp_gemm_tiling_stores(t, forms[h].c_elem))
-                continue;
-            char defs[400];
-            defines(defs, sizeof defs, &forms[h], t, true, false);
-            int n = snprintf(line, sizeof line, "%s%s %s\n", t->kernel->file,
-                             t->vendor == GMLP_VENDOR_NVIDIA ? "@nvidia" : "", defs);
-            if (buf && need + (size_t)n < size)
-                memcpy(buf + need, line, (size_t)n + 1);
-            need += (size_t)n;
-        }
-    }
-    return need;
 }
 
 /* The widest of 4, 2, 1 that divides an operand's offset, leading
@@ -406,8 +278,8 @@ int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)
 static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
-    return (form){.a_elem = g->a.elem, .b_elem = g->b.elem, .c_elem = g->c.elem, .ta = g->a.trans != 0,
-                  .tb = g->b.trans != 0, .vw = va < vb ? va : vb, .precision = g->precision};
+    return (form){.a = (uint8_t)g->a.elem, .b = (uint8_t)g->b.elem, .c = (uint8_t)g->c.elem, .ta = g->a.trans != 0,
+                  .tb = g->b.trans != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision};
 }
 
 gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t,

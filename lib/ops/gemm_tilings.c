@@ -13,20 +13,32 @@ const gmlp_kernel_spec gmlp_gemm_mma = {"gemm_mma.cl", "gmlp_gemm_mma"};
 const gmlp_kernel_spec gmlp_gemm_xmx = {"gemm_xmx.cl", "gmlp_gemm_xmx"};
 const gmlp_kernel_spec gmlp_gemm_mfma = {"gemm_mfma.cl", "gmlp_gemm_mfma"};
 
+#define KIB(n) ((size_t)(n) * 1024)
+#define K16(k) {[GMLP_GEMM_FP16] = (k), [GMLP_GEMM_BF16] = (k)}
+#define NVIDIA GMLP_VENDOR_NVIDIA
+#define INTEL GMLP_VENDOR_INTEL
+#define AMD GMLP_VENDOR_AMD
+/* Intel's are found by their extensions, NVIDIA's by compute capability
+ * (gmlp_engines_for): their archs name the offline compilers' targets; gfx12
+ * changed WMMA's layout */
 static const gmlp_engine engines[] = {
-    {GMLP_ENGINE_MMA_SYNC, "mma", "-DGMLP_MMA_EMULATE=1",
+    {GMLP_ENGINE_MMA_SYNC, "mma", NVIDIA, "sm_80 sm_90", 0, 32, 16, 8,
+     {[GMLP_GEMM_TF32] = 8, [GMLP_GEMM_FP16] = 16, [GMLP_GEMM_BF16] = 16}, KIB(48),
      {[GMLP_GEMM_TF32] = "mma.sync m16n8k8", [GMLP_GEMM_FP16] = "mma.sync m16n8k16", [GMLP_GEMM_BF16] = "mma.sync m16n8k16"}},
-    {GMLP_ENGINE_XMX8, "xmx8", "-DGMLP_XMX_EMULATE=1",
+    {GMLP_ENGINE_XMX8, "xmx8", INTEL, "dg2", 0, 8, 8, 8, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "dpas (SIMD8)", [GMLP_GEMM_BF16] = "dpas (SIMD8)"}},
-    {GMLP_ENGINE_XMX16, "xmx16", "-DGMLP_XMX_EMULATE=1",
+    {GMLP_ENGINE_XMX16, "xmx16", INTEL, "pvc", 0, 16, 8, 16, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "dpas (SIMD16)", [GMLP_GEMM_BF16] = "dpas (SIMD16)"}},
-    {GMLP_ENGINE_XMX16_TF32, "xmx16tf32", "-DGMLP_XMX_EMULATE=1", {[GMLP_GEMM_TF32] = "dpas tf32 (SIMD16)"}},
-    {GMLP_ENGINE_MFMA, "mfma", "-DGMLP_MFMA_EMULATE=1",
+    {GMLP_ENGINE_XMX16_TF32, "xmx16tf32", INTEL, "pvc", 0, 16, 8, 16, {[GMLP_GEMM_TF32] = 8}, KIB(64),
+     {[GMLP_GEMM_TF32] = "dpas tf32 (SIMD16)"}},
+    {GMLP_ENGINE_MFMA, "mfma", AMD, "gfx908 gfx90a gfx940 gfx941 gfx942", 0, 64, 16, 16,
+     {[GMLP_GEMM_TF32] = 4, [GMLP_GEMM_FP16] = 16}, KIB(64),
      {[GMLP_GEMM_TF32] = "v_mfma_f32_16x16x4f32", [GMLP_GEMM_FP16] = "v_mfma_f32_16x16x16f16"}},
-    {GMLP_ENGINE_MFMA_BF16, "mfmabf16", "-DGMLP_MFMA_EMULATE=1", {[GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}},
-    {GMLP_ENGINE_WMMA32, "wmma", "-DGMLP_MFMA_EMULATE=1",
+    {GMLP_ENGINE_MFMA_BF16, "mfmabf16", AMD, "gfx90a gfx940 gfx941 gfx942", 0, 64, 16, 16, {[GMLP_GEMM_BF16] = 16},
+     KIB(64), {[GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}},
+    {GMLP_ENGINE_WMMA32, "wmma", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 32, 32, 16, 16, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}},
-    {GMLP_ENGINE_WMMA64, "wmma64", "-DGMLP_MFMA_EMULATE=1",
+    {GMLP_ENGINE_WMMA64, "wmma64", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 64, 64, 16, 16, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}},
 };
 
@@ -36,6 +48,21 @@ const gmlp_engine *gmlp_engine_of(unsigned needs)
         if (needs & engines[i].bit)
             return &engines[i];
     return NULL;
+}
+
+bool gmlp_engine_has_arch(const gmlp_engine *e, const char *arch)
+{
+    const size_t n = strlen(arch);
+    for (const char *p = e->archs; n && (p = strstr(p, arch)) != NULL; p += n)
+        if ((p == e->archs || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+            return true;
+    return false;
+}
+
+const gmlp_engine *gmlp_engines(size_t *n)
+{
+    *n = sizeof engines / sizeof *engines;
+    return engines;
 }
 
 const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)

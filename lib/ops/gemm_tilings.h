@@ -51,28 +51,42 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
 /* Matrix engines a tiling may need (gmlp_tiling.needs); a device has those
  * its architecture has (gmlp_devinfo.engines, lib/ops/gemm_engines.c), and
  * a tiling's variant runs once the rest of the capability ladder passed. */
-#define GMLP_ENGINE_MMA_SYNC 1u /* NVIDIA's warp-level mma.sync, sm_80 and later */
-#define GMLP_ENGINE_XMX8 2u     /* Intel's sub-group matrix multiply-accumulate (dpas), SIMD8: DG2 */
-#define GMLP_ENGINE_XMX16 4u    /* the same, SIMD16: PVC, Xe2 */
-#define GMLP_ENGINE_MFMA 8u     /* AMD's MFMA: gfx908, gfx90a, gfx94x (ROCm) */
-#define GMLP_ENGINE_MFMA_BF16 64u /* its bf16_1k form: gfx90a, gfx94x (not gfx908) */
-#define GMLP_ENGINE_WMMA32 16u  /* AMD's WMMA in wave32: gfx11 */
-#define GMLP_ENGINE_WMMA64 32u  /* and in wave64 */
-#define GMLP_ENGINE_XMX16_TF32 128u /* its TF32 form (cl_intel_subgroup_matrix_multiply_accumulate_tf32): PVC, Xe2 */
+#define GMLP_ENGINE_MMA_SYNC (1u << 0)    /* NVIDIA's warp-level mma.sync, sm_80 and later */
+#define GMLP_ENGINE_XMX8 (1u << 1)        /* Intel's sub-group matrix multiply-accumulate (dpas), SIMD8: DG2 */
+#define GMLP_ENGINE_XMX16 (1u << 2)       /* the same, SIMD16: PVC, Xe2 */
+#define GMLP_ENGINE_XMX16_TF32 (1u << 3)  /* its TF32 form (cl_intel_subgroup_matrix_multiply_accumulate_tf32) */
+#define GMLP_ENGINE_MFMA (1u << 4)        /* AMD's MFMA: gfx908, gfx90a, gfx94x (ROCm) */
+#define GMLP_ENGINE_MFMA_BF16 (1u << 5)   /* its bf16_1k form: gfx90a, gfx94x (not gfx908) */
+#define GMLP_ENGINE_WMMA32 (1u << 6)      /* AMD's WMMA in wave32: gfx11 */
+#define GMLP_ENGINE_WMMA64 (1u << 7)      /* and in wave64 */
+/* bits 8 to 30: the next engines' */
 /* Tests only: the engines' tilings build with their instructions emulated
  * (portably, by their documented semantics) on a device without them. */
-#define GMLP_ENGINE_EMULATED 0x100u
+#define GMLP_ENGINE_EMULATED (1u << 31)
 
-/* A matrix engine: how its tilings are named, built emulated (tests), and
- * what runs each precision on it (reports; NULL: it runs none). */
+/* A matrix engine: how its tilings are named (and its programs' target in
+ * gmlp_diag_programs), the architectures that have it, its instruction's
+ * shape, the least local memory its devices give a work-group, and what
+ * runs each precision on it (reports; NULL: it runs none). */
 typedef struct gmlp_engine {
     unsigned bit;
     const char *prefix;
-    const char *emulate;
+    gmlp_vendor vendor;
+    const char *archs;              /* as compilers name them, space-separated: AMD's detection reads them
+                                     * (gmlp_engines_for); the portability suite compiles for those it knows */
+    int wave;                       /* AMD: the wavefront the device must run, 0 any */
+    int lanes;                      /* the sub-group (warp, wavefront) one instruction takes */
+    int m, n;                       /* its output block */
+    int k[GMLP_GEMM_PRECISIONS];    /* its depth per precision it runs */
+    size_t local_mem;               /* bytes: NVIDIA's OpenCL gives every GPU 48 KiB */
     const char *op[GMLP_GEMM_PRECISIONS];
 } gmlp_engine;
 /* The engine whose bit is needs' lowest; NULL for none. */
 const gmlp_engine *gmlp_engine_of(unsigned needs);
+/* The engines' table, *n rows in bit order. */
+const gmlp_engine *gmlp_engines(size_t *n);
+/* Whether engine e lists architecture arch (a whole word of e->archs). */
+bool gmlp_engine_has_arch(const gmlp_engine *e, const char *arch);
 
 /* One tiling of a GEMM kernel.  tm x tn outputs per work-group, wm x wn per
  * work-item, tk-deep slices (the direct kernel has none: 1); loads (direct:

@@ -225,9 +225,9 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
  * else as floats. */
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
                               gmlp_elem *outputs);
-/* Writes one line per kernel variant the library may build ("FILE
- * -DNAME=VALUE ...") into buf, as gmlp_list_devices does; returns the
- * length the whole text needs. */
+/* Writes one line per kernel variant the library may build for a GPU
+ * ("FILE[@TARGET] -DNAME=VALUE ...": gmlp_gemm_programs) into buf, as
+ * gmlp_list_devices does; returns the length the whole text needs. */
 size_t gmlp_gemm_variants(char *buf, size_t size);
 /* What runs a context's products with these operand types, for its report:
  * one line, the linear layers' form (NT) then the token mixing's (NN), each

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "ops/gemm_variant.h"
 #include "ops/ops.h"
 
 /* The variant a GEMM plan key runs (ops/gemm_kernel.c), planned once. */
@@ -14,8 +15,8 @@ typedef struct gmlp_gemm_plan {
     bool tuned;                /* the tuning file's choice, not the defaults' */
 } gmlp_gemm_plan;
 
-/* Plan keys: size class x transposes x operand storages x vector width (1, 2, 4) x precision. */
-#define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * 3 * GMLP_GEMM_PRECISIONS)
+/* Plan keys: size class x the variants' keyed axes (ops/gemm_variant.h). */
+#define GMLP_GEMM_PLAN_KEYS (GMLP_GEMM_CLASSES * GMLP_GEMM_VARIANT_KEYS)
 
 /* A matrix-engine variant's capability-ladder verdict (ops/gemm_engines.c). */
 #define GMLP_ENGINE_VERDICTS 32
