@@ -10,6 +10,7 @@
 #define GMLP_ACT_SIGMOID 2
 #define GMLP_ACT_GELU 3 /* exact (erf), as nn.GELU() */
 #define GMLP_ACT_SILU 4 /* x sigmoid(x), as nn.SiLU(): timm's gmixer GluMlp */
+#define GMLP_ACTS 5     /* how many: the values are 0 .. GMLP_ACTS - 1 */
 
 /* Where a GEMM epilogue's bias runs along. */
 #define GMLP_BIAS_NONE 0

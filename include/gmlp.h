@@ -94,6 +94,7 @@ enum {
     GMLP_ARCH_GMLP_VISION = 3, /* g-mlp-pytorch gMLPVision: an image model with heads and tiny attention */
     GMLP_ARCH_GMIXER = 4,      /* timm MlpMixer with MixerBlock and GluMlp (gmixer_*): gated, SiLU */
     GMLP_ARCH_RESMLP = 5,      /* timm ResMLP (resmlp_*): Affine norms, a linear token mix, layer scales */
+    GMLP_ARCHS,                /* how many this gmlp.h knows: the values are 0 .. GMLP_ARCHS - 1 */
 };
 
 /* Activation on the gate before the multiply (gmlp_config.gate_act):
@@ -105,6 +106,7 @@ enum {
     GMLP_GATE_SIGMOID = 2,
     GMLP_GATE_GELU = 3, /* exact (erf) */
     GMLP_GATE_SILU = 4, /* x sigmoid(x) */
+    GMLP_GATES,         /* how many this gmlp.h knows: the values are 0 .. GMLP_GATES - 1 */
 };
 
 /* Resampling filters (gmlp_config.interpolation): PIL's, which timm's eval
@@ -164,6 +166,17 @@ typedef struct gmlp_config {
 
 GMLP_API const char *gmlp_version(void);
 GMLP_API const char *gmlp_status_string(gmlp_status status);
+
+/* The names of the enums gmlp_config holds, as the metadata spells them: an
+ * architecture's is gmlp.arch's value ("gmlp", "mixer", "gmlp_lm",
+ * "gmlp_vision", "gmixer", "resmlp"), a gate activation's gmlp.act's
+ * ("identity", "tanh", "sigmoid", "gelu", "silu").  _name: NULL for a value
+ * the library does not know; _named: the value of a name (exact, as _name
+ * gives it), or -1. */
+GMLP_API const char *gmlp_arch_name(int arch);
+GMLP_API int gmlp_arch_named(const char *name);
+GMLP_API const char *gmlp_act_name(int act);
+GMLP_API int gmlp_act_named(const char *name);
 
 /* device: NULL uses $GMLP_DEVICE, else the first GPU, else the first device.
  * Accepted: an index in gmlp_list_devices order, "gpu", "cpu", or a

@@ -46,6 +46,29 @@ static void test_basics(void)
     CHECK(gmlp_last_error(NULL) != NULL, "thread error never NULL");
 }
 
+/* An enum's name table: every value has a name of its own, which _named
+ * gives back; values past either end have none, and unknown names no value. */
+static void check_names(const char *what, int count, const char *(*name)(int), int (*named)(const char *))
+{
+    for (int v = 0; v < count; v++) {
+        const char *s = name(v);
+        CHECK(s && *s && named(s) == v, "%s %d: name '%s' does not name it", what, v, s ? s : "(null)");
+        for (int u = 0; s && u < v; u++)
+            CHECK(!name(u) || strcmp(name(u), s), "%s %d and %d are both '%s'", what, u, v, s);
+    }
+    CHECK(!name(-1) && !name(count) && named(NULL) < 0 && named("") < 0 && named("none of them") < 0,
+          "%s: values out of range have no name, unknown names no value", what);
+}
+
+static void test_names(void)
+{
+    check_names("arch", GMLP_ARCHS, gmlp_arch_name, gmlp_arch_named);
+    check_names("gate act", GMLP_GATES, gmlp_act_name, gmlp_act_named);
+    /* the names are the metadata's: what gmlp.arch and gmlp.act hold */
+    CHECK(gmlp_arch_named("gmlp_lm") == GMLP_ARCH_LM && gmlp_act_named("silu") == GMLP_GATE_SILU,
+          "the metadata's names");
+}
+
 static void test_device_selection(void)
 {
     gmlp_context *ctx = (gmlp_context *)1;
@@ -367,7 +390,7 @@ static void test_random_models(gmlp_context *ctx)
     /* no architecture, or no patch: refused, not divided by */
     gmlp_config bad[] = {cfgs[0], cfgs[0], cfgs[0]};
     bad[0].arch = -1;
-    bad[1].arch = GMLP_ARCH_RESMLP + 1;
+    bad[1].arch = GMLP_ARCHS;
     bad[2].patch_w = 0;
     bad[2].seq_len = 12; /* what the patch would have given */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -694,6 +717,7 @@ int main(int argc, char **argv)
     data_dir = argv[1];
     gmlp_context *ctx = check_context();
     test_basics();
+    test_names();
     test_device_selection();
     test_device_report();
     test_model_args(ctx);

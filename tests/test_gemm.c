@@ -572,7 +572,7 @@ static void test_refusals(void)
     CHECK(refused_gemm(buf, (gmlp_gemm){.b = {.buf = buf, .ld = 8, .elem = GMLP_ELEMS}}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "element type"),
           "an unknown element type: %s", gmlp_last_error(ctx));
-    CHECK(refused_gemm(buf, (gmlp_gemm){.act = 7}) == GMLP_ERR_INVALID_ARGUMENT &&
+    CHECK(refused_gemm(buf, (gmlp_gemm){.act = GMLP_ACTS}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "activation"),
           "an unknown activation: %s", gmlp_last_error(ctx));
     gmlp_buffer_release(ctx, &four);

@@ -21,9 +21,10 @@ typedef enum gmlp_token_mix {
 } gmlp_token_mix;
 
 typedef struct gmlp_arch_desc {
-    const char *name; /* gmlp.arch's value; a timm family's also its registry names' prefix */
+    const char *name; /* gmlp.arch's value, gmlp_arch_name's */
     const char *what; /* for messages: "timm gMLP", ... */
-    int timm;         /* a timm family: config.json's architecture NAME_... is one */
+    const char *timm_prefix; /* a timm family: its registry names' prefix ("resmlp_"), by which config.json's
+                              * architecture names it (rows may share one: the first is taken); else NULL */
     int lm;           /* a language model: token ids in, logits per position; no image */
     int layers;       /* g-mlp-pytorch's layers.N (options read off layers.0, spatial matrices built
                        * at upload), not timm's blocks.N */
@@ -33,6 +34,9 @@ typedef struct gmlp_arch_desc {
     gmlp_norm_kind norm;
     int gate_act;           /* GMLP_GATE_* on the gate: timm gmixer's GluMlp has nn.SiLU (an LM's gmlp.act
                              * overrides) */
+    int mlp_act;            /* GMLP_GATE_* on fc1's outputs: the channel MLP's activation, and a MixerBlock's
+                             * token MLP's (timm gives both one act_layer); GluMlp's fc1 has none, its act_layer
+                             * is gate_act */
     gmlp_status (*block)(const gmlp_pass *p, int l); /* x += the block's output */
     /* The sizes from the tensors' shapes (cfg->arch set, the rest zero). */
     gmlp_status (*infer)(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
@@ -50,6 +54,6 @@ const gmlp_arch_desc *gmlp_arch_get(int arch);
  * gmlp_arch_get). */
 const gmlp_arch_desc *gmlp_arch_of(const gmlp_config *cfg);
 /* The GMLP_ARCH_* whose gmlp.arch value is name, or -1. */
-int gmlp_arch_named(const char *name);
+int gmlp_arch_by_name(const char *name);
 
 #endif

@@ -78,15 +78,23 @@ static gmlp_view stored_as(gmlp_view v, size_t col, gmlp_elem e)
     return (gmlp_view){.buf = v.buf, .off = v.off * per + col, .ld = v.ld * per, .stride = v.stride * per, .elem = e};
 }
 
+gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows)
+{
+    const gmlp_config *c = &m->cfg;
+    return gmlp_arch_of(c)->norm == GMLP_NORM_AFFINE
+               ? gmlp_op_affine(m->ctx, from, to, w, b, rows, c->dim)
+               : gmlp_op_layernorm(m->ctx, from, to, w, b, rows, c->dim, c->norm_eps);
+}
+
 /* The channel MLP's two halves, shared by the blocks:
- * z (rows x h) = GELU(in . W_1^T + b_1), in of elements e, z stored as ze */
+ * z (rows x h) = act(in . W_1^T + b_1), act the row's mlp_act, in of elements e, z stored as ze */
 static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, cl_mem in, gmlp_elem e, gmlp_elem ze)
 {
     const size_t d = p->d, h = p->h;
     return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = {.buf = in, .ld = d, .elem = e},
                                                 .b = gmlp_linear_weight(p->m, wt->fc1_w, d),
                                                 .c = stored_as((gmlp_view){.buf = p->m->ws.z, .ld = h}, 0, ze),
-                                                .bias = wt->fc1_b, .act = GMLP_ACT_GELU});
+                                                .bias = wt->fc1_b, .act = gmlp_arch_of(&p->m->cfg)->mlp_act});
 }
 
 /* x (rows x d) += z[:, off .. off+k) . W_2^T + b_2: the residual as C with beta 1; z stored as ze */
@@ -174,7 +182,8 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
     const size_t N = p->N, d = p->d, t = p->t, B = p->seqs;
-    const int glu = gmlp_arch_of(c)->halves;
+    const gmlp_arch_desc *arch = gmlp_arch_of(c);
+    const int glu = arch->halves;
     const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
     /* both LayerNorms feed only GEMMs, and so do the MLPs' hidden products (but the GluMlp's gates) */
     const gmlp_elem ye = gmlp_gemm_input_elem(m), he = m->gemm_outputs;
@@ -182,15 +191,16 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     gmlp_context *ctx = m->ctx;
     GMLP_TRY(gmlp_op_layernorm(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d, c->norm_eps));
     /* per image, no transposes copied: z (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
-     * Mlp:    z = GELU(z)
-     * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half (the gate: float) computed first */
+     * Mlp:    z = mlp_act(z) (GELU)
+     * GluMlp: z[tu .. t) = z[0 .. tu) * act(z[tu .. t)), the first half (the gate: float, mlp_act identity)
+     *         computed first */
     const gmlp_view ys = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, x1 = {.buf = w->z, .ld = d, .stride = t * d};
     gmlp_view second = x1; /* what tok2 reads: Mlp's z, GluMlp's second half */
     second.off = glu ? tu * d : 0;
     const gmlp_view tokens = stored_as(second, 0, he);
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = ys, .c = glu ? x1 : tokens, .bias = wt->tok1_b, .bias_rows = 1,
-                                            .act = glu ? GMLP_ACT_IDENTITY : GMLP_ACT_GELU}));
+                                            .act = arch->mlp_act}));
     if (glu) {
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
                                                 .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
@@ -211,7 +221,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
     const gmlp_view y_rows = {.buf = w->y, .ld = d, .elem = ye}, u = {.buf = w->z, .ld = h};
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1, .c = u,
-                                            .bias = wt->fc1_b}));
+                                            .bias = wt->fc1_b, .act = arch->mlp_act}));
     w1.off = g * d;
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y_rows, .b = w1,
                                             .c = stored_as((gmlp_view){.buf = w->z, .off = g, .ld = h}, 0, he),
@@ -235,7 +245,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     const gmlp_view xs = {.buf = w->x, .ld = d, .stride = N * d};
     gmlp_context *ctx = m->ctx;
     /* y = ls1 * Aff1(x) */
-    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm1_w, wt->norm1_b, p->rows, d));
+    GMLP_TRY(gmlp_norm_rows(m, x, y, wt->norm1_w, wt->norm1_b, p->rows));
     /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
                                             .b = {.buf = w->y, .ld = d, .stride = N * d, .elem = ye}, .c = xs,
@@ -244,7 +254,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
     /* the channel MLP on y = Aff2(x), ls2 inside fc2 */
-    GMLP_TRY(gmlp_op_affine(ctx, x, y, wt->norm_w, wt->norm_b, p->rows, d));
+    GMLP_TRY(gmlp_norm_rows(m, x, y, wt->norm_w, wt->norm_b, p->rows));
     GMLP_TRY(fc1(p, wt, w->y, ye, m->gemm_outputs)); /* GELU(y W_1^T + b_1): only fc2 reads it */
     return fc2(p, wt, 0, p->h, m->gemm_outputs);
 }

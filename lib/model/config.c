@@ -79,7 +79,7 @@ static gmlp_status check_hf(const gmlp_hf_config *hf, const gmlp_config *cfg, gm
         const gmlp_hf_size *z = &hf->sizes[i];
         char said[96], have[96], witness[96];
         /* gMLPVision's constructor has no mlp_ratio (g-mlp-pytorch's ff_mult) */
-        if (z->kind == GMLP_HF_MLP_RATIO && !gmlp_arch_of(cfg)->timm)
+        if (z->kind == GMLP_HF_MLP_RATIO && !gmlp_arch_of(cfg)->timm_prefix)
             continue;
         if (differs(z, cfg, said, have, sizeof said, witness))
             return gmlp_fail(err, GMLP_ERR_FORMAT, "config.json %s says %s, but the weights have %s (%s)", z->key,

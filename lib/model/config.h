@@ -22,6 +22,9 @@ const char *gmlp_parse_digits(const char *s, long max, long *out);
 int gmlp_parse_size(const char *s, int hw[2]);
 /* Index of s in the NULL-terminated names, or -1. */
 int gmlp_cfg_choice(const char *s, const char *const *names);
+/* The NULL-terminated names as a message lists the choices ("a, b or c") in buf (size > 0; cut short to
+ * fit); buf. */
+const char *gmlp_cfg_choices(const char *const *names, char *buf, size_t size);
 /* gmlp.norm_eps / gmlp.sgu_eps over the architecture's defaults. */
 gmlp_status gmlp_cfg_parse_eps(const gmlp_st_file *f, gmlp_config *cfg, gmlp_error *err);
 

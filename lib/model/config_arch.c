@@ -61,12 +61,15 @@ gmlp_status gmlp_cfg_infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_er
         cfg->arch = sniffed;
         return GMLP_OK;
     }
-    int k = gmlp_arch_named(arch);
-    if (k < 0)
-        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED,
-                         "metadata gmlp.arch '%s' is not supported (this loader runs 'gmlp', 'mixer', 'gmixer', "
-                         "'resmlp', 'gmlp_lm' and 'gmlp_vision')",
-                         arch);
+    int k = gmlp_arch_by_name(arch);
+    if (k < 0) {
+        const char *names[GMLP_ARCHS + 1] = {NULL};
+        for (int i = 0; i < GMLP_ARCHS; i++)
+            names[i] = gmlp_arch_get(i)->name;
+        char list[256];
+        return gmlp_fail(err, GMLP_ERR_UNSUPPORTED, "metadata gmlp.arch '%s' is not supported (this loader runs %s)",
+                         arch, gmlp_cfg_choices(names, list, sizeof list));
+    }
     /* otherwise the first tensor of the wrong family would be reported missing */
     if (sniffed >= 0 && sniffed != k)
         return gmlp_fail(err, GMLP_ERR_FORMAT,
@@ -78,14 +81,13 @@ gmlp_status gmlp_cfg_infer_arch(const gmlp_st_file *f, gmlp_config *cfg, gmlp_er
 
 gmlp_status gmlp_cfg_check_hf_arch(const gmlp_hf_config *hf, const gmlp_config *cfg, gmlp_error *err)
 {
-    /* gmlp.arch's own names ("gmlp_vision" is no timm gMLP), then timm's
-     * registry names NAME_... say the family; other names are left to the tensors */
+    /* gmlp.arch's own names ("gmlp_vision" is no timm gMLP), then the prefixes
+     * of timm's registry names say the family; other names are left to the tensors */
     const char *a = hf->architecture;
-    int named = !a ? -1 : gmlp_arch_named(a);
-    for (int k = 0; a && named < 0 && gmlp_arch_get(k); k++) {
-        const gmlp_arch_desc *family = gmlp_arch_get(k);
-        size_t len = strlen(family->name);
-        if (family->timm && !strncmp(a, family->name, len) && a[len] == '_')
+    int named = !a ? -1 : gmlp_arch_by_name(a);
+    for (int k = 0; a && named < 0 && k < GMLP_ARCHS; k++) {
+        const char *prefix = gmlp_arch_get(k)->timm_prefix;
+        if (prefix && !strncmp(a, prefix, strlen(prefix)))
             named = k;
     }
     if (named >= 0 && named != cfg->arch)

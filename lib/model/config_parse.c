@@ -3,6 +3,7 @@
  * LayerNorm eps values over the architecture's defaults. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,15 @@ int gmlp_cfg_choice(const char *s, const char *const *names)
         if (!strcmp(s, names[k]))
             return k;
     return -1;
+}
+
+const char *gmlp_cfg_choices(const char *const *names, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int k = 0; names[k] && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", !k ? "" : names[k + 1] ? ", " : " or ", names[k]);
+    return buf;
 }
 
 int gmlp_cfg_count_labels(const char *s)

@@ -6,15 +6,6 @@
 #include "model/arch.h"
 #include "model/model.h"
 
-/* The model's norm over rows x d (timm's norm_layer: LayerNorm; ResMLP: Affine). */
-static gmlp_status norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows)
-{
-    const gmlp_config *c = &m->cfg;
-    return gmlp_arch_of(c)->norm == GMLP_NORM_AFFINE
-               ? gmlp_op_affine(m->ctx, from, to, w, b, rows, c->dim)
-               : gmlp_op_layernorm(m->ctx, from, to, w, b, rows, c->dim, c->norm_eps);
-}
-
 /* One chunk of b images from src (floats from src_off) to b rows of logits
  * (or pooled features without a head) in dst from dst_off; enqueued only. */
 static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b, int want_logits, cl_mem dst,
@@ -32,11 +23,11 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
                                             .b = gmlp_linear_weight(m, m->stem_w, k),
                                             .c = {.buf = c->stem_norm ? w->y : w->x, .ld = d}, .bias = m->stem_b}));
     if (c->stem_norm)
-        GMLP_TRY(norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
+        GMLP_TRY(gmlp_norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
     const gmlp_pass p = gmlp_pass_of(m, b, 0, N, NULL);
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
-    GMLP_TRY(norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
+    GMLP_TRY(gmlp_norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
     GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, c->seq_len,
                                  c->dim));
     if (!want_logits)

@@ -4,6 +4,7 @@
  * sizes, which the LM and gMLPVision share. */
 #include <string.h>
 
+#include "core/act.h"
 #include "model/config.h"
 #include "model/model.h"
 #include "model/tensors.h"
@@ -41,12 +42,12 @@ static gmlp_status parse_settings(const gmlp_st_file *f, gmlp_config *cfg, gmlp_
     GMLP_TRY(parse_bool(f, "gmlp.causal", &cfg->causal, err));
     const char *s = gmlp_st_meta(f, "gmlp.act");
     if (s) {
-        static const char *const names[] = {"identity", "tanh", "sigmoid", "gelu", "silu", NULL};
-        int k = gmlp_cfg_choice(s, names);
+        int k = gmlp_cfg_choice(s, gmlp_act_names);
+        char list[128];
         if (k < 0)
-            return gmlp_fail(err, GMLP_ERR_FORMAT,
-                             "metadata gmlp.act '%s' is not identity, tanh, sigmoid, gelu or silu", s);
-        cfg->gate_act = k; /* the order of GMLP_GATE_* */
+            return gmlp_fail(err, GMLP_ERR_FORMAT, "metadata gmlp.act '%s' is not %s", s,
+                             gmlp_cfg_choices(gmlp_act_names, list, sizeof list));
+        cfg->gate_act = k;
     }
     GMLP_TRY(parse_count(f, "gmlp.shift_tokens", 1000000, &cfg->shift_tokens, err));
     /* a front end reading bytes would feed ids the embedding does not have */

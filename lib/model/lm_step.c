@@ -31,13 +31,13 @@ gmlp_status gmlp_lm_step_commands(gmlp_model *m, void *arg)
     const int B = (int)s->batch, d = c->dim, h = c->ffn_dim, S = c->seq_len;
     for (int l = 0; l < c->depth; l++) {
         const gmlp_block_weights *wt = &m->blocks[l];
-        /* z = [u | v] = GELU(shift(LN(x)) . W_in^T + b_in), x the tokens' embedding in the first */
+        /* z = [u | v] = mlp_act(shift(LN(x)) . W_in^T + b_in), x the tokens' embedding in the first */
         GMLP_TRY(gmlp_op_lm_step_in(ctx, &(gmlp_lm_step_in_args){
             .step = s->step, .seq_len = S, .embed = l ? NULL : m->embed_w, .x = w->x, .gamma = wt->norm_w,
             .beta = wt->norm_b, .d = d,
             .eps = c->norm_eps, .hist = c->shift_tokens ? s->cache.ln[l] : NULL,
             .segments = c->shift_tokens ? c->shift_tokens + 1 : 0, .w = wt->fc1_w, .bias = wt->fc1_b, .n_out = h,
-            .act = GMLP_ACT_GELU, .out = w->z, .rows = B}));
+            .act = gmlp_arch_of(c)->mlp_act, .out = w->z, .rows = B}));
         /* y = act(W_h[pos, 0 .. pos] . LN(v)[0 .. pos] + b_h[pos]) * u */
         GMLP_TRY(gmlp_op_lm_step_sgu(ctx, &(gmlp_lm_step_sgu_args){
             .step = s->step, .seq_len = S, .z = w->z, .h = h, .gamma = wt->sgu_norm_w,

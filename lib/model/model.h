@@ -211,6 +211,10 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l);
 gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l);
 gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l);
 
+/* The model's norm (its row's: timm's norm_layer, LayerNorm with norm_eps; ResMLP: Affine) over rows x dim,
+ * from into to: the stem's, a block's, the final one (block.c). */
+gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows);
+
 /* Runs the network on batch images (host memory), writing pooled features
  * and, when logits != NULL, the head's output. */
 gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits);

@@ -3,14 +3,8 @@
  * wrapper here with its prototype in ops.h, a C reference (tests/ref/) and a
  * test case (tests/test_ops.c). */
 #include "cl/clerr.h"
-#include "kernel_abi.h"
 #include "ops/ops.h"
 #include "ops/state.h"
-
-_Static_assert(GMLP_GATE_IDENTITY == GMLP_ACT_IDENTITY && GMLP_GATE_TANH == GMLP_ACT_TANH &&
-                   GMLP_GATE_SIGMOID == GMLP_ACT_SIGMOID && GMLP_GATE_GELU == GMLP_ACT_GELU &&
-                   GMLP_GATE_SILU == GMLP_ACT_SILU,
-               "gmlp.h's gate activations are cl_kernels/kernel_abi.h's");
 
 /* Launches k over global (local NULL: any) unless binding its arguments
  * failed (bound: gmlp_kernel_args' status). */

@@ -45,7 +45,7 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     }
     if ((unsigned)g->precision >= GMLP_GEMM_PRECISIONS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown precision %d", (int)g->precision);
-    if (g->act < GMLP_ACT_IDENTITY || g->act > GMLP_ACT_SILU)
+    if (g->act < 0 || g->act >= GMLP_ACTS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
     if (g->gate.buf) {
         if (g->gate.elem != GMLP_ELEM_F32 || g->gate.trans)

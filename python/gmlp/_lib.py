@@ -11,6 +11,7 @@ import ctypes
 import enum
 import pathlib
 from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint64, c_void_p
+from typing import Callable
 
 
 def _load() -> ctypes.CDLL:
@@ -138,19 +139,13 @@ class GenerateOptions(Structure):
     ]
 
 
-# Names of the enums gmlp_config holds, by value (gmlp.h).
-ARCH = ("gmlp", "mixer", "lm", "gmlp_vision", "gmixer", "resmlp")
-ARCH_LM = ARCH.index("lm")
-INTERPOLATION = ("bicubic", "bilinear", "nearest", "box", "hamming", "lanczos")
-CROP_MODE = ("center", "squash", "border")
-GATE_ACT = ("identity", "tanh", "sigmoid", "gelu", "silu")
-WEIGHTS = ("f32", "f16", "bf16")
-
 # Pointers travel as c_void_p (a numpy array's .ctypes.data, an int): the
 # cheapest conversion ctypes has.
 _P = c_void_p
 _PROTOTYPES = {
     "gmlp_version": (c_char_p, []),
+    "gmlp_arch_name": (c_char_p, [c_int]),
+    "gmlp_act_name": (c_char_p, [c_int]),
     "gmlp_last_error": (c_char_p, [_P]),
     "gmlp_list_devices": (c_size_t, [_P, c_size_t]),
     "gmlp_context_create": (c_int, [c_char_p, POINTER(c_void_p)]),
@@ -177,3 +172,20 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _restype
     _fn.argtypes = _argtypes
+
+
+def _names(name: Callable[[int], bytes | None]) -> tuple[str, ...]:
+    """An enum's names by value, from the library's table (name: gmlp_arch_name, gmlp_act_name)."""
+    names: list[str] = []
+    while (n := name(len(names))) is not None:
+        names.append(n.decode())
+    return tuple(names)
+
+
+# Names of the enums gmlp_config holds, by value (gmlp.h): the library's where it has a table.
+ARCH = _names(lib.gmlp_arch_name)
+ARCH_LM = ARCH.index("gmlp_lm")
+INTERPOLATION = ("bicubic", "bilinear", "nearest", "box", "hamming", "lanczos")
+CROP_MODE = ("center", "squash", "border")
+GATE_ACT = _names(lib.gmlp_act_name)
+WEIGHTS = ("f32", "f16", "bf16")

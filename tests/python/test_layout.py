@@ -48,6 +48,8 @@ def test_options_defaults_fill_the_whole_struct() -> None:
 
 
 def test_enums_match_gmlp_h() -> None:
+    """arch and gate_act: the names are the library's (gmlp_arch_name, gmlp_act_name) for every value below
+    gmlp.h's GMLP_ARCHS and GMLP_GATES."""
     _, _, enums = c_layout()
     assert {s.name: s.value for s in gmlp.Status} == enums["status"]
     for kind, names in (("arch", _lib.ARCH), ("interpolation", _lib.INTERPOLATION), ("crop_mode", _lib.CROP_MODE),

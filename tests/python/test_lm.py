@@ -29,7 +29,7 @@ def test_lm_fixture(name: str) -> None:
         for key in ("vocab_size", "seq_len", "dim", "depth", "ffn_dim", "heads", "attn_dim", "shift_tokens"):
             assert c[key] == int(meta[key]), key
         assert (c["arch"], c["gate_act"], c["causal"], c["circulant"]) == \
-            ("lm", meta["act"], meta["causal"] == "true", meta["circulant"] == "true")
+            ("gmlp_lm", meta["act"], meta["causal"] == "true", meta["circulant"] == "true")
         logits = m.lm_logits(tokens)
         assert logits.dtype == np.float32 and logits.shape == ref["logits"].shape
         assert rel_error(logits, ref["logits"]) <= 1e-4
