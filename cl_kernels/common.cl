@@ -75,6 +75,8 @@ GMLP_GELU_DEFINE(gmlp_gelu, float)
             return tanh(v);                                                                                   \
         if (act == GMLP_ACT_SIGMOID || act == GMLP_ACT_SILU) /* one path: a branch more spills on tgllp */    \
             return (act == GMLP_ACT_SILU ? v : (T)1.0f) / (1.0f + exp(-v));                                   \
+        if (act == GMLP_ACT_RELU)                                                                             \
+            return select(v, (T)0.0f, v < 0.0f); /* NaN stays NaN, as torch */                               \
         return v;                                                                                             \
     }
 GMLP_ACT_DEFINE(gmlp_act, float, gmlp_gelu)

@@ -10,7 +10,8 @@
 #define GMLP_ACT_SIGMOID 2
 #define GMLP_ACT_GELU 3 /* exact (erf), as nn.GELU() */
 #define GMLP_ACT_SILU 4 /* x sigmoid(x), as nn.SiLU(): timm's gmixer GluMlp */
-#define GMLP_ACTS 5     /* how many: the values are 0 .. GMLP_ACTS - 1 */
+#define GMLP_ACT_RELU 5 /* max(x, 0), as nn.ReLU() */
+#define GMLP_ACTS 6     /* how many: the values are 0 .. GMLP_ACTS - 1 */
 
 /* Where a GEMM epilogue's bias runs along. */
 #define GMLP_BIAS_NONE 0

@@ -106,6 +106,7 @@ enum {
     GMLP_GATE_SIGMOID = 2,
     GMLP_GATE_GELU = 3, /* exact (erf) */
     GMLP_GATE_SILU = 4, /* x sigmoid(x) */
+    GMLP_GATE_RELU = 5, /* max(x, 0) */
     GMLP_GATES,         /* how many this gmlp.h knows: the values are 0 .. GMLP_GATES - 1 */
 };
 

@@ -472,6 +472,7 @@ static const op_case cases[] = {
     CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_SIGMOID),
     CASE(sgu, .batch = 2, .n = 9, .cols = 36, .heads = 4, .act = GMLP_ACT_GELU, .res = 1),
     CASE(sgu, .batch = 2, .n = 11, .cols = 30, .heads = 2, .act = GMLP_ACT_SILU, .res = 1),
+    CASE(sgu, .batch = 2, .n = 10, .cols = 24, .heads = 3, .act = GMLP_ACT_RELU, .res = 1),
     CASE(sgu, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .res = 1, .act = GMLP_ACT_TANH), /* decoding */
     CASE(sgu, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
     CASE(sgu, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
@@ -507,6 +508,8 @@ static const op_case cases[] = {
     CASE(epilogue, .batch = 2, .m = 196, .n = 384, .ld = 768, .off = 384, .bias = GMLP_BIAS_ROWS, .gate = 1),
     CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
     CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
+    CASE(epilogue, .batch = 2, .m = 11, .n = 19, .ld = 21, .off = 2, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_RELU,
+         .gate = 1),
     CASE(lm_step_in, .batch = 1, .hist = 1, .dim = 1, .n = 1),
     CASE(lm_step_in, .batch = 3, .p0 = 5, .hist = 9, .dim = 37, .segments = 2, .n = 13, .act = GMLP_ACT_GELU,
          .bias = 1),
@@ -515,6 +518,8 @@ static const op_case cases[] = {
     CASE(lm_step_in, .batch = 2, .p0 = 3, .hist = 4, .dim = 200, .n = 3, .bias = 1),
     CASE(lm_step_in, .batch = 1, .p0 = 0, .hist = 5, .dim = 11, .segments = 3, .n = 70, .act = GMLP_ACT_TANH),
     CASE(lm_step_in, .batch = 1, .p0 = 4, .hist = 5, .dim = 9, .segments = 9, .n = 70, .act = GMLP_ACT_SIGMOID),
+    CASE(lm_step_in, .batch = 2, .p0 = 3, .hist = 6, .dim = 24, .segments = 2, .n = 70, .act = GMLP_ACT_RELU,
+         .bias = 1),
     CASE(lm_step_in, .batch = 1, .p0 = 2, .hist = 3, .dim = 2048, .segments = 2, .n = 5, .bias = 1), /* the widest */
     CASE(lm_step_in, .batch = 3, .p0 = 4, .hist = 6, .dim = 45, .segments = 3, .n = 21, .vocab = 50, .bias = 1),
     CASE(lm_step_in, .batch = 1, .hist = 2, .dim = 5, .n = 6, .vocab = 1, .act = GMLP_ACT_GELU),
@@ -526,6 +531,7 @@ static const op_case cases[] = {
     CASE(lm_step_sgu, .batch = 2, .p0 = 9, .hist = 10, .h = 60, .heads = 3, .act = GMLP_ACT_GELU), /* heads of 10 */
     CASE(lm_step_sgu, .batch = 2, .p0 = 4, .hist = 8, .h = 64, .heads = 4, .act = GMLP_ACT_SIGMOID, .bias = 1),
     CASE(lm_step_sgu, .batch = 2, .p0 = 2, .hist = 5, .h = 14, .heads = 7, .act = GMLP_ACT_SILU, .bias = 1),
+    CASE(lm_step_sgu, .batch = 2, .p0 = 5, .hist = 8, .h = 48, .heads = 2, .act = GMLP_ACT_RELU, .bias = 1),
     CASE(lm_step_sgu, .batch = 1, .p0 = 100, .hist = 128, .h = 512, .heads = 1, .bias = 1), /* the bundled LM's */
     CASE(lm_step_out, .batch = 1, .k = 1, .n = 1),
     CASE(lm_step_out, .batch = 3, .k = 37, .n = 13, .bias = 1),
@@ -533,6 +539,7 @@ static const op_case cases[] = {
     CASE(lm_step_out, .batch = 1, .k = 300, .n = 130),
     CASE(lm_step_out, .batch = 2, .k = 256, .n = 128, .bias = 1), /* the bundled LM's proj_out */
     CASE(gemm, .m = 7, .n = 33, .k = 97, .act = GMLP_ACT_GELU),
+    CASE(gemm, .m = 45, .n = 70, .k = 33, .trans_b = 1, .act = GMLP_ACT_RELU),
     CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
     CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .act = GMLP_ACT_GELU), /* gmlp_ti16 fc1, 2 images */
     CASE(gemm, .m = 392, .n = 128, .k = 384, .trans_b = 1),            /* its fc2 */

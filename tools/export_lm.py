@@ -11,7 +11,7 @@ are strings):
 
     gmlp.arch          gmlp_lm
     gmlp.causal        true | false            (sgu.causal)
-    gmlp.act           identity | tanh | sigmoid | gelu | silu   (sgu.act; GELU must be exact/erf)
+    gmlp.act           identity | tanh | sigmoid | gelu | silu | relu   (sgu.act; GELU must be exact/erf)
     gmlp.shift_tokens  integer >= 0            (max of PreShiftTokens.shifts)
 
 plus any extra string pairs given by the caller (e.g. ``gmlp.tokenizer`` =
@@ -50,7 +50,7 @@ import stfile  # noqa: E402
 DTYPES = {"f32": torch.float32, "float32": torch.float32,
           "f16": torch.float16, "float16": torch.float16,
           "bf16": torch.bfloat16, "bfloat16": torch.bfloat16}
-ACTS = ("identity", "tanh", "sigmoid", "gelu", "silu")
+ACTS = ("identity", "tanh", "sigmoid", "gelu", "silu", "relu")
 
 
 class ExportError(ValueError):
@@ -68,14 +68,16 @@ def act_name(act):
         return "sigmoid"
     if type(act) is nn.SiLU:
         return "silu"
+    if type(act) is nn.ReLU:
+        return "relu"
     if type(act) is nn.GELU:
         approx = getattr(act, "approximate", "none")
         if approx != "none":
             raise ExportError(f"sgu.act is nn.GELU(approximate={approx!r}); gmlp-cl supports "
                               "only the exact (erf) GELU, approximate='none'")
         return "gelu"
-    raise ExportError(f"sgu.act is {act!r}; gmlp-cl supports nn.Identity, nn.Tanh, nn.Sigmoid, nn.SiLU "
-                      "and nn.GELU() (exact) only")
+    raise ExportError(f"sgu.act is {act!r}; gmlp-cl supports nn.Identity, nn.Tanh, nn.Sigmoid, nn.SiLU, "
+                      "nn.ReLU and nn.GELU() (exact) only")
 
 
 def lm_settings(model):
@@ -208,7 +210,7 @@ def model_from_state_dict(sd, causal, act, shift_tokens):
     if act not in ACTS:
         raise ExportError(f"--act must be one of {', '.join(ACTS)}")
     act_mod = {"identity": nn.Identity(), "tanh": nn.Tanh(), "sigmoid": nn.Sigmoid(),
-               "gelu": nn.GELU(), "silu": nn.SiLU()}[act]
+               "gelu": nn.GELU(), "silu": nn.SiLU(), "relu": nn.ReLU()}[act]
     model = gMLP(num_tokens=num_tokens, dim=dim, depth=depth, seq_len=seq_len, heads=heads,
                  ff_mult=dim_ff // dim, attn_dim=attn_dim, causal=causal,
                  circulant_matrix=circulant, shift_tokens=shift_tokens, act=act_mod)

@@ -468,7 +468,7 @@ def cases(tmpdir):
         return {p + leaf: f32(*shape) for p in (LP, LP1)}
 
     add("lm_causal_yes.safetensors", "FORMAT", "gmlp.causal", lmf(gmlp_causal="yes"))
-    add("lm_act_relu.safetensors", "FORMAT", "gmlp.act", lmf(gmlp_act="relu"))
+    add("lm_act_leaky_relu.safetensors", "FORMAT", "gmlp.act", lmf(gmlp_act="leaky_relu"))
     add("lm_shift_negative.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="-1"))
     add("lm_shift_fraction.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="1.5"))
     add("lm_shift_abc.safetensors", "FORMAT", "gmlp.shift_tokens", lmf(gmlp_shift_tokens="abc"))

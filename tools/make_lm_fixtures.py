@@ -25,7 +25,8 @@ tests/data/precision/NAME.prec.safetensors (--prec-out).
 Randomisation: linear weights N(0, 1/fan_in), linear biases N(0, 0.1^2),
 LayerNorm weights 1 + N(0, 0.1^2) and biases N(0, 0.1^2), sgu.weight
 N(0, (0.5/sqrt(seq_len))^2) (also above the diagonal in causal models, where
-it must be ignored), sgu.bias 1 + N(0, 0.2^2), circulant_pos_x/y 1 + N(0, 0.3^2),
+it must be ignored), sgu.bias 1 + N(0, 0.2^2) (N(0, 0.2^2) for act_relu, whose
+gates would otherwise stay positive), circulant_pos_x/y 1 + N(0, 0.3^2),
 embedding N(0, 1); tokens uniform in [0, vocab).
 
 Each case is cross-checked against an independent float64 implementation of
@@ -62,14 +63,15 @@ from g_mlp_pytorch import gMLP  # noqa: E402
 SEED = 20261123
 
 STORAGE = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-ACTS = {"identity": nn.Identity, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU, "silu": nn.SiLU}
+ACTS = {"identity": nn.Identity, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU, "silu": nn.SiLU,
+        "relu": nn.ReLU}
 
 
 def case(name, vocab, dim, seq, ff_mult=2, heads=1, attn_dim=None, causal=True,
-         circulant=False, shift=0, act="identity", storage="F32", batch=2, n=None):
+         circulant=False, shift=0, act="identity", storage="F32", batch=2, n=None, sgu_bias=1.0):
     return dict(name=name, vocab=vocab, dim=dim, depth=2, seq=seq, ff_mult=ff_mult, heads=heads,
                 attn_dim=attn_dim, causal=causal, circulant=circulant, shift=shift, act=act,
-                storage=storage, batch=batch, n=seq if n is None else n)
+                storage=storage, batch=batch, n=seq if n is None else n, sgu_bias=sgu_bias)
 
 
 CASES = [
@@ -93,6 +95,7 @@ CASES = [
          storage="F16", batch=3, n=13),
     case("vocab50_bf16", 50, 24, 12, heads=2, causal=False, storage="BF16"),
     case("act_silu", 45, 16, 8, act="silu"),
+    case("act_relu", 45, 16, 8, act="relu", sgu_bias=0.0),  # gates on both sides of 0
 ]
 
 
@@ -120,7 +123,7 @@ def randomise(model, c, rng):
         elif name.endswith("sgu.weight"):
             v = rng.normal(0.0, 0.5 / np.sqrt(c["seq"]), shape)
         elif name.endswith("sgu.bias"):
-            v = 1.0 + rng.normal(0.0, 0.2, shape)
+            v = c["sgu_bias"] + rng.normal(0.0, 0.2, shape)
         elif name.endswith("sgu.circulant_pos_x") or name.endswith("sgu.circulant_pos_y"):
             v = 1.0 + rng.normal(0.0, 0.3, shape)
         elif len(shape) == 2 and name.endswith(".weight"):  # nn.Linear (out, in)
@@ -148,7 +151,8 @@ def _gelu(x):
 
 def _act(x, act):
     return {"identity": lambda v: v, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
-            "gelu": _gelu, "silu": lambda v: v * torch.sigmoid(v)}[act](x)
+            "gelu": _gelu, "silu": lambda v: v * torch.sigmoid(v),
+            "relu": lambda v: v.clamp(min=0.0)}[act](x)
 
 
 def _shift(y, shift, causal):

@@ -35,6 +35,7 @@ static double activation(double v, int kind)
            : kind == 2 ? 1.0 / (1.0 + exp(-v))
            : kind == 3 ? 0.5 * v * (1.0 + erf(v / sqrt(2.0)))
            : kind == 4 ? v / (1.0 + exp(-v))
+           : kind == 5 ? (v < 0.0 ? 0.0 : v)
                        : v;
 }
 

@@ -34,7 +34,7 @@ void ref_gemm_prec(size_t m, size_t n, size_t k, const float *a, size_t lda, siz
                    size_t ldb, size_t sb, int tb, float beta, float *c, size_t ldc, size_t sc, size_t batch, int prec);
 /* The GEMM epilogue in place on C (m x n, ld, stride, batch), as the kernels' gmlp_epilogue:
  * v = act(v + bias[j] (bias[i] with bias_rows)) * gate[i, j] (gate ldg, sg apart); bias and gate may be NULL;
- * act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf), 4 SiLU. */
+ * act: 0 identity, 1 tanh, 2 sigmoid, 3 GELU (erf), 4 SiLU, 5 ReLU. */
 typedef struct ref_epi {
     const float *bias;
     int bias_rows, act;
