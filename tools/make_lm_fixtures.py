@@ -123,7 +123,7 @@ def randomise(model, c, rng):
         elif name.endswith("sgu.weight"):
             v = rng.normal(0.0, 0.5 / np.sqrt(c["seq"]), shape)
         elif name.endswith("sgu.bias"):
-            v = c["sgu_bias"] + rng.normal(0.0, 0.2, shape)
+            v = c.get("sgu_bias", 1.0) + rng.normal(0.0, 0.2, shape)
         elif name.endswith("sgu.circulant_pos_x") or name.endswith("sgu.circulant_pos_y"):
             v = 1.0 + rng.normal(0.0, 0.3, shape)
         elif len(shape) == 2 and name.endswith(".weight"):  # nn.Linear (out, in)
