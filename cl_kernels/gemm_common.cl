@@ -12,6 +12,16 @@
  * and the transposes TA / TB (compile-time, as CLBlast's NN/NT/TN/TT entry
  * points: no runtime branch in the loads).
  *
+ * Staging: each family loads op(A) and op(B) with one set of functions of
+ * the operand op (0: A, 1: B; a constant once inlined, from which its
+ * storage, width and layout follow: GMLP_STAGE_*, below): gemm_tiled.cl's
+ * gmlp_tiled_fetch and gmlp_tiled_stash, gemm_engine.cl's gmlp_eng_fetch and
+ * gmlp_eng_stash, gemm_mma.cl's gmlp_mma_stage_fetch, gmlp_mma_stage_stash,
+ * gmlp_mma_raw_issue and gmlp_mma_raw_word, gemm_direct.cl's direct_ld1 and
+ * direct_ldv.  Each passes every element through one hook where its value is
+ * formed (gmlp_stage_element, below): the one place an operand is
+ * transformed on its way in.
+ *
  * Epilogue: beta * C, a bias per column (fc layers, stem, head) or per row
  * (token-axis matmuls), an activation (fc1's exact GELU, the gate's), and
  * the SGU's gate (times u), applied to the accumulators in registers before
@@ -127,6 +137,52 @@ static inline float gmlp_bf16_value(ushort h)
 #define B_TYPE float
 #endif
 
+/* Operand op of a product (0: A, 1: B; a constant once inlined): its
+ * storage (GMLP_GEMM_STORE_*), the slice's width W (TM or TN), whether
+ * op(X) is stored contiguously along k, and the vector width of its loads
+ * (VW where it divides the contiguous extent). */
+#define GMLP_STAGE_STORE(op) ((op) ? GMLP_GEMM_B : GMLP_GEMM_A)
+#define GMLP_STAGE_W(op) ((op) ? TN : TM)
+#define GMLP_STAGE_CONTIG_K(op) ((op) ? GMLP_GEMM_TB : !GMLP_GEMM_TA)
+#define GMLP_STAGE_V(op) ((GMLP_STAGE_CONTIG_K(op) ? TK : GMLP_STAGE_W(op)) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW)
+/* The larger of X(0) and X(1).  The staging's loops over operand op's units
+ * (and gemm_mma.cl's runs and words) run to it and skip the items past
+ * X(op): a trip count that does not depend on op lets a loop unroll before
+ * its function is inlined; unrolled after (op a constant only then), the
+ * BF16 64 x 64 x 32 tile of gemm_mma.cl took 150 registers a thread, not
+ * 128 (clang 15, ptxas 13). */
+#define GMLP_STAGE_MAX(X) (X(0) > X(1) ? X(0) : X(1))
+
+/* Operand storage (GMLP_GEMM_STORE_*, a constant once inlined) at p:
+ * element i's address, and its value. */
+static inline __global const void *gmlp_stage_addr(int store, __global const void *p, size_t i)
+{
+    if (store == GMLP_GEMM_STORE_HALF)
+        return (__global const half *)p + i;
+    if (store == GMLP_GEMM_STORE_BF16)
+        return (__global const bf16 *)p + i;
+    return (__global const float *)p + i;
+}
+static inline float gmlp_stage_ld1(int store, __global const void *p, size_t i)
+{
+    if (store == GMLP_GEMM_STORE_HALF)
+        return vload_half(i, (__global const half *)p);
+    if (store == GMLP_GEMM_STORE_BF16)
+        return gmlp_bf16_value(((__global const bf16 *)p)[i]);
+    return ((__global const float *)p)[i];
+}
+
+/* The staging hook: element x of operand op as it is staged, transformed on
+ * its way in (a prologue would go here); today rounded to the precision
+ * mode's format.  gemm_mma.cl's hook, gmlp_mma_word, calls it or does the
+ * same rounding in the instruction that packs two elements;
+ * gemm_direct.cl's vectors take direct_stage_element. */
+static inline float gmlp_stage_element(float x, int op)
+{
+    (void)op;
+    return gmlp_round(x);
+}
+
 /* C as float, or as the mode's 16-bit format (a product only GEMMs read, in
  * BF16 or FP16: the value rounded as the next product's operand rounding
  * rounds it, once, after the epilogue; bfloat16 as gmlp_to_bf16, half
@@ -177,33 +233,33 @@ static inline void gmlp_c_put(__global float *p, float v)
 
 /* The tiled kernels' k loop: TK-deep slices of op(A) and op(B), double
  * buffered in local memory with one barrier a slice.  Each slice's global
- * loads (stage_a_fetch / stage_b_fetch, into registers pa and pb) are in
- * flight while the one before is multiplied, then stashed (stage_*_stash)
- * into the other buffer, whose last readers passed the previous barrier.
- * Between GMLP_SLICES_BEGIN and GMLP_SLICES_END the kernel multiplies the
- * slice at la and lb (local T: its staged format); SIZE_A and SIZE_B are one
- * slice's elements.  Needs a, b, lda, ldb, i0, j0, m, n, k, t, as, bs, pa
- * and pb in scope. */
-#define GMLP_SLICES_BEGIN(T, SIZE_A, SIZE_B)                                                                   \
+ * loads (FETCH, the family's staging, into registers pa and pb) are in
+ * flight while the one before is multiplied, then stashed (STASH) into the
+ * other buffer, whose last readers passed the previous barrier.  Between
+ * GMLP_SLICES_BEGIN and GMLP_SLICES_END the kernel multiplies the slice at
+ * la and lb (local T: its staged format); SIZE(op) is one slice's elements.
+ * FETCH and STASH take the operand first (0: A, 1: B).  Needs a, b, lda,
+ * ldb, i0, j0, m, n, k, t, as, bs, pa and pb in scope. */
+#define GMLP_SLICES_BEGIN(T, SIZE, FETCH, STASH)                                                              \
     const int slices = (k + TK - 1) / TK;                                                                     \
     if (slices > 0) {                                                                                         \
-        stage_a_fetch(a, lda, i0, m, 0, k, t, pa);                                                            \
-        stage_b_fetch(b, ldb, j0, n, 0, k, t, pb);                                                            \
-        stage_a_stash(as, pa, t);                                                                             \
-        stage_b_stash(bs, pb, t);                                                                             \
+        FETCH(0, a, lda, i0, m, 0, k, t, pa);                                                                 \
+        FETCH(1, b, ldb, j0, n, 0, k, t, pb);                                                                 \
+        STASH(0, as, pa, t);                                                                                  \
+        STASH(1, bs, pb, t);                                                                                  \
     }                                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                             \
     for (int sl = 0; sl < slices; sl++) {                                                                     \
         const int cur = sl & 1, more = sl + 1 < slices;                                                       \
         if (more) {                                                                                           \
-            stage_a_fetch(a, lda, i0, m, (sl + 1) * TK, k, t, pa);                                            \
-            stage_b_fetch(b, ldb, j0, n, (sl + 1) * TK, k, t, pb);                                            \
+            FETCH(0, a, lda, i0, m, (sl + 1) * TK, k, t, pa);                                                 \
+            FETCH(1, b, ldb, j0, n, (sl + 1) * TK, k, t, pb);                                                 \
         }                                                                                                     \
-        __local const T *la = as + cur * (SIZE_A), *lb = bs + cur * (SIZE_B);
-#define GMLP_SLICES_END(SIZE_A, SIZE_B)                                                                        \
+        __local const T *la = as + cur * SIZE(0), *lb = bs + cur * SIZE(1);
+#define GMLP_SLICES_END(SIZE, STASH)                                                                          \
         if (more) {                                                                                           \
-            stage_a_stash(as + (cur ^ 1) * (SIZE_A), pa, t);                                                  \
-            stage_b_stash(bs + (cur ^ 1) * (SIZE_B), pb, t);                                                  \
+            STASH(0, as + (cur ^ 1) * SIZE(0), pa, t);                                                        \
+            STASH(1, bs + (cur ^ 1) * SIZE(1), pb, t);                                                        \
         }                                                                                                     \
         barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
     }

@@ -12,7 +12,8 @@
  * - TT (no model product): outer products, op(B)'s row gathered.
  * Rows and columns past the edge read the last one (in bounds; discarded),
  * so the loops carry no masks; the stores are masked.  The block loops are
- * unrolled on every device: the accumulators must be registers. */
+ * unrolled on every device: the accumulators must be registers.  The
+ * operands' loads (its staging): direct_ld1 and direct_ldv, below. */
 #include "gemm_common.cl"
 
 #define DV GMLP_GEMM_VW
@@ -26,19 +27,31 @@
 #define VSTOREF DCAT(vstore, DV)
 #define vecu DCAT(uint, DV)
 GMLP_ROUND_DEFINE(direct_round, vecf, vecu)
-/* operand loads, rounded to the precision mode's format (precision.cl) */
-#define vloadf_half(p) DCAT(vload_half, DV)(0, p)
-#define vloadf_float(p) VLOADF(0, p)
-#define vloadf_bf16(p) DCAT(as_float, DV)(DCAT(convert_uint, DV)(DCAT(vload, DV)(0, p)) << 16)
-#define load1_half(p) vload_half(0, p)
-#define load1_float(p) (*(p))
-#define load1_bf16(p) gmlp_bf16_value(*(p))
-#define LOAD_OF(ty, p) DCAT(load1_, ty)(p)
-#define LOADV_OF(ty, p) DCAT(vloadf_, ty)(p)
-#define LOAD_A(p) gmlp_round(LOAD_OF(A_TYPE, p))
-#define LOADV_A(p) direct_round(LOADV_OF(A_TYPE, p))
-#define LOAD_B(p) gmlp_round(LOAD_OF(B_TYPE, p))
-#define LOADV_B(p) direct_round(LOADV_OF(B_TYPE, p))
+
+/* The staging: an element of operand op at p (direct_ld1), or DV of them
+ * along its contiguous extent (direct_ldv; vloadn: no alignment beyond the
+ * element's), through the hook gmlp_stage_element (direct_stage_element: the
+ * same on DV lanes at once). */
+static inline vecf direct_stage_element(vecf x, int op)
+{
+    (void)op;
+    return direct_round(x);
+}
+static inline float direct_ld1(const int op, __global const void *p)
+{
+    return gmlp_stage_element(gmlp_stage_ld1(GMLP_STAGE_STORE(op), p, 0), op);
+}
+static inline vecf direct_ldv(const int op, __global const void *p)
+{
+    vecf x;
+    if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_HALF)
+        x = DCAT(vload_half, DV)(0, (__global const half *)p);
+    else if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_BF16)
+        x = DCAT(as_float, DV)(DCAT(convert_uint, DV)(VLOADF(0, (__global const bf16 *)p)) << 16);
+    else
+        x = VLOADF(0, (__global const float *)p);
+    return direct_stage_element(x, op);
+}
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
 
@@ -156,10 +169,10 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
     int q = 0;
     for (; q + DV <= k; q += DV) {
         vecf bv[4];
-        _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = LOADV_B(br[s] + q);
+        _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = direct_ldv(1, br[s] + q);
         _Pragma("unroll") for (int r = 0; r < DM; r++)
         {
-            const vecf av = LOADV_A(ar[r] + q);
+            const vecf av = direct_ldv(0, ar[r] + q);
             _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] += av * bv[s];
         }
     }
@@ -168,8 +181,8 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
         sum[r] = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
                              direct_fold4(acc[r][3]));
         for (int t = q; t < k; t++) /* k's tail */
-            sum[r] += LOAD_A(ar[r] + t) *
-                      (float4)(LOAD_B(br[0] + t), LOAD_B(br[1] + t), LOAD_B(br[2] + t), LOAD_B(br[3] + t));
+            sum[r] += direct_ld1(0, ar[r] + t) * (float4)(direct_ld1(1, br[0] + t), direct_ld1(1, br[1] + t),
+                                                          direct_ld1(1, br[2] + t), direct_ld1(1, br[3] + t));
     }
 }
 
@@ -214,19 +227,19 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
     for (int q = 0; q < k; q++) {
         vecf bv[WV];
         if (contiguous) {
-            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = LOADV_B(b + (size_t)q * ldb + j0 + s * DV);
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_ldv(1, b + (size_t)q * ldb + j0 + s * DV);
         } else {
             float e[WN];
             _Pragma("unroll") for (int s = 0; s < WN; s++)
             {
                 const size_t j = (size_t)min(j0 + s, n - 1);
-                e[s] = LOAD_B(b + (GMLP_GEMM_TB ? j * ldb + q : (size_t)q * ldb + j));
+                e[s] = direct_ld1(1, b + (GMLP_GEMM_TB ? j * ldb + q : (size_t)q * ldb + j));
             }
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = VLOADF(s, e);
         }
         _Pragma("unroll") for (int r = 0; r < WM; r++)
         {
-            const float av = LOAD_A(ar[r] + (size_t)q * sa);
+            const float av = direct_ld1(0, ar[r] + (size_t)q * sa);
             _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] += av * bv[s];
         }
     }

@@ -20,7 +20,8 @@
  * reads over the banks.  Double-buffered, one barrier per slice, as
  * gemm_tiled.cl.  Edges are zero-padded on load and masked on store: any m,
  * n, k.  Loads are scalar, coalesced across neighbouring work-items (VW is
- * accepted and unused). */
+ * accepted and unused).  The staging: gmlp_eng_fetch and gmlp_eng_stash,
+ * below. */
 
 #ifndef GMLP_ENG_SG_ID
 #define GMLP_ENG_SG_ID (t / ENG_SG)
@@ -66,66 +67,51 @@ static inline float gmlp_eng_value16(uint h)
     return vload_half(0, (__private const half *)&s);
 }
 
-static inline float gmlp_eng_ld_float(__global const float *p, size_t i)
+/* The staging: gmlp_eng_fetch reads this work-item's words of one TK x W
+ * slice of op(X) (operand op: gemm_common.cl's GMLP_STAGE_*; stored
+ * contiguously along k, neighbouring work-items take neighbouring words
+ * along k, else along the W) into registers wd, each element through the
+ * hook gmlp_stage_element; gmlp_eng_stash writes them into the local slice. */
+#define ENG_STAGE_LD(op) (GMLP_STAGE_W(op) + 1)
+#define ENG_STAGE_SIZE(op) (TKW * ENG_STAGE_LD(op))
+#define ENG_STAGE_WORDS(op) (GMLP_STAGE_W(op) * TKW)
+#define ENG_STAGE_PER(op) ((ENG_STAGE_WORDS(op) + NT - 1) / NT)
+/* whether work-item t has an l-th word, at row w of the W and word kw of k */
+static inline int gmlp_eng_at(const int op, int t, int l, int *w, int *kw)
 {
-    return p[i];
+    const int e = t + l * NT;
+    *w = GMLP_STAGE_CONTIG_K(op) ? e / TKW : e % GMLP_STAGE_W(op);
+    *kw = GMLP_STAGE_CONTIG_K(op) ? e % TKW : e / GMLP_STAGE_W(op);
+    return ENG_STAGE_WORDS(op) % NT == 0 || e < ENG_STAGE_WORDS(op);
 }
-static inline float gmlp_eng_ld_half(__global const half *p, size_t i)
+static inline void gmlp_eng_fetch(const int op, __global const void *p, ulong ld, int base, int dim, int q0, int k,
+                                  int t, uint *wd)
 {
-    return vload_half(i, p);
-}
-static inline float gmlp_eng_ld_bf16(__global const bf16 *p, size_t i)
-{
-    return gmlp_bf16_value(p[i]);
-}
-
-/* An operand's staging: NAME_fetch reads this work-item's words of one
- * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if
- * CONTIG_K: then neighbouring work-items take neighbouring words along k,
- * else along the W) into registers wd, NAME_stash writes them into the
- * local slice. */
-#define GMLP_ENG_STAGE(NAME, TYPE, W, CONTIG_K)                                                               \
-    enum { NAME##_LD = W + 1, NAME##_SIZE = TKW * NAME##_LD, NAME##_WORDS = W * TKW,                        \
-           NAME##_PER = (NAME##_WORDS + NT - 1) / NT };                                                     \
-    /* whether work-item t has an l-th word, at row w of the W and word kw of k */                         \
-    static inline int NAME##_at(int t, int l, int *w, int *kw)                                               \
-    {                                                                                                         \
-        const int e = t + l * NT;                                                                             \
-        *w = CONTIG_K ? e / TKW : e % W;                                                                      \
-        *kw = CONTIG_K ? e % TKW : e / W;                                                                     \
-        return NAME##_WORDS % NT == 0 || e < NAME##_WORDS;                                                    \
-    }                                                                                                         \
-    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
-                                    uint *wd)                                                                 \
-    {                                                                                                         \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                      \
-        {                                                                                                     \
-            int w, kw;                                                                                        \
-            if (NAME##_at(t, l, &w, &kw)) {                                                                   \
-                const int gw = base + w, gq = q0 + kw * ENG_PK;                                               \
-                uint word = 0;                                                                                \
-                GMLP_UNROLL for (int j = 0; j < ENG_PK; j++)                                                  \
-                {                                                                                             \
-                    const size_t at = CONTIG_K ? (size_t)gw * ld + gq + j : (size_t)(gq + j) * ld + gw;       \
-                    const float f = gw < dim && gq + j < k ? gmlp_eng_ld_##TYPE(p, at) : 0.0f;                \
-                    word |= gmlp_eng_bits(gmlp_round(f)) << (16 * j); /* the mode's operand format */        \
-                }                                                                                             \
-                wd[l] = word;                                                                                 \
-            }                                                                                                 \
-        }                                                                                                     \
-    }                                                                                                         \
-    static inline void NAME##_stash(__local uint *lds, const uint *wd, int t)                                \
-    {                                                                                                         \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                      \
-        {                                                                                                     \
-            int w, kw;                                                                                        \
-            if (NAME##_at(t, l, &w, &kw))                                                                     \
-                lds[kw * NAME##_LD + w] = wd[l];                                                              \
-        }                                                                                                     \
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(ENG_STAGE_PER); l++)
+    {
+        int w, kw;
+        if (l < ENG_STAGE_PER(op) && gmlp_eng_at(op, t, l, &w, &kw)) {
+            const int gw = base + w, gq = q0 + kw * ENG_PK;
+            uint word = 0;
+            GMLP_UNROLL for (int j = 0; j < ENG_PK; j++)
+            {
+                const size_t at = GMLP_STAGE_CONTIG_K(op) ? (size_t)gw * ld + gq + j : (size_t)(gq + j) * ld + gw;
+                const float f = gw < dim && gq + j < k ? gmlp_stage_ld1(GMLP_STAGE_STORE(op), p, at) : 0.0f;
+                word |= gmlp_eng_bits(gmlp_stage_element(f, op)) << (16 * j);
+            }
+            wd[l] = word;
+        }
     }
-#define GMLP_ENG_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_ENG_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
-GMLP_ENG_STAGE_OF(stage_a, A_TYPE, TM, 1)
-GMLP_ENG_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+}
+static inline void gmlp_eng_stash(const int op, __local uint *lds, const uint *wd, int t)
+{
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(ENG_STAGE_PER); l++)
+    {
+        int w, kw;
+        if (l < ENG_STAGE_PER(op) && gmlp_eng_at(op, t, l, &w, &kw))
+            lds[kw * ENG_STAGE_LD(op) + w] = wd[l];
+    }
+}
 
 /* The includer's hooks: a lane's fragment of the A (B) tile at row (column)
  * r0, word kw, from the local slice (word (r, kw) at kw * ld + r); where a
@@ -162,27 +148,27 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
         GMLP_UNROLL for (int j = 0; j < NTL; j++)
             GMLP_UNROLL for (int r = 0; r < ENG_CE; r++) acc[i][j][r] = 0.0f;
 
-    __local uint as[2 * stage_a_SIZE], bs[2 * stage_b_SIZE];
+    __local uint as[2 * ENG_STAGE_SIZE(0)], bs[2 * ENG_STAGE_SIZE(1)];
 #if ENG_EMULATE
     __local uint emu_all[NSG * ENG_EMU];
     __local uint *emu = emu_all + sg * ENG_EMU;
 #else
     __local uint *emu = 0;
 #endif
-    uint pa[stage_a_PER], pb[stage_b_PER];
-    GMLP_SLICES_BEGIN(uint, stage_a_SIZE, stage_b_SIZE)
+    uint pa[ENG_STAGE_PER(0)], pb[ENG_STAGE_PER(1)];
+    GMLP_SLICES_BEGIN(uint, ENG_STAGE_SIZE, gmlp_eng_fetch, gmlp_eng_stash)
         GMLP_UNROLL for (int kw = 0; kw < TKW; kw += ENG_KW)
         {
             /* B's fragments, then A's one at a time: Intel's are 8 registers each, of 128 on DG2 */
             uint fa[ENG_AW], fb[NTL][ENG_BW];
-            GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_b(fb[j], lb, stage_b_LD, wn0 + j * ENG_N, kw, lane);
+            GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_b(fb[j], lb, ENG_STAGE_LD(1), wn0 + j * ENG_N, kw, lane);
             GMLP_UNROLL for (int i = 0; i < MT; i++)
             {
-                gmlp_eng_a(fa, la, stage_a_LD, wm0 + i * ENG_M, kw, lane);
+                gmlp_eng_a(fa, la, ENG_STAGE_LD(0), wm0 + i * ENG_M, kw, lane);
                 GMLP_UNROLL for (int j = 0; j < NTL; j++) gmlp_eng_mma(acc[i][j], fa, fb[j], lane, emu);
             }
         }
-    GMLP_SLICES_END(stage_a_SIZE, stage_b_SIZE)
+    GMLP_SLICES_END(ENG_STAGE_SIZE, gmlp_eng_stash)
 
     GMLP_UNROLL for (int i = 0; i < MT; i++)
         GMLP_UNROLL for (int j = 0; j < NTL; j++)

@@ -11,18 +11,21 @@
  * in k), double-buffered with one barrier per slice as gemm_tiled.cl: the
  * next slice's global loads are in flight into registers while this one is
  * multiplied, then rounded (precision.cl's gmlp_round, as the portable
- * variants round), packed and stored; no cp.async, which copies bytes
+ * variants round: gmlp_mma_word), packed and stored; no cp.async, which copies bytes
  * unchanged where the words need the rounding and packing.
  * Operands contiguous along k are stored k-contiguous ([W][TK words + 4]),
  * the others transposed ([TK words][W + 8]); either pad puts the 32 lanes'
  * fragment reads on 32 distinct banks.  Edges are zero-padded on load and
  * masked on store: any m, n, k; the epilogue runs on the accumulators.
+ * That staging: gmlp_mma_stage_fetch and gmlp_mma_stage_stash, below.
  *
  * GMLP_MMA_STAGES=S (2 or more) stages the operands instead with cp.async
  * (sm_80), S slices in flight: the copies go global to local untouched
  * (float; half storage through registers) and the rounding and packing
  * move to the fragment loads, so that no register holds a slice in flight
- * and the loads' latency hides behind S - 1 slices of products, not one.
+ * and the loads' latency hides behind S - 1 slices of products, not one:
+ * gmlp_mma_raw_issue and gmlp_mma_raw_word, below.  Either way each pair of
+ * elements passes the hook gmlp_mma_word as it becomes an operand word.
  *
  * GMLP_MMA_LDSM=1 (16-bit formats) loads the fragments of operands stored
  * along k by ldmatrix (sm_75): one instruction gives a lane four words, an A
@@ -76,18 +79,20 @@
 #if GMLP_MMA_LDSM && PK != 2
 #error "gemm_mma.cl: GMLP_MMA_LDSM takes the 16-bit formats"
 #endif
+/* Whether storage (GMLP_GEMM_STORE_*) holds the instruction's operand bits,
+ * so that a word is two stored elements side by side: bfloat16 in BF16
+ * (rounding a bfloat16 value to bfloat16 changes nothing), half in FP16
+ * once saturated (gmlp_mma_sat: half's infinities are +-65504 in the mode;
+ * every other half rounds to itself). */
+#define MMA_NATIVE(store)                                                                                     \
+    ((store) == GMLP_GEMM_STORE_BF16 ? GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16                              \
+                                     : (store) == GMLP_GEMM_STORE_HALF && GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16)
 /* whether op(A) / op(B) fragments come by ldmatrix: stored along k, in the
  * instruction's bits (the register staging packs them so; cp.async's
- * slices hold them as stored, so there only storage of those bits, up to
- * FP16's saturation: gmlp_mma_native_TYPE, below) */
-#define GMLP_MMA_NATIVE_OF(T) GMLP_MMA_NATIVE_OF_(T)
-#define GMLP_MMA_NATIVE_OF_(T) gmlp_mma_native_##T
-#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(A_TYPE)))
-#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || GMLP_MMA_NATIVE_OF(B_TYPE)))
-/* such a native TYPE's word of two stored elements as the operand
- * (gmlp_mma_bits_TYPE, below): what cp.async's slices hold */
-#define GMLP_MMA_BITS_OF(T) GMLP_MMA_BITS_OF_(T)
-#define GMLP_MMA_BITS_OF_(T) gmlp_mma_bits_##T
+ * slices hold them as stored, so there only native storage, up to FP16's
+ * saturation: gmlp_mma_native_bits, below) */
+#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_A)))
+#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_B)))
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
@@ -131,19 +136,22 @@ static inline uint gmlp_mma_pack(float lo, float hi)
     return PK == 1 ? gmlp_mma_bits(lo) : gmlp_mma_bits(lo) | gmlp_mma_bits(hi) << 16;
 }
 
-/* Elements lo and hi rounded to the mode's format (precision.cl's
- * semantics) as one word (gmlp_mma_pack's).  On the GPU the 16-bit formats
- * take sm_80's cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32: round to nearest even
- * and pack in one instruction, NaN kept (FP16 clamped first by min / max
- * of sm_80 that keep NaN: saturation), in
- * place of some twenty integer operations an element, which left the
- * staging, not the tensor cores, the bound (H100, 2026-11-26). */
-static inline uint gmlp_mma_word(float lo, float hi)
+/* The staging hook (gemm_common.cl's gmlp_stage_element, two elements at a
+ * time): elements lo and hi of operand op, as loaded, rounded to the mode's
+ * format (precision.cl's semantics) as one word (gmlp_mma_pack's); the
+ * native paths (MMA_NATIVE) bypass it, valid while it only rounds.  On the
+ * GPU the 16-bit formats take sm_80's cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32:
+ * round to nearest even and pack in one instruction, NaN kept (FP16 clamped
+ * first by min / max of sm_80 that keep NaN: saturation), in place of some
+ * twenty integer operations an element, which left the staging, not the
+ * tensor cores, the bound (H100, 2026-11-26). */
+static inline uint gmlp_mma_word(float lo, float hi, int op)
 {
 #if GMLP_GEMM_ISSUE || PK == 1
-    return gmlp_mma_pack(gmlp_round(lo), gmlp_round(hi));
+    return gmlp_mma_pack(gmlp_stage_element(lo, op), gmlp_stage_element(hi, op));
 #else
-    uint w; /* hi into the upper half */
+    uint w; /* hi into the upper half; gmlp_stage_element's rounding, in the conversion */
+    (void)op;
     if (GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16) /* clamped to +-65504 by min / max that keep NaN */
         GMLP_ASM("{\n\t.reg .f32 l, h;\n\t"
                 "max.NaN.f32 l, %2, 0fC77FE000;\n\tmin.NaN.f32 l, l, 0f477FE000;\n\t"
@@ -167,27 +175,22 @@ static inline float gmlp_mma_half_value(uint h)
     return as_float(as_uint(a) | (h & 0x8000u) << 16);
 }
 
-/* An operand element as fetched: a float's value, half storage's bits
+/* An operand element as fetched: a float's value, 16-bit storage's bits
  * (as_float of them: decoded at the stash, so that the fetch's loads are not
- * waited for before the slice's mma). */
-static inline float gmlp_mma_ld1_float(__global const float *p)
+ * waited for before the slice's mma); element i from p, of storage store
+ * (a constant once inlined).  Then its value. */
+static inline float gmlp_mma_ld1(int store, __global const void *p, int i)
 {
-    return *p;
+    if (store == GMLP_GEMM_STORE_FLOAT)
+        return ((__global const float *)p)[i];
+    return as_float((uint)((__global const ushort *)p)[i]);
 }
-static inline float gmlp_mma_ld1_half(__global const half *p)
+static inline float gmlp_mma_fetched_value(int store, float x)
 {
-    return as_float((uint) * (__global const ushort *)p);
-}
-static inline float gmlp_mma_ld1_bf16(__global const bf16 *p)
-{
-    return as_float((uint)*p);
-}
-static inline float gmlp_mma_value_float(float x)
-{
-    return x;
-}
-static inline float gmlp_mma_value_half(float x)
-{
+    if (store == GMLP_GEMM_STORE_FLOAT)
+        return x;
+    if (store == GMLP_GEMM_STORE_BF16)
+        return as_float(as_uint(x) << 16);
 #if GMLP_GEMM_ISSUE
     return gmlp_mma_half_value(as_uint(x));
 #else
@@ -196,20 +199,6 @@ static inline float gmlp_mma_value_half(float x)
     return v;
 #endif
 }
-static inline float gmlp_mma_value_bf16(float x)
-{
-    return as_float(as_uint(x) << 16);
-}
-/* Whether storage TYPE holds the instruction's operand bits, so that a word
- * is two stored elements side by side: bfloat16 in BF16 (rounding a
- * bfloat16 value to bfloat16 changes nothing), half in FP16 once saturated
- * (gmlp_mma_sat: half's infinities are +-65504 in the mode; every other
- * half rounds to itself). */
-enum {
-    gmlp_mma_native_float = 0,
-    gmlp_mma_native_half = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16,
-    gmlp_mma_native_bf16 = GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
-};
 
 /* A word of two half operands saturated at +-65504, NaN kept: on the GPU
  * sm_80's max / min of f16x2 that keep NaN, two instructions a word where
@@ -228,30 +217,24 @@ static inline uint gmlp_mma_sat(uint w)
     return d;
 #endif
 }
-/* A word of two stored elements of TYPE as the instruction's operand, where
- * TYPE is native (gmlp_mma_native_TYPE): half saturated, bfloat16 as it is
- * (float never is). */
-static inline uint gmlp_mma_bits_float(uint w)
+/* A word of two stored elements of native storage (MMA_NATIVE) as the
+ * instruction's operand: half saturated, bfloat16 as it is. */
+static inline uint gmlp_mma_native_bits(int store, uint w)
 {
-    return w;
-}
-static inline uint gmlp_mma_bits_half(uint w)
-{
-    return gmlp_mma_sat(w);
-}
-static inline uint gmlp_mma_bits_bf16(uint w)
-{
-    return w;
+    return store == GMLP_GEMM_STORE_HALF ? gmlp_mma_sat(w) : w;
 }
 
-/* Whether the register staging holds storage TYPE's slices in flight as
+/* Element (r, c) of a row-major matrix of storage store at p: row r's
+ * address, then c along it (two steps, as the kernel always computed it). */
+static inline __global const void *gmlp_mma_addr(int store, __global const void *p, ulong ld, int r, int c)
+{
+    return gmlp_stage_addr(store, gmlp_stage_addr(store, p, (size_t)r * ld), c);
+}
+
+/* Whether the register staging holds slices in flight of storage store as
  * words of two elements as loaded (gmlp_mma_ldw_bits16): 16-bit storage in
  * the 16-bit formats (a word a pair along k there; TF32's are one element). */
-enum {
-    gmlp_mma_paired_float = 0,
-    gmlp_mma_paired_half = PK == 2,
-    gmlp_mma_paired_bf16 = PK == 2
-};
+#define MMA_PAIRED(store) ((store) != GMLP_GEMM_STORE_FLOAT && PK == 2)
 /* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
  * through a vector pointer: p is v-aligned (host-checked); element by element
  * into d (with vstoren, PoCL's code read d back with a 16-byte aligned load
@@ -313,133 +296,135 @@ static inline void gmlp_mma_ldw_part_bits16(__global const ushort *h, float *d, 
             d[i + 1] = 0.0f;
     }
 }
-static inline void gmlp_mma_ldv_half(__global const half *p, float *d, const int v)
-{
-    gmlp_mma_ldv_bits16((__global const ushort *)p, d, v);
-}
-static inline void gmlp_mma_ldv_bf16(__global const bf16 *p, float *d, const int v)
-{
-    gmlp_mma_ldv_bits16(p, d, v);
-}
 
-/* An operand's staging.  NAME_fetch reads this work-item's units of one
- * TK x W slice of op(X) (W = TM or TN; stored contiguously along k if
- * CONTIG_K) from global memory into floats f as fetched (gmlp_mma_ld1_TYPE),
- * zero past the edges; NAME_stash takes their values, rounds them (the
- * mode's format), packs them into words and
- * writes these into the local slice, where word (r, kw) (row r of the W,
- * word kw of k) is NAME_WORD(r, kw).  The rounding waits for the stash, after
- * the slice's mma: done at the fetch, it would wait there for the loads.  A
- * unit is RUNS runs of RL elements contiguous in memory (run r, element c:
- * f[r RL + c]), read V at a time (V: VW where it divides the contiguous
- * extent): CONTIG_K, one run of KR >= PK elements along k; else PK runs
- * (k, k + 1) of V along the W, which pair up into V words. */
-#define GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K)                                                                 \
-    enum {                                                                                                      \
-        NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW,                                       \
-        NAME##_KR = CONTIG_K ? (NAME##_V > PK ? NAME##_V : PK) : PK, /* a unit's extent along k */             \
-        NAME##_WR = CONTIG_K ? 1 : NAME##_V,                         /* and along the W */                     \
-        NAME##_RUNS = CONTIG_K ? 1 : PK,                                                                        \
-        NAME##_RL = CONTIG_K ? NAME##_KR : NAME##_V,                                                            \
-        NAME##_ELEMS = NAME##_KR * NAME##_WR,                                                                   \
-        NAME##_UNITS = W * TK / NAME##_ELEMS,                                                                   \
-        NAME##_PER = (NAME##_UNITS + NT - 1) / NT,                                                              \
-        NAME##_LD = CONTIG_K ? TKW + 4 : W + 8,                                                                 \
-        NAME##_SIZE = CONTIG_K ? W * NAME##_LD : TKW * NAME##_LD                                                \
-    };                                                                                                          \
-    static inline int NAME##_WORD(int r, int kw)                                                                \
-    {                                                                                                           \
-        return CONTIG_K ? r * NAME##_LD + kw : kw * NAME##_LD + r;                                              \
-    }                                                                                                           \
-    /* whether work-item t has an l-th unit, at row w of the W and element q of k */                           \
-    static inline int NAME##_at(int t, int l, int *w, int *q)                                                   \
-    {                                                                                                           \
-        const int e = t + l * NT;                                                                               \
-        *w = CONTIG_K ? e / (TK / NAME##_KR) : e % (W / NAME##_WR) * NAME##_WR;                                 \
-        *q = CONTIG_K ? e % (TK / NAME##_KR) * NAME##_KR : e / (W / NAME##_WR) * NAME##_KR;                     \
-        return NAME##_UNITS % NT == 0 || e < NAME##_UNITS;                                                      \
-    }                                                                                                           \
-    /* checked (a constant once inlined): whether elements may lie past the edges */                          \
-    GMLP_MMA_INLINE void NAME##_load(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,    \
-                                     float *f, const int checked)                                               \
-    {                                                                                                           \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
-        {                                                                                                       \
-            int w, q;                                                                                           \
-            if (NAME##_at(t, l, &w, &q)) {                                                                      \
-                GMLP_UNROLL for (int r = 0; r < NAME##_RUNS; r++)                                               \
-                    GMLP_UNROLL for (int c = 0; c < NAME##_RL; c += NAME##_V)                                   \
-                {                                                                                               \
-                    /* the vector's first element: row gr, column gc of the stored matrix */                  \
-                    const int gr = CONTIG_K ? base + w : q0 + q + r, gc = CONTIG_K ? q0 + q + c : base + w + c; \
-                    const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                             \
-                    __global const TYPE *src = p + (size_t)gr * ld + gc;                                        \
-                    float *d = f + l * NAME##_ELEMS + r * NAME##_RL + c;                                        \
-                    if (!checked || (gr < rows && gc + NAME##_V <= cols)) {                                     \
-                        if (gmlp_mma_paired_##TYPE)                                                             \
-                            gmlp_mma_ldw_bits16((__global const ushort *)src, d, NAME##_V);                     \
-                        else                                                                                    \
-                            gmlp_mma_ldv_##TYPE(src, d, NAME##_V);                                              \
-                    } else if (gmlp_mma_paired_##TYPE) {                                                        \
-                        const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                       \
-                        gmlp_mma_ldw_part_bits16((__global const ushort *)src, d, NAME##_V, n);                 \
-                    } else {                                                                                    \
-                        GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) d[v] =                                   \
-                            gr < rows && gc + v < cols ? gmlp_mma_ld1_##TYPE(src + v) : 0.0f;                   \
-                    }                                                                                           \
-                }                                                                                               \
-            }                                                                                                   \
-        }                                                                                                       \
-    }                                                                                                           \
-    /* a slice wholly inside the matrix (most) loads without a check an element where the loops are        \
-     * unrolled (GPUs); on CPUs the second copy made PoCL's build of a variant take minutes */                 \
-    GMLP_MMA_INLINE void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t,   \
-                                      float *f)                                                                 \
-    {                                                                                                           \
-        if (GMLP_GEMM_UNROLL && base + W <= dim && q0 + TK <= k)                                                \
-            NAME##_load(p, ld, base, dim, q0, k, t, f, 0);                                                      \
-        else                                                                                                    \
-            NAME##_load(p, ld, base, dim, q0, k, t, f, 1);                                                      \
-    }                                                                                                           \
-    GMLP_MMA_INLINE void NAME##_stash(__local uint *lds, const float *f, int t)                                  \
-    {                                                                                                           \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
-        {                                                                                                       \
-            int w, q;                                                                                           \
-            if (NAME##_at(t, l, &w, &q)) {                                                                      \
-                /* word (kw, j): k elements PK kw and PK kw + 1 at column j of the unit */                    \
-                GMLP_UNROLL for (int kw = 0; kw < NAME##_KR / PK; kw++)                                         \
-                    GMLP_UNROLL for (int j = 0; j < NAME##_WR; j++)                                             \
-                {                                                                                               \
-                    const float *u = f + l * NAME##_ELEMS + PK * kw * NAME##_WR + j;                            \
-                    const float lo = u[0], hi = u[(PK - 1) * NAME##_WR];                                        \
-                    /* paired: along k a word with zeros ORed in; across k the runs' words hold pairs along    \
-                     * the W, element j's halves */                                                            \
-                    const uint r0 = as_uint(f[l * NAME##_ELEMS + (j & ~1)]);                                    \
-                    const uint r1 = as_uint(f[l * NAME##_ELEMS + NAME##_WR + (j & ~1)]);                        \
-                    const uint bits = CONTIG_K ? as_uint(lo) | as_uint(hi) << 16                                \
-                                      : j & 1  ? r0 >> 16 | (r1 & 0xffff0000u)                                  \
-                                               : (r0 & 0xffffu) | r1 << 16;                                     \
-                    lds[NAME##_WORD(w + j, q / PK + kw)] =                                                      \
-                        !gmlp_mma_paired_##TYPE ? gmlp_mma_word(gmlp_mma_value_##TYPE(lo), gmlp_mma_value_##TYPE(hi)) \
-                        : gmlp_mma_native_##TYPE                                                                \
-                            ? gmlp_mma_bits_##TYPE(bits)                                                        \
-                            : gmlp_mma_word(gmlp_mma_value_##TYPE(as_float(bits & 0xffffu)),                    \
-                                            gmlp_mma_value_##TYPE(as_float(bits >> 16)));                       \
-                }                                                                                               \
-            }                                                                                                   \
-        }                                                                                                       \
-    }
-#define GMLP_MMA_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
 #if !STAGES
-GMLP_MMA_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
-GMLP_MMA_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+/* The register staging of operand op (0: A, 1: B; gemm_common.cl's
+ * GMLP_STAGE_*).  gmlp_mma_stage_fetch reads this work-item's units of one
+ * TK x W slice of op(X) from global memory into floats f as fetched
+ * (gmlp_mma_ld1), zero past the edges; gmlp_mma_stage_stash takes their
+ * values through the hook gmlp_mma_word (rounded to the mode's format,
+ * packed into words) and writes these into the local slice, where word
+ * (r, kw) (row r of the W, word kw of k) is at gmlp_mma_stage_idx(op, r, kw).
+ * The rounding waits for the stash, after the slice's mma: done at the
+ * fetch, it would wait there for the loads.  A unit is KR x WR elements
+ * (along k, along the W), RUNS runs of RL contiguous in memory (run r,
+ * element c: f[r RL + c]), read V at a time (GMLP_STAGE_V): contiguous along
+ * k, one run of KR >= PK elements along k; else PK runs (k, k + 1) of V along
+ * the W, which pair up into V words. */
+#define MMA_STAGE_KR(op) (GMLP_STAGE_CONTIG_K(op) ? (GMLP_STAGE_V(op) > PK ? GMLP_STAGE_V(op) : PK) : PK)
+#define MMA_STAGE_WR(op) (GMLP_STAGE_CONTIG_K(op) ? 1 : GMLP_STAGE_V(op))
+#define MMA_STAGE_RUNS(op) (GMLP_STAGE_CONTIG_K(op) ? 1 : PK)
+#define MMA_STAGE_RL(op) (GMLP_STAGE_CONTIG_K(op) ? MMA_STAGE_KR(op) : GMLP_STAGE_V(op))
+#define MMA_STAGE_KW(op) (MMA_STAGE_KR(op) / PK)                /* words a unit's column */
+#define MMA_STAGE_ELEMS(op) (MMA_STAGE_KR(op) * MMA_STAGE_WR(op))
+#define MMA_STAGE_UNITS(op) (GMLP_STAGE_W(op) * TK / MMA_STAGE_ELEMS(op))
+#define MMA_STAGE_PER(op) ((MMA_STAGE_UNITS(op) + NT - 1) / NT)
+#define MMA_STAGE_LD(op) (GMLP_STAGE_CONTIG_K(op) ? TKW + 4 : GMLP_STAGE_W(op) + 8)
+#define MMA_STAGE_SIZE(op) ((GMLP_STAGE_CONTIG_K(op) ? GMLP_STAGE_W(op) : TKW) * MMA_STAGE_LD(op))
+static inline int gmlp_mma_stage_idx(const int op, int r, int kw)
+{
+    return GMLP_STAGE_CONTIG_K(op) ? r * MMA_STAGE_LD(op) + kw : kw * MMA_STAGE_LD(op) + r;
+}
+/* whether work-item t has an l-th unit, at row w of the W and element q of k */
+static inline int gmlp_mma_stage_at(const int op, int t, int l, int *w, int *q)
+{
+    const int e = t + l * NT, kr = MMA_STAGE_KR(op), wr = MMA_STAGE_WR(op);
+    *w = GMLP_STAGE_CONTIG_K(op) ? e / (TK / kr) : e % (GMLP_STAGE_W(op) / wr) * wr;
+    *q = GMLP_STAGE_CONTIG_K(op) ? e % (TK / kr) * kr : e / (GMLP_STAGE_W(op) / wr) * kr;
+    return MMA_STAGE_UNITS(op) % NT == 0 || e < MMA_STAGE_UNITS(op);
+}
+/* checked (a constant once inlined): whether elements may lie past the edges */
+GMLP_MMA_INLINE void gmlp_mma_stage_load(const int op, __global const void *p, ulong ld, int base, int dim, int q0,
+                                         int k, int t, float *f, const int checked)
+{
+    const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op), v = GMLP_STAGE_V(op);
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(MMA_STAGE_PER); l++)
+    {
+        int w, q;
+        if (l < MMA_STAGE_PER(op) && gmlp_mma_stage_at(op, t, l, &w, &q)) {
+            GMLP_UNROLL for (int r = 0; r < GMLP_STAGE_MAX(MMA_STAGE_RUNS); r++)
+                GMLP_UNROLL for (int c = 0; c < MMA_STAGE_RL(op); c += v)
+            {
+                if (r >= MMA_STAGE_RUNS(op))
+                    continue;
+                /* the vector's first element: row gr, column gc of the stored matrix */
+                const int gr = contig ? base + w : q0 + q + r, gc = contig ? q0 + q + c : base + w + c;
+                const int rows = contig ? dim : k, cols = contig ? k : dim;
+                __global const void *src = gmlp_mma_addr(store, p, ld, gr, gc);
+                float *d = f + l * MMA_STAGE_ELEMS(op) + r * MMA_STAGE_RL(op) + c;
+                if (!checked || (gr < rows && gc + v <= cols)) {
+                    if (MMA_PAIRED(store))
+                        gmlp_mma_ldw_bits16(src, d, v);
+                    else if (store == GMLP_GEMM_STORE_FLOAT)
+                        gmlp_mma_ldv_float(src, d, v);
+                    else
+                        gmlp_mma_ldv_bits16(src, d, v);
+                } else if (MMA_PAIRED(store)) {
+                    const int n = gr < rows ? clamp(cols - gc, 0, v) : 0;
+                    gmlp_mma_ldw_part_bits16(src, d, v, n);
+                } else {
+                    GMLP_UNROLL for (int i = 0; i < v; i++) d[i] =
+                        gr < rows && gc + i < cols ? gmlp_mma_ld1(store, src, i) : 0.0f;
+                }
+            }
+        }
+    }
+}
+/* a slice wholly inside the matrix (most) loads without a check an element where the loops are unrolled
+ * (GPUs); on CPUs the second copy made PoCL's build of a variant take minutes */
+GMLP_MMA_INLINE void gmlp_mma_stage_fetch(const int op, __global const void *p, ulong ld, int base, int dim, int q0,
+                                          int k, int t, float *f)
+{
+    if (GMLP_GEMM_UNROLL && base + GMLP_STAGE_W(op) <= dim && q0 + TK <= k)
+        gmlp_mma_stage_load(op, p, ld, base, dim, q0, k, t, f, 0);
+    else
+        gmlp_mma_stage_load(op, p, ld, base, dim, q0, k, t, f, 1);
+}
+/* Word (kw, j) of unit l in f: the unit's elements PK kw and PK kw + 1 along k at its column j, as the
+ * operand (through the hook gmlp_mma_word, or native storage's bits) */
+static inline uint gmlp_mma_stage_word(const int op, const float *f, int l, int kw, int j)
+{
+    const int store = GMLP_STAGE_STORE(op), wr = MMA_STAGE_WR(op), elems = MMA_STAGE_ELEMS(op);
+    const float *u = f + l * elems + PK * kw * wr + j;
+    if (!MMA_PAIRED(store))
+        return gmlp_mma_word(gmlp_mma_fetched_value(store, u[0]), gmlp_mma_fetched_value(store, u[(PK - 1) * wr]), op);
+    /* paired: along k a word with zeros ORed in; across k the runs' words hold pairs along the W, element j's
+     * halves */
+    const uint r0 = as_uint(f[l * elems + (j & ~1)]), r1 = as_uint(f[l * elems + wr + (j & ~1)]);
+    const uint bits = GMLP_STAGE_CONTIG_K(op) ? as_uint(u[0]) | as_uint(u[(PK - 1) * wr]) << 16
+                      : j & 1                 ? r0 >> 16 | (r1 & 0xffff0000u)
+                                              : (r0 & 0xffffu) | r1 << 16;
+    if (MMA_NATIVE(store))
+        return gmlp_mma_native_bits(store, bits);
+    return gmlp_mma_word(gmlp_mma_fetched_value(store, as_float(bits & 0xffffu)),
+                         gmlp_mma_fetched_value(store, as_float(bits >> 16)), op);
+}
+GMLP_MMA_INLINE void gmlp_mma_stage_stash(const int op, __local uint *lds, const float *f, int t)
+{
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(MMA_STAGE_PER); l++)
+    {
+        int w, q;
+        if (l < MMA_STAGE_PER(op) && gmlp_mma_stage_at(op, t, l, &w, &q)) {
+            GMLP_UNROLL for (int kw = 0; kw < GMLP_STAGE_MAX(MMA_STAGE_KW); kw++)
+                GMLP_UNROLL for (int j = 0; j < GMLP_STAGE_MAX(MMA_STAGE_WR); j++)
+                    if (kw < MMA_STAGE_KW(op) && j < MMA_STAGE_WR(op))
+                        lds[gmlp_mma_stage_idx(op, w + j, q / PK + kw)] = gmlp_mma_stage_word(op, f, l, kw, j);
+        }
+    }
+}
 #else
 /* The cp.async staging.  A slice holds the stored elements untouched:
- * floats, or 16-bit storage's bits. */
-typedef float gmlp_mma_raw_float;
-typedef ushort gmlp_mma_raw_half;
-typedef ushort gmlp_mma_raw_bf16;
+ * floats, or 16-bit storage's bits (RAW_A, RAW_B). */
+#if GMLP_GEMM_A_HALF || GMLP_GEMM_A_BF16
+#define RAW_A ushort
+#else
+#define RAW_A float
+#endif
+#if GMLP_GEMM_B_HALF || GMLP_GEMM_B_BF16
+#define RAW_B ushort
+#else
+#define RAW_B float
+#endif
 
 /* v (1, 2 or 4: a constant once inlined) stored elements from s to d, of
  * which the first n (0 to v) lie inside the matrix and the rest read as
@@ -480,14 +465,6 @@ static inline void gmlp_mma_copy_bits16(__local ushort *d, __global const ushort
     for (int i = 0; i < v; i++)
         d[i] = i < n ? s[i] : (ushort)0;
 }
-static inline void gmlp_mma_copy_half(__local ushort *d, __global const half *s, int n, const int v)
-{
-    gmlp_mma_copy_bits16(d, (__global const ushort *)s, n, v);
-}
-static inline void gmlp_mma_copy_bf16(__local ushort *d, __global const bf16 *s, int n, const int v)
-{
-    gmlp_mma_copy_bits16(d, s, n, v);
-}
 /* the copies issued since the last commit: one group */
 static inline void gmlp_mma_commit(void)
 {
@@ -518,76 +495,78 @@ static inline void gmlp_mma_ld2_bits16(__local const ushort *at, ushort *lo, ush
     const ushort2 v = vload2(0, at);
     *lo = v.x, *hi = v.y;
 }
-#define gmlp_mma_ld2_half gmlp_mma_ld2_bits16
-#define gmlp_mma_ld2_bf16 gmlp_mma_ld2_bits16
-/* A stored element's value (half: decoded) */
-static inline float gmlp_mma_raw_value_float(float x)
+/* A stored 16-bit element's value (storage store). */
+static inline float gmlp_mma_raw_value(int store, ushort h)
 {
-    return x;
-}
-static inline float gmlp_mma_raw_value_half(ushort h)
-{
-    return gmlp_mma_value_half(as_float((uint)h));
-}
-static inline float gmlp_mma_raw_value_bf16(ushort h)
-{
-    return gmlp_bf16_value(h);
+    return gmlp_mma_fetched_value(store, as_float((uint)h));
 }
 
-/* An operand's slices: TK x W of op(X), stored along k ([W][TK + pad]) if
- * CONTIG_K, else across ([TK][W + pad]), the pads putting a warp's fragment
- * reads on distinct banks (TF32: rows g, columns tg; 16-bit: a float2 of
- * (2 tg, 2 tg + 1) along k, or two loads across).  NAME_issue copies this
- * work-item's chunks (V elements contiguous in memory) of the slice at k
- * q0; NAME_word gives word kw of row r of the W (elements PK kw and
- * PK kw + 1 along k), rounded and packed for the instruction. */
-#define GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)                                                                   \
-    enum {                                                                                                      \
-        NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW,                                       \
-        NAME##_LD = CONTIG_K ? TK + (PK == 1 ? 4 : 8) : W + (PK == 1 ? 8 : 4),                                  \
-        NAME##_SIZE = (CONTIG_K ? W : TK) * NAME##_LD,                                                          \
-        NAME##_CHUNKS = W * TK / NAME##_V,                                                                      \
-        NAME##_PER = (NAME##_CHUNKS + NT - 1) / NT                                                              \
-    };                                                                                                          \
-    typedef gmlp_mma_raw_##TYPE NAME##_raw;                                                                     \
-    static inline int NAME##_IDX(int r, int q)                                                                  \
-    {                                                                                                           \
-        return CONTIG_K ? r * NAME##_LD + q : q * NAME##_LD + r;                                                \
-    }                                                                                                           \
-    GMLP_MMA_INLINE void NAME##_issue(__local NAME##_raw *s, __global const TYPE *p, ulong ld, int base, int dim, \
-                                      int q0, int k, int t)                                                     \
-    {                                                                                                           \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                                        \
-        {                                                                                                       \
-            const int e = t + l * NT;                                                                           \
-            if (NAME##_CHUNKS % NT == 0 || e < NAME##_CHUNKS) {                                                 \
-                /* chunk e: at row w of the W and element q of k */                                            \
-                const int w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                   \
-                const int q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                   \
-                const int gr = CONTIG_K ? base + w : q0 + q, gc = CONTIG_K ? q0 + q : base + w;                 \
-                const int rows = CONTIG_K ? dim : k, cols = CONTIG_K ? k : dim;                                 \
-                const int n = gr < rows ? clamp(cols - gc, 0, (int)NAME##_V) : 0;                               \
-                gmlp_mma_copy_##TYPE(s + NAME##_IDX(w, q), n ? p + (size_t)gr * ld + gc : p, n, NAME##_V);      \
-            }                                                                                                   \
-        }                                                                                                       \
-    }                                                                                                           \
-    static inline uint NAME##_word(__local const NAME##_raw *s, int r, int kw)                                  \
-    {                                                                                                           \
-        if (PK == 1)                                                                                            \
-            return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(s[NAME##_IDX(r, kw)]), 0.0f);                        \
-        NAME##_raw lo, hi;                                                                                      \
-        if (CONTIG_K) { /* adjacent: one load */                                                               \
-            gmlp_mma_ld2_##TYPE(s + NAME##_IDX(r, 2 * kw), &lo, &hi);                                           \
-        } else {                                                                                                \
-            lo = s[NAME##_IDX(r, 2 * kw)], hi = s[NAME##_IDX(r, 2 * kw + 1)];                                   \
-        }                                                                                                       \
-        if (gmlp_mma_native_##TYPE) /* the bits are the operand already (half once saturated) */             \
-            return gmlp_mma_bits_##TYPE((uint)lo | (uint)hi << 16);                                             \
-        return gmlp_mma_word(gmlp_mma_raw_value_##TYPE(lo), gmlp_mma_raw_value_##TYPE(hi));                     \
+/* Operand op's slices: TK x W of op(X), stored along k ([W][TK + pad]) if
+ * contiguous along k, else across ([TK][W + pad]), the pads putting a warp's
+ * fragment reads on distinct banks (TF32: rows g, columns tg; 16-bit: a
+ * float2 of (2 tg, 2 tg + 1) along k, or two loads across).
+ * gmlp_mma_raw_issue copies this work-item's chunks (V elements contiguous
+ * in memory) of the slice at k q0; gmlp_mma_raw_word gives word kw of row r
+ * of the W (elements PK kw and PK kw + 1 along k) through the hook
+ * gmlp_mma_word, rounded and packed for the instruction. */
+#define MMA_RAW_LD(op) (GMLP_STAGE_CONTIG_K(op) ? TK + (PK == 1 ? 4 : 8) : GMLP_STAGE_W(op) + (PK == 1 ? 8 : 4))
+#define MMA_RAW_SIZE(op) ((GMLP_STAGE_CONTIG_K(op) ? GMLP_STAGE_W(op) : TK) * MMA_RAW_LD(op))
+#define MMA_RAW_CHUNKS(op) (GMLP_STAGE_W(op) * TK / GMLP_STAGE_V(op))
+#define MMA_RAW_PER(op) ((MMA_RAW_CHUNKS(op) + NT - 1) / NT)
+static inline int gmlp_mma_raw_idx(const int op, int r, int q)
+{
+    return GMLP_STAGE_CONTIG_K(op) ? r * MMA_RAW_LD(op) + q : q * MMA_RAW_LD(op) + r;
+}
+GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global const void *p, ulong ld, int base,
+                                        int dim, int q0, int k, int t)
+{
+    const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op), v = GMLP_STAGE_V(op);
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(MMA_RAW_PER); l++)
+    {
+        const int e = t + l * NT;
+        if (l < MMA_RAW_PER(op) && (MMA_RAW_CHUNKS(op) % NT == 0 || e < MMA_RAW_CHUNKS(op))) {
+            /* chunk e: at row w of the W and element q of k */
+            const int w = contig ? e / (TK / v) : e % (GMLP_STAGE_W(op) / v) * v;
+            const int q = contig ? e % (TK / v) * v : e / (GMLP_STAGE_W(op) / v);
+            const int gr = contig ? base + w : q0 + q, gc = contig ? q0 + q : base + w;
+            const int rows = contig ? dim : k, cols = contig ? k : dim;
+            const int n = gr < rows ? clamp(cols - gc, 0, v) : 0, i = gmlp_mma_raw_idx(op, w, q);
+            __local void *d = store == GMLP_GEMM_STORE_FLOAT ? (__local void *)((__local float *)s + i)
+                                                             : (__local void *)((__local ushort *)s + i);
+            __global const void *src = n ? gmlp_mma_addr(store, p, ld, gr, gc) : p;
+            if (store == GMLP_GEMM_STORE_FLOAT)
+                gmlp_mma_copy_float(d, src, n, v);
+            else
+                gmlp_mma_copy_bits16(d, src, n, v);
+        }
     }
-#define GMLP_MMA_RAW_OF(NAME, TYPE, W, CONTIG_K) GMLP_MMA_RAW(NAME, TYPE, W, CONTIG_K)
-GMLP_MMA_RAW_OF(raw_a, A_TYPE, TM, !GMLP_GEMM_TA)
-GMLP_MMA_RAW_OF(raw_b, B_TYPE, TN, GMLP_GEMM_TB)
+}
+static inline uint gmlp_mma_raw_word(const int op, __local const void *s, int r, int kw)
+{
+    const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op);
+    if (store == GMLP_GEMM_STORE_FLOAT) {
+        __local const float *x = s;
+        float lo, hi;
+        if (PK == 1)
+            return gmlp_mma_word(x[gmlp_mma_raw_idx(op, r, kw)], 0.0f, op);
+        if (contig) /* adjacent: one load */
+            gmlp_mma_ld2_float(x + gmlp_mma_raw_idx(op, r, 2 * kw), &lo, &hi);
+        else
+            lo = x[gmlp_mma_raw_idx(op, r, 2 * kw)], hi = x[gmlp_mma_raw_idx(op, r, 2 * kw + 1)];
+        return gmlp_mma_word(lo, hi, op);
+    }
+    __local const ushort *x = s;
+    ushort lo, hi;
+    if (PK == 1)
+        return gmlp_mma_word(gmlp_mma_raw_value(store, x[gmlp_mma_raw_idx(op, r, kw)]), 0.0f, op);
+    if (contig)
+        gmlp_mma_ld2_bits16(x + gmlp_mma_raw_idx(op, r, 2 * kw), &lo, &hi);
+    else
+        lo = x[gmlp_mma_raw_idx(op, r, 2 * kw)], hi = x[gmlp_mma_raw_idx(op, r, 2 * kw + 1)];
+    if (MMA_NATIVE(store)) /* the bits are the operand already (half once saturated) */
+        return gmlp_mma_native_bits(store, (uint)lo | (uint)hi << 16);
+    return gmlp_mma_word(gmlp_mma_raw_value(store, lo), gmlp_mma_raw_value(store, hi), op);
+}
 #endif
 
 #if GMLP_GEMM_ISSUE
@@ -710,7 +689,8 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
             GMLP_UNROLL for (int i = 0; i < MT; i++)                                                            \
             {                                                                                                   \
                 GMLP_MMA_LDSM4(la, ROW_A(wm0 + i * 16 + (lane & 15), kw + (lane >> 4) * 4), fa[i]);             \
-                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) fa[i][r] = GMLP_MMA_BITS_OF(A_TYPE)(fa[i][r]); \
+                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) fa[i][r] =                                    \
+                    gmlp_mma_native_bits(GMLP_GEMM_A, fa[i][r]);                                                \
             }                                                                                                   \
         } else {                                                                                                \
             GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =          \
@@ -721,7 +701,7 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
             if (LDSM_B && j % 2 == 0 && j + 1 < NTL) {                                                          \
                 uint w[4];                                                                                      \
                 GMLP_MMA_LDSM4(lb, ROW_B(wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, kw + (lane >> 3 & 1) * 4), w); \
-                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) w[r] = GMLP_MMA_BITS_OF(B_TYPE)(w[r]);        \
+                GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) w[r] = gmlp_mma_native_bits(GMLP_GEMM_B, w[r]); \
                 fb[j][0] = w[0], fb[j][1] = w[1], fb[j + 1][0] = w[2], fb[j + 1][1] = w[3];                     \
             } else if (!LDSM_B || j % 2 == 0) { /* an odd last n-tile by words */                              \
                 GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);    \
@@ -787,13 +767,13 @@ GMLP_UNROLL
 #if STAGES
     const int slices = (k + TK - 1) / TK;
     /* 16-byte aligned: cp.async's 16-byte copies */
-    __local raw_a_raw as[STAGES * raw_a_SIZE] __attribute__((aligned(16)));
-    __local raw_b_raw bs[STAGES * raw_b_SIZE] __attribute__((aligned(16)));
+    __local RAW_A as[STAGES * MMA_RAW_SIZE(0)] __attribute__((aligned(16)));
+    __local RAW_B bs[STAGES * MMA_RAW_SIZE(1)] __attribute__((aligned(16)));
     /* the first STAGES - 1 slices in flight, a group each (empty past the last) */
     for (int sl = 0; sl < STAGES - 1; sl++) {
         if (sl < slices) {
-            raw_a_issue(as + sl * raw_a_SIZE, a, lda, i0, m, sl * TK, k, t);
-            raw_b_issue(bs + sl * raw_b_SIZE, b, ldb, j0, n, sl * TK, k, t);
+            gmlp_mma_raw_issue(0, as + sl * MMA_RAW_SIZE(0), a, lda, i0, m, sl * TK, k, t);
+            gmlp_mma_raw_issue(1, bs + sl * MMA_RAW_SIZE(1), b, ldb, j0, n, sl * TK, k, t);
         }
         gmlp_mma_commit();
     }
@@ -802,17 +782,17 @@ GMLP_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone's; and everyone done with slice sl - 1's buffer */
         const int next = sl + STAGES - 1;
         if (next < slices) { /* into slice sl - 1's buffer */
-            raw_a_issue(as + next % STAGES * raw_a_SIZE, a, lda, i0, m, next * TK, k, t);
-            raw_b_issue(bs + next % STAGES * raw_b_SIZE, b, ldb, j0, n, next * TK, k, t);
+            gmlp_mma_raw_issue(0, as + next % STAGES * MMA_RAW_SIZE(0), a, lda, i0, m, next * TK, k, t);
+            gmlp_mma_raw_issue(1, bs + next % STAGES * MMA_RAW_SIZE(1), b, ldb, j0, n, next * TK, k, t);
         }
         gmlp_mma_commit();
-        __local const raw_a_raw *la = as + sl % STAGES * raw_a_SIZE;
-        __local const raw_b_raw *lb = bs + sl % STAGES * raw_b_SIZE;
-#define WORD_A(r, kw) raw_a_word(la, r, kw)
-#define WORD_B(r, kw) raw_b_word(lb, r, kw)
+        __local const RAW_A *la = as + sl % STAGES * MMA_RAW_SIZE(0);
+        __local const RAW_B *lb = bs + sl % STAGES * MMA_RAW_SIZE(1);
+#define WORD_A(r, kw) gmlp_mma_raw_word(0, la, r, kw)
+#define WORD_B(r, kw) gmlp_mma_raw_word(1, lb, r, kw)
 /* element pairs from element 2 kw of row r: 16-byte rows (TK + 8 elements apart, 16-byte aligned) */
-#define ROW_A(r, kw) ((__local const uint *)(la + raw_a_IDX(r, 2 * (kw))))
-#define ROW_B(r, kw) ((__local const uint *)(lb + raw_b_IDX(r, 2 * (kw))))
+#define ROW_A(r, kw) ((__local const uint *)(la + gmlp_mma_raw_idx(0, r, 2 * (kw))))
+#define ROW_B(r, kw) ((__local const uint *)(lb + gmlp_mma_raw_idx(1, r, 2 * (kw))))
         GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
 #undef ROW_A
 #undef ROW_B
@@ -821,20 +801,20 @@ GMLP_UNROLL
     }
 #else
     /* 16-byte aligned: NVIDIA faults on a misaligned shared access (gemm_tiled.cl) */
-    __local uint as[2 * stage_a_SIZE] __attribute__((aligned(16)));
-    __local uint bs[2 * stage_b_SIZE] __attribute__((aligned(16)));
-    float pa[stage_a_PER * stage_a_ELEMS], pb[stage_b_PER * stage_b_ELEMS];
-    GMLP_SLICES_BEGIN(uint, stage_a_SIZE, stage_b_SIZE)
-#define WORD_A(r, kw) la[stage_a_WORD(r, kw)]
-#define WORD_B(r, kw) lb[stage_b_WORD(r, kw)]
-#define ROW_A(r, kw) (la + stage_a_WORD(r, kw))
-#define ROW_B(r, kw) (lb + stage_b_WORD(r, kw))
+    __local uint as[2 * MMA_STAGE_SIZE(0)] __attribute__((aligned(16)));
+    __local uint bs[2 * MMA_STAGE_SIZE(1)] __attribute__((aligned(16)));
+    float pa[MMA_STAGE_PER(0) * MMA_STAGE_ELEMS(0)], pb[MMA_STAGE_PER(1) * MMA_STAGE_ELEMS(1)];
+    GMLP_SLICES_BEGIN(uint, MMA_STAGE_SIZE, gmlp_mma_stage_fetch, gmlp_mma_stage_stash)
+#define WORD_A(r, kw) la[gmlp_mma_stage_idx(0, r, kw)]
+#define WORD_B(r, kw) lb[gmlp_mma_stage_idx(1, r, kw)]
+#define ROW_A(r, kw) (la + gmlp_mma_stage_idx(0, r, kw))
+#define ROW_B(r, kw) (lb + gmlp_mma_stage_idx(1, r, kw))
         GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
 #undef WORD_A
 #undef WORD_B
 #undef ROW_A
 #undef ROW_B
-    GMLP_SLICES_END(stage_a_SIZE, stage_b_SIZE)
+    GMLP_SLICES_END(MMA_STAGE_SIZE, gmlp_mma_stage_stash)
 #endif
 
     /* accumulator r of tile (i, j) is C's element (g + 8 (r / 2), 2 tg + r % 2) of the tile */

@@ -10,7 +10,8 @@
  * owns rows and columns in runs of 4 (OWN_ROW / OWN_COL), so that its reads
  * of local memory are float4 and neighbours' runs neighbour.  Edges are
  * zero-padded on load and masked on store: any m, n, k.  Large blocks apply
- * the epilogue in a second sweep (EPILOGUE_SWEEP). */
+ * the epilogue in a second sweep (EPILOGUE_SWEEP).  The staging:
+ * gmlp_tiled_fetch and gmlp_tiled_stash, below. */
 #include "gemm_common.cl"
 
 /* v (1, 2 or 4: a constant once inlined) floats from p into d through a
@@ -57,71 +58,69 @@ static inline void gmlp_ldv_bf16(__global const bf16 *p, float *d, const int v)
         d[0] = gmlp_bf16_value(*p);
     }
 }
-static inline float gmlp_ld1_float(__global const float *p)
+/* v of operand op's elements from p into d (gmlp_ldv_*) */
+static inline void gmlp_tiled_ldv(const int op, __global const void *p, float *d, const int v)
 {
-    return *p;
-}
-static inline float gmlp_ld1_half(__global const half *p)
-{
-    return vload_half(0, p);
-}
-static inline float gmlp_ld1_bf16(__global const bf16 *p)
-{
-    return gmlp_bf16_value(*p);
+    if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_HALF)
+        gmlp_ldv_half(p, d, v);
+    else if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_BF16)
+        gmlp_ldv_bf16(p, d, v);
+    else
+        gmlp_ldv_float(p, d, v);
 }
 
-/* An operand's staging: NAME_fetch reads this work-item's share of one
- * TK x W slice of op(X) (W = TM or TN; the matrix dim wide, k deep, stored
- * contiguously along k if CONTIG_K) into registers r, NAME_stash writes them
- * into the local slice (TK rows of W + 4: the pad spreads a contiguous-k
- * operand's transposing stores over the banks and keeps rows 16-byte
- * aligned).  V: the vector width, VW where it divides the contiguous extent. */
-#define GMLP_STAGE(NAME, TYPE, W, CONTIG_K)                                                                   \
-    enum { NAME##_V = (CONTIG_K ? TK : W) % GMLP_GEMM_VW ? 1 : GMLP_GEMM_VW, NAME##_LD = W + 4,             \
-           NAME##_VECS = W * TK / NAME##_V, NAME##_PER = (NAME##_VECS + NT - 1) / NT };                     \
-    /* whether work-item t has an l-th vector, at column w of row q of the slice */                       \
-    static inline int NAME##_at(int t, int l, int *w, int *q)                                                \
-    {                                                                                                         \
-        const int e = t + l * NT;                                                                             \
-        *w = CONTIG_K ? e / (TK / NAME##_V) : e % (W / NAME##_V) * NAME##_V;                                  \
-        *q = CONTIG_K ? e % (TK / NAME##_V) * NAME##_V : e / (W / NAME##_V);                                  \
-        return NAME##_VECS % NT == 0 || e < NAME##_VECS;                                                      \
-    }                                                                                                         \
-    static inline void NAME##_fetch(__global const TYPE *p, ulong ld, int base, int dim, int q0, int k, int t, \
-                                    float *r)                                                                 \
-    {                                                                                                         \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
-        {                                                                                                     \
-            int w, q;                                                                                         \
-            if (NAME##_at(t, l, &w, &q)) {                                                                    \
-                const int gw = base + w, gq = q0 + q;                                                         \
-                __global const TYPE *src = p + (CONTIG_K ? (size_t)gw * ld + gq : (size_t)gq * ld + gw);      \
-                if (CONTIG_K ? gw < dim && gq + NAME##_V <= k : gq < k && gw + NAME##_V <= dim) {             \
-                    gmlp_ldv_##TYPE(src, r + l * NAME##_V, NAME##_V);                                         \
-                } else {                                                                                      \
-                    GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                \
-                        (CONTIG_K ? gw < dim && gq + v < k : gq < k && gw + v < dim) ? gmlp_ld1_##TYPE(src + v) \
-                                                                                     : 0.0f;                  \
-                }                                                                                             \
-                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++) r[l * NAME##_V + v] =                    \
-                    gmlp_round(r[l * NAME##_V + v]); /* the precision mode's operand format */                \
-            }                                                                                                 \
-        }                                                                                                     \
-    }                                                                                                         \
-    static inline void NAME##_stash(__local float *lds, const float *r, int t)                               \
-    {                                                                                                         \
-        GMLP_UNROLL for (int l = 0; l < NAME##_PER; l++)                                               \
-        {                                                                                                     \
-            int w, q;                                                                                         \
-            if (NAME##_at(t, l, &w, &q)) {                                                                    \
-                GMLP_UNROLL for (int v = 0; v < NAME##_V; v++)                                         \
-                    lds[CONTIG_K ? (q + v) * NAME##_LD + w : q * NAME##_LD + w + v] = r[l * NAME##_V + v];    \
-            }                                                                                                 \
-        }                                                                                                     \
+/* The staging: gmlp_tiled_fetch reads this work-item's share of one TK x W
+ * slice of op(X) (operand op: gemm_common.cl's GMLP_STAGE_*) into
+ * registers r, each element through the hook gmlp_stage_element;
+ * gmlp_tiled_stash writes them into the local slice (TK rows of W + 4: the
+ * pad spreads a contiguous-k operand's transposing stores over the banks
+ * and keeps rows 16-byte aligned). */
+#define TILED_LD(op) (GMLP_STAGE_W(op) + 4)
+#define TILED_SIZE(op) (TK * TILED_LD(op))
+#define TILED_VECS(op) (GMLP_STAGE_W(op) * TK / GMLP_STAGE_V(op))
+#define TILED_PER(op) ((TILED_VECS(op) + NT - 1) / NT)
+/* whether work-item t has an l-th vector, at column w of row q of the slice */
+static inline int gmlp_tiled_at(const int op, int t, int l, int *w, int *q)
+{
+    const int e = t + l * NT, v = GMLP_STAGE_V(op);
+    *w = GMLP_STAGE_CONTIG_K(op) ? e / (TK / v) : e % (GMLP_STAGE_W(op) / v) * v;
+    *q = GMLP_STAGE_CONTIG_K(op) ? e % (TK / v) * v : e / (GMLP_STAGE_W(op) / v);
+    return TILED_VECS(op) % NT == 0 || e < TILED_VECS(op);
+}
+static inline void gmlp_tiled_fetch(const int op, __global const void *p, ulong ld, int base, int dim, int q0, int k,
+                                    int t, float *r)
+{
+    const int contig = GMLP_STAGE_CONTIG_K(op), nv = GMLP_STAGE_V(op);
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(TILED_PER); l++)
+    {
+        int w, q;
+        if (l < TILED_PER(op) && gmlp_tiled_at(op, t, l, &w, &q)) {
+            /* the vector's first element: row gr, column gc of the stored matrix */
+            const int gw = base + w, gq = q0 + q, gr = contig ? gw : gq, gc = contig ? gq : gw;
+            const int rows = contig ? dim : k, cols = contig ? k : dim;
+            __global const void *src = gmlp_stage_addr(GMLP_STAGE_STORE(op), p, (size_t)gr * ld + gc);
+            if (gr < rows && gc + nv <= cols) {
+                gmlp_tiled_ldv(op, src, r + l * nv, nv);
+            } else {
+                GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] =
+                    gr < rows && gc + v < cols ? gmlp_stage_ld1(GMLP_STAGE_STORE(op), src, v) : 0.0f;
+            }
+            GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] = gmlp_stage_element(r[l * nv + v], op);
+        }
     }
-#define GMLP_STAGE_OF(NAME, TYPE, W, CONTIG_K) GMLP_STAGE(NAME, TYPE, W, CONTIG_K) /* TYPE expanded first */
-GMLP_STAGE_OF(stage_a, A_TYPE, TM, !GMLP_GEMM_TA)
-GMLP_STAGE_OF(stage_b, B_TYPE, TN, GMLP_GEMM_TB)
+}
+static inline void gmlp_tiled_stash(const int op, __local float *lds, const float *r, int t)
+{
+    const int nv = GMLP_STAGE_V(op);
+    GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(TILED_PER); l++)
+    {
+        int w, q;
+        if (l < TILED_PER(op) && gmlp_tiled_at(op, t, l, &w, &q)) {
+            GMLP_UNROLL for (int v = 0; v < nv; v++)
+                lds[GMLP_STAGE_CONTIG_K(op) ? (q + v) * TILED_LD(op) + w : q * TILED_LD(op) + w + v] = r[l * nv + v];
+        }
+    }
+}
 
 /* Blocks of more than 16 outputs per work-item store the accumulators (with
  * beta * C) first and apply the epilogue in a second sweep: with the
@@ -155,27 +154,27 @@ GMLP_UNROLL
      * 4-aligned by the language, and NVIDIA places it so (its PTX: .shared
      * .align 4); every tiled variant faulted on an H100 (misaligned shared
      * address: CL_OUT_OF_RESOURCES at the next read), 2026-11-24 */
-    __local float as[2 * TK * stage_a_LD] __attribute__((aligned(16)));
-    __local float bs[2 * TK * stage_b_LD] __attribute__((aligned(16)));
+    __local float as[2 * TILED_SIZE(0)] __attribute__((aligned(16)));
+    __local float bs[2 * TILED_SIZE(1)] __attribute__((aligned(16)));
     const int t = y * RX + x;
-    float pa[stage_a_PER * stage_a_V], pb[stage_b_PER * stage_b_V];
-    GMLP_SLICES_BEGIN(float, TK * stage_a_LD, TK * stage_b_LD)
+    float pa[TILED_PER(0) * GMLP_STAGE_V(0)], pb[TILED_PER(1) * GMLP_STAGE_V(1)];
+    GMLP_SLICES_BEGIN(float, TILED_SIZE, gmlp_tiled_fetch, gmlp_tiled_stash)
 GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             float av[WM], bv[WN];
 GMLP_UNROLL
             for (int r = 0; r < WM; r += LVM)
-                gmlp_ldl(la + q * stage_a_LD + OWN_ROW(y, r), av + r, LVM);
+                gmlp_ldl(la + q * TILED_LD(0) + OWN_ROW(y, r), av + r, LVM);
 GMLP_UNROLL
             for (int s = 0; s < WN; s += LVN)
-                gmlp_ldl(lb + q * stage_b_LD + OWN_COL(x, s), bv + s, LVN);
+                gmlp_ldl(lb + q * TILED_LD(1) + OWN_COL(x, s), bv + s, LVN);
 GMLP_UNROLL
             for (int r = 0; r < WM; r++)
 GMLP_UNROLL
                 for (int s = 0; s < WN; s++)
                     acc[r][s] += av[r] * bv[s]; /* contracted to an FMA where the device has one */
         }
-    GMLP_SLICES_END(TK * stage_a_LD, TK * stage_b_LD)
+    GMLP_SLICES_END(TILED_SIZE, gmlp_tiled_stash)
 
 GMLP_UNROLL
     for (int r = 0; r < WM; r++) {

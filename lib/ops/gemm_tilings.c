@@ -321,7 +321,7 @@ static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
 /* The cp.async staging's bytes of one operand's slice, W wide, stored as e
  * (the slices hold the stored elements): along k (W rows of TK, padded by 4
  * for tf32, by 8 for 16-bit pairs) or across it (TK rows of W, padded by 8,
- * by 4); gemm_mma.cl's GMLP_MMA_RAW. */
+ * by 4); gemm_mma.cl's MMA_RAW_LD and MMA_RAW_SIZE. */
 static size_t mma_raw_bytes(const gmlp_tiling *t, size_t w, gmlp_elem e, bool along_k, gmlp_gemm_precision p)
 {
     const size_t tk = (size_t)t->tk, tf32 = p == GMLP_GEMM_TF32;
