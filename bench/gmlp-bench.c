@@ -9,7 +9,8 @@
  * first result in a new context with a cold and with a warm kernel cache,
  * and the peak device memory (all, and the weights'); with two storages or
  * backends, their relative speed; optionally JSON, CSV, markdown and an SVG
- * chart; with --profile, device time per kernel of one more forward.  A
+ * chart; with --profile, device time and bytes moved per kernel of one more
+ * forward.  A
  * progress line per configuration on stderr estimates the time left.
  * This file is the run's steps: the options (options.c), the files, the
  * devices and configurations, the timing (image_bench.c, lm_bench.c: a row

@@ -85,7 +85,8 @@ static const struct {
      "models, batches and precisions (default none)"},
     {{"profile", no_argument, 0, OPT_PROFILE}, NULL,
      "per image row, one more forward with queue profiling: device time per\n"
-     "kernel, its share, the GEMMs' GFLOP/s (default off)"},
+     "kernel, its share, the bytes its operands move and at what rate, the\n"
+     "GEMMs' GFLOP/s, the forward's bytes (default off)"},
     {{"tune", no_argument, 0, OPT_TUNE}, NULL,
      "tune the GEMMs instead of timing: each kernel tiling of the library's set\n"
      "and CLBlast (fp32) on the shapes of --model (default gmlp_ti16_224 random,\n"

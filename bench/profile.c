@@ -1,7 +1,9 @@
 /* gmlp-bench --profile: after an image configuration's timed rows, one more
  * forward per batch in a context with queue profiling on, read through
  * gmlp_diag_profile: device time per kernel variant, its share of the
- * forward's kernel time, and what all GEMMs together reach on the forward's
+ * forward's kernel time, the bytes its operands move (each element once, as
+ * stored: what the storage plan decides) and at what rate, the forward's
+ * bytes, and what all GEMMs together reach on the forward's
  * linear-layer FLOPs (the rows name a GEMM's tiling, not its shape, so a rate
  * per GEMM row cannot be had).  Into each row's JSON as "profile", printed as
  * tables at the end and into --md. */
@@ -54,23 +56,27 @@ static int profile_batch(gmlp_context *ctx, gmlp_model *m, const gmlp_config *cf
         return 0;
     }
     qsort(rows, n, sizeof *rows, by_total);
-    double all = 0, gemm = 0;
+    double all = 0, gemm = 0, bytes = 0;
     for (size_t i = 0; i < n; i++) {
         all += rows[i].total_us;
+        bytes += rows[i].bytes;
         gemm += is_gemm(rows[i].name) ? rows[i].total_us : 0;
     }
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++) {
         const gmlp_diag_kernel_time *r = &rows[i];
-        json_array_append_new(list, json_pack("{s:s, s:I, s:f, s:f, s:f, s:b}", "kernel", r->name, "launches",
-                                              (json_int_t)r->launches, "total_us", r->total_us, "mean_us",
-                                              r->launches ? r->total_us / r->launches : 0.0, "share",
-                                              all > 0 ? 100 * r->total_us / all : 0.0, "gemm", is_gemm(r->name)));
+        json_array_append_new(list, json_pack("{s:s, s:I, s:f, s:f, s:f, s:b, s:f, s:f}", "kernel", r->name,
+                                              "launches", (json_int_t)r->launches, "total_us", r->total_us,
+                                              "mean_us", r->launches ? r->total_us / r->launches : 0.0, "share",
+                                              all > 0 ? 100 * r->total_us / all : 0.0, "gemm", is_gemm(r->name),
+                                              "bytes", r->bytes,
+                                              "gb_per_s", r->total_us > 0 ? r->bytes / r->total_us / 1e3 : 0.0));
     }
     free(rows);
     /* all GEMMs' rate on every linear layer's FLOPs: each linear layer is one GEMM */
     json_object_set_new(row, "profile", list);
     json_object_set_new(row, "profile_kernel_us", json_real(all));
+    json_object_set_new(row, "profile_bytes", json_real(bytes));
     json_object_set_new(row, "profile_wall_s", json_real(wall));
     json_object_set_new(row, "profile_gemm_us", json_real(gemm));
     json_object_set_new(row, "profile_gemm_gflops", json_real(gemm > 0 ? flops * batch / gemm / 1e3 : 0.0));
@@ -102,11 +108,12 @@ int bench_profile(bench_run *b, const char *dev_spec, const bench_setting *s, co
 static void heading(FILE *f, json_t *r, const char *prefix)
 {
     fprintf(f, "%s%s: %s %s %s %s batch %lld: kernels %.3f ms of a %.3f ms forward (wall, profiling on); "
-            "GEMMs %.3f ms, %.1f GFLOP/s on the linear layers\n",
+            "GEMMs %.3f ms, %.1f GFLOP/s on the linear layers; the operands move %.1f MB a forward\n",
             prefix, bench_json_str(r, "device"), bench_base_name(bench_json_str(r, "model")), bench_json_str(r, "weights"), bench_json_str(r, "gemm"),
             bench_json_str(r, "precision"),
             (long long)json_integer_value(json_object_get(r, "batch")), bench_json_num(r, "profile_kernel_us") / 1e3,
-            bench_json_num(r, "profile_wall_s") * 1e3, bench_json_num(r, "profile_gemm_us") / 1e3, bench_json_num(r, "profile_gemm_gflops"));
+            bench_json_num(r, "profile_wall_s") * 1e3, bench_json_num(r, "profile_gemm_us") / 1e3, bench_json_num(r, "profile_gemm_gflops"),
+            bench_json_num(r, "profile_bytes") / 1e6);
 }
 
 /* Each profiled row's heading and kernel table: text or markdown. */
@@ -120,13 +127,19 @@ static void print_tables(json_t *rows, FILE *f, int md)
             continue;
         heading(f, r, md ? "\n" : "\n# profile ");
         if (md)
-            fputs("\n| kernel | launches | total µs | mean µs | share |\n| --- | ---: | ---: | ---: | ---: |\n", f);
+            fputs("\n| kernel | launches | total µs | mean µs | share | MB moved | GB/s |\n"
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                  f);
         else
-            fprintf(f, "%-64s %8s %12s %10s %7s\n", "kernel", "launches", "total us", "mean us", "share");
+            fprintf(f, "%-64s %8s %12s %10s %7s %9s %8s\n", "kernel", "launches", "total us", "mean us", "share",
+                    "MB moved", "GB/s");
         json_array_foreach(list, j, k)
-            fprintf(f, md ? "| %s | %lld | %.1f | %.2f | %.2f%% |\n" : "%-64.64s %8lld %12.1f %10.2f %6.2f%%\n",
+            fprintf(f,
+                    md ? "| %s | %lld | %.1f | %.2f | %.2f%% | %.2f | %.1f |\n"
+                       : "%-64.64s %8lld %12.1f %10.2f %6.2f%% %9.2f %8.1f\n",
                     bench_json_str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
-                    bench_json_num(k, "total_us"), bench_json_num(k, "mean_us"), bench_json_num(k, "share"));
+                    bench_json_num(k, "total_us"), bench_json_num(k, "mean_us"), bench_json_num(k, "share"),
+                    bench_json_num(k, "bytes") / 1e6, bench_json_num(k, "gb_per_s"));
     }
 }
 

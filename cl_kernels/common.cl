@@ -39,6 +39,52 @@ static inline void gmlp_store_fp16_8(float8 v, __global half *p)
     vstore_half8_rte(select(clamp(v, -GMLP_HALF_MAX, GMLP_HALF_MAX), v, isnan(v)), 0, p);
 }
 
+/* A buffer's elements as stored (GMLP_STORE_*: lib/core's gmlp_elem; a
+ * constant once inlined, or an argument uniform over the launch): float;
+ * half; bfloat16, a float's upper 16 bits (its value exact in float).
+ * gmlp_elem_get reads element i as float, gmlp_elem_put stores v there
+ * (half as the FP16 mode rounds it, bfloat16 as the BF16 mode); the 8-wide
+ * ones elements i..i+7.  A new storage is a case in each. */
+typedef ushort bf16;
+static inline float gmlp_bf16_value(ushort h)
+{
+    return as_float((uint)h << 16);
+}
+static inline float gmlp_elem_get(int store, __global const void *p, size_t i)
+{
+    if (store == GMLP_STORE_HALF)
+        return vload_half(i, (__global const half *)p);
+    if (store == GMLP_STORE_BF16)
+        return gmlp_bf16_value(((__global const bf16 *)p)[i]);
+    return ((__global const float *)p)[i];
+}
+static inline float8 gmlp_elem_get8(int store, __global const void *p, size_t i)
+{
+    if (store == GMLP_STORE_HALF)
+        return vload_half8(0, (__global const half *)p + i);
+    if (store == GMLP_STORE_BF16)
+        return as_float8(convert_uint8(vload8(0, (__global const bf16 *)p + i)) << 16);
+    return vload8(0, (__global const float *)p + i);
+}
+static inline void gmlp_elem_put(int store, __global void *p, size_t i, float v)
+{
+    if (store == GMLP_STORE_HALF)
+        gmlp_store_fp16(v, i, (__global half *)p);
+    else if (store == GMLP_STORE_BF16)
+        ((__global bf16 *)p)[i] = gmlp_to_bf16(v);
+    else
+        ((__global float *)p)[i] = v;
+}
+static inline void gmlp_elem_put8(int store, __global void *p, size_t i, float8 v)
+{
+    if (store == GMLP_STORE_HALF)
+        gmlp_store_fp16_8(v, (__global half *)p + i);
+    else if (store == GMLP_STORE_BF16)
+        vstore8(gmlp_to_bf16_8(v), 0, (__global bf16 *)p + i);
+    else
+        vstore8(v, 0, (__global float *)p + i);
+}
+
 /* Exact GELU, as nn.GELU(): 0.5 v (1 + erf(v / sqrt 2)), written with erfc
  * so that negative v does not lose its digits to 1 + erf cancelling, and
  * erfc as Numerical Recipes' erfcc (a Chebyshev fit: under 1.2e-7 relative

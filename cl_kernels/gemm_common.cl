@@ -33,16 +33,16 @@
  * these defaults): the operands' and C's storage, the gate's (float only so
  * far), the prologue (none so far), how an engine's instructions issue. */
 #ifndef GMLP_GEMM_A
-#define GMLP_GEMM_A GMLP_GEMM_STORE_FLOAT
+#define GMLP_GEMM_A GMLP_STORE_FLOAT
 #endif
 #ifndef GMLP_GEMM_B
-#define GMLP_GEMM_B GMLP_GEMM_STORE_FLOAT
+#define GMLP_GEMM_B GMLP_STORE_FLOAT
 #endif
 #ifndef GMLP_GEMM_C
-#define GMLP_GEMM_C GMLP_GEMM_STORE_FLOAT
+#define GMLP_GEMM_C GMLP_STORE_FLOAT
 #endif
 #ifndef GMLP_GEMM_GATE
-#define GMLP_GEMM_GATE GMLP_GEMM_STORE_FLOAT
+#define GMLP_GEMM_GATE GMLP_STORE_FLOAT
 #endif
 #ifndef GMLP_GEMM_PROLOGUE
 #define GMLP_GEMM_PROLOGUE GMLP_GEMM_PROLOGUE_NONE
@@ -50,15 +50,15 @@
 #ifndef GMLP_GEMM_ISSUE
 #define GMLP_GEMM_ISSUE GMLP_GEMM_ISSUE_NATIVE
 #endif
-#if GMLP_GEMM_GATE != GMLP_GEMM_STORE_FLOAT || GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
+#if GMLP_GEMM_GATE != GMLP_STORE_FLOAT || GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
 #error "gemm_common.cl: the gate is stored as float, and no prologue is written yet"
 #endif
-#define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_GEMM_STORE_HALF)
-#define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_GEMM_STORE_HALF)
-#define GMLP_GEMM_A_BF16 (GMLP_GEMM_A == GMLP_GEMM_STORE_BF16)
-#define GMLP_GEMM_B_BF16 (GMLP_GEMM_B == GMLP_GEMM_STORE_BF16)
-#define GMLP_GEMM_C_BF16 (GMLP_GEMM_C == GMLP_GEMM_STORE_BF16)
-#define GMLP_GEMM_C_HALF (GMLP_GEMM_C == GMLP_GEMM_STORE_HALF)
+#define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_STORE_HALF)
+#define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_STORE_HALF)
+#define GMLP_GEMM_A_BF16 (GMLP_GEMM_A == GMLP_STORE_BF16)
+#define GMLP_GEMM_B_BF16 (GMLP_GEMM_B == GMLP_STORE_BF16)
+#define GMLP_GEMM_C_BF16 (GMLP_GEMM_C == GMLP_STORE_BF16)
+#define GMLP_GEMM_C_HALF (GMLP_GEMM_C == GMLP_STORE_HALF)
 #define GMLP_GEMM_C_16 (GMLP_GEMM_C_BF16 || GMLP_GEMM_C_HALF)
 #ifndef GMLP_GEMM_TA
 #define GMLP_GEMM_TA 0
@@ -116,12 +116,6 @@
 #define OWN_ROW(y, r) ((((r) / LVM) * RY + (y)) * LVM + (r) % LVM)
 #define OWN_COL(x, s) ((((s) / LVN) * RX + (x)) * LVN + (s) % LVN)
 
-/* bfloat16 storage: a float's upper 16 bits; its value is exact in float */
-typedef ushort bf16;
-static inline float gmlp_bf16_value(ushort h)
-{
-    return as_float((uint)h << 16);
-}
 #if GMLP_GEMM_A_BF16
 #define A_TYPE bf16
 #elif GMLP_GEMM_A_HALF
@@ -138,7 +132,7 @@ static inline float gmlp_bf16_value(ushort h)
 #endif
 
 /* Operand op of a product (0: A, 1: B; a constant once inlined): its
- * storage (GMLP_GEMM_STORE_*), the slice's width W (TM or TN), whether
+ * storage (GMLP_STORE_*), the slice's width W (TM or TN), whether
  * op(X) is stored contiguously along k, and the vector width of its loads
  * (VW where it divides the contiguous extent). */
 #define GMLP_STAGE_STORE(op) ((op) ? GMLP_GEMM_B : GMLP_GEMM_A)
@@ -153,23 +147,15 @@ static inline float gmlp_bf16_value(ushort h)
  * 128 (clang 15, ptxas 13). */
 #define GMLP_STAGE_MAX(X) (X(0) > X(1) ? X(0) : X(1))
 
-/* Operand storage (GMLP_GEMM_STORE_*, a constant once inlined) at p:
- * element i's address, and its value. */
+/* Operand storage (GMLP_STORE_*, a constant once inlined) at p: element
+ * i's address (its value: common.cl's gmlp_elem_get). */
 static inline __global const void *gmlp_stage_addr(int store, __global const void *p, size_t i)
 {
-    if (store == GMLP_GEMM_STORE_HALF)
+    if (store == GMLP_STORE_HALF)
         return (__global const half *)p + i;
-    if (store == GMLP_GEMM_STORE_BF16)
+    if (store == GMLP_STORE_BF16)
         return (__global const bf16 *)p + i;
     return (__global const float *)p + i;
-}
-static inline float gmlp_stage_ld1(int store, __global const void *p, size_t i)
-{
-    if (store == GMLP_GEMM_STORE_HALF)
-        return vload_half(i, (__global const half *)p);
-    if (store == GMLP_GEMM_STORE_BF16)
-        return gmlp_bf16_value(((__global const bf16 *)p)[i]);
-    return ((__global const float *)p)[i];
 }
 
 /* The staging hook: element x of operand op as it is staged, transformed on

@@ -39,14 +39,14 @@ static inline vecf direct_stage_element(vecf x, int op)
 }
 static inline float direct_ld1(const int op, __global const void *p)
 {
-    return gmlp_stage_element(gmlp_stage_ld1(GMLP_STAGE_STORE(op), p, 0), op);
+    return gmlp_stage_element(gmlp_elem_get(GMLP_STAGE_STORE(op), p, 0), op);
 }
 static inline vecf direct_ldv(const int op, __global const void *p)
 {
     vecf x;
-    if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_HALF)
+    if (GMLP_STAGE_STORE(op) == GMLP_STORE_HALF)
         x = DCAT(vload_half, DV)(0, (__global const half *)p);
-    else if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_BF16)
+    else if (GMLP_STAGE_STORE(op) == GMLP_STORE_BF16)
         x = DCAT(as_float, DV)(DCAT(convert_uint, DV)(VLOADF(0, (__global const bf16 *)p)) << 16);
     else
         x = VLOADF(0, (__global const float *)p);

@@ -96,7 +96,7 @@ static inline void gmlp_eng_fetch(const int op, __global const void *p, ulong ld
             GMLP_UNROLL for (int j = 0; j < ENG_PK; j++)
             {
                 const size_t at = GMLP_STAGE_CONTIG_K(op) ? (size_t)gw * ld + gq + j : (size_t)(gq + j) * ld + gw;
-                const float f = gw < dim && gq + j < k ? gmlp_stage_ld1(GMLP_STAGE_STORE(op), p, at) : 0.0f;
+                const float f = gw < dim && gq + j < k ? gmlp_elem_get(GMLP_STAGE_STORE(op), p, at) : 0.0f;
                 word |= gmlp_eng_bits(gmlp_stage_element(f, op)) << (16 * j);
             }
             wd[l] = word;

@@ -79,14 +79,14 @@
 #if GMLP_MMA_LDSM && PK != 2
 #error "gemm_mma.cl: GMLP_MMA_LDSM takes the 16-bit formats"
 #endif
-/* Whether storage (GMLP_GEMM_STORE_*) holds the instruction's operand bits,
+/* Whether storage (GMLP_STORE_*) holds the instruction's operand bits,
  * so that a word is two stored elements side by side: bfloat16 in BF16
  * (rounding a bfloat16 value to bfloat16 changes nothing), half in FP16
  * once saturated (gmlp_mma_sat: half's infinities are +-65504 in the mode;
  * every other half rounds to itself). */
 #define MMA_NATIVE(store)                                                                                     \
-    ((store) == GMLP_GEMM_STORE_BF16 ? GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16                              \
-                                     : (store) == GMLP_GEMM_STORE_HALF && GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16)
+    ((store) == GMLP_STORE_BF16 ? GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16                              \
+                                     : (store) == GMLP_STORE_HALF && GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16)
 /* whether op(A) / op(B) fragments come by ldmatrix: stored along k, in the
  * instruction's bits (the register staging packs them so; cp.async's
  * slices hold them as stored, so there only native storage, up to FP16's
@@ -181,15 +181,15 @@ static inline float gmlp_mma_half_value(uint h)
  * (a constant once inlined).  Then its value. */
 static inline float gmlp_mma_ld1(int store, __global const void *p, int i)
 {
-    if (store == GMLP_GEMM_STORE_FLOAT)
+    if (store == GMLP_STORE_FLOAT)
         return ((__global const float *)p)[i];
     return as_float((uint)((__global const ushort *)p)[i]);
 }
 static inline float gmlp_mma_fetched_value(int store, float x)
 {
-    if (store == GMLP_GEMM_STORE_FLOAT)
+    if (store == GMLP_STORE_FLOAT)
         return x;
-    if (store == GMLP_GEMM_STORE_BF16)
+    if (store == GMLP_STORE_BF16)
         return as_float(as_uint(x) << 16);
 #if GMLP_GEMM_ISSUE
     return gmlp_mma_half_value(as_uint(x));
@@ -221,7 +221,7 @@ static inline uint gmlp_mma_sat(uint w)
  * instruction's operand: half saturated, bfloat16 as it is. */
 static inline uint gmlp_mma_native_bits(int store, uint w)
 {
-    return store == GMLP_GEMM_STORE_HALF ? gmlp_mma_sat(w) : w;
+    return store == GMLP_STORE_HALF ? gmlp_mma_sat(w) : w;
 }
 
 /* Element (r, c) of a row-major matrix of storage store at p: row r's
@@ -234,7 +234,7 @@ static inline __global const void *gmlp_mma_addr(int store, __global const void 
 /* Whether the register staging holds slices in flight of storage store as
  * words of two elements as loaded (gmlp_mma_ldw_bits16): 16-bit storage in
  * the 16-bit formats (a word a pair along k there; TF32's are one element). */
-#define MMA_PAIRED(store) ((store) != GMLP_GEMM_STORE_FLOAT && PK == 2)
+#define MMA_PAIRED(store) ((store) != GMLP_STORE_FLOAT && PK == 2)
 /* v (1, 2 or 4: a constant once inlined) elements from p into d as fetched,
  * through a vector pointer: p is v-aligned (host-checked); element by element
  * into d (with vstoren, PoCL's code read d back with a 16-byte aligned load
@@ -355,7 +355,7 @@ GMLP_MMA_INLINE void gmlp_mma_stage_load(const int op, __global const void *p, u
                 if (!checked || (gr < rows && gc + v <= cols)) {
                     if (MMA_PAIRED(store))
                         gmlp_mma_ldw_bits16(src, d, v);
-                    else if (store == GMLP_GEMM_STORE_FLOAT)
+                    else if (store == GMLP_STORE_FLOAT)
                         gmlp_mma_ldv_float(src, d, v);
                     else
                         gmlp_mma_ldv_bits16(src, d, v);
@@ -531,10 +531,10 @@ GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global 
             const int gr = contig ? base + w : q0 + q, gc = contig ? q0 + q : base + w;
             const int rows = contig ? dim : k, cols = contig ? k : dim;
             const int n = gr < rows ? clamp(cols - gc, 0, v) : 0, i = gmlp_mma_raw_idx(op, w, q);
-            __local void *d = store == GMLP_GEMM_STORE_FLOAT ? (__local void *)((__local float *)s + i)
+            __local void *d = store == GMLP_STORE_FLOAT ? (__local void *)((__local float *)s + i)
                                                              : (__local void *)((__local ushort *)s + i);
             __global const void *src = n ? gmlp_mma_addr(store, p, ld, gr, gc) : p;
-            if (store == GMLP_GEMM_STORE_FLOAT)
+            if (store == GMLP_STORE_FLOAT)
                 gmlp_mma_copy_float(d, src, n, v);
             else
                 gmlp_mma_copy_bits16(d, src, n, v);
@@ -544,7 +544,7 @@ GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global 
 static inline uint gmlp_mma_raw_word(const int op, __local const void *s, int r, int kw)
 {
     const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op);
-    if (store == GMLP_GEMM_STORE_FLOAT) {
+    if (store == GMLP_STORE_FLOAT) {
         __local const float *x = s;
         float lo, hi;
         if (PK == 1)

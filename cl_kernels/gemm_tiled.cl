@@ -61,9 +61,9 @@ static inline void gmlp_ldv_bf16(__global const bf16 *p, float *d, const int v)
 /* v of operand op's elements from p into d (gmlp_ldv_*) */
 static inline void gmlp_tiled_ldv(const int op, __global const void *p, float *d, const int v)
 {
-    if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_HALF)
+    if (GMLP_STAGE_STORE(op) == GMLP_STORE_HALF)
         gmlp_ldv_half(p, d, v);
-    else if (GMLP_STAGE_STORE(op) == GMLP_GEMM_STORE_BF16)
+    else if (GMLP_STAGE_STORE(op) == GMLP_STORE_BF16)
         gmlp_ldv_bf16(p, d, v);
     else
         gmlp_ldv_float(p, d, v);
@@ -103,7 +103,7 @@ static inline void gmlp_tiled_fetch(const int op, __global const void *p, ulong 
                 gmlp_tiled_ldv(op, src, r + l * nv, nv);
             } else {
                 GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] =
-                    gr < rows && gc + v < cols ? gmlp_stage_ld1(GMLP_STAGE_STORE(op), src, v) : 0.0f;
+                    gr < rows && gc + v < cols ? gmlp_elem_get(GMLP_STAGE_STORE(op), src, v) : 0.0f;
             }
             GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] = gmlp_stage_element(r[l * nv + v], op);
         }

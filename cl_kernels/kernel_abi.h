@@ -25,13 +25,15 @@
 #define GMLP_GEMM_PREC_FP16 2
 #define GMLP_GEMM_PREC_BF16 3
 
-/* A GEMM variant's other axes (lib/ops/gemm_variant.c): how an operand is
- * stored (GMLP_GEMM_A, _B, _C, _GATE: lib/core's gmlp_elem), what its
+/* How a buffer stores its elements (lib/core's gmlp_elem): a GEMM's
+ * operands (GMLP_GEMM_A, _B, _C, _GATE), an element-wise op's input and
+ * output (common.cl's gmlp_elem_get / _put). */
+#define GMLP_STORE_FLOAT 0
+#define GMLP_STORE_HALF 1
+#define GMLP_STORE_BF16 2
+/* A GEMM variant's other axes (lib/ops/gemm_variant.c): what its operands'
  * elements pass through as they are staged (GMLP_GEMM_PROLOGUE), and how a
  * matrix engine's instructions issue (GMLP_GEMM_ISSUE: emulated in tests). */
-#define GMLP_GEMM_STORE_FLOAT 0
-#define GMLP_GEMM_STORE_HALF 1
-#define GMLP_GEMM_STORE_BF16 2
 #define GMLP_GEMM_PROLOGUE_NONE 0
 #define GMLP_GEMM_ISSUE_NATIVE 0
 #define GMLP_GEMM_ISSUE_EMULATED 1 /* the instruction's semantics, fragments through local memory */

@@ -20,44 +20,31 @@ static float wg_sum(float v, __local float *red)
     return r;
 }
 
-/* the output's stores (gmlp_to_bf16, gmlp_store_fp16: common.cl) */
-#define GMLP_LN_STORE_float(y, c, v) ((y)[c] = (v))
-#define GMLP_LN_STORE_bf16(y, c, v) ((y)[c] = gmlp_to_bf16(v))
-#define GMLP_LN_STORE_half(y, c, v) gmlp_store_fp16((v), (c), (y))
-#define GMLP_LN_STORE8_float(y, c, v) vstore8((v), 0, (y) + (c))
-#define GMLP_LN_STORE8_bf16(y, c, v) vstore8(gmlp_to_bf16_8(v), 0, (y) + (c))
-#define GMLP_LN_STORE8_half(y, c, v) gmlp_store_fp16_8((v), (y) + (c))
-
 /* y[row, :] = (x[row, :] - mean) / sqrt(var + eps) * gamma + beta, where
  * x rows start at x_off + row * ldx (lets the SGU normalise one half of a
- * wider row in place of a copy); y of element type T (float, bf16:
- * ushort bits, or half: FP16's), offsets in its elements. */
-#define GMLP_LAYERNORM_DEFINE(NAME, T, OUT)                                                                     \
-    __kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1))) void NAME(                                  \
-        __global const float *x, ulong x_off, ulong ldx, __global T *y, ulong y_off, ulong ldy,                \
-        __global const float *gamma, __global const float *beta, int cols, float eps)                          \
-    {                                                                                                           \
-        __local float red[GMLP_WG];                                                                             \
-        const size_t row = get_group_id(0);                                                                     \
-        const int lid = get_local_id(0);                                                                        \
-        __global const float *xr = x + x_off + row * ldx;                                                       \
-        __global T *yr = y + y_off + row * ldy;                                                                 \
-        float s = 0.0f;                                                                                         \
-        for (int c = lid; c < cols; c += GMLP_WG)                                                               \
-            s += xr[c];                                                                                         \
-        const float mean = wg_sum(s, red) / (float)cols;                                                        \
-        float v = 0.0f;                                                                                         \
-        for (int c = lid; c < cols; c += GMLP_WG) {                                                             \
-            float d = xr[c] - mean;                                                                             \
-            v += d * d;                                                                                         \
-        }                                                                                                       \
-        const float rstd = 1.0f / sqrt(wg_sum(v, red) / (float)cols + eps);                                     \
-        for (int c = lid; c < cols; c += GMLP_WG)                                                               \
-            OUT(yr, c, (xr[c] - mean) * rstd * gamma[c] + beta[c]);                                             \
+ * wider row in place of a copy); x and y stored as xs and ys (GMLP_STORE_*:
+ * gmlp_elem_get / _put), offsets in their elements. */
+__kernel __attribute__((reqd_work_group_size(GMLP_WG, 1, 1))) void gmlp_layernorm(
+    __global const void *x, ulong x_off, ulong ldx, int xs, __global void *y, ulong y_off, ulong ldy, int ys,
+    __global const float *gamma, __global const float *beta, int cols, float eps)
+{
+    __local float red[GMLP_WG];
+    const size_t row = get_group_id(0);
+    const int lid = get_local_id(0);
+    const size_t xr = x_off + row * ldx, yr = y_off + row * ldy;
+    float s = 0.0f;
+    for (int c = lid; c < cols; c += GMLP_WG)
+        s += gmlp_elem_get(xs, x, xr + c);
+    const float mean = wg_sum(s, red) / (float)cols;
+    float v = 0.0f;
+    for (int c = lid; c < cols; c += GMLP_WG) {
+        float d = gmlp_elem_get(xs, x, xr + c) - mean;
+        v += d * d;
     }
-GMLP_LAYERNORM_DEFINE(gmlp_layernorm, float, GMLP_LN_STORE_float)
-GMLP_LAYERNORM_DEFINE(gmlp_layernorm_bf16, ushort, GMLP_LN_STORE_bf16)
-GMLP_LAYERNORM_DEFINE(gmlp_layernorm_half, half, GMLP_LN_STORE_half)
+    const float rstd = 1.0f / sqrt(wg_sum(v, red) / (float)cols + eps);
+    for (int c = lid; c < cols; c += GMLP_WG)
+        gmlp_elem_put(ys, y, yr + c, (gmlp_elem_get(xs, x, xr + c) - mean) * rstd * gamma[c] + beta[c]);
+}
 
 static float sum8(float8 v)
 {
@@ -69,39 +56,36 @@ static float sum8(float8 v)
  * loop over the work-group's items: 118 us for 196 rows of 256 through the
  * version above) and float8 arithmetic written out.  Same two passes; the
  * row is read three times, from cache after the first. */
-#define GMLP_LAYERNORM_ROWS_DEFINE(NAME, T, OUT, OUT8)                                                          \
-    __kernel void NAME(__global const float *x, ulong x_off, ulong ldx, __global T *y, ulong y_off, ulong ldy,  \
-                       __global const float *gamma, __global const float *beta, int cols, float eps, int rows)  \
-    {                                                                                                           \
-        const size_t row = get_global_id(0);                                                                    \
-        if (row >= (size_t)rows)                                                                                \
-            return;                                                                                             \
-        __global const float *xr = x + x_off + row * ldx;                                                       \
-        __global T *yr = y + y_off + row * ldy;                                                                 \
-        const int vec = cols & ~7;                                                                              \
-        float8 s8 = 0.0f;                                                                                       \
-        for (int c = 0; c < vec; c += 8)                                                                        \
-            s8 += vload8(0, xr + c);                                                                            \
-        float s = sum8(s8);                                                                                     \
-        for (int c = vec; c < cols; c++)                                                                        \
-            s += xr[c];                                                                                         \
-        const float mean = s / (float)cols;                                                                     \
-        float8 v8 = 0.0f;                                                                                       \
-        for (int c = 0; c < vec; c += 8) {                                                                      \
-            float8 d = vload8(0, xr + c) - mean;                                                                \
-            v8 = mad(d, d, v8);                                                                                 \
-        }                                                                                                       \
-        float v = sum8(v8);                                                                                     \
-        for (int c = vec; c < cols; c++) {                                                                      \
-            float d = xr[c] - mean;                                                                             \
-            v += d * d;                                                                                         \
-        }                                                                                                       \
-        const float rstd = 1.0f / sqrt(v / (float)cols + eps);                                                  \
-        for (int c = 0; c < vec; c += 8)                                                                        \
-            OUT8(yr, c, mad((vload8(0, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)));     \
-        for (int c = vec; c < cols; c++)                                                                        \
-            OUT(yr, c, (xr[c] - mean) * rstd * gamma[c] + beta[c]);                                             \
+__kernel void gmlp_layernorm_rows(__global const void *x, ulong x_off, ulong ldx, int xs, __global void *y,
+                                  ulong y_off, ulong ldy, int ys, __global const float *gamma,
+                                  __global const float *beta, int cols, float eps, int rows)
+{
+    const size_t row = get_global_id(0);
+    if (row >= (size_t)rows)
+        return;
+    const size_t xr = x_off + row * ldx, yr = y_off + row * ldy;
+    const int vec = cols & ~7;
+    float8 s8 = 0.0f;
+    for (int c = 0; c < vec; c += 8)
+        s8 += gmlp_elem_get8(xs, x, xr + c);
+    float s = sum8(s8);
+    for (int c = vec; c < cols; c++)
+        s += gmlp_elem_get(xs, x, xr + c);
+    const float mean = s / (float)cols;
+    float8 v8 = 0.0f;
+    for (int c = 0; c < vec; c += 8) {
+        float8 d = gmlp_elem_get8(xs, x, xr + c) - mean;
+        v8 = mad(d, d, v8);
     }
-GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows, float, GMLP_LN_STORE_float, GMLP_LN_STORE8_float)
-GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows_bf16, ushort, GMLP_LN_STORE_bf16, GMLP_LN_STORE8_bf16)
-GMLP_LAYERNORM_ROWS_DEFINE(gmlp_layernorm_rows_half, half, GMLP_LN_STORE_half, GMLP_LN_STORE8_half)
+    float v = sum8(v8);
+    for (int c = vec; c < cols; c++) {
+        float d = gmlp_elem_get(xs, x, xr + c) - mean;
+        v += d * d;
+    }
+    const float rstd = 1.0f / sqrt(v / (float)cols + eps);
+    for (int c = 0; c < vec; c += 8)
+        gmlp_elem_put8(ys, y, yr + c,
+                       mad((gmlp_elem_get8(xs, x, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)));
+    for (int c = vec; c < cols; c++)
+        gmlp_elem_put(ys, y, yr + c, (gmlp_elem_get(xs, x, xr + c) - mean) * rstd * gamma[c] + beta[c]);
+}

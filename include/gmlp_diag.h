@@ -32,6 +32,8 @@ typedef struct gmlp_diag_kernel_time {
     char name[160];  /* entry point and variant, e.g. "gmlp_gemm 128x128x2/8x8 A:float B:half" */
     size_t launches;
     double total_us; /* summed device time, CL_PROFILING_COMMAND_START to _END */
+    double bytes;    /* what the launches' operands moved, each element read or written once as stored (0:
+                      * not counted: the LM's fused step and sampling) */
 } gmlp_diag_kernel_time;
 /* Writes up to max rows into rows and their count into *n (rows beyond max
  * are counted, not written). */

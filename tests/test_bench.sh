@@ -129,9 +129,13 @@ for r in rows:
     assert all(k["total_us"] > 0 and abs(k["mean_us"] * k["launches"] - k["total_us"]) < 1e-6 * k["total_us"] for k in p), p
     assert abs(sum(k["total_us"] for k in p) - r["profile_kernel_us"]) < 1e-6 * r["profile_kernel_us"], r
     assert 0 < r["profile_gemm_us"] <= r["profile_kernel_us"] and r["profile_gemm_gflops"] > 0, r
+    # every kernel of an image forward says what its operands move, and the forward's total is their sum
+    assert all(k["bytes"] > 0 and abs(k["gb_per_s"] - k["bytes"] / k["total_us"] / 1e3) < 1e-6 * k["gb_per_s"]
+               for k in p), p
+    assert abs(sum(k["bytes"] for k in p) - r["profile_bytes"]) < 1e-9 * r["profile_bytes"], r
     head = f"# profile {r['device']}: {r['model']} f32 {r['gemm']} {r['precision']} batch 2: kernels "
     table = text[text.index(head):].split("\n\n")[0].splitlines()
-    assert table[1].split() == ["kernel", "launches", "total", "us", "mean", "us", "share"], table
+    assert table[1].split() == ["kernel", "launches", "total", "us", "mean", "us", "share", "MB", "moved", "GB/s"], table
     assert len(table) == 2 + len(p) and table[2].startswith(p[0]["kernel"]), table
 md = open(d + "/p.md").read().split("\n\n")
 kernel_tables = [t for t in md if t.startswith("| kernel | launches |")]

@@ -781,14 +781,23 @@ static void split_sweep(void)
     test_gemm(33, 47, 256, 0, 1, 1.0f, 1, KERNEL, EPI_COLS_GELU); /* DEEP: 9 tiles of 16 x 16 for 132 units: 4 parts */
     gmlp_diag_kernel_time rows[16];
     size_t n = 0, parts = 0, sums = 0;
+    double parts_bytes = 0, sum_bytes = 0;
     CHECK(gmlp_diag_profile(ctx, rows, 16, &n) == GMLP_OK, "profile: %s", gmlp_last_error(ctx));
     for (size_t r = 0; r < n && r < 16; r++) {
-        parts += !strcmp(rows[r].name, "gmlp_gemm split-K parts") ? rows[r].launches : 0;
-        sums += !strcmp(rows[r].name, "gmlp_gemm_split_sum") ? rows[r].launches : 0;
+        if (!strcmp(rows[r].name, "gmlp_gemm split-K parts"))
+            parts += rows[r].launches, parts_bytes += rows[r].bytes;
+        if (!strcmp(rows[r].name, "gmlp_gemm_split_sum"))
+            sums += rows[r].launches, sum_bytes += rows[r].bytes;
     }
-    if (cases_too_big == before)
+    if (cases_too_big == before) {
         CHECK(parts == 1 && sums == 1 && ctx->ops->split_scratch, "a GPU's deep product: %zu launches of parts, "
               "%zu of their sum, in %zu profile rows (want one each)", parts, sums, n);
+        /* what the operands move: the parts read A and B once and write P partial sums of C, which the sum
+         * reads, with C (beta 1) and the bias, and writes C */
+        const double mn = 33.0 * 47 * 4, written = parts_bytes - (33.0 * 256 + 256.0 * 47) * 4;
+        CHECK(written > 0 && written == sum_bytes - 2 * mn - 47 * 4 && fmod(written, mn) == 0,
+              "the bytes the split product moves: parts %.0f, sum %.0f", parts_bytes, sum_bytes);
+    }
     gmlp_context_destroy(ctx);
     ctx = plain;
 }

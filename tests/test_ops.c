@@ -91,14 +91,55 @@ static void layernorm_16(gmlp_rows x, const float *g, const float *b, float scal
     CHECK(differ == 0, "layernorm %dx%d to %s, gamma x %g (%s): %zu of %zu differ from the float result rounded",
           p->rows, p->cols, gmlp_elem_name(e), (double)scale,
           ctx->dev.type & CL_DEVICE_TYPE_CPU ? "a row a work-item" : "a row a group", differ, ny);
-    CHECK(gmlp_op_layernorm(ctx, (gmlp_rows){.buf = x.buf, .ld = x.ld, .elem = GMLP_ELEM_F16}, to, dg, db, p->rows,
+    CHECK(gmlp_op_layernorm(ctx, (gmlp_rows){.buf = x.buf, .ld = x.ld, .elem = GMLP_ELEMS}, to, dg, db, p->rows,
                             p->cols, eps) == GMLP_ERR_INVALID_ARGUMENT,
-          "layernorm of half refused");
+          "layernorm of an unknown storage refused");
     gmlp_buffer_release(ctx, &dg);
     gmlp_buffer_release(ctx, &db);
     gmlp_buffer_release(ctx, &df);
     gmlp_buffer_release(ctx, &dy);
     free(f), free(gs), free(got);
+}
+
+/* An element-wise op (norm: LayerNorm or Affine into y) reading x (nx
+ * floats, rows from from.off, from.ld apart) stored as 16-bit e gives, bit
+ * for bit, what it gives reading the same values stored as float. */
+typedef gmlp_status (*norm_op)(gmlp_rows x, gmlp_rows y, cl_mem w, cl_mem b, const params *p, float eps);
+static void from_16(norm_op norm, const char *what, const float *x, size_t nx, gmlp_rows from, cl_mem w, cl_mem b,
+                    const params *p, float eps, gmlp_elem e)
+{
+    const size_t ny = (size_t)p->rows * p->cols;
+    uint16_t *bits = malloc(nx * sizeof *bits);
+    float *v = malloc(nx * sizeof *v), *want = malloc(ny * sizeof *want), *got = malloc(ny * sizeof *got);
+    for (size_t i = 0; i < nx; i++)
+        bits[i] = stored16(e, x[i]), v[i] = gmlp_elem_value(e, bits[i]);
+    cl_mem dv = up(v, nx), d16 = up_bytes(bits, nx * sizeof *bits), ya = up(NULL, ny), yb = up(NULL, ny);
+    gmlp_rows as_float = from, as16 = from;
+    as_float.buf = dv, as_float.elem = GMLP_ELEM_F32, as16.buf = d16, as16.elem = e;
+    CHECK(norm(as_float, (gmlp_rows){.buf = ya, .ld = (size_t)p->cols}, w, b, p, eps) == GMLP_OK &&
+              norm(as16, (gmlp_rows){.buf = yb, .ld = (size_t)p->cols}, w, b, p, eps) == GMLP_OK,
+          "%s from %s: %s", what, gmlp_elem_name(e), gmlp_last_error(ctx));
+    down(ya, want, ny);
+    down(yb, got, ny);
+    size_t differ = 0;
+    for (size_t i = 0; i < ny; i++)
+        differ += memcmp(&want[i], &got[i], sizeof *got) != 0;
+    CHECK(differ == 0, "%s %dx%d from %s: %zu of %zu differ from its values read as float", what, p->rows, p->cols,
+          gmlp_elem_name(e), differ, ny);
+    gmlp_buffer_release(ctx, &dv);
+    gmlp_buffer_release(ctx, &d16);
+    gmlp_buffer_release(ctx, &ya);
+    gmlp_buffer_release(ctx, &yb);
+    free(bits), free(v), free(want), free(got);
+}
+static gmlp_status layernorm_op(gmlp_rows x, gmlp_rows y, cl_mem w, cl_mem b, const params *p, float eps)
+{
+    return gmlp_op_layernorm(ctx, x, y, w, b, p->rows, p->cols, eps);
+}
+static gmlp_status affine_op(gmlp_rows x, gmlp_rows y, cl_mem w, cl_mem b, const params *p, float eps)
+{
+    (void)eps;
+    return gmlp_op_affine(ctx, x, y, w, b, p->rows, p->cols);
 }
 
 /* the 16-bit outputs: bfloat16; half, within its range, past it and in its subnormals */
@@ -123,8 +164,11 @@ static void run_layernorm(const params *p, int reps)
     cl_mem dx = up(x, nx), dy = up(NULL, ny), dg = up(g, p->cols), db = up(b, p->cols);
     gmlp_rows from = {.buf = dx, .off = (size_t)off, .ld = (size_t)ld}, to = {.buf = dy, .ld = (size_t)p->cols};
     RUN(reps, gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps));
-    if (!reps) /* 16-bit out (BF16 and FP16 models', for GEMMs): the float result rounded, bit for bit */
+    if (!reps) { /* 16-bit out (BF16 and FP16 models', for GEMMs): the float result rounded, bit for bit */
         layernorm_16s(from, g, b, p, eps);
+        for (gmlp_elem e = GMLP_ELEM_F16; e <= GMLP_ELEM_BF16; e++)
+            from_16(layernorm_op, "layernorm", x, nx, from, dg, db, p, eps, e);
+    }
     expect("layernorm", dy, want, ny, 2e-6);
     /* on a CPU (a work-item per row), also the GPUs' work-group-per-row kernel */
     const cl_device_type type = ctx->dev.type;
@@ -134,6 +178,8 @@ static void run_layernorm(const params *p, int reps)
         CHECK(gmlp_op_layernorm(ctx, from, to, dg, db, p->rows, p->cols, eps) == GMLP_OK, "layernorm as on a GPU: %s",
               gmlp_last_error(ctx));
         layernorm_16s(from, g, b, p, eps);
+        for (gmlp_elem e = GMLP_ELEM_F16; e <= GMLP_ELEM_BF16; e++)
+            from_16(layernorm_op, "layernorm as on a GPU", x, nx, from, dg, db, p, eps, e);
         expect("layernorm as on a GPU", to.buf, want, ny, 2e-6);
         ctx->dev.type = type;
     }
@@ -174,6 +220,7 @@ static void run_affine(const params *p, int reps)
               gmlp_elem_name(e), differ);
         gmlp_buffer_release(ctx, &db16);
         free(f), free(got);
+        from_16(affine_op, "affine", x, n, (gmlp_rows){.off = off, .ld = ld}, da, db, p, 0.0f, e);
     }
     expect("affine", dy, want, n, 1e-6);
     gmlp_buffer_release(ctx, &dx);
@@ -270,6 +317,36 @@ static void run_softmax_rows(const params *p, int reps)
     free(sim), free(want);
 }
 
+/* run_copy_rows' copy of half elements: their bits moved, nothing else
+ * touched; a copy between storages refused */
+static void copy_rows_16(const params *p, int col)
+{
+    size_t ns = (size_t)p->batch * p->n * p->ld, nd = (size_t)p->batch * p->hist * p->width;
+    uint16_t *src = malloc(ns * sizeof *src), *got = malloc(nd * sizeof *got), *want = malloc(nd * sizeof *want);
+    for (size_t i = 0; i < ns; i++)
+        src[i] = (uint16_t)((i * 2654435761u) >> 16);
+    for (size_t i = 0; i < nd; i++)
+        want[i] = (uint16_t)~i;
+    cl_mem ds = up_bytes(src, ns * sizeof *src), dd = up_bytes(want, nd * sizeof *want);
+    for (int b = 0; b < p->batch; b++)
+        for (int i = 0; i < p->n; i++)
+            memcpy(want + ((size_t)b * p->hist + p->p0 + i) * p->width, src + ((size_t)b * p->n + i) * p->ld + col,
+                   (size_t)p->width * sizeof *src);
+    gmlp_seq_rows from = {ds, (size_t)col, (size_t)p->ld, (size_t)p->n * p->ld, GMLP_ELEM_F16};
+    gmlp_seq_rows to = {dd, (size_t)p->p0 * p->width, (size_t)p->width, (size_t)p->hist * p->width, GMLP_ELEM_F16};
+    CHECK(gmlp_op_copy_rows(ctx, from, to, (size_t)p->width, (size_t)p->n, (size_t)p->batch) == GMLP_OK &&
+              clEnqueueReadBuffer(ctx->queue, dd, CL_TRUE, 0, nd * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
+          "copy_rows of half: %s", gmlp_last_error(ctx));
+    CHECK(memcmp(got, want, nd * sizeof *got) == 0, "copy_rows of half: the rows' bits, nothing else");
+    to.elem = GMLP_ELEM_F32;
+    CHECK(gmlp_op_copy_rows(ctx, from, to, (size_t)p->width, (size_t)p->n, (size_t)p->batch) ==
+              GMLP_ERR_INVALID_ARGUMENT,
+          "copy_rows from half to float refused");
+    gmlp_buffer_release(ctx, &ds);
+    gmlp_buffer_release(ctx, &dd);
+    free(src), free(got), free(want);
+}
+
 /* the last width columns of each source row (ld wide) into a history of
  * hist rows per sequence, from position p0 */
 static void run_copy_rows(const params *p, int reps)
@@ -283,12 +360,14 @@ static void run_copy_rows(const params *p, int reps)
             memcpy(want + ((size_t)b * p->hist + p->p0 + i) * p->width, src + ((size_t)b * p->n + i) * p->ld + col,
                    (size_t)p->width * sizeof *src);
     cl_mem ds = up(src, ns), dd = up(dst, nd);
-    gmlp_seq_rows from = {ds, (size_t)col, (size_t)p->ld, (size_t)p->n * p->ld};
-    gmlp_seq_rows to = {dd, (size_t)p->p0 * p->width, (size_t)p->width, (size_t)p->hist * p->width};
+    gmlp_seq_rows from = {ds, (size_t)col, (size_t)p->ld, (size_t)p->n * p->ld, GMLP_ELEM_F32};
+    gmlp_seq_rows to = {dd, (size_t)p->p0 * p->width, (size_t)p->width, (size_t)p->hist * p->width, GMLP_ELEM_F32};
     RUN(reps, gmlp_op_copy_rows(ctx, from, to, (size_t)p->width, (size_t)p->n, (size_t)p->batch));
     expect("copy_rows", dd, want, nd, 0);
     gmlp_buffer_release(ctx, &ds);
     free(src), free(dst), free(want);
+    if (!reps) /* 16-bit rows: offsets and pitches in their elements */
+        copy_rows_16(p, col);
 }
 
 /* The images start at float off of their buffer (a caller's cl_mem chunk). */

@@ -118,11 +118,12 @@ gmlp_status gmlp_diag_profile(gmlp_context *ctx, gmlp_diag_kernel_time *rows, si
         if (r >= max) /* counted in *n, but no room for its row */
             continue;
         if (fresh) {
-            rows[r] = (gmlp_diag_kernel_time){.launches = 0, .total_us = 0};
+            rows[r] = (gmlp_diag_kernel_time){.launches = 0, .total_us = 0, .bytes = 0};
             snprintf(rows[r].name, sizeof rows[r].name, "%s", p->label);
         }
         rows[r].launches++;
         rows[r].total_us += (double)ns * 1e-3;
+        rows[r].bytes += (double)p->bytes;
     }
     free(seen);
     pthread_mutex_unlock(&ctx->lock);

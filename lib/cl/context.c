@@ -132,7 +132,7 @@ size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing)
     return budget;
 }
 
-gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev)
+gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev, size_t bytes)
 {
     size_t n = ctx->n_profile;
     if (n == 0 || (n >= 64 && (n & (n - 1)) == 0)) { /* capacity: 64, then doubling */
@@ -145,7 +145,7 @@ gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event f
         }
         ctx->profile = grown;
     }
-    ctx->profile[ctx->n_profile++] = (gmlp_profile_entry){label, from, ev};
+    ctx->profile[ctx->n_profile++] = (gmlp_profile_entry){label, from, ev, bytes};
     return GMLP_OK;
 }
 

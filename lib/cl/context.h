@@ -34,6 +34,7 @@ typedef struct gmlp_settings {
 typedef struct gmlp_profile_entry {
     const char *label;
     cl_event from, ev;
+    size_t bytes; /* what its operands move: gmlp_launch_moves */
 } gmlp_profile_entry;
 
 struct gmlp_context {
@@ -47,6 +48,7 @@ struct gmlp_context {
     size_t mem_peak;
     gmlp_profile_entry *profile;
     size_t n_profile;
+    size_t moves;           /* gmlp_launch_moves: the next launch's, for its profile entry */
     pthread_mutex_t lock;   /* lib/api holds it around every call on the context */
     gmlp_error err;         /* err.log points at set.log */
     gmlp_recording *rec;    /* a recording in progress (cl/record.h), else NULL */
@@ -77,8 +79,16 @@ void gmlp_buffer_release(gmlp_context *ctx, cl_mem *buf);
 size_t gmlp_mem_budget(const gmlp_context *ctx, size_t replacing);
 
 /* With profiling on: keeps from (may be NULL) and ev (released later) under
- * label, which must live as long as the context. */
-gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev);
+ * label, which must live as long as the context, with the bytes its
+ * operands move (gmlp_launch_moves). */
+gmlp_status gmlp_profile_record(gmlp_context *ctx, const char *label, cl_event from, cl_event ev, size_t bytes);
+/* The bytes the next launch's operands move (each element read or written
+ * once, as stored: what the launch cannot do with less), for its profile
+ * entry; every launch (gmlp_kernel_launch) takes and clears it. */
+static inline void gmlp_launch_moves(gmlp_context *ctx, size_t bytes)
+{
+    ctx->moves = bytes;
+}
 /* Nanoseconds from the entry's start to its end, once its commands are done. */
 cl_int gmlp_profile_ns(const gmlp_profile_entry *p, cl_ulong *ns);
 void gmlp_profile_clear(gmlp_context *ctx);

@@ -180,6 +180,8 @@ gmlp_status gmlp_kernel_launch(gmlp_context *ctx, const gmlp_kernel *k, cl_uint 
 gmlp_status gmlp_kernel_launch_as(gmlp_context *ctx, const gmlp_kernel *k, const char *label, cl_uint dims,
                                   const size_t *global, const size_t *local)
 {
+    const size_t moves = ctx->moves;
+    ctx->moves = 0;
     for (cl_uint d = 0; d < dims; d++)
         if (global[d] == 0)
             return GMLP_OK;
@@ -193,5 +195,5 @@ gmlp_status gmlp_kernel_launch_as(gmlp_context *ctx, const gmlp_kernel *k, const
         snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k->label);
         return gmlp_fail_cl(&ctx->err, call, e);
     }
-    return ev ? gmlp_profile_record(ctx, label, NULL, ev) : GMLP_OK;
+    return ev ? gmlp_profile_record(ctx, label, NULL, ev, moves) : GMLP_OK;
 }

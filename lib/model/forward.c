@@ -16,19 +16,21 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = b * N;
     const size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
-    const gmlp_rows x = {.buf = w->x, .ld = d}, y = {.buf = w->y, .ld = d};
-    /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
-    GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, w->z, b, c->in_chans, c->img_h, c->img_w, c->patch_h, c->patch_w));
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = {.buf = w->z, .ld = k},
-                                            .b = gmlp_linear_weight(m, m->stem_w, k),
-                                            .c = {.buf = c->stem_norm ? w->y : w->x, .ld = d}, .bias = m->stem_b}));
-    if (c->stem_norm)
-        GMLP_TRY(gmlp_norm_rows(m, y, x, m->stem_norm_w, m->stem_norm_b, rows));
     const gmlp_pass p = gmlp_pass_of(m, b, 0, N, NULL);
+    const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), patches = gmlp_held(&p, GMLP_HELD_PATCHES);
+    const gmlp_view stem = gmlp_held(&p, GMLP_HELD_STEM), y = gmlp_held(&p, GMLP_HELD_FINAL);
+    /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
+    GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, patches.buf, b, c->in_chans, c->img_h, c->img_w, c->patch_h,
+                              c->patch_w));
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = patches,
+                                            .b = gmlp_linear_weight(m, m->stem_w, k), .c = c->stem_norm ? stem : x,
+                                            .bias = m->stem_b}));
+    if (c->stem_norm)
+        GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(stem), gmlp_rows_of(x), m->stem_norm_w, m->stem_norm_b, rows));
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
-    GMLP_TRY(gmlp_norm_rows(m, x, y, m->norm_w, m->norm_b, rows));
-    GMLP_TRY(gmlp_op_mean_tokens(ctx, w->y, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, c->seq_len,
+    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), m->norm_w, m->norm_b, rows));
+    GMLP_TRY(gmlp_op_mean_tokens(ctx, y.buf, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, c->seq_len,
                                  c->dim));
     if (!want_logits)
         return GMLP_OK;

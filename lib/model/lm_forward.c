@@ -28,10 +28,10 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     /* to_logits on every row, or on each sequence's last:
      * logits (out_rows x V) = LN(x) . W_head^T + b_head */
-    const gmlp_rows from = {.buf = w->x, .off = last_only ? (n - 1) * d : 0, .ld = last_only ? n * d : d};
-    GMLP_TRY(gmlp_op_layernorm(ctx, from, (gmlp_rows){.buf = w->y, .ld = d}, m->norm_w, m->norm_b, (int)out_rows, (int)d,
-                               c->norm_eps));
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = out_rows, .n = V, .k = d, .a = {.buf = w->y, .ld = d},
+    const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), y = gmlp_held(&p, GMLP_HELD_FINAL);
+    const gmlp_rows from = {.buf = x.buf, .off = last_only ? (n - 1) * d : 0, .ld = last_only ? n * d : d};
+    GMLP_TRY(gmlp_op_layernorm(ctx, from, gmlp_rows_of(y), m->norm_w, m->norm_b, (int)out_rows, (int)d, c->norm_eps));
+    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = out_rows, .n = V, .k = d, .a = y,
                                             .b = gmlp_linear_weight(m, m->head_w, d), .c = {.buf = w->out, .ld = V},
                                             .bias = m->head_b}));
     if (!logits)

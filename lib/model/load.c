@@ -309,6 +309,8 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
         st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision, &m->gemm_outputs);
+    if (st == GMLP_OK)
+        gmlp_storage_plan(m);
     return st;
 }
 

@@ -34,6 +34,23 @@ typedef struct gmlp_recorded {
     gmlp_recording *rec;
 } gmlp_recorded;
 
+/* The activations a forward holds in its workspace (model/storage.c: each one's storage and place). */
+typedef enum gmlp_held_id {
+    GMLP_HELD_X,           /* rows x d: the residual stream */
+    GMLP_HELD_LN,          /* rows x d: a block's LN(x) or Aff(x) */
+    GMLP_HELD_SHIFTED,     /* rows x d: LN(x) token-shifted (LM with shift_tokens) */
+    GMLP_HELD_LNV,         /* rows x g: the SGU's LN(v) */
+    GMLP_HELD_PATCHES,     /* rows x C*ph*pw: the stem's input */
+    GMLP_HELD_UV,          /* rows x h: fc1's [u | v] (GluMlp's [x1 | x2]: x1 the gate) */
+    GMLP_HELD_GATED,       /* rows x g over v's half: act(W_h . LN(v) + b) * u, fc2's input */
+    GMLP_HELD_HIDDEN,      /* rows x h: the channel MLP's hidden product (GluMlp: x2 gated, over its half) */
+    GMLP_HELD_TOKENS_GATE, /* per image t/2 x d: GluMlp's token gate */
+    GMLP_HELD_TOKENS,      /* per image t x d: the token MLP's hidden product (GluMlp: its gated half) */
+    GMLP_HELD_STEM,        /* rows x d: the stem's output before its norm (stem_norm) */
+    GMLP_HELD_FINAL,       /* rows x d: the final norm, which the mean over tokens or the LM head reads */
+    GMLP_HELDS
+} gmlp_held_id;
+
 typedef struct gmlp_workspace {
     size_t rows, seqs, kv_len, out_rows;
     size_t bytes;
@@ -65,6 +82,7 @@ struct gmlp_model {
     gmlp_workspace ws;
     gmlp_gemm_precision precision; /* the format every GEMM of the forward rounds its operands to */
     gmlp_elem gemm_outputs; /* how the products only GEMMs read are stored (gmlp_gemm_prepare): float, bf16 or half */
+    gmlp_elem held[2][GMLP_HELDS]; /* how each activation is stored, in a stand-alone pass and with a cache */
 };
 
 /* How a model is loaded (lib/api resolves gmlp_load_options into it). */
@@ -203,6 +221,17 @@ typedef struct gmlp_pass {
 
 /* The pass over positions p0 .. p0+n-1 of seqs sequences of m (block.c). */
 gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gmlp_lm_cache *cache);
+
+/* ---- what a pass holds (model/storage.c) ---- */
+/* Decides how each activation is stored (m->held), once, when m loads. */
+void gmlp_storage_plan(gmlp_model *m);
+/* Activation what of pass p: its buffer, storage, first element and row pitch (in its elements), the rows
+ * of every sequence; stride 0. */
+gmlp_view gmlp_held(const gmlp_pass *p, gmlp_held_id what);
+/* v as a batch of matrices of rows rows each (stride rows x ld). */
+gmlp_view gmlp_per_seq(gmlp_view v, size_t rows);
+/* v as the element-wise ops take it. */
+gmlp_rows gmlp_rows_of(gmlp_view v);
 
 /* x += the block's output on the workspace's residual stream: the gMLP block
  * (g-mlp-pytorch's layer; timm's SpatialGatingBlock is its case of one head,

@@ -6,71 +6,74 @@
 #include "ops/ops.h"
 #include "ops/state.h"
 
-/* Launches k over global (local NULL: any) unless binding its arguments
- * failed (bound: gmlp_kernel_args' status). */
+/* Launches k over global (local NULL: any), its operands moving bytes
+ * (gmlp_launch_moves), unless binding its arguments failed (bound:
+ * gmlp_kernel_args' status). */
 static gmlp_status launch_bound(gmlp_status bound, gmlp_context *ctx, const gmlp_kernel *k, cl_uint dims,
-                                const size_t *global, const size_t *local)
+                                const size_t *global, const size_t *local, size_t bytes)
 {
-    return bound != GMLP_OK ? bound : gmlp_kernel_launch(ctx, k, dims, global, local);
+    if (bound != GMLP_OK)
+        return bound;
+    gmlp_launch_moves(ctx, bytes);
+    return gmlp_kernel_launch(ctx, k, dims, global, local);
 }
 
 /* Sets k's arguments ((kind, value) pairs), then launches it: an expression,
  * the status of the first step that failed.  The arguments are bound first
  * (they are launch_bound's argument). */
-#define LAUNCH(ctx, k, dims, global, local, ...)                                                                  \
-    launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local)
+#define LAUNCH(ctx, k, dims, global, local, bytes, ...)                                                           \
+    launch_bound(gmlp_kernel_args(ctx, k, __VA_ARGS__, GMLP_ARG_END), ctx, k, dims, global, local, bytes)
 
-/* x float; y float, half (FP16's rounding) or bfloat16: what the normalisations write */
+/* x and y of any storage (gmlp_elem): the kernels take it as an argument
+ * (gmlp_elem_get / _put, common.cl), one entry point for all */
 static gmlp_status norm_elems(gmlp_context *ctx, const char *op, gmlp_rows x, gmlp_rows y)
 {
-    if (x.elem != GMLP_ELEM_F32 || (unsigned)y.elem >= GMLP_ELEMS)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: %s in, %s out (float in; float, half or bf16 out)",
-                         op, gmlp_elem_name(x.elem), gmlp_elem_name(y.elem));
+    if ((unsigned)x.elem >= GMLP_ELEMS || (unsigned)y.elem >= GMLP_ELEMS)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "%s: element types %d in, %d out (float, half or bf16)",
+                         op, (int)x.elem, (int)y.elem);
     return GMLP_OK;
 }
 
-/* by y's element type (gmlp_elem) */
-static const gmlp_kernel_spec layernorm[GMLP_ELEMS] = {[GMLP_ELEM_F32] = {"layernorm.cl", "gmlp_layernorm"},
-                                                        [GMLP_ELEM_F16] = {"layernorm.cl", "gmlp_layernorm_half"},
-                                                        [GMLP_ELEM_BF16] = {"layernorm.cl", "gmlp_layernorm_bf16"}};
-static const gmlp_kernel_spec layernorm_rows[GMLP_ELEMS] = {
-    [GMLP_ELEM_F32] = {"layernorm.cl", "gmlp_layernorm_rows"},
-    [GMLP_ELEM_F16] = {"layernorm.cl", "gmlp_layernorm_rows_half"},
-    [GMLP_ELEM_BF16] = {"layernorm.cl", "gmlp_layernorm_rows_bf16"}};
+/* a normalisation's x read, y written, its two vectors read */
+static size_t norm_moves(gmlp_rows x, gmlp_rows y, int rows, int cols)
+{
+    return (size_t)rows * (size_t)cols * (gmlp_elem_size(x.elem) + gmlp_elem_size(y.elem)) +
+           2 * (size_t)cols * sizeof(float);
+}
+
+static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
+static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_rows"};
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
     GMLP_TRY(norm_elems(ctx, "layernorm", x, y));
-    if (ctx->dev.type & CL_DEVICE_TYPE_CPU) { /* a work-item per row: barriers are loops there */
-        size_t global[1] = {(size_t)rows};
-        const gmlp_kernel *k;
-        GMLP_TRY(gmlp_kernel_get(ctx, &layernorm_rows[y.elem], NULL, NULL, &k));
-        return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
-            ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps),
-            ARG_INT(rows));
-    }
-    const size_t wg = (size_t)ctx->ops->reduce_wg;
+    const int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0; /* a work-item per row: barriers are loops there */
+    const size_t wg = cpu ? 1 : (size_t)ctx->ops->reduce_wg;
     size_t global[1] = {(size_t)rows * wg}, local[1] = {wg};
+    const size_t moves = norm_moves(x, y, rows, cols);
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &layernorm[y.elem], NULL, NULL, &k));
-    return LAUNCH(ctx, k, 1, global, local, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
-        ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(gamma), ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps));
+    GMLP_TRY(gmlp_kernel_get(ctx, cpu ? &layernorm_rows : &layernorm, NULL, NULL, &k));
+    if (cpu)
+        return LAUNCH(ctx, k, 1, global, NULL, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld),
+            ARG_INT(x.elem), ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem), ARG_MEM(gamma),
+            ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps), ARG_INT(rows));
+    return LAUNCH(ctx, k, 1, global, local, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_INT(x.elem),
+        ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem), ARG_MEM(gamma), ARG_MEM(beta),
+        ARG_INT(cols), ARG_FLOAT(eps));
 }
 
-/* by y's element type (gmlp_elem) */
-static const gmlp_kernel_spec affine[GMLP_ELEMS] = {[GMLP_ELEM_F32] = {"affine.cl", "gmlp_affine"},
-                                                     [GMLP_ELEM_F16] = {"affine.cl", "gmlp_affine_half"},
-                                                     [GMLP_ELEM_BF16] = {"affine.cl", "gmlp_affine_bf16"}};
+static const gmlp_kernel_spec affine = {"affine.cl", "gmlp_affine"};
 
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
 {
     GMLP_TRY(norm_elems(ctx, "affine", x, y));
     size_t global[2] = {(size_t)cols, (size_t)rows};
     const gmlp_kernel *k;
-    GMLP_TRY(gmlp_kernel_get(ctx, &affine[y.elem], NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_MEM(y.buf),
-        ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_MEM(alpha), ARG_MEM(beta));
+    GMLP_TRY(gmlp_kernel_get(ctx, &affine, NULL, NULL, &k));
+    return LAUNCH(ctx, k, 2, global, NULL, norm_moves(x, y, rows, cols), ARG_MEM(x.buf), ARG_ULONG(x.off),
+        ARG_ULONG(x.ld), ARG_INT(x.elem), ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem),
+        ARG_MEM(alpha), ARG_MEM(beta));
 }
 
 static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};
@@ -82,8 +85,9 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, c
     size_t global[2] = {(size_t)chans * ph * pw, (size_t)batch * ntok};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &patchify, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches), ARG_INT(chans),
-        ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
+    const size_t moves = 2 * global[0] * global[1] * sizeof(float); /* each pixel read, its patch element written */
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches),
+        ARG_INT(chans), ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
 }
 
 static const gmlp_kernel_spec mean_tokens = {"mean_tokens.cl", "gmlp_mean_tokens"};
@@ -93,7 +97,9 @@ gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t 
     size_t global[2] = {(size_t)dim, (size_t)batch};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &mean_tokens, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok), ARG_INT(dim));
+    const size_t moves = (size_t)batch * (size_t)(ntok + 1) * (size_t)dim * sizeof(float); /* tokens in, means out */
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok),
+        ARG_INT(dim));
 }
 
 static const gmlp_kernel_spec embed = {"embed.cl", "gmlp_embed"};
@@ -103,7 +109,8 @@ gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem
     size_t global[2] = {(size_t)dim, (size_t)rows};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &embed, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
+    const size_t moves = (size_t)rows * (2 * (size_t)dim * sizeof(float) + sizeof(cl_int)); /* ids, rows in and out */
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(tokens), ARG_MEM(table), ARG_MEM(x), ARG_INT(dim));
 }
 
 static const gmlp_kernel_spec shift_tokens = {"shift_tokens.cl", "gmlp_shift_tokens"};
@@ -114,8 +121,9 @@ gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, 
     size_t global[2] = {(size_t)dim, (size_t)rows};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &shift_tokens, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, ARG_MEM(hist), ARG_INT(hist_rows), ARG_INT(p0), ARG_INT(m), ARG_MEM(out),
-        ARG_INT(dim), ARG_INT(segments), ARG_INT(dim / segments), ARG_INT(first));
+    const size_t moves = 2 * global[0] * global[1] * sizeof(float);
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(hist), ARG_INT(hist_rows), ARG_INT(p0), ARG_INT(m),
+        ARG_MEM(out), ARG_INT(dim), ARG_INT(segments), ARG_INT(dim / segments), ARG_INT(first));
 }
 
 static const gmlp_kernel_spec softmax_rows = {"softmax_rows.cl", "gmlp_softmax_rows"};
@@ -126,16 +134,21 @@ gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, size_t
     size_t global[1] = {(size_t)rows};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &softmax_rows, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 1, global, NULL, ARG_MEM(sim), ARG_ULONG(ld), ARG_INT(len), ARG_INT(p0), ARG_INT(m),
+    const size_t moves = 2 * (size_t)rows * (size_t)len * sizeof(float); /* in place: each read and written */
+    return LAUNCH(ctx, k, 1, global, NULL, moves, ARG_MEM(sim), ARG_ULONG(ld), ARG_INT(len), ARG_INT(p0), ARG_INT(m),
         ARG_INT(causal), ARG_FLOAT(scale));
 }
 
 gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_rows dst, size_t width, size_t rows,
                               size_t seqs)
 {
+    if ((unsigned)src.elem >= GMLP_ELEMS || src.elem != dst.elem)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "copy_rows: element types %d to %d (one of float, half or bf16, both alike)", (int)src.elem,
+                         (int)dst.elem);
     if (!width || !rows || !seqs)
         return GMLP_OK;
-    const size_t f = sizeof(float);
+    const size_t f = gmlp_elem_size(src.elem);
     size_t so[3] = {src.off * f, 0, 0}, dof[3] = {dst.off * f, 0, 0}, region[3] = {width * f, rows, seqs};
     return gmlp_enqueue_copy_rect(ctx, src.buf, dst.buf, so, dof, region, src.ld * f, src.seq * f, dst.ld * f,
                                   dst.seq * f);
@@ -151,6 +164,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
     size_t global[3] = {g->n, g->m, g->batch ? g->batch : 1};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 3, global, NULL, ARG_INT(g->m), ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off),
-        ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), GMLP_EPI_ARGS(g));
+    return LAUNCH(ctx, k, 3, global, NULL, gmlp_gemm_moves(g, GMLP_MOVES_EPILOGUE | GMLP_MOVES_C), ARG_INT(g->m),
+        ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride),
+        GMLP_EPI_ARGS(g));
 }

@@ -55,6 +55,26 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     return GMLP_OK;
 }
 
+/* An operand's bytes over batch matrices of rows x cols: one matrix where
+ * the batch shares it (stride 0). */
+static size_t operand_bytes(gmlp_view x, size_t rows, size_t cols, size_t batch)
+{
+    return (x.stride ? batch : 1) * rows * cols * gmlp_elem_size(x.elem);
+}
+
+size_t gmlp_gemm_moves(const gmlp_gemm *g, unsigned parts)
+{
+    const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
+    const int c_read = (parts & GMLP_MOVES_PRODUCT) ? g->beta != 0.0f : (parts & GMLP_MOVES_C) != 0;
+    size_t bytes = (c_read + 1) * operand_bytes(g->c, m, n, batch);
+    if (parts & GMLP_MOVES_PRODUCT)
+        bytes += operand_bytes(g->a, m, g->k, batch) + operand_bytes(g->b, g->k, n, batch);
+    if (parts & GMLP_MOVES_EPILOGUE)
+        bytes += (g->bias ? (g->bias_rows ? m : n) * sizeof(float) : 0) +
+                 (g->gate.buf ? operand_bytes(g->gate, m, n, batch) : 0);
+    return bytes;
+}
+
 /* The backend gmlp_op_gemm runs g on: the context's, or a tuned CLBlast win
  * unless the kernel was asked for, where this build has it and it takes g;
  * else the kernel. */

@@ -110,7 +110,8 @@ static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)
                          batch == 1 ? "" : "StridedBatched", g->m, g->n, g->k, batch, status_name(s), (int)s);
     }
     if (ev)
-        GMLP_TRY(gmlp_profile_record(ctx, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched", from, ev));
+        GMLP_TRY(gmlp_profile_record(ctx, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched", from, ev,
+                                     gmlp_gemm_moves(g, GMLP_MOVES_PRODUCT)));
     else if (from)
         clReleaseEvent(from);
     return gmlp_op_epilogue(ctx, g);

@@ -295,6 +295,7 @@ gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_k
     size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
                         batch};
     size_t local[3] = {rx, ry, 1};
+    gmlp_launch_moves(ctx, gmlp_gemm_moves(g, GMLP_MOVES_PRODUCT | GMLP_MOVES_EPILOGUE));
     return gmlp_kernel_launch_as(ctx, k, label ? label : k->label, 3, global, local);
 }
 

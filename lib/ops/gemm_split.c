@@ -89,6 +89,8 @@ static gmlp_status sum(gmlp_context *ctx, const gmlp_gemm *g, cl_mem partial, si
                               ARG_FLOAT(g->beta), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld),
                               GMLP_EPI_ARGS(g), GMLP_ARG_END));
     const size_t global[2] = {g->n, g->m};
+    gmlp_launch_moves(ctx, parts * g->m * g->n * sizeof(float) +
+                               gmlp_gemm_moves(g, GMLP_MOVES_EPILOGUE | (g->beta != 0.0f ? GMLP_MOVES_C : 0u)));
     return gmlp_kernel_launch(ctx, k, 2, global, NULL);
 }
 

@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-_Static_assert(GMLP_ELEM_F32 == GMLP_GEMM_STORE_FLOAT && GMLP_ELEM_F16 == GMLP_GEMM_STORE_HALF &&
-                   GMLP_ELEM_BF16 == GMLP_GEMM_STORE_BF16,
+_Static_assert(GMLP_ELEM_F32 == GMLP_STORE_FLOAT && GMLP_ELEM_F16 == GMLP_STORE_HALF &&
+                   GMLP_ELEM_BF16 == GMLP_STORE_BF16,
                "the kernels' storage codes are gmlp_elem's");
 
 #define AXIS(f) .field = #f, .offset = offsetof(gmlp_gemm_variant, f)

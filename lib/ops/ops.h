@@ -14,19 +14,20 @@
 
 /* ---- element-wise and reduction ops (ops/elementwise.c) ---- */
 
-/* A matrix of rows, ld elements apart, from element off; float unless an op
- * says it takes elem (a BF16 model's activations that only GEMMs read). */
+/* A matrix of rows, ld elements apart, from element off, stored as elem
+ * (float unless an op says it takes others). */
 typedef struct gmlp_rows {
     cl_mem buf;
     size_t off, ld;
     gmlp_elem elem;
 } gmlp_rows;
 
-/* y rows = LayerNorm(x rows) over cols values; y float or bfloat16. */
+/* y rows = LayerNorm(x rows) over cols values; x and y of any storage. */
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps);
 
-/* y rows = x rows * alpha + beta per column (timm ResMLP's Affine). */
+/* y rows = x rows * alpha + beta per column (timm ResMLP's Affine); x and y
+ * of any storage. */
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows,
                            int cols);
 
@@ -53,12 +54,14 @@ gmlp_status gmlp_op_shift_tokens(gmlp_context *ctx, cl_mem hist, int hist_rows, 
 gmlp_status gmlp_op_softmax_rows(gmlp_context *ctx, cl_mem sim, int rows, size_t ld, int len, int p0, int m,
                                  int causal, float scale);
 
-/* Copies, for each of seqs sequences, rows rows of width floats from src to
- * dst (each: row pitch ld, sequence pitch seq, first float off).  Moves
- * activations into per-sequence caches. */
+/* Copies, for each of seqs sequences, rows rows of width elements from src
+ * to dst (each: row pitch ld, sequence pitch seq, first element off, in
+ * elements of elem; both stored alike).  Moves activations into
+ * per-sequence caches. */
 typedef struct gmlp_seq_rows {
     cl_mem buf;
     size_t off, ld, seq;
+    gmlp_elem elem;
 } gmlp_seq_rows;
 gmlp_status gmlp_op_copy_rows(gmlp_context *ctx, gmlp_seq_rows src, gmlp_seq_rows dst, size_t width, size_t rows,
                               size_t seqs);
@@ -211,6 +214,12 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
+/* The bytes g's operands move (gmlp_launch_moves), each element once as
+ * stored, C written: with GMLP_MOVES_PRODUCT A, B and C read where beta is
+ * not 0; with _EPILOGUE the bias and the gate; with _C C read too (an
+ * epilogue or a sum after the product). */
+enum { GMLP_MOVES_PRODUCT = 1, GMLP_MOVES_EPILOGUE = 2, GMLP_MOVES_C = 4 };
+size_t gmlp_gemm_moves(const gmlp_gemm *g, unsigned parts);
 /* The epilogue alone, in place on C (an element-wise op: ops/elementwise.c,
  * cl_kernels/epilogue.cl); A, B, k and beta unused. */
 gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
