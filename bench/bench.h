@@ -14,6 +14,7 @@
 
 typedef struct bench_opts {
     const char *device, *model, *json, *csv, *md, *compare, *svg;
+    const char *configs; /* --config: a comma list of the random-weight configurations' names, else NULL: all */
     int batches[BENCH_MAX_BATCHES], n_batches, runs, warmup, tiny, profile, tune;
     int weights[2], n_weights; /* gmlp_weight_type */
     int gemms[3], n_gemms;     /* gmlp_gemm_backend */

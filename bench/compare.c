@@ -76,8 +76,7 @@ static void effect(const bench_run *run, const char *key, const char *a, const c
     for (int i = 0, n = 0; i < 3; i++)
         if (strcmp(settings[i], key))
             other[n++] = settings[i];
-    printf("\n%-28s %-*s %-9s %-9s %6s %9s %9s %7s %9s\n", "device", run->name_w, "model", other[0], other[1],
-           "batch", a, b, "speed", "weights");
+    int pairs = 0; /* the header with the first pair: none (language models only), no table */
     size_t i, j;
     json_t *rb, *ra;
     json_array_foreach(rows, i, rb) {
@@ -91,6 +90,9 @@ static void effect(const bench_run *run, const char *key, const char *a, const c
                    ia = json_real_value(json_object_get(ra, "images_per_s"));
             double wb = (double)json_integer_value(json_object_get(rb, "weight_bytes")),
                    wa = (double)json_integer_value(json_object_get(ra, "weight_bytes"));
+            if (!pairs++)
+                printf("\n%-28s %-*s %-9s %-9s %6s %9s %9s %7s %9s\n", "device", run->name_w, "model", other[0],
+                       other[1], "batch", a, b, "speed", "weights");
             printf("%-28.28s %-*.*s %-9s %-9s %6lld %9.1f %9.1f %6.2fx %8.1f%%\n",
                    json_string_value(json_object_get(rb, "device")), run->name_w, run->name_w,
                    bench_base_name(json_string_value(json_object_get(rb, "model"))), bench_json_str(rb, other[0]),

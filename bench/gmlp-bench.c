@@ -49,11 +49,14 @@ typedef struct outputs {
 } outputs;
 
 /* What the run covers: the devices and the configurations. */
+#define MAX_PICKED 16
+
 typedef struct plan {
     size_t ndev;
     int all; /* --device all: each device by its index */
     const bench_cfg *images, *lms;
     size_t n_images, n_lms;
+    bench_cfg picked[2][MAX_PICKED]; /* --config's, of the image and the language models */
     bench_cfg given;      /* --model's configuration */
     unsigned char *model; /* --model's file; NULL: random weights per configuration */
     size_t model_size;
@@ -158,13 +161,48 @@ static unsigned char *read_model(const char *path, const char *dev_spec, size_t 
     return buf;
 }
 
+/* Whether set (n configurations) has the one named s (len characters), into *out. */
+static int find_config(const bench_cfg *set, size_t n, const char *s, size_t len, const bench_cfg **out)
+{
+    for (size_t j = 0; j < n; j++)
+        if (strlen(set[j].name) == len && !strncmp(s, set[j].name, len))
+            return *out = &set[j], 1;
+    return 0;
+}
+
 /* The configurations: --model's (an image or a language model), else the
- * standard (or --tiny) image and language models; 0 (said why) on failure. */
+ * standard (or --tiny) image and language models, or those --config names;
+ * 0 (said why) on failure. */
 static int choose_configs(const bench_opts *o, plan *p)
 {
     if (!o->model) {
-        p->images = bench_image_set(o->tiny, &p->n_images);
-        p->lms = bench_lm_set(o->tiny, &p->n_lms);
+        const bench_cfg *images = bench_image_set(o->tiny, &p->n_images), *lms = bench_lm_set(o->tiny, &p->n_lms);
+        p->images = images, p->lms = lms;
+        if (!o->configs)
+            return 1;
+        const size_t n_images = p->n_images, n_lms = p->n_lms;
+        p->n_images = p->n_lms = 0;
+        p->images = p->picked[0], p->lms = p->picked[1];
+        for (const char *s = o->configs; *s; s += *s == ',') {
+            const size_t len = strcspn(s, ",");
+            const bench_cfg *c = NULL;
+            int image = find_config(images, n_images, s, len, &c), twice = 0;
+            if (!c && !find_config(lms, n_lms, s, len, &c)) {
+                fprintf(stderr, BENCH_PROGRAM ": --config: '%.*s' is none of the %s configurations\n", (int)len, s,
+                        o->tiny ? "--tiny" : "standard");
+                return 0;
+            }
+            bench_cfg *to = p->picked[image ? 0 : 1];
+            size_t *n = image ? &p->n_images : &p->n_lms;
+            for (size_t j = 0; j < *n; j++)
+                twice |= to[j].name == c->name;
+            if (twice || *n == MAX_PICKED) {
+                fprintf(stderr, BENCH_PROGRAM ": --config: '%.*s' named twice\n", (int)len, s);
+                return 0;
+            }
+            to[(*n)++] = *c;
+            s += len;
+        }
         return 1;
     }
     p->given.name = o->model;

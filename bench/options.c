@@ -40,7 +40,7 @@ static int parse_names(char *arg, const char *option, const char *const *names, 
     return 1;
 }
 
-enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE, OPT_TUNE, OPT_PRECISION };
+enum { OPT_WARMUP = 256, OPT_MD, OPT_VERSION, OPT_PROFILE, OPT_TUNE, OPT_PRECISION, OPT_CONFIG };
 
 /* Every option: getopt's entry (a val below 256 is also the short option), the
  * argument's name and the help text with the default ('\n' continues it). */
@@ -55,6 +55,9 @@ static const struct {
      "time this .safetensors model (image or language model) instead of the\n"
      "random-weight configurations (default: gMLP Ti/S/B 16 224, Mixer B/16 224,\n"
      "language models at seq_len 256 and 768)"},
+    {{"config", required_argument, 0, OPT_CONFIG}, "NAME,...",
+     "of the random-weight configurations (the standard or --tiny set), only\n"
+     "these, by name: gmlp_s16_224, gmlp_lm_seq256, ... (default all)"},
     {{"tiny", no_argument, 0, 't'}, NULL,
      "tiny random-weight configurations, batches 1,8, --runs 3, --warmup 1,\n"
      "SGEMM 256^3: a check that everything runs (default off)"},
@@ -173,6 +176,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         switch (c) {
         case 'd': o->device = optarg; break;
         case 'm': o->model = optarg; break;
+        case OPT_CONFIG: o->configs = optarg; break;
         case 'j': o->json = optarg; break;
         case 'c': o->csv = optarg; break;
         case OPT_MD: o->md = optarg; break;
@@ -222,6 +226,10 @@ int bench_parse(int argc, char **argv, bench_opts *o)
     if (optind < argc) {
         fprintf(stderr, BENCH_PROGRAM ": unexpected argument '%s' (a model is given with --model FILE)\n",
                 argv[optind]);
+        return APP_EXIT_USAGE;
+    }
+    if (o->model && o->configs) {
+        fprintf(stderr, BENCH_PROGRAM ": --config names random-weight configurations; --model times a file instead\n");
         return APP_EXIT_USAGE;
     }
     if (!o->n_weights)

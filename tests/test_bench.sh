@@ -6,7 +6,7 @@
 # (its rows with warm-up, runs and spread); --compare against a file in
 # bench_torch.py's schema, with --precision fp32,bf16 (rows per precision, each
 # against PyTorch's in the same); --profile (per-kernel device time); --tune and
-# --gemm auto after it; --help, --version, usage errors (exit 2, naming the
+# --gemm auto after it; --config; --help, --version, usage errors (exit 2, naming the
 # range) and run-time errors (exit 1).  Built without CLBlast (CLBLAST
 # false), the runs leave its backend out and --gemm clblast must fail saying so.
 #   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL CLBLAST(true|false)
@@ -201,6 +201,16 @@ for d in "default 1,64" "default 10" "default 3" "default f32" "default kernel" 
     grep -q "$d" "$out/help" || { echo "FAIL: --help does not say '$d'"; fail=1; }
 done
 check_version gmlp-bench "$bench"
+
+# --config: only the named random-weight configurations, an image model and a language model
+"$bench" --tiny --config gmlp_lm_tiny,gmlp_tiny --runs 1 --warmup 0 --batch 1 --json "$out/c.json" >/dev/null 2>&1
+check $? "--config gmlp_lm_tiny,gmlp_tiny"
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['results']; \
+assert {x['model'] for x in r} == {'gmlp_tiny', 'gmlp_lm_tiny'}, r" "$out/c.json"
+check $? "--config: the rows of the two configurations named, no other"
+expect_exit 1 "--config nope" "--config: 'nope' is none of the --tiny configurations" "$bench" --tiny --config nope
+expect_exit 1 "--config named twice" "--config: 'gmlp_tiny' named twice" "$bench" --tiny --config gmlp_tiny,gmlp_tiny
+expect_exit 2 "--config with --model" "--config names random-weight" "$bench" --config gmlp_tiny --model x
 
 # usage errors: exit 2, naming what is valid, before any device is touched
 expect_exit 2 "--batch -5" "--batch: expected .* 1 to 65536" "$bench" --batch -5
