@@ -79,6 +79,13 @@ static inline void gmlp_tiled_ldv(const int op, __global const void *p, float *d
 #define TILED_SIZE(op) (TK * TILED_LD(op))
 #define TILED_VECS(op) (GMLP_STAGE_W(op) * TK / GMLP_STAGE_V(op))
 #define TILED_PER(op) ((TILED_VECS(op) + NT - 1) / NT)
+/* The loops over an operand's vectors and their elements run to the larger
+ * operand's count, skipping past op's (GMLP_STAGE_MAX): trip counts that
+ * do not depend on op unroll before the functions are inlined, and the
+ * registers r stay registers (with the elements' loop to op's width, the
+ * FP16 128 x 128 x 2 tile kept them in 1 KiB of scratch a thread on Intel
+ * Gen12LP, ocloc). */
+#define VMAX GMLP_STAGE_MAX(GMLP_STAGE_V)
 /* whether work-item t has an l-th vector, at column w of row q of the slice */
 static inline int gmlp_tiled_at(const int op, int t, int l, int *w, int *q)
 {
@@ -102,10 +109,11 @@ static inline void gmlp_tiled_fetch(const int op, __global const void *p, ulong 
             if (gr < rows && gc + nv <= cols) {
                 gmlp_tiled_ldv(op, src, r + l * nv, nv);
             } else {
-                GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] =
+                GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (v < nv) r[l * nv + v] =
                     gr < rows && gc + v < cols ? gmlp_elem_get(GMLP_STAGE_STORE(op), src, v) : 0.0f;
             }
-            GMLP_UNROLL for (int v = 0; v < nv; v++) r[l * nv + v] = gmlp_stage_element(r[l * nv + v], op);
+            GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (v < nv) r[l * nv + v] =
+                gmlp_stage_element(r[l * nv + v], op);
         }
     }
 }
@@ -116,7 +124,7 @@ static inline void gmlp_tiled_stash(const int op, __local float *lds, const floa
     {
         int w, q;
         if (l < TILED_PER(op) && gmlp_tiled_at(op, t, l, &w, &q)) {
-            GMLP_UNROLL for (int v = 0; v < nv; v++)
+            GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (v < nv)
                 lds[GMLP_STAGE_CONTIG_K(op) ? (q + v) * TILED_LD(op) + w : q * TILED_LD(op) + w + v] = r[l * nv + v];
         }
     }

@@ -415,7 +415,7 @@ while not refused and srv.proc.poll() is None and time.time() - t0 < 3:
     try:
         socket.create_connection(("127.0.0.1", srv.port), timeout=1).close()
         time.sleep(0.05)
-    except ConnectionRefusedError:
+    except (ConnectionRefusedError, ConnectionResetError):  # reset: accepted into the backlog as the listener closed
         refused = srv.proc.poll() is None
 check(refused and time.time() - t0 < 1, f"SIGTERM: a new connection is refused at once while the requests in flight "
                                         f"finish ({time.time() - t0:.2f} s)")
