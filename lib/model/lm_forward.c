@@ -29,7 +29,9 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
     /* to_logits on every row, or on each sequence's last:
      * logits (out_rows x V) = LN(x) . W_head^T + b_head */
     const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), y = gmlp_held(&p, GMLP_HELD_FINAL);
-    const gmlp_rows from = {.buf = x.buf, .off = last_only ? (n - 1) * d : 0, .ld = last_only ? n * d : d};
+    gmlp_rows from = gmlp_rows_of(x); /* every row, or each sequence's last */
+    if (last_only)
+        from.off += (n - 1) * x.ld, from.ld = n * x.ld;
     GMLP_TRY(gmlp_op_layernorm(ctx, from, gmlp_rows_of(y), m->norm_w, m->norm_b, (int)out_rows, (int)d, c->norm_eps));
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = out_rows, .n = V, .k = d, .a = y,
                                             .b = gmlp_linear_weight(m, m->head_w, d), .c = {.buf = w->out, .ld = V},
