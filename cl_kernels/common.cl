@@ -50,6 +50,11 @@ static inline float gmlp_bf16_value(ushort h)
 {
     return as_float((uint)h << 16);
 }
+/* element i's address */
+static inline __global const void *gmlp_elem_at(int store, __global const void *p, size_t i)
+{
+    return (__global const uchar *)p + i * (store == GMLP_STORE_FLOAT ? sizeof(float) : sizeof(ushort));
+}
 static inline float gmlp_elem_get(int store, __global const void *p, size_t i)
 {
     if (store == GMLP_STORE_HALF)
@@ -133,20 +138,23 @@ GMLP_ACT_DEFINE(gmlp_act, float, gmlp_gelu)
  * bias per column (fc layers, stem, head) or per row (token-axis matmuls:
  * the SGU's bias per position), act GELU (fc1) or the gate's activation,
  * and the gate the SGU's un-normalised half u (the spatial matmul: the gate
- * fused into its GEMM).  gemm.cl applies it in registers, epilogue.cl after
- * CLBlast.  GMLP_EPI_PARAMS are the kernels' parameters for it (the host's
- * GMLP_EPI_ARGS), GMLP_EPI_OF(p) the initialiser for matrix p of a batch. */
+ * fused into its GEMM), stored as gate_store: a GEMM variant's constant
+ * (its precision's, gemm_common.cl), epilogue.cl's argument.  gemm.cl
+ * applies it in registers, epilogue.cl after CLBlast.  GMLP_EPI_PARAMS are
+ * the kernels' parameters for it (the host's GMLP_EPI_ARGS),
+ * GMLP_EPI_OF(p, gate_store) the initialiser for matrix p of a batch. */
 typedef struct gmlp_epi {
     __global const float *bias; /* NULL: none */
-    __global const float *gate; /* NULL: none; else gate[i * ldg + j] */
+    __global const void *gate;  /* NULL: none; else element i * ldg + j */
     ulong ldg;
-    int bias_mode, act;
+    int bias_mode, act, gate_store;
 } gmlp_epi;
 #define GMLP_EPI_PARAMS                                                                                       \
-    __global const float *bias, ulong bias_off, int bias_mode, int act, __global const float *gate,           \
+    __global const float *bias, ulong bias_off, int bias_mode, int act, __global const void *gate,            \
         ulong gate_off, ulong ldg, ulong gate_stride
-#define GMLP_EPI_OF(p)                                                                                        \
-    {bias ? bias + bias_off : 0, gate ? gate + gate_off + (p) * gate_stride : 0, ldg, bias_mode, act}
+#define GMLP_EPI_OF(p, gate_store)                                                                            \
+    {bias ? bias + bias_off : 0, gate ? gmlp_elem_at(gate_store, gate, gate_off + (p) * gate_stride) : 0, ldg,  \
+     bias_mode, act, gate_store}
 
 /* whether the epilogue does anything beyond storing v */
 static inline int gmlp_epi_any(const gmlp_epi *e)
@@ -161,5 +169,5 @@ static inline float gmlp_epilogue(float v, int i, int j, const gmlp_epi *e)
     else if (e->bias_mode == GMLP_BIAS_ROWS)
         v += e->bias[i];
     v = gmlp_act(v, e->act);
-    return e->gate ? v * e->gate[(size_t)i * e->ldg + j] : v;
+    return e->gate ? v * gmlp_elem_get(e->gate_store, e->gate, (size_t)i * e->ldg + j) : v;
 }

@@ -30,8 +30,8 @@
 #include "precision.cl"
 
 /* The variant's axes (lib/ops/gemm_variant.c writes those that differ from
- * these defaults): the operands' and C's storage, the gate's (float only so
- * far), the prologue (none so far), how an engine's instructions issue. */
+ * these defaults): the operands' and C's storage, the prologue (none so
+ * far), how an engine's instructions issue. */
 #ifndef GMLP_GEMM_A
 #define GMLP_GEMM_A GMLP_STORE_FLOAT
 #endif
@@ -41,17 +41,24 @@
 #ifndef GMLP_GEMM_C
 #define GMLP_GEMM_C GMLP_STORE_FLOAT
 #endif
-#ifndef GMLP_GEMM_GATE
-#define GMLP_GEMM_GATE GMLP_STORE_FLOAT
-#endif
 #ifndef GMLP_GEMM_PROLOGUE
 #define GMLP_GEMM_PROLOGUE GMLP_GEMM_PROLOGUE_NONE
 #endif
 #ifndef GMLP_GEMM_ISSUE
 #define GMLP_GEMM_ISSUE GMLP_GEMM_ISSUE_NATIVE
 #endif
-#if GMLP_GEMM_GATE != GMLP_STORE_FLOAT || GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
-#error "gemm_common.cl: the gate is stored as float, and no prologue is written yet"
+/* The SGU's gate is stored as the precision mode stores the activations
+ * GEMMs read (lib/ops' gmlp_gemm_precision_inputs): a model's [u | v]. */
+#if GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_FP16
+#define GMLP_GEMM_GATE GMLP_STORE_HALF
+#elif GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16
+#define GMLP_GEMM_GATE GMLP_STORE_BF16
+#else
+#define GMLP_GEMM_GATE GMLP_STORE_FLOAT
+#endif
+#define GMLP_GEMM_EPI_OF(p) GMLP_EPI_OF(p, GMLP_GEMM_GATE)
+#if GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
+#error "gemm_common.cl: no prologue is written yet"
 #endif
 #define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_STORE_HALF)
 #define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_STORE_HALF)

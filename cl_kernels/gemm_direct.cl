@@ -101,6 +101,18 @@ static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, 
 #define direct_store_c direct_store
 #endif
 
+/* The gate's columns j .. j + DV of the row from element at, as
+ * direct_load (16-bit: element by element) */
+static inline vecf direct_load_gate(__global const void *gate, size_t at, int j, int n, int full)
+{
+    if (GMLP_GEMM_GATE == GMLP_STORE_FLOAT)
+        return direct_load((__global const float *)gate + at, j, n, full);
+    float x[DV];
+    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] =
+        gmlp_elem_get(GMLP_GEMM_GATE, gate, at + (size_t)(full ? j + l : min(j + l, n - 1)));
+    return VLOADF(0, x);
+}
+
 /* the epilogue on C[i, j .. j + DV), on whole vectors */
 static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
 {
@@ -109,7 +121,7 @@ static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const 
     else if (e->bias_mode == GMLP_BIAS_ROWS)
         v += e->bias[i];
     v = direct_act(v, e->act);
-    return e->gate ? v * direct_load(e->gate + (size_t)i * e->ldg, j, n, full) : v;
+    return e->gate ? v * direct_load_gate(e->gate, (size_t)i * e->ldg, j, n, full) : v;
 }
 
 /* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
@@ -255,7 +267,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
-    const gmlp_epi e = GMLP_EPI_OF(p);
+    const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
 #if DOT && GMLP_GEMM_C_16
     /* the block's sums kept, then put as direct_finish's vectors: rounded once */
     float x[WM][WN];

@@ -141,7 +141,7 @@ GMLP_ENG_ATTR GMLP_GEMM_KERNEL(GMLP_ENG_NAME)
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
-    const gmlp_epi e = GMLP_EPI_OF(p);
+    const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
 
     float acc[MT][NTL][ENG_CE];
     GMLP_UNROLL for (int i = 0; i < MT; i++)

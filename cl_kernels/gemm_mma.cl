@@ -725,10 +725,10 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
 #define EPILOGUE_CALL (MT * NTL > 16 || (GMLP_GEMM_C_HALF && MT * NTL > 8))
 #if EPILOGUE_CALL
 static __attribute__((noinline)) void gmlp_mma_finish(__global C_TYPE *cv, float v, int i, int j,
-                                                      __global const float *bias, __global const float *gate,
+                                                      __global const float *bias, __global const void *gate,
                                                       ulong ldg, int bias_mode, int act)
 {
-    const gmlp_epi e = {bias, gate, ldg, bias_mode, act};
+    const gmlp_epi e = {bias, gate, ldg, bias_mode, act, GMLP_GEMM_GATE};
     gmlp_c_put(cv, gmlp_epilogue(v, i, j, &e));
 }
 #define GMLP_MMA_FINISH(cv, v, i, j, e)                                                                      \
@@ -747,7 +747,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_mma)
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
-    const gmlp_epi e = GMLP_EPI_OF(p);
+    const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
 
     float acc[MT][NTL][4];
 GMLP_UNROLL

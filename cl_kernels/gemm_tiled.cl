@@ -149,7 +149,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm)
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     c += c_off + p * c_stride;
-    const gmlp_epi e = GMLP_EPI_OF(p);
+    const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
 
     float acc[WM][WN];
 GMLP_UNROLL

@@ -12,6 +12,7 @@
 #include "core/half.h"
 #include "core/precision.h"
 #include "kernel_abi.h"
+#include "ops/gemm_variant.h"
 #include "ops_check.h"
 #include "ref/ref.h"
 
@@ -145,7 +146,8 @@ static inline void emu_check(const gmlp_kernel *kern, int tm, int tn, int wm, in
                                                                 : GMLP_ACT_IDENTITY;
     const int bias_mode = epi == EPI_NONE ? GMLP_BIAS_NONE : rows ? GMLP_BIAS_ROWS : GMLP_BIAS_COLS;
     operand bias = make(1, rows ? m : n, 1, 0, GMLP_ELEM_F32, 1.0f, 0);
-    operand u = make(m, n, batch, x->padded, GMLP_ELEM_F32, 1.0f, 0);
+    /* the gate as the mode's activations hold it */
+    operand u = make(m, n, batch, x->padded, gmlp_gemm_precision_inputs((gmlp_gemm_precision)x->prec), 1.0f, 0);
 
     /* the references: operands rounded (and not, for the forgot-to-round check) */
     float *ra = malloc(a.n * sizeof *ra), *rb = malloc(b.n * sizeof *rb);

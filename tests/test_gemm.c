@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/half.h"
+#include "ops/gemm_variant.h"
 #include "gmlp_diag.h"
 #include "ops/state.h"
 #include "ops_check.h"
@@ -111,7 +112,8 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     size_t nb = rows ? m : n;
     float *bias = rnd(nb ? nb : 1);
     cl_mem dbias = up(bias, nb ? nb : 1);
-    operand u = gated ? make(m, n, batch, flags & PADDED, 0, GMLP_ELEM_F32, 0, 0) : (operand){0}; /* the gate: the SGU's u */
+    operand u = gated ? make(m, n, batch, flags & PADDED, 0, gmlp_gemm_precision_inputs(precision), 0, 0)
+                      : (operand){0}; /* the gate: the SGU's u, as the mode's activations hold it */
     float *want = malloc(c.n * sizeof *want);
     memcpy(want, c.host, c.n * sizeof *want);
     const gmlp_view *A = &a.mat, *B = &b.mat, *C = &c.mat, *U = &u.mat;
@@ -285,7 +287,7 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
             const float beta = e >= 2 ? 1.0f : 0.0f;
             operand a = make(m, k, batch, half ? A_HALF : A_BF16, 0, ce, 0, 0);
             operand b = make(nt ? n : k, nt ? k : n, batch, half ? B_HALF : B_BF16, 0, ce, nt, 0);
-            operand u = make(m, n, batch, 0, 0, GMLP_ELEM_F32, 0, 0);
+            operand u = make(m, n, batch, 0, 0, gmlp_gemm_precision_inputs(prec), 0, 0);
             float *c0 = rnd(cn), *bias = rnd(m > n ? m : n), *got = malloc(cn * sizeof *got);
             uint16_t *c0b = malloc(cn * sizeof *c0b), *gotb = malloc(cn * sizeof *gotb);
             for (size_t j = 0; epis[e] == EPI_COLS && j < n; j += 3)
@@ -568,7 +570,13 @@ static void test_refusals(void)
     CHECK(refused_gemm(buf, (gmlp_gemm){.gate = {.buf = buf, .off = 1, .ld = 8}}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "the gate"),
           "a gate past its buffer: %s", gmlp_last_error(ctx));
-    CHECK(refused_gemm(buf, (gmlp_gemm){.gate = half}) == GMLP_ERR_INVALID_ARGUMENT, "a half gate refused");
+    CHECK(refused_gemm(buf, (gmlp_gemm){.gate = half}) == GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "the gate must be stored as float"),
+          "a half gate in FP32 refused: %s", gmlp_last_error(ctx));
+    CHECK(refused_gemm(buf, (gmlp_gemm){.gate = {.buf = buf, .ld = 8}, .precision = GMLP_GEMM_BF16}) ==
+                  GMLP_ERR_INVALID_ARGUMENT &&
+              strstr(gmlp_last_error(ctx), "the gate must be stored as bf16"),
+          "a float gate in BF16 refused: %s", gmlp_last_error(ctx));
     CHECK(refused_gemm(buf, (gmlp_gemm){.b = {.buf = buf, .ld = 8, .elem = GMLP_ELEMS}}) == GMLP_ERR_INVALID_ARGUMENT &&
               strstr(gmlp_last_error(ctx), "element type"),
           "an unknown element type: %s", gmlp_last_error(ctx));

@@ -425,26 +425,34 @@ static void run_gemm(const params *p, int reps)
 /* The GEMM epilogue alone, as after CLBlast: C (batch of m x n, rows ld
  * apart, from element off) += bias per column or per row (bias:
  * GMLP_BIAS_*), then act, then times the gate (with gate: an m x n matrix
- * per batch, rows ld apart, in a buffer of its own); the padding between
- * rows and before off is checked untouched. */
+ * per batch, rows ld apart, in a buffer of its own, stored as gmlp_elem
+ * gate - 1 in the precision whose activations that is); the padding
+ * between rows and before off is checked untouched. */
 static void run_epilogue(const params *p, int reps)
 {
     size_t m = (size_t)p->m, n = (size_t)p->n, ld = (size_t)p->ld, batch = (size_t)p->batch, off = (size_t)p->off;
     size_t nc = off + batch * m * ld, nbias = p->bias == GMLP_BIAS_ROWS ? m : n;
     float *c = rnd(nc), *bias = rnd(nbias), *u = rnd(nc), *want = malloc(nc * sizeof *want);
+    const gmlp_elem ge = p->gate ? (gmlp_elem)(p->gate - 1) : GMLP_ELEM_F32;
+    uint16_t *u16 = malloc(nc * sizeof *u16);
+    for (size_t i = 0; ge != GMLP_ELEM_F32 && i < nc; i++)
+        u16[i] = stored16(ge, u[i]), u[i] = gmlp_elem_value(ge, u16[i]);
     memcpy(want, c, nc * sizeof *want);
     const ref_epi e = {p->bias ? bias : NULL, p->bias == GMLP_BIAS_ROWS, p->act, p->gate ? u + off : NULL, ld, m * ld};
     ref_epilogue(want + off, m, n, ld, m * ld, batch, &e);
-    cl_mem dc = up(c, nc), dbias = up(bias, nbias), du = up(u, nc);
+    cl_mem dc = up(c, nc), dbias = up(bias, nbias), du = ge == GMLP_ELEM_F32 ? up(u, nc) : up_bytes(u16, nc * 2);
     const gmlp_gemm g = {.m = m, .n = n, .batch = batch, .c = {.buf = dc, .off = off, .ld = ld, .stride = m * ld},
                          .bias = p->bias ? dbias : NULL, .bias_rows = p->bias == GMLP_BIAS_ROWS, .act = p->act,
-                         .gate = {.buf = p->gate ? du : NULL, .off = off, .ld = ld, .stride = m * ld}};
+                         .gate = {.buf = p->gate ? du : NULL, .off = off, .ld = ld, .stride = m * ld, .elem = ge},
+                         .precision = ge == GMLP_ELEM_BF16  ? GMLP_GEMM_BF16
+                                      : ge == GMLP_ELEM_F16 ? GMLP_GEMM_FP16
+                                                            : GMLP_GEMM_FP32};
     RUN(reps, gmlp_op_epilogue(ctx, &g));
     if (IN_PLACE(reps, dc))
         expect("epilogue", dc, want, nc, 2e-6);
     gmlp_buffer_release(ctx, &dbias);
     gmlp_buffer_release(ctx, &du);
-    free(c), free(bias), free(u), free(want);
+    free(c), free(bias), free(u), free(u16), free(want);
 }
 
 /* The fused decoding step's kernels at position p0 of sequences hist
@@ -587,6 +595,10 @@ static const op_case cases[] = {
     CASE(epilogue, .batch = 2, .m = 196, .n = 384, .ld = 768, .off = 384, .bias = GMLP_BIAS_ROWS, .gate = 1),
     CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
     CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
+    /* the gate as FP16's and BF16's [u | v] hold it (gmlp_elem + 1), odd offsets of 2-byte elements */
+    CASE(epilogue, .batch = 2, .m = 9, .n = 17, .ld = 21, .off = 3, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_GELU,
+         .gate = 1 + GMLP_ELEM_F16),
+    CASE(epilogue, .batch = 3, .m = 5, .n = 13, .ld = 13, .off = 1, .act = GMLP_ACT_SILU, .gate = 1 + GMLP_ELEM_BF16),
     CASE(epilogue, .batch = 2, .m = 11, .n = 19, .ld = 21, .off = 2, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_RELU,
          .gate = 1),
     CASE(lm_step_in, .batch = 1, .hist = 1, .dim = 1, .n = 1),

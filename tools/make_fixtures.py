@@ -209,7 +209,7 @@ def _mlp(x, sd, pre, arch, em=None, ls=None):
     h = mm(x, wt(sd[pre + "fc1.weight"]).T) + sd[pre + "fc1.bias"]
     if arch == "gmixer":
         x1, x2 = h.chunk(2, dim=-1)
-        h = x1 * (x2 * torch.sigmoid(x2))
+        h = (em.held(x1) if em else x1) * (x2 * torch.sigmoid(x2))
     else:
         h = _gelu(h)
     w2, b2 = sd[pre + "fc2.weight"], sd[pre + "fc2.bias"]
@@ -254,6 +254,7 @@ def doc_reference(sd, x, arch, em=None):
         elif arch == "gmlp":
             Y = _ln(X, sd[pre + "norm.weight"], sd[pre + "norm.bias"], 1e-6)
             Z = _gelu(mm(Y, wt(sd[pre + "mlp_channels.fc1.weight"]).T) + sd[pre + "mlp_channels.fc1.bias"])
+            Z = em.held(Z) if em else Z
             g = Z.shape[-1] // 2
             U, V = Z[..., :g], Z[..., g:]
             V = _ln(V, sd[pre + "mlp_channels.gate.norm.weight"], sd[pre + "mlp_channels.gate.norm.bias"], 1e-5)

@@ -185,6 +185,7 @@ def doc_layers(sd, x, c, block="fn.fn.fn.", em=None):
         y = _ln(x, sd[f"layers.{l}.fn.norm.weight"], sd[f"layers.{l}.fn.norm.bias"])
         y = _shift(y, c["shift"], c["causal"])
         z = _gelu(mm(y, wt(sd[P + "proj_in.0.weight"]).T) + sd[P + "proj_in.0.bias"])
+        z = em.held(z) if em else z
         g = z.shape[-1] // 2
         res, gate = z[..., :g], z[..., g:]
         gate = _ln(gate, sd[P + "sgu.norm.weight"], sd[P + "sgu.norm.bias"])

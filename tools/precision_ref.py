@@ -3,7 +3,8 @@ generators (make_fixtures.py, make_gmlp_vision_fixtures.py, make_lm_fixtures.py)
 
 A mode rounds both operands of every GEMM of a forward to its format, round to
 nearest even, and accumulates in fp32 (README "Precision"; the library's
-cl_kernels/precision.cl).  The references here are the fixtures' float64
+cl_kernels/precision.cl); FP16 and BF16 also hold fc1's [u | v] (GluMlp's
+gates) in their format, which LayerNorm and the gate read (Emulation.held).  The references here are the fixtures' float64
 documented maths (each generator's doc_reference, itself checked against timm
 or g-mlp-pytorch to 1e-10) with every product's operands rounded the same way,
 in float64: what the library must give up to its fp32 accumulation, which
@@ -68,6 +69,12 @@ class Emulation:
     def mm(self, a, b):
         """a @ b with both operands rounded."""
         return self.op(a) @ self.op(b)
+
+    def held(self, x):
+        """An activation the library holds in the mode's 16-bit format that
+        more than GEMMs read (lib/model/storage.c: fc1's [u | v], GluMlp's
+        gates), rounded as stored: FP16 and BF16 (TF32 holds floats)."""
+        return round_operand(x, self.mode) if self.mode in ("fp16", "bf16") else x
 
     def weight(self, w):
         """A GEMM weight as the device holds it (float64 of the fp32 value the

@@ -141,13 +141,13 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
         GMLP_TRY(to_cache(p, lnv, g, p->cache->gate[l]));
         gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g, .elem = lnv.elem};
     }
-    /* v (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to */
+    /* gated (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to (over v's half) */
     if (a)
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
-                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a), .c = v,
-                                                .bias = wt->attn_out_b}));
-    /* per head and sequence, the gate in the GEMM's epilogue, over v:
-     * gated[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + v + b_h[p0 .. p0+n)) * u */
+                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a),
+                                                .c = gmlp_held(p, GMLP_HELD_GATED), .bias = wt->attn_out_b}));
+    /* per head and sequence, the gate in the GEMM's epilogue (beta 1 adds the attention's output):
+     * gated[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + gated + b_h[..]) * u */
     const gmlp_view gated = gmlp_per_seq(gmlp_held(p, GMLP_HELD_GATED), n), u = gmlp_per_seq(uv, n);
     for (size_t hd = 0; hd < p->heads; hd++) {
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,

@@ -16,19 +16,24 @@ static const struct {
     int as;
     unsigned unless;
 } rules[GMLP_HELDS] = {
+    /* fc1's [u | v] (GluMlp's [x1 | x2]), which LN(v) and the gate read, and GluMlp's token gate: as the
+     * GEMMs' operands on every device (their rounding shows in the results, so it may not depend on the
+     * device's tilings as AS_OUTPUT does); measured against float64 and PyTorch's autocast in bench/NOTES.md */
+    [GMLP_HELD_UV] = {AS_INPUT, 0},
+    [GMLP_HELD_TOKENS_GATE] = {AS_INPUT, 0},
     /* LN(x) or Aff(x): only GEMMs read it (fc1, the token mixer, the attention's qkv), but the token shift */
     [GMLP_HELD_LN] = {AS_INPUT, UNLESS_SHIFT},
     /* the SGU's LN(v): the spatial matmuls' B, but a decoding state's cache keeps floats */
     [GMLP_HELD_LNV] = {AS_INPUT, UNLESS_CACHE},
-    /* act(W_h . LN(v) + b) * u: fc2's A, but where it adds to the attention's float v or a decoding
+    /* act(W_h . LN(v) + b) * u: fc2's A, but where it adds to the attention's float output or a decoding
      * step's (whose history is float) */
     [GMLP_HELD_GATED] = {AS_OUTPUT, UNLESS_ATTENTION | UNLESS_CACHE},
     /* the channel MLP's hidden product (Mixer, ResMLP; GluMlp's gated half): fc2's A */
     [GMLP_HELD_HIDDEN] = {AS_OUTPUT, 0},
     /* the Mixer's token-MLP hidden product (GluMlp's gated half): tok2's B */
     [GMLP_HELD_TOKENS] = {AS_OUTPUT, 0},
-    /* the others are float: the residual, fc1's [u | v] (LN(v) and the gate read it), GluMlp's gates,
-     * the shifted tokens, the patches, the stem's output, the final norm (the mean over tokens, the LM head) */
+    /* the others are float: the residual (its 16-bit rule's error in bench/NOTES.md), the shifted tokens,
+     * the patches, the stem's output, the final norm (the mean over tokens, the LM head) */
 };
 
 void gmlp_storage_plan(gmlp_model *m)
@@ -70,8 +75,9 @@ static place place_of(const gmlp_pass *p, gmlp_held_id what)
         return (place){w->ys, 0, d, 0};
     case GMLP_HELD_LNV: /* y again: fc1 has consumed LN(x) */
         return (place){w->y, 0, g, 0};
-    /* z's jobs: the stem's patches, fc1's float [u | v] with the gated product over v's half, the
-     * channel MLP's hidden product (GluMlp's over its second half), per image the token MLP's t x d */
+    /* z's jobs: the stem's patches, fc1's [u | v] with the gated product over v's half (read by then;
+     * a 16-bit [u | v] lies in the first half of its float slots, clear of it), the channel MLP's hidden
+     * product (GluMlp's over its second half), per image the token MLP's t x d */
     case GMLP_HELD_PATCHES:
         return (place){w->z, 0, (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w, 1};
     case GMLP_HELD_UV:

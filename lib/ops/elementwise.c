@@ -166,5 +166,5 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g)
     GMLP_TRY(gmlp_kernel_get(ctx, &epilogue, NULL, NULL, &k));
     return LAUNCH(ctx, k, 3, global, NULL, gmlp_gemm_moves(g, GMLP_MOVES_EPILOGUE | GMLP_MOVES_C), ARG_INT(g->m),
         ARG_INT(g->n), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride),
-        GMLP_EPI_ARGS(g));
+        GMLP_EPI_ARGS(g), ARG_INT(g->gate.elem));
 }

@@ -5,6 +5,7 @@
 
 #include "kernel_abi.h"
 #include "ops/ops.h"
+#include "ops/gemm_variant.h"
 
 /* The elements an operand stored as rows x cols (ld apart) spans over batch
  * matrices fit its buffer, and ld is no narrower than a row. */
@@ -48,8 +49,11 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
     if (g->act < 0 || g->act >= GMLP_ACTS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
     if (g->gate.buf) {
-        if (g->gate.elem != GMLP_ELEM_F32 || g->gate.trans)
-            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the gate must be float, not transposed");
+        const gmlp_elem gate = gmlp_gemm_precision_inputs(g->precision);
+        if (g->gate.elem != gate || g->gate.trans)
+            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                             "gemm: the gate must be stored as %s in this precision (its activations'), not transposed",
+                             gmlp_elem_name(gate));
         GMLP_TRY(check_operand(ctx, "the gate", g->gate, g->m, g->n, batch));
     }
     return GMLP_OK;

@@ -87,7 +87,7 @@ static gmlp_status sum(gmlp_context *ctx, const gmlp_gemm *g, cl_mem partial, si
     GMLP_TRY(gmlp_kernel_get(ctx, &split_sum, NULL, NULL, &k));
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(g->m), ARG_INT(g->n), ARG_INT(parts), ARG_MEM(partial),
                               ARG_FLOAT(g->beta), ARG_MEM(g->c.buf), ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld),
-                              GMLP_EPI_ARGS(g), GMLP_ARG_END));
+                              GMLP_EPI_ARGS(g), ARG_INT(g->gate.elem), GMLP_ARG_END));
     const size_t global[2] = {g->n, g->m};
     gmlp_launch_moves(ctx, parts * g->m * g->n * sizeof(float) +
                                gmlp_gemm_moves(g, GMLP_MOVES_EPILOGUE | (g->beta != 0.0f ? GMLP_MOVES_C : 0u)));

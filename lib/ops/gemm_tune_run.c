@@ -110,8 +110,9 @@ static gmlp_status shape_make(gmlp_context *ctx, const gmlp_gemm *rec, shape *s)
     if (rec->bias)
         GMLP_TRY(filled(ctx, g->bias_rows ? g->m : g->n, GMLP_ELEM_F32, &s->bias, NULL));
     if (rec->gate.buf) {
-        GMLP_TRY(filled(ctx, s->c_elems, GMLP_ELEM_F32, &s->gate, NULL));
-        g->gate = (gmlp_view){.buf = s->gate, .ld = g->n, .stride = g->m * g->n};
+        const gmlp_elem gate = gmlp_gemm_precision_inputs(g->precision);
+        GMLP_TRY(filled(ctx, s->c_elems, gate, &s->gate, NULL));
+        g->gate = (gmlp_view){.buf = s->gate, .ld = g->n, .stride = g->m * g->n, .elem = gate};
     }
     g->a.buf = s->a;
     g->b.buf = s->b;

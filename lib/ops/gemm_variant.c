@@ -20,7 +20,6 @@ static const gmlp_gemm_axis axes[] = {
     {AXIS(a), "GMLP_GEMM_A", GMLP_ELEMS, STORAGE, {" A:float", " A:half", " A:bf16"}, 1},
     {AXIS(b), "GMLP_GEMM_B", GMLP_ELEMS, STORAGE, {" B:float", " B:half", " B:bf16"}, 1},
     {AXIS(c), "GMLP_GEMM_C", GMLP_ELEMS, STORAGE, {"", " C:half", " C:bf16"}, 1},
-    {AXIS(gate), "GMLP_GEMM_GATE", 1, {GMLP_ELEM_F32}, {""}, 1},
     {AXIS(precision), "GMLP_GEMM_PRECISION", GMLP_GEMM_PRECISIONS,
      {GMLP_GEMM_FP32, GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16}, {" fp32", " tf32", " fp16", " bf16"}, 1},
     {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES, {GMLP_PROLOGUE_NONE}, {""}, 1},

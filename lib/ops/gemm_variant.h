@@ -37,7 +37,6 @@ typedef struct gmlp_gemm_variant {
     uint8_t vw;        /* loads up to this many elements wide: 1, 2 or 4 (the operands' alignment; a
                         * tiling's variant: at most its own; the direct kernel's own, up to 16) */
     uint8_t a, b, c;   /* gmlp_elem: how A, B and C are stored */
-    uint8_t gate;      /* gmlp_elem: how the SGU's gate is stored (float only, so far) */
     uint8_t precision; /* gmlp_gemm_precision: what A and B round to */
     uint8_t prologue;  /* gmlp_gemm_prologue */
     uint8_t issue;     /* gmlp_gemm_issue: a context's, not the product's (no part of the plan key) */
@@ -62,7 +61,7 @@ typedef struct gmlp_gemm_axis {
 const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
 /* The plan keys of one size class: the keyed axes' radices multiplied
  * (test_gemm_tables checks the table against it). */
-#define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * 1 * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES)
+#define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES)
 
 /* The products of a model whose weights are stored as w and whose
  * activations that only GEMMs read as inputs, 4-aligned: NT (activations x

@@ -163,7 +163,8 @@ typedef struct gmlp_gemm {
     size_t bias_off;
     int bias_rows;
     int act;         /* GMLP_ACT_*: GELU for fc1, the SGU gate's activation */
-    gmlp_view gate;  /* buf NULL: none; else m x n per matrix, float */
+    gmlp_view gate;  /* buf NULL: none; else m x n per matrix, stored as the precision's activations
+                      * (gmlp_gemm_precision_inputs: float, or FP16's half, BF16's bfloat16) */
     gmlp_gemm_precision precision; /* the format A and B are rounded to (FP32: none); CLBlast runs FP32 only */
 } gmlp_gemm;
 
