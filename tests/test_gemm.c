@@ -688,7 +688,7 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
                   strstr(tiles, "; NN: tiled_16x16x16_2x2, tiled_32x64x8_4x4 for large products, tiled_16x16x4_4x4 "
                                 "for narrow ones"),
               "NVIDIA's tiles: %s", tiles);
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 4; t += sampled ? 2 : 1) /* sampled: NN and NT, the model's forms */
         test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
                   t % EPI_COUNT);
     pretend(type, 0, GMLP_VENDOR_NVIDIA);
