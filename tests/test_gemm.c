@@ -191,15 +191,15 @@ static const size_t sizes[][3] = {{1, 1, 1}, {7, 33, 97}, {130, 7, 33}, {33, 130
 static bool sampled;
 
 /* Every transpose and size for each operand-type mode, varying beta, batch,
- * padding and sharing from case to case (sampled: of each mode's transposes
- * one size in turn). */
+ * padding and sharing from case to case (sampled: each transpose once, the
+ * modes in turn, on four of the sizes). */
 static void sweep(const int *modes, int n_modes, size_t n_sizes)
 {
     int i = 0;
     for (int md = 0; md < n_modes; md++)
         for (int t = 0; t < 4; t++)
             for (size_t s = 0; s < n_sizes; s++, i++) {
-                if (sampled && s != (size_t)(md * 4 + t) % n_sizes)
+                if (sampled && (md != t % n_modes || s != (size_t)(2 * t + 1) % n_sizes))
                     continue;
                 size_t batch = i % 3 == 0 ? 3 : 1;
                 int flags = modes[md] | ((i / 2) % 2 ? PADDED : 0) | (batch > 1 && i % 2 ? SHARED_A : 0);
