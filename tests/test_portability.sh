@@ -29,7 +29,7 @@
 # tilings one form in turn, and of the engines' sample one tiling in four
 # (each engine's first) in its first form on its first architecture: every
 # compiler, file and tiling of the portable kernels, every engine, still
-# compiles and is checked, in about a minute rather than twenty (the full
+# compiles and is checked, in a minute or two rather than twenty (the full
 # tier, CI's, compiles them all).
 #   test_portability.sh KERNEL_PROGRAMS
 set -u
