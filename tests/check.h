@@ -31,6 +31,14 @@ static inline int check_summary(const char *name)
     return check_failures ? 1 : 0;
 }
 
+/* Whether the tests run in scripts/test's quick tier (GMLP_TEST_TIER=quick, its default): the longest sweeps
+ * then take a sample that still reaches each area (each says which); the full tier (CI's) runs them all. */
+static inline int check_quick_tier(void)
+{
+    const char *tier = getenv("GMLP_TEST_TIER");
+    return tier && !strcmp(tier, "quick");
+}
+
 /* A context with options o (NULL: the defaults: $GMLP_DEVICE or the first
  * GPU); exit 77 (meson: skipped) when the machine has no OpenCL device at all. */
 static inline gmlp_context *check_context_ex(const gmlp_context_options *o)

@@ -6,7 +6,7 @@
 # (its rows with warm-up, runs and spread); --compare against a file in
 # bench_torch.py's schema, with --precision fp32,bf16 (rows per precision, each
 # against PyTorch's in the same); --profile (per-kernel device time); --tune and
-# --gemm auto after it; --config; --help, --version, usage errors (exit 2, naming the
+# --gemm auto after it (the full tier); --config; --help, --version, usage errors (exit 2, naming the
 # range) and run-time errors (exit 1).  Built without CLBlast (CLBLAST
 # false), the runs leave its backend out and --gemm clblast must fail saying so.
 #   test_bench.sh GMLP_BENCH TESTS_SOURCE_DIR IMAGE_MODEL LM_MODEL CLBLAST(true|false)
@@ -175,24 +175,30 @@ assert all(x["tokens_per_s"] > 0 and x["spread_s"] >= 0 for x in r), r
 ' "$out/lm.json"
 check $? "--model LM: full, cached, uncached, generate and sampled rows with their spread"
 
-# --tune: in a cache directory of its own (a tuning file in the shared one would change the other tests)
-GMLP_CACHE_DIR="$out/tune-cache" "$bench" --tune --model "$image_model" --batch 2 >"$out/tune" 2>"$out/tune.err"
-check $? "--tune --model FILE --batch 2"
-grep -q "batch 2: tuned GEMM winners" "$out/tune" && [ "$(grep -cE '^(small|large|narrow|deep) .* [0-9.]+$' "$out/tune")" -ge 1 ] &&
-    ls "$out"/tune-cache/*.tune.json >/dev/null && grep -q "tuning .*: 1/" "$out/tune.err"
-check $? "--tune: the winners on stdout, progress on stderr, the tuning file in the cache directory"
-# the rows are timed with the user's cache directory, so its tuning file applies (GMLP_LOG says so);
-# auto (the tuned choice) beside the kernel, half weights on the kernel alone
-GMLP_LOG=info GMLP_CACHE_DIR="$out/tune-cache" "$bench" --model "$image_model" --batch 2 --runs 1 --warmup 0 \
-    --weights f32,f16 --gemm auto,kernel --json "$out/auto.json" >"$out/auto" 2>"$out/auto.err"
-check $? "--gemm auto,kernel after --tune"
-python3 -c '
+# --tune: in a cache directory of its own (a tuning file in the shared one would change the other tests);
+# not in the quick tier (GMLP_TEST_TIER=quick): every tiling's cold build, minutes on PoCL, where the
+# tuning suite tunes through the same gmlp_tune
+if [ "${GMLP_TEST_TIER:-}" = quick ]; then
+    echo "skip: --tune and --gemm auto after it (the quick tier; scripts/test --full runs them)"
+else
+    GMLP_CACHE_DIR="$out/tune-cache" "$bench" --tune --model "$image_model" --batch 2 >"$out/tune" 2>"$out/tune.err"
+    check $? "--tune --model FILE --batch 2"
+    grep -q "batch 2: tuned GEMM winners" "$out/tune" && [ "$(grep -cE '^(small|large|narrow|deep) .* [0-9.]+$' "$out/tune")" -ge 1 ] &&
+        ls "$out"/tune-cache/*.tune.json >/dev/null && grep -q "tuning .*: 1/" "$out/tune.err"
+    check $? "--tune: the winners on stdout, progress on stderr, the tuning file in the cache directory"
+    # the rows are timed with the user's cache directory, so its tuning file applies (GMLP_LOG says so);
+    # auto (the tuned choice) beside the kernel, half weights on the kernel alone
+    GMLP_LOG=info GMLP_CACHE_DIR="$out/tune-cache" "$bench" --model "$image_model" --batch 2 --runs 1 --warmup 0 \
+        --weights f32,f16 --gemm auto,kernel --json "$out/auto.json" >"$out/auto" 2>"$out/auto.err"
+    check $? "--gemm auto,kernel after --tune"
+    python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 assert sorted((x["weights"], x["gemm"]) for x in r) == [("f16", "kernel"), ("f32", "auto"), ("f32", "kernel")], r
 ' "$out/auto.json" && grep -q "GEMM tuning file .*tune-cache.*: used" "$out/auto.err" &&
-    grep -qE "^device .* kernel +auto +speed" "$out/auto"
-check $? "--gemm auto: its rows (f32 only), the tuning file used, auto against the kernel"
+        grep -qE "^device .* kernel +auto +speed" "$out/auto"
+    check $? "--gemm auto: its rows (f32 only), the tuning file used, auto against the kernel"
+fi
 
 # --help, --version
 check_help "$bench" -d --device -m --model -t --tiny -b --batch -r --runs --warmup -w --weights -g --gemm -j --json \

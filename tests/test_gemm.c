@@ -188,14 +188,21 @@ static const size_t sizes[][3] = {{1, 1, 1}, {7, 33, 97}, {130, 7, 33}, {33, 130
                                   {5, 9, 0}};
 #define N_SIZES (sizeof sizes / sizeof *sizes)
 
+/* The quick tier (check_quick_tier): the sweeps sampled, each size, transpose and operand mode still met; the
+ * cases run are the full tier's */
+static bool sampled;
+
 /* Every transpose and size for each operand-type mode, varying beta, batch,
- * padding and sharing from case to case. */
+ * padding and sharing from case to case (sampled: each transpose once, the
+ * modes in turn, on four of the sizes). */
 static void sweep(const int *modes, int n_modes, size_t n_sizes)
 {
     int i = 0;
     for (int md = 0; md < n_modes; md++)
         for (int t = 0; t < 4; t++)
             for (size_t s = 0; s < n_sizes; s++, i++) {
+                if (sampled && (md != t % n_modes || s != (size_t)(2 * t + 1) % n_sizes))
+                    continue;
                 size_t batch = i % 3 == 0 ? 3 : 1;
                 int flags = modes[md] | ((i / 2) % 2 ? PADDED : 0) | (batch > 1 && i % 2 ? SHARED_A : 0);
                 test_gemm(sizes[s][0], sizes[s][1], sizes[s][2], t & 1, t >> 1, (float)(i % 2), batch, flags,
@@ -689,7 +696,7 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
                   strstr(tiles, "; NN: tiled_16x16x16_2x2, tiled_32x64x8_4x4 for large products, tiled_16x16x4_4x4 "
                                 "for narrow ones"),
               "NVIDIA's tiles: %s", tiles);
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 4; t += sampled ? 2 : 1) /* sampled: NN and NT, the model's forms */
         test_gemm(m, n, k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1, modes[t % n_modes] | (t == 1 ? PADDED : 0),
                   t % EPI_COUNT);
     pretend(type, 0, GMLP_VENDOR_NVIDIA);
@@ -743,7 +750,8 @@ static void oclgrind_sweep(void)
  * 1, padded; the precision modes; tilings forced (the tiled kernel, the
  * CPUs' direct one); a batched product (never split); then on a made-up
  * GPU of many compute units, the split its table picks for a deep product,
- * profiled: the parts and their sum name themselves. */
+ * profiled: the parts and their sum name themselves (sampled: of each size
+ * one transpose in turn, of each precision one form). */
 static void split_sweep(void)
 {
     static const struct {
@@ -755,6 +763,8 @@ static void split_sweep(void)
     int i = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int t = 0; t < 4; t++, i++) {
+            if (sampled && t != (int)(c % 4))
+                continue;
             ctx->set.gemm_split = cases[c].parts;
             test_gemm(cases[c].m, cases[c].n, cases[c].k, t & 1, t >> 1, (float)(i % 2), 1,
                       modes[i % 4] | ((i / 2) % 2 ? PADDED : 0), i % EPI_COUNT);
@@ -765,8 +775,10 @@ static void split_sweep(void)
     static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
     for (int p = 0; p < 3; p++) {
         precision = precs[p];
-        test_gemm(37, 45, 301, 0, 1, 1.0f, 1, KERNEL | B_HALF, EPI_COLS_GELU);
-        test_gemm(33, 70, 97, 0, 0, 0.0f, 1, KERNEL | A_HALF, EPI_GATE);
+        if (!sampled || p % 2 == 0)
+            test_gemm(37, 45, 301, 0, 1, 1.0f, 1, KERNEL | B_HALF, EPI_COLS_GELU);
+        if (!sampled || p % 2 == 1)
+            test_gemm(33, 70, 97, 0, 0, 0.0f, 1, KERNEL | A_HALF, EPI_GATE);
     }
     precision = GMLP_GEMM_FP32;
     static const char *const names[] = {"tiled_16x16x16_2x2", "tiled_64x64x8_4x4", "direct_16x32_4x16_v8"};
@@ -817,6 +829,7 @@ int main(int argc, char **argv)
      * the GPU tilings the small ones only; each variant is a program of its
      * own, and compiling ~200 of them is most of this test's time */
     const int quick = getenv("GMLP_TEST_QUICK") != NULL;
+    sampled = check_quick_tier();
     ctx = check_context();
     if (argc > 1 && !strcmp(argv[1], "--precision")) { /* the precision modes' cases alone */
         precision_sweep(quick);
@@ -833,16 +846,28 @@ int main(int argc, char **argv)
         gmlp_context_destroy(ctx);
         return check_summary("test_gemm --oclgrind");
     }
-    /* CLBlast, then the epilogue kernel, as the model calls them with GMLP_GEMM=clblast */
+    /* CLBlast, then the epilogue kernel, as the model calls them with GMLP_GEMM=clblast; sampled: one in
+     * three (NT, NN batched with a shared A), CLBlast's cold builds of its kernels being minutes on PoCL */
+    static const struct {
+        size_t m, n, k;
+        int ta, tb;
+        float beta;
+        size_t batch;
+        int flags, epi;
+    } clblast_cases[] = {{1, 1, 1, 0, 0, 0.0f, 1, 0, EPI_NONE},
+                         {17, 33, 65, 0, 1, 0.0f, 1, 0, EPI_COLS_GELU},
+                         {37, 5, 130, 0, 1, 1.0f, 1, PADDED, EPI_COLS},
+                         {25, 36, 25, 0, 0, 0.0f, 3, SHARED_A, EPI_ROWS},
+                         {49, 65, 49, 0, 0, 1.0f, 2, SHARED_A | PADDED, EPI_ROWS_GELU},
+                         {9, 7, 11, 1, 0, 0.0f, 2, 0, EPI_NONE},
+                         {196, 65, 196, 0, 0, 0.0f, 2, SHARED_A | PADDED, EPI_GATE},
+                         {13, 36, 13, 0, 0, 1.0f, 3, SHARED_A, EPI_GATE_TANH}};
     if (GMLP_HAVE_CLBLAST) {
-        test_gemm(1, 1, 1, 0, 0, 0.0f, 1, CLBLAST, EPI_NONE);
-        test_gemm(17, 33, 65, 0, 1, 0.0f, 1, CLBLAST, EPI_COLS_GELU);
-        test_gemm(37, 5, 130, 0, 1, 1.0f, 1, CLBLAST | PADDED, EPI_COLS);
-        test_gemm(25, 36, 25, 0, 0, 0.0f, 3, CLBLAST | SHARED_A, EPI_ROWS);
-        test_gemm(49, 65, 49, 0, 0, 1.0f, 2, CLBLAST | SHARED_A | PADDED, EPI_ROWS_GELU);
-        test_gemm(9, 7, 11, 1, 0, 0.0f, 2, CLBLAST, EPI_NONE);
-        test_gemm(196, 65, 196, 0, 0, 0.0f, 2, CLBLAST | SHARED_A | PADDED, EPI_GATE);
-        test_gemm(13, 36, 13, 0, 0, 1.0f, 3, CLBLAST | SHARED_A, EPI_GATE_TANH);
+        for (size_t i = 0; i < sizeof clblast_cases / sizeof *clblast_cases; i++)
+            if (!sampled || i % 3 == 1)
+                test_gemm(clblast_cases[i].m, clblast_cases[i].n, clblast_cases[i].k, clblast_cases[i].ta,
+                          clblast_cases[i].tb, clblast_cases[i].beta, clblast_cases[i].batch,
+                          CLBLAST | clblast_cases[i].flags, clblast_cases[i].epi);
     } else {
         printf("SKIP: the CLBlast cases: built without CLBlast (meson setup -Dclblast)\n");
     }
@@ -868,12 +893,13 @@ int main(int argc, char **argv)
         sweep(quick ? quick_modes : modes, quick ? 2 : 4, N_SIZES);
     }
     /* the deep-k small tiles, which the host picks on GPUs for few output
-     * tiles over k >= 256: every transpose, float and half operands */
+     * tiles over k >= 256: every transpose, float and half operands (sampled: of each transpose one in turn) */
     pretend(CL_DEVICE_TYPE_GPU, UINT32_MAX, ctx->dev.vendor_id);
     for (int t = 0; t < 4; t++)
         for (int md = 0; md < 4; md += quick ? 3 : 1)
-            test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1, modes[md] | (t == 2 ? PADDED : 0),
-                      (t + md) % EPI_COUNT);
+            if (!sampled || md == (quick ? 3 : 1) * (t % 2))
+                test_gemm(33, 47, 301, t & 1, t >> 1, (float)(md % 2), md == 1 ? 2 : 1,
+                          modes[md] | (t == 2 ? PADDED : 0), (t + md) % EPI_COUNT);
     pretend(type, cus, ctx->dev.vendor_id);
     /* quick: not the NVIDIA-only tilings forced (large tiles, each a long compile on a CPU's
      * implementation; the full run checks them on every transpose) */

@@ -42,12 +42,18 @@ typedef struct tiling {
 
 static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
 
+/* The quick tier's sample (check_quick_tier): of the cases in order, one in sample_every, each a cold build of
+ * an emulated kernel (of the quick set's: every precision, block size, the cp.async staging and ldmatrix still) */
+static int sample_every = 1, cases_seen;
+
 /* C = epilogue(op(A) . op(B) + beta C) on the emulated kernel of tiling t,
  * precision prec and form flags, against the rounding reference; a_scale
  * scales A's values (FP16's subnormals and saturation). */
 static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t k, size_t batch, float beta, int epi,
                 float a_scale)
 {
+    if (cases_seen++ % sample_every)
+        return;
     const int nn = (flags & NN) != 0, ta = (flags & TA) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
     char defs[400], what[300];
     const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
@@ -82,6 +88,8 @@ int main(int argc, char **argv)
     /* GMLP_TEST_QUICK (.ci/run's PoCL passes: the full set runs on Intel's CPU runtime, whose compiler builds
      * these variants about ten times faster than PoCL's): the small set Oclgrind runs */
     const int oclgrind = argc > 1 && !strcmp(argv[1], "--oclgrind");
+    if (check_quick_tier())
+        sample_every = 4;
     if (oclgrind || getenv("GMLP_TEST_QUICK")) {
         /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
         static const tiling small = {32, 32, 16, 4, 4, 0, 0};

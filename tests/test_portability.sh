@@ -23,8 +23,20 @@
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
 # fails).  Exits 77 (skip) when neither compiler is installed.
+# GMLP_TEST_TIER=quick (scripts/test's default tier): one target of each
+# vendor (tgllp, whose Gen12LP spilled where dg2 did not; gfx90a, the most
+# VGPRs of the four; sm_80, the target of the PTX), of each program's
+# tilings one form in turn, and of the engines' sample one tiling in four
+# (each engine's first) in its first form on its first architecture: every
+# compiler, file and tiling of the portable kernels, every engine, still
+# compiles and is checked, in a minute or two rather than twenty (the full
+# tier, CI's, compiles them all).
 #   test_portability.sh KERNEL_PROGRAMS
 set -u
+intel_devs="tgllp dg2" amd_cpus="gfx906 gfx90a gfx1030 gfx1100" nv_sms="sm_80 sm_90" quick=0
+if [ "${GMLP_TEST_TIER:-}" = quick ]; then
+    intel_devs=tgllp amd_cpus=gfx90a nv_sms=sm_80 quick=1
+fi
 programs=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -43,6 +55,21 @@ mkdir "$tmp/src"
 w=$tmp/main # the scratch directory of what runs in this shell (spawn: a job's own)
 mkdir "$w"
 "$programs" "$tmp/src" >"$tmp/list" || { echo "FAIL: $programs"; exit 1; }
+if [ $quick = 1 ]; then # of each file's tilings (a GEMM's geometry; shared.cl has one), one form in turn
+    awk '{
+        key = $1
+        for (i = 2; i <= NF; i++)
+            if ($i ~ /^-DGMLP_GEMM_(T[MNK]|W[MN])=/)
+                key = key " " $i
+        if (!(key in n))
+            order[++groups] = key
+        line[key, ++n[key]] = $0
+    }
+    END {
+        for (g = 1; g <= groups; g++)
+            print line[order[g], (g - 1) % n[order[g]] + 1]
+    }' "$tmp/list" >"$tmp/sample" && mv "$tmp/sample" "$tmp/list"
+fi
 # The matrix engines' sample: ENGINE ARCHS TILING DEFAULT PRECISION A B C TB STAGES LDSM COUNT LABEL | FILE OPTIONS
 "$programs" --engines | awk '
 {
@@ -62,6 +89,9 @@ END {
         }
     }
 }' >"$tmp/engines" || { echo "FAIL: $programs --engines"; exit 1; }
+if [ $quick = 1 ]; then # of each engine's tilings one in four, its first form (each tensor-core one: ~6 s of ptxas)
+    awk '!seen[$1 " " $3]++ && tilings[$1]++ % 4 == 0' "$tmp/engines" >"$tmp/sample" && mv "$tmp/sample" "$tmp/engines"
+fi
 
 # Short name of a variant for the report: "gemm 64x64x16/4x4 A:half B:float" (an axis the
 # options leave out has the kernels' default: float, N, vector width 1).
@@ -137,7 +167,7 @@ check_variant() {
     f=$tmp/src/$file
     name="$(label "$file" "$defs")${only:+ ($only only)}"
     if [ $have_ocloc = 1 ] && [ -z "$only" ]; then
-        for dev in tgllp dg2; do
+        for dev in $intel_devs; do
             rm -rf "$w/ocl"
             if ocloc compile -q -file "$f" -device $dev -options "-cl-std=CL1.2 $defs" -out_dir "$w/ocl" \
                 >"$w/log" 2>&1; then
@@ -156,7 +186,7 @@ check_variant() {
         done
     fi
     if [ $have_amd = 1 ] && [ -z "$only" ]; then
-        for cpu in gfx906 gfx90a gfx1030 gfx1100; do
+        for cpu in $amd_cpus; do
             # shellcheck disable=SC2086
             if clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target amdgcn-amd-amdhsa \
                 -mcpu=$cpu -nogpulib -O2 -Xclang -mlink-bitcode-file -Xclang "$libclc" $defs \
@@ -183,7 +213,7 @@ check_variant() {
                 END { if (v && min != "" && min < v) print v "-byte local-memory vectors on a " min "-byte aligned array" }' \
                 "$w/k.ptx")
             [ -z "$misaligned" ] || { fail=$((fail + 1)); echo "FAIL: $name nvptx: $misaligned"; }
-            for sm in sm_80 sm_90; do
+            for sm in $nv_sms; do
                 if "$ptxas" -v -arch=$sm "$w/k.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
                     pass=$((pass + 1))
                     regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
@@ -278,6 +308,7 @@ else
         [ "$engine" = mma ] || continue
         archs=sm_90
         case $seen in *" $tiling "*) ;; *) seen="$seen$tiling " archs="sm_80 sm_90" ;; esac
+        [ $quick = 0 ] || archs=$nv_sms
         label=${rest%% | *} rest=${rest#* | }
         spawn check_mma_form "$prec" "$ah" "$bh" "$tb" "$stages" "$ldsm" "${label#gmlp_gemm_mma }" "${rest#* }" \
             "$archs" </dev/null
@@ -311,6 +342,7 @@ else
         case $engine in xmx*) ;; *) continue ;; esac
         label=${rest%% | *} rest=${rest#* | }
         file=${rest%% *} defs=${rest#* } name=${label#gmlp_gemm_xmx }
+        [ $quick = 0 ] || archs=${archs%%,*}
         for dev in ${archs//,/ }; do
             rm -rf "$w/ocl"
             if ! ocloc compile -q -file "$tmp/src/$file" -device "$dev" -options "-cl-std=CL1.2 $defs" \
@@ -342,6 +374,7 @@ else
         [ "$engine" = wmma64 ] && flags=-mwavefrontsize64
         label=${rest%% | *} rest=${rest#* | }
         file=${rest%% *} defs=${rest#* } name=${label#gmlp_gemm_mfma }
+        [ $quick = 0 ] || archs=${archs%%,*}
         for cpu in ${archs//,/ }; do
             known "$cpu" || { echo "$name $cpu: not known to clang-15"; continue; }
             # shellcheck disable=SC2086

@@ -11,6 +11,8 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-20}
+# GMLP_TEST_TIER=quick (scripts/test's default tier): 5 s a target, each still built and fuzzed from its seeds
+[ "${GMLP_TEST_TIER:-}" != quick ] || secs=5
 work=${2:-$(mktemp -d)}
 command -v clang-15 >/dev/null || { echo "SKIP: clang-15 is not installed"; exit 77; }
 mkdir -p "$work/corpus"
