@@ -81,15 +81,21 @@ static inline void direct_store(__global float *row, int j, int n, int full, vec
     _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
 }
 
-/* C's columns j .. j + DV of a row, as direct_load / direct_store (a
- * 16-bit C element by element, rounded at the store) */
-#if GMLP_GEMM_C_16
-static inline vecf direct_load_c(__global const C_TYPE *row, int j, int n, int full)
+/* Columns j .. j + DV of a row stored as store (GMLP_STORE_*, a constant:
+ * C's, the gate's), as direct_load (16-bit: element by element) */
+static inline vecf direct_load_as(int store, __global const void *row, int j, int n, int full)
 {
+    if (store == GMLP_STORE_FLOAT)
+        return direct_load((__global const float *)row, j, n, full);
     float x[DV];
-    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = gmlp_c_get(row + (full ? j + l : min(j + l, n - 1)));
+    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] =
+        gmlp_elem_get(store, row, (size_t)(full ? j + l : min(j + l, n - 1)));
     return VLOADF(0, x);
 }
+
+/* C's columns j .. j + DV of a row, as direct_store (a 16-bit C element by
+ * element, rounded at the store) */
+#if GMLP_GEMM_C_16
 static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, vecf v)
 {
     float x[DV];
@@ -97,21 +103,8 @@ static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, 
     _Pragma("unroll") for (int l = 0; l < DV; l++) if (full || j + l < n) gmlp_c_put(row + j + l, x[l]);
 }
 #else
-#define direct_load_c direct_load
 #define direct_store_c direct_store
 #endif
-
-/* The gate's columns j .. j + DV of the row from element at, as
- * direct_load (16-bit: element by element) */
-static inline vecf direct_load_gate(__global const void *gate, size_t at, int j, int n, int full)
-{
-    if (GMLP_GEMM_GATE == GMLP_STORE_FLOAT)
-        return direct_load((__global const float *)gate + at, j, n, full);
-    float x[DV];
-    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] =
-        gmlp_elem_get(GMLP_GEMM_GATE, gate, at + (size_t)(full ? j + l : min(j + l, n - 1)));
-    return VLOADF(0, x);
-}
 
 /* the epilogue on C[i, j .. j + DV), on whole vectors */
 static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
@@ -121,7 +114,9 @@ static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const 
     else if (e->bias_mode == GMLP_BIAS_ROWS)
         v += e->bias[i];
     v = direct_act(v, e->act);
-    return e->gate ? v * direct_load_gate(e->gate, (size_t)i * e->ldg, j, n, full) : v;
+    if (!e->gate)
+        return v;
+    return v * direct_load_as(GMLP_GEMM_GATE, gmlp_elem_at(GMLP_GEMM_GATE, e->gate, (size_t)i * e->ldg), j, n, full);
 }
 
 /* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
@@ -133,7 +128,7 @@ static inline void direct_put(__global C_TYPE *c, ulong ldc, int m, int n, int i
     if (i >= m)
         return;
     if (beta != 0.0f)
-        v += beta * direct_load_c(row, j, n, full);
+        v += beta * direct_load_as(GMLP_GEMM_C, row, j, n, full);
     direct_store_c(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
 }
 
