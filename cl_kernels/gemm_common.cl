@@ -44,6 +44,9 @@
 #ifndef GMLP_GEMM_PROLOGUE
 #define GMLP_GEMM_PROLOGUE GMLP_GEMM_PROLOGUE_NONE
 #endif
+#ifndef GMLP_GEMM_STATS
+#define GMLP_GEMM_STATS GMLP_GEMM_STATS_NONE
+#endif
 #ifndef GMLP_GEMM_ISSUE
 #define GMLP_GEMM_ISSUE GMLP_GEMM_ISSUE_NATIVE
 #endif
@@ -57,8 +60,12 @@
 #define GMLP_GEMM_GATE GMLP_STORE_FLOAT
 #endif
 #define GMLP_GEMM_EPI_OF(p) GMLP_EPI_OF(p, GMLP_GEMM_GATE)
-#if GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
-#error "gemm_common.cl: no prologue is written yet"
+/* The fused LayerNorm's two halves (the prologue and the row statistics)
+ * are written for the direct kernel alone so far, which defines
+ * GMLP_GEMM_FUSES; the planner asks no other family for them
+ * (lib/ops/gemm_kernel.c). */
+#if !defined(GMLP_GEMM_FUSES) && (GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE || GMLP_GEMM_STATS)
+#error "gemm_common.cl: this kernel family has no prologue or row statistics"
 #endif
 #define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_STORE_HALF)
 #define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_STORE_HALF)
@@ -165,9 +172,9 @@ static inline __global const void *gmlp_stage_addr(int store, __global const voi
     return (__global const float *)p + i;
 }
 
-/* The staging hook: element x of operand op as it is staged, transformed on
- * its way in (a prologue would go here); today rounded to the precision
- * mode's format.  gemm_mma.cl's hook, gmlp_mma_word, calls it or does the
+/* The staging hook: element x of operand op as it is staged, rounded to
+ * the precision mode's format (after the direct kernel's prologue, which
+ * needs the element's row and k: direct_norm_a).  gemm_mma.cl's hook, gmlp_mma_word, calls it or does the
  * same rounding in the instruction that packs two elements;
  * gemm_direct.cl's vectors take direct_stage_element. */
 static inline float gmlp_stage_element(float x, int op)
@@ -214,15 +221,57 @@ static inline void gmlp_c_put(__global float *p, float v)
 }
 #endif
 
+/* The fused LayerNorm (lib/model/block.c): a GEMM whose C a LayerNorm
+ * would read writes its rows' partial statistics (GMLP_GEMM_STATS), and
+ * the GEMM that would read the LayerNorm's output normalises its operand
+ * as it stages it (GMLP_GEMM_PROLOGUE), so the LayerNorm's own pass over
+ * memory and its launch go.
+ * Statistics: per row r of C (r = p m + i over a batch) and part (a work-item
+ * along n: get_global_id(0) of get_global_size(0) parts), the (count, mean,
+ * M2) of the row's values as stored in that work-item's columns from
+ * stats_col0 on, 3 floats at (r parts + part) 3; a part without such
+ * columns writes count 0.  Merged in part order by Chan et al.'s pairwise
+ * update: every run merges alike, and no sum of squares cancels.
+ * Prologue NORM_A: op(A)[i, q] becomes (A[i, q] - mean_i) rstd_i w[q] + b[q]
+ * before the precision's rounding, mean_i and rstd_i = 1 / sqrt(M2 / count
+ * + eps) from pro_stats' row p m + i (pro_parts parts); pro_stats NULL: mean
+ * 0, rstd 1 (ResMLP's Affine). */
+#define GMLP_NORM_PARAMS                                                                                      \
+    __global const float *pro_stats, ulong pro_parts, __global const float *pro_w, __global const float *pro_b, \
+        float pro_eps, __global float *stats, int stats_col0
+
+/* (count, mean, M2) of two sets of values, as of their union */
+static inline float3 gmlp_stats_merge(float3 a, float3 b)
+{
+    if (b.x == 0.0f)
+        return a;
+    if (a.x == 0.0f)
+        return b;
+    const float n = a.x + b.x, d = b.y - a.y, f = b.x / n;
+    return (float3)(n, a.y + d * f, a.z + b.z + d * d * a.x * f);
+}
+
+/* (mean, rstd) of statistics row r: its parts merged in order, as the
+ * LayerNorm kernel's 1 / sqrt(variance + eps) */
+static inline float2 gmlp_stats_norm(__global const float *stats, ulong parts, size_t r, float eps)
+{
+    __global const float *s = stats + r * parts * 3;
+    float3 t = vload3(0, s);
+    for (ulong q = 1; q < parts; q++)
+        t = gmlp_stats_merge(t, vload3(q, s));
+    return (float2)(t.y, 1.0f / sqrt(t.z / t.x + eps));
+}
+
 /* The entry point, one ABI for every variant (lib/ops/gemm_kernel.c sets
  * the arguments).  Offsets, leading dimensions and batch strides count
  * elements of the operand's own type (C's too).  beta == 0 never reads C.  The
- * epilogue's bias and gate may be NULL. */
+ * epilogue's bias and gate may be NULL; the fused LayerNorm's arguments
+ * (GMLP_NORM_PARAMS) are read only by the variants that have it. */
 #define GMLP_GEMM_KERNEL(name)                                                                                 \
     __kernel __attribute__((reqd_work_group_size(RX, RY, 1))) void name(                                      \
         int m, int n, int k, __global const A_TYPE *a, ulong a_off, ulong lda, ulong a_stride,                 \
         __global const B_TYPE *b, ulong b_off, ulong ldb, ulong b_stride, float beta, __global C_TYPE *c,      \
-        ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS)
+        ulong c_off, ulong ldc, ulong c_stride, GMLP_EPI_PARAMS, GMLP_NORM_PARAMS)
 
 /* The tiled kernels' k loop: TK-deep slices of op(A) and op(B), double
  * buffered in local memory with one barrier a slice.  Each slice's global

@@ -13,7 +13,11 @@
  * Rows and columns past the edge read the last one (in bounds; discarded),
  * so the loops carry no masks; the stores are masked.  The block loops are
  * unrolled on every device: the accumulators must be registers.  The
- * operands' loads (its staging): direct_ld1 and direct_ldv, below. */
+ * operands' loads (its staging): direct_ld1 and direct_ldv, below.
+ * It alone has the fused LayerNorm's halves (gemm_common.cl): op(A)
+ * normalised as it loads (GMLP_GEMM_PROLOGUE NORM_A, not transposed), and
+ * the row statistics of what it stored (GMLP_GEMM_STATS). */
+#define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
 
 #define DV GMLP_GEMM_VW
@@ -37,20 +41,44 @@ static inline vecf direct_stage_element(vecf x, int op)
     (void)op;
     return direct_round(x);
 }
+static inline vecf direct_vload(const int op, __global const void *p)
+{
+    if (GMLP_STAGE_STORE(op) == GMLP_STORE_HALF)
+        return DCAT(vload_half, DV)(0, (__global const half *)p);
+    if (GMLP_STAGE_STORE(op) == GMLP_STORE_BF16)
+        return DCAT(as_float, DV)(DCAT(convert_uint, DV)(VLOADF(0, (__global const bf16 *)p)) << 16);
+    return VLOADF(0, (__global const float *)p);
+}
 static inline float direct_ld1(const int op, __global const void *p)
 {
     return gmlp_stage_element(gmlp_elem_get(GMLP_STAGE_STORE(op), p, 0), op);
 }
 static inline vecf direct_ldv(const int op, __global const void *p)
 {
-    vecf x;
-    if (GMLP_STAGE_STORE(op) == GMLP_STORE_HALF)
-        x = DCAT(vload_half, DV)(0, (__global const half *)p);
-    else if (GMLP_STAGE_STORE(op) == GMLP_STORE_BF16)
-        x = DCAT(as_float, DV)(DCAT(convert_uint, DV)(VLOADF(0, (__global const bf16 *)p)) << 16);
-    else
-        x = VLOADF(0, (__global const float *)p);
-    return direct_stage_element(x, op);
+    return direct_stage_element(direct_vload(op, p), op);
+}
+
+/* The prologue NORM_A (gemm_common.cl): op(A)'s row normalised by nr
+ * (mean, rstd) and scaled and shifted per k, elements q .. (or q, one) of
+ * the row at p, then rounded as staged; without a prologue, the plain load.
+ * pro: the prologue's per-k weight and bias. */
+typedef struct direct_pro {
+    __global const float *w, *b;
+} direct_pro;
+#define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
+static inline vecf direct_a_v(__global const A_TYPE *p, int q, float2 nr, const direct_pro *pro)
+{
+    if (!NORM_A)
+        return direct_ldv(0, p + q);
+    const vecf x = direct_vload(0, p + q);
+    return direct_stage_element((x - nr.x) * nr.y * VLOADF(0, pro->w + q) + VLOADF(0, pro->b + q), 0);
+}
+static inline float direct_a_1(__global const A_TYPE *p, int q, float2 nr, const direct_pro *pro)
+{
+    if (!NORM_A)
+        return direct_ld1(0, p + q);
+    const float x = gmlp_elem_get(GMLP_GEMM_A, p, (size_t)q);
+    return gmlp_stage_element((x - nr.x) * nr.y * pro->w[q] + pro->b[q], 0);
 }
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
@@ -162,9 +190,10 @@ static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
     return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
 }
 
-/* sum[r] = A[i0 + r, :] . B[j0 .. j0+4, :] for r < DM */
+/* sum[r] = A[i0 + r, :] . B[j0 .. j0+4, :] for r < DM, A's rows normalised
+ * by nr[r] under the prologue */
 static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
-                               ulong ldb, int i0, int j0, float4 sum[DM])
+                               ulong ldb, int i0, int j0, const float2 nr[DM], const direct_pro *pro, float4 sum[DM])
 {
     __global const A_TYPE *ar[DM];
     __global const B_TYPE *br[4];
@@ -179,7 +208,7 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
         _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = direct_ldv(1, br[s] + q);
         _Pragma("unroll") for (int r = 0; r < DM; r++)
         {
-            const vecf av = direct_ldv(0, ar[r] + q);
+            const vecf av = direct_a_v(ar[r], q, nr[r], pro);
             _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] += av * bv[s];
         }
     }
@@ -188,7 +217,7 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
         sum[r] = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
                              direct_fold4(acc[r][3]));
         for (int t = q; t < k; t++) /* k's tail */
-            sum[r] += direct_ld1(0, ar[r] + t) * (float4)(direct_ld1(1, br[0] + t), direct_ld1(1, br[1] + t),
+            sum[r] += direct_a_1(ar[r], t, nr[r], pro) * (float4)(direct_ld1(1, br[0] + t), direct_ld1(1, br[1] + t),
                                                           direct_ld1(1, br[2] + t), direct_ld1(1, br[3] + t));
     }
 }
@@ -224,7 +253,8 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
  * constant once inlined): op(B)'s rows are read as vectors, else gathered */
 static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
-                                ulong ldb, int i0, int j0, vecf acc[WM][WV], const int contiguous)
+                                ulong ldb, int i0, int j0, const float2 nr[WM], const direct_pro *pro,
+                                vecf acc[WM][WV], const int contiguous)
 {
     __global const A_TYPE *ar[WM]; /* op(A)[i0 + r, q] at ar[r] + q * sa */
     const size_t sa = GMLP_GEMM_TA ? lda : 1;
@@ -246,30 +276,66 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         }
         _Pragma("unroll") for (int r = 0; r < WM; r++)
         {
-            const float av = direct_ld1(0, ar[r] + (size_t)q * sa);
+            const float av = NORM_A ? direct_a_1(ar[r], q, nr[r], pro) : direct_ld1(0, ar[r] + (size_t)q * sa);
             _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] += av * bv[s];
         }
     }
 }
 #endif
 
+#if NORM_A && GMLP_GEMM_TA
+#error "direct: the prologue normalises op(A)'s rows along k: A not transposed"
+#endif
+
+/* The row statistics (GMLP_GEMM_STATS, gemm_common.cl) of this work-item's
+ * columns of C's rows i0 .. i0+WM (those below m), matrix p: two passes over
+ * the values as stored (in cache: just written), from column col0 on. */
+static inline void direct_stats(__global const C_TYPE *c, ulong ldc, int m, int n, size_t p, int i0, int j0,
+                                int col0, __global float *stats)
+{
+    const size_t part = get_global_id(0), parts = get_global_size(0);
+    const int lo = max(j0, col0), hi = min(j0 + WN, n), count = max(hi - lo, 0);
+    for (int r = 0; r < WM && i0 + r < m; r++) {
+        __global const C_TYPE *row = c + (size_t)(i0 + r) * ldc;
+        float sum = 0.0f, m2 = 0.0f;
+        for (int j = lo; j < hi; j++)
+            sum += gmlp_c_get(row + j);
+        const float mean = count ? sum / (float)count : 0.0f;
+        for (int j = lo; j < hi; j++) {
+            const float d = gmlp_c_get(row + j) - mean;
+            m2 += d * d;
+        }
+        vstore3((float3)((float)count, mean, m2), (p * (size_t)m + (size_t)(i0 + r)) * parts + part, stats);
+    }
+}
+
 GMLP_GEMM_KERNEL(gmlp_gemm_direct)
 {
     const int i0 = get_group_id(1) * TM + get_local_id(1) * WM, j0 = get_group_id(0) * TN + get_local_id(0) * WN;
     const size_t p = get_global_id(2);
-    if (i0 >= m || j0 >= n) /* no barrier to reach */
+    if (i0 >= m) /* no barrier to reach */
         return;
+    c += c_off + p * c_stride;
+    if (j0 >= n) { /* past the last column: its parts of the statistics count nothing */
+        if (GMLP_GEMM_STATS)
+            direct_stats(c, ldc, m, n, p, i0, j0, stats_col0, stats);
+        return;
+    }
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
-    c += c_off + p * c_stride;
     const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
+    const direct_pro pro = {pro_w, pro_b};
+    float2 nr[WM]; /* the prologue's (mean, rstd) of A's rows */
+    _Pragma("unroll") for (int r = 0; r < WM; r++) nr[r] =
+        NORM_A && pro_stats ? gmlp_stats_norm(pro_stats, pro_parts, p * (size_t)m + (size_t)min(i0 + r, m - 1), pro_eps)
+                            : (float2)(0.0f, 1.0f);
 #if DOT && GMLP_GEMM_C_16
     /* the block's sums kept, then put as direct_finish's vectors: rounded once */
     float x[WM][WN];
     for (int r = 0; r < WM; r += DM)
         for (int s = 0; s < WN; s += 4) {
             float4 sum[DM];
-            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, sum);
+            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, nr + r, &pro, sum);
             _Pragma("unroll") for (int d = 0; d < DM; d++) vstore4(sum[d], 0, &x[r + d][s]);
         }
     for (int r = 0; r < WM; r++)
@@ -279,7 +345,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     for (int r = 0; r < WM; r += DM)
         for (int s = 0; s < WN; s += 4) {
             float4 sum[DM];
-            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, sum);
+            direct_dots(m, n, k, a, lda, b, ldb, i0 + r, j0 + s, nr + r, &pro, sum);
             direct_dots_store(c, ldc, m, n, beta, i0 + r, j0 + s, sum);
         }
     if (gmlp_epi_any(&e))
@@ -289,11 +355,13 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
 #else
     vecf acc[WM][WV];
     if (!GMLP_GEMM_TB && j0 + WN <= n)
-        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 1);
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, nr, &pro, acc, 1);
     else
-        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, acc, 0);
+        direct_outer(m, n, k, a, lda, b, ldb, i0, j0, nr, &pro, acc, 0);
     _Pragma("unroll") for (int r = 0; r < WM; r++)
         _Pragma("unroll") for (int s = 0; s < WV; s++)
             direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, &e);
 #endif
+    if (GMLP_GEMM_STATS)
+        direct_stats(c, ldc, m, n, p, i0, j0, stats_col0, stats);
 }

@@ -35,6 +35,11 @@
  * elements pass through as they are staged (GMLP_GEMM_PROLOGUE), and how a
  * matrix engine's instructions issue (GMLP_GEMM_ISSUE: emulated in tests). */
 #define GMLP_GEMM_PROLOGUE_NONE 0
+#define GMLP_GEMM_PROLOGUE_NORM_A 1 /* op(A)'s rows normalised along k: the LayerNorm or Affine before fc1 */
+/* Whether a GEMM's epilogue also writes its rows' partial statistics
+ * (GMLP_GEMM_STATS): what a later prologue normalises by. */
+#define GMLP_GEMM_STATS_NONE 0
+#define GMLP_GEMM_STATS_ROWS 1
 #define GMLP_GEMM_ISSUE_NATIVE 0
 #define GMLP_GEMM_ISSUE_EMULATED 1 /* the instruction's semantics, fragments through local memory */
 #define GMLP_GEMM_ISSUE_SHUFFLES 2 /* the same through the sub-group's shuffles (Intel's XMX) */

@@ -173,7 +173,8 @@ static inline void emu_check(const gmlp_kernel *kern, int tm, int tn, int wm, in
         ARG_ULONG(a.stride), ARG_MEM(b.buf), ARG_ULONG(b.off), ARG_ULONG(b.ld), ARG_ULONG(b.stride), ARG_FLOAT(x->beta),
         ARG_MEM(c.buf), ARG_ULONG(c.off), ARG_ULONG(c.ld), ARG_ULONG(c.stride),
         ARG_MEM(epi == EPI_NONE ? NULL : bias.buf), ARG_ULONG(0), ARG_INT(bias_mode), ARG_INT(act),
-        ARG_MEM(gated ? u.buf : NULL), ARG_ULONG(u.off), ARG_ULONG(u.ld), ARG_ULONG(u.stride), GMLP_ARG_END);
+        ARG_MEM(gated ? u.buf : NULL), ARG_ULONG(u.off), ARG_ULONG(u.ld), ARG_ULONG(u.stride),
+        GMLP_NORM_ARGS(&(const gmlp_gemm){0}), GMLP_ARG_END); /* no fused LayerNorm */
     if (st == GMLP_OK)
         st = gmlp_kernel_launch(ctx, kern, 3, global, local);
     CHECK(st == GMLP_OK, "%s: launch: %s", what, gmlp_last_error(ctx));

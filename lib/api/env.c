@@ -6,7 +6,8 @@
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
  * where the device offers cl_khr_command_buffer), GMLP_LM_STEP (0: cached
  * LM decoding by the per-op kernels, not the fused step), GMLP_SAMPLE_DEVICE
- * (0: generation samples on the host, not the device) and GMLP_GEMM_SPLIT
+ * (0: generation samples on the host, not the device), GMLP_FUSE (0: every
+ * LayerNorm as a kernel of its own, whatever the tables say) and GMLP_GEMM_SPLIT
  * (tests and benches: every product of the library's kernel split along k
  * into that many parts, 1 none, whatever the tables say). */
 #include <stdint.h>
@@ -135,5 +136,6 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     }
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
     GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
+    GMLP_TRY(env_switch("GMLP_FUSE", &out->fuse, err));
     return env_switch("GMLP_SAMPLE_DEVICE", &out->sample_device, err);
 }

@@ -25,6 +25,7 @@ typedef struct gmlp_settings {
     int lm_step;             /* cached LM decoding may run the fused step (0: GMLP_LM_STEP=0) */
     int gemm_split;          /* $GMLP_GEMM_SPLIT: split-K parts forced on the kernel's products (1: none); 0: the tables' */
     int sample_device;       /* generation may sample on the device (0: GMLP_SAMPLE_DEVICE=0) */
+    int fuse;                /* LayerNorms may fuse into the GEMMs beside them, as the tables say (0: GMLP_FUSE=0) */
     gmlp_logger log;
 } gmlp_settings;
 

@@ -13,7 +13,16 @@
  * What a later position reads (LN(x) rows for the shift, LN(v) for the
  * spatial matmul, keys and values) comes from "history" buffers holding all
  * positions of each sequence: the activations themselves in a stand-alone
- * pass, the decoding state's caches otherwise. */
+ * pass, the decoding state's caches otherwise.
+ *
+ * The fused LayerNorm (ops.h's gmlp_gemm_norm): where the device's tables
+ * and the products' tiling allow (gmlp_gemm_fuses), the product that writes
+ * x (the stem, fc2, the Mixer's token fc2) also writes x's row statistics,
+ * and the next fc1 normalises x as it loads it (ResMLP's Affine needs no
+ * statistics): the LayerNorm's launch and its pass over x go.  Wherever
+ * LN(x) is stored anyway (token shift, attention) or a half does not fuse,
+ * the LayerNorm runs as its own kernel into y, as GMLP_FUSE=0 makes every
+ * one run. */
 #include <math.h>
 
 #include "model/arch.h"
@@ -22,6 +31,7 @@
 gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gmlp_lm_cache *cache)
 {
     const gmlp_config *c = &m->cfg;
+    m->ws.x_parts = 0;
     return (gmlp_pass){.m = m, .seqs = seqs, .p0 = p0, .n = n, .rows = seqs * n, .len = p0 + n, .cache = cache,
                        .d = (size_t)c->dim, .h = (size_t)c->ffn_dim, .N = (size_t)c->seq_len,
                        .t = (size_t)c->token_dim, .a = (size_t)c->attn_dim, .heads = (size_t)c->heads};
@@ -75,23 +85,72 @@ gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl
                : gmlp_op_layernorm(m->ctx, from, to, w, b, rows, c->dim, c->norm_eps);
 }
 
-/* The channel MLP's two halves, shared by the blocks:
- * out (rows x h) = act(in . W_1^T + b_1), act the row's mlp_act */
-static gmlp_status fc1(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, gmlp_view out)
+bool gmlp_block_takes_stats(const gmlp_config *c)
 {
-    const size_t d = p->d, h = p->h;
-    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = in,
-                                                .b = gmlp_linear_weight(p->m, wt->fc1_w, d), .c = out,
-                                                .bias = wt->fc1_b, .act = gmlp_arch_of(&p->m->cfg)->mlp_act});
+    return gmlp_arch_of(c)->mix == GMLP_MIX_SGU && !c->shift_tokens && !c->attn_dim;
 }
 
-/* x (rows x d) += in (rows x k) . W_2^T + b_2: the residual as C with beta 1 */
-static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, size_t k)
+gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want)
+{
+    gmlp_model *m = p->m;
+    g.precision = m->precision;
+    m->ws.x_parts = 0;
+    bool fuses = false;
+    gmlp_gemm with = g;
+    with.stats = m->ws.stats;
+    if (want && with.stats)
+        GMLP_TRY(gmlp_gemm_fuses(m->ctx, &with, &fuses));
+    if (fuses)
+        GMLP_TRY(gmlp_gemm_stats_parts(m->ctx, &with, &m->ws.x_parts));
+    return gmlp_op_gemm(m->ctx, fuses ? &with : &g);
+}
+
+/* The product that reads norm(x) (fc1, both of GluMlp's halves: norm the
+ * block's LayerNorm or ResMLP's Affine, weights w and b), its A set: x
+ * normalised as its prologue where that fuses (a LayerNorm needs x's
+ * statistics), else y, norm(x) computed into it first.  x's statistics are
+ * used up either way. */
+static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm *g)
+{
+    gmlp_model *m = p->m;
+    const bool ln = gmlp_arch_of(&m->cfg)->norm == GMLP_NORM_LAYERNORM;
+    const gmlp_view x = gmlp_held(p, GMLP_HELD_X), y = gmlp_held(p, GMLP_HELD_LN);
+    gmlp_gemm f = *g;
+    f.a = x;
+    f.precision = m->precision;
+    f.norm = (gmlp_gemm_norm){.w = w, .b = b, .stats = ln ? m->ws.stats : NULL, .parts = m->ws.x_parts,
+                              .eps = m->cfg.norm_eps};
+    bool fuses = !ln || m->ws.x_parts;
+    if (fuses)
+        GMLP_TRY(gmlp_gemm_fuses(m->ctx, &f, &fuses));
+    m->ws.x_parts = 0;
+    if (fuses) {
+        *g = f;
+        return GMLP_OK;
+    }
+    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), w, b, p->rows));
+    g->a = y;
+    return GMLP_OK;
+}
+
+/* The channel MLP's two halves, shared by the blocks:
+ * out (rows x h) = act(in . W_1^T + b_1), act the row's mlp_act (its A, in,
+ * for normed to set) */
+static gmlp_gemm fc1(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, gmlp_view out)
+{
+    const size_t d = p->d, h = p->h;
+    return (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = in, .b = gmlp_linear_weight(p->m, wt->fc1_w, d), .c = out,
+                       .bias = wt->fc1_b, .act = gmlp_arch_of(&p->m->cfg)->mlp_act};
+}
+
+/* x (rows x d) += in (rows x k) . W_2^T + b_2: the residual as C with beta
+ * 1, x's statistics written where want */
+static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, size_t k, bool want)
 {
     const size_t d = p->d;
-    return gmlp_model_gemm(p->m, (gmlp_gemm){.m = p->rows, .n = d, .k = k, .a = in,
-                                                .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
-                                                .c = gmlp_held(p, GMLP_HELD_X), .beta = 1.0f, .bias = wt->fc2_b});
+    return gmlp_x_gemm(p, (gmlp_gemm){.m = p->rows, .n = d, .k = k, .a = in, .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
+                                      .c = gmlp_held(p, GMLP_HELD_X), .beta = 1.0f, .bias = wt->fc2_b},
+                       want);
 }
 
 /* The columns col.. of v. */
@@ -111,8 +170,14 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     const size_t d = p->d, h = p->h, g = h / 2, a = p->a, dh = g / p->heads;
     const size_t n = p->n, L = p->len, S = p->N, B = p->seqs, rows = p->rows;
     const gmlp_view y = gmlp_held(p, GMLP_HELD_LN);
-    GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(gmlp_held(p, GMLP_HELD_X)), gmlp_rows_of(y), wt->norm_w, wt->norm_b,
-                               rows, d, c->norm_eps));
+    /* [u | v] (rows x h) = GELU(LN(x) (or its shift) . W_in^T + b_in) */
+    const gmlp_view uv = gmlp_held(p, GMLP_HELD_UV), v = cols_from(uv, g);
+    gmlp_gemm up = fc1(p, wt, y, uv);
+    if (gmlp_block_takes_stats(c))
+        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+    else /* LN(x) stored: the shift and the attention read it */
+        GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(gmlp_held(p, GMLP_HELD_X)), gmlp_rows_of(y), wt->norm_w,
+                                   wt->norm_b, rows, d, c->norm_eps));
     gmlp_view in = y;
     if (c->shift_tokens) {
         cl_mem hist = y.buf;
@@ -129,9 +194,9 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     }
     if (a)
         GMLP_TRY(attention(p, l, in));
-    /* [u | v] (rows x h) = GELU(in . W_in^T + b_in) */
-    const gmlp_view uv = gmlp_held(p, GMLP_HELD_UV), v = cols_from(uv, g);
-    GMLP_TRY(fc1(p, wt, in, uv));
+    if (c->shift_tokens)
+        up.a = in;
+    GMLP_TRY(gmlp_model_gemm(m, up));
     /* LN(v) (rows x g) */
     const gmlp_view lnv = gmlp_held(p, GMLP_HELD_LNV);
     GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(v), gmlp_rows_of(lnv), wt->sgu_norm_w, wt->sgu_norm_b, rows, g,
@@ -157,8 +222,8 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
                                                 .bias_off = hd * S + p->p0, .bias_rows = 1, .act = c->gate_act,
                                                 .gate = cols_from(u, hd * dh)}));
     }
-    /* x (rows x d) += gated . W_out^T + b_out */
-    return fc2(p, wt, gmlp_held(p, GMLP_HELD_GATED), g);
+    /* x (rows x d) += gated . W_out^T + b_out, its statistics for the next block's fused LayerNorm */
+    return fc2(p, wt, gmlp_held(p, GMLP_HELD_GATED), g, l + 1 < c->depth && gmlp_block_takes_stats(c));
 }
 
 /* timm MixerBlock: a token MLP across the token axis, then a channel MLP.
@@ -193,27 +258,34 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
                                                 .gate = x1}));
     }
     /* per image: x (N x d) += W_t2 (N x tu) . tokens (tu x d) + b per row */
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
-                                            .b = tokens, .c = gmlp_per_seq(x, N), .beta = 1.0f, .bias = wt->tok2_b,
-                                            .bias_rows = 1}));
-    GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(x), gmlp_rows_of(y), wt->norm_w, wt->norm_b, p->rows, d,
-                               c->norm_eps));
-    /* the channel MLP: hidden (rows x h) = mlp_act(y . W_1^T + b) */
+    /* ... its statistics for the channel MLP's fused LayerNorm */
+    GMLP_TRY(gmlp_x_gemm(p, (gmlp_gemm){.m = N, .n = d, .k = tu, .batch = B, .a = gmlp_weight(m, wt->tok2_w, 0, tu),
+                                        .b = tokens, .c = gmlp_per_seq(x, N), .beta = 1.0f, .bias = wt->tok2_b,
+                                        .bias_rows = 1},
+                         true));
+    /* the channel MLP: hidden (rows x h) = mlp_act(LN(x) . W_1^T + b) */
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
+    gmlp_gemm up = fc1(p, wt, y, hidden);
     if (!glu) {
-        GMLP_TRY(fc1(p, wt, y, hidden));
-        return fc2(p, wt, hidden, h);
+        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+        GMLP_TRY(gmlp_model_gemm(m, up));
+        return fc2(p, wt, hidden, h, false);
     }
-    /* GluMlp: u (rows x g) = y . W_1[0 .. g)^T + b, then hidden (rows x g, over the second half) =
-     * u * act(y . W_1[g .. h)^T + b) */
-    gmlp_view w1 = gmlp_linear_weight(m, wt->fc1_w, d);
-    const gmlp_view u = gmlp_held(p, GMLP_HELD_UV);
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y, .b = w1, .c = u, .bias = wt->fc1_b,
-                                            .act = arch->mlp_act}));
-    w1.off = g * d;
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = g, .k = d, .a = y, .b = w1, .c = hidden,
-                                            .bias = wt->fc1_b, .bias_off = g, .act = c->gate_act, .gate = u}));
-    return fc2(p, wt, hidden, g);
+    /* GluMlp: u (rows x g) = LN(x) . W_1[0 .. g)^T + b, then hidden (rows x g, over the second half) =
+     * u * act(LN(x) . W_1[g .. h)^T + b): the halves as two products (the second's epilogue gates with
+     * the first), both normalising x where it fuses */
+    up.n = g;
+    up.c = gmlp_held(p, GMLP_HELD_UV);
+    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+    GMLP_TRY(gmlp_model_gemm(m, up));
+    gmlp_gemm gated = up;
+    gated.b.off += g * d;
+    gated.c = hidden;
+    gated.bias_off = g;
+    gated.act = c->gate_act;
+    gated.gate = up.c;
+    GMLP_TRY(gmlp_model_gemm(m, gated));
+    return fc2(p, wt, hidden, g, false);
 }
 
 /* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
@@ -237,9 +309,11 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
     /* per image: x (N x d) += b_tok (N x 1) . ls1 (1 x d) */
     GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
                                             .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
-    /* the channel MLP on y = Aff2(x), ls2 inside fc2: hidden (rows x h) = GELU(y W_1^T + b_1) */
-    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), wt->norm_w, wt->norm_b, p->rows));
+    /* the channel MLP on Aff2(x) (fc1's prologue where it fuses), ls2 inside fc2:
+     * hidden (rows x h) = GELU(Aff2(x) W_1^T + b_1) */
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
-    GMLP_TRY(fc1(p, wt, y, hidden));
-    return fc2(p, wt, hidden, p->h);
+    gmlp_gemm up = fc1(p, wt, y, hidden);
+    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+    GMLP_TRY(gmlp_model_gemm(m, up));
+    return fc2(p, wt, hidden, p->h, false);
 }

@@ -22,9 +22,10 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
     GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, patches.buf, b, c->in_chans, c->img_h, c->img_w, c->patch_h,
                               c->patch_w));
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = patches,
-                                            .b = gmlp_linear_weight(m, m->stem_w, k), .c = c->stem_norm ? stem : x,
-                                            .bias = m->stem_b}));
+    GMLP_TRY(gmlp_x_gemm(&p, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = patches,
+                                         .b = gmlp_linear_weight(m, m->stem_w, k), .c = c->stem_norm ? stem : x,
+                                         .bias = m->stem_b},
+                         !c->stem_norm && gmlp_block_takes_stats(c))); /* x's statistics for block 0's fused LN */
     if (c->stem_norm)
         GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(stem), gmlp_rows_of(x), m->stem_norm_w, m->stem_norm_b, rows));
     for (int l = 0; l < c->depth; l++)

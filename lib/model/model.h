@@ -62,6 +62,8 @@ typedef struct gmlp_workspace {
     cl_mem qkv, sim, ao; /* tiny attention: rows x 3a, rows x kv_len, rows x a */
     cl_mem pooled; /* seqs x d: mean over tokens (vision) */
     cl_mem out;    /* out_rows x classes (or vocabulary): logits */
+    cl_mem stats;  /* rows x parts x 3: x's row statistics, for a LayerNorm fused into fc1 (block.c); NULL: none */
+    size_t x_parts; /* the parts per row of the statistics the last product writing x wrote; 0: none (reset per pass) */
     gmlp_recorded recorded[GMLP_RECORDINGS]; /* freed with the buffers they use (model/replay.c) */
     size_t next_recorded;                    /* the slot a new key takes */
     size_t generation;                       /* counts the allocations: recordings elsewhere check it */
@@ -219,8 +221,17 @@ typedef struct gmlp_pass {
     size_t d, h, N, t, a, heads;
 } gmlp_pass;
 
-/* The pass over positions p0 .. p0+n-1 of seqs sequences of m (block.c). */
+/* The pass over positions p0 .. p0+n-1 of seqs sequences of m (block.c);
+ * x holds no row statistics yet. */
 gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gmlp_lm_cache *cache);
+/* g, a product of the pass writing the residual stream x, in m's precision,
+ * writing x's row statistics too where want (a LayerNorm fused into the
+ * next fc1 reads them: gmlp_block_takes_stats) and g can (block.c). */
+gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want);
+/* Whether the first block of a model of configuration c fuses its
+ * LayerNorm into fc1 given x's row statistics (a gMLP block without token
+ * shift or attention, which read LN(x) too). */
+bool gmlp_block_takes_stats(const gmlp_config *c);
 
 /* ---- what a pass holds (model/storage.c) ---- */
 /* Decides how each activation is stored (m->held), once, when m loads. */

@@ -48,6 +48,22 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown precision %d", (int)g->precision);
     if (g->act < 0 || g->act >= GMLP_ACTS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
+    if (g->norm.w) {
+        if (g->a.trans)
+            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the prologue normalises A's rows: A not "
+                             "transposed");
+        GMLP_TRY(check_operand(ctx, "the prologue's weight", (gmlp_view){.buf = g->norm.w, .ld = 1}, g->k, 1, 1));
+        GMLP_TRY(check_operand(ctx, "the prologue's bias", (gmlp_view){.buf = g->norm.b, .ld = 1}, g->k, 1, 1));
+        if (g->norm.stats) {
+            const gmlp_view s = {.buf = g->norm.stats, .ld = 3 * g->norm.parts, .stride = g->m * 3 * g->norm.parts};
+            if (!g->norm.parts)
+                return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: row statistics of no parts");
+            GMLP_TRY(check_operand(ctx, "the prologue's statistics", s, g->m, 3 * g->norm.parts, batch));
+        }
+    }
+    if (g->stats_col0 > g->n)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: statistics from column %zu of %zu",
+                         g->stats_col0, g->n);
     if (g->gate.buf) {
         const gmlp_elem gate = gmlp_gemm_precision_inputs(g->precision);
         if (g->gate.elem != gate || g->gate.trans)

@@ -70,7 +70,7 @@ static const char *status_name(CLBlastStatusCode s)
 static int supports(const gmlp_gemm *g)
 {
     return g->a.elem == GMLP_ELEM_F32 && g->b.elem == GMLP_ELEM_F32 && g->c.elem == GMLP_ELEM_F32 &&
-           g->precision == GMLP_GEMM_FP32;
+           g->precision == GMLP_GEMM_FP32 && !gmlp_gemm_fused(g);
 }
 
 static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)

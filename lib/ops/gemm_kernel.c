@@ -43,6 +43,7 @@ static gmlp_gemm form_gemm(const form *f)
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
 static const char *const why_sweep =
     "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
+static const char *const why_fused = "its kernel has no prologue or row statistics (the direct kernel's alone)";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -57,6 +58,11 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     if (!gmlp_gemm_tiling_stores(t, f->c)) {
         if (why)
             *why = why_sweep;
+        return GMLP_OK;
+    }
+    if ((f->prologue || f->stats) && !gmlp_tiling_direct(t)) {
+        if (why)
+            *why = why_fused;
         return GMLP_OK;
     }
     const gmlp_gemm_operands ops = {f->a, f->b, !f->ta, f->tb, f->precision};
@@ -167,6 +173,31 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
+/* The fused LayerNorm's forms of a model's plain form f (planned as p) on
+ * the direct kernel, where the device fuses: a product writing x (a float
+ * C) with row statistics; fc1 (NT) on float x with the prologue, storing
+ * float or (outputs: its [u | v]) as inputs. */
+static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_gemm_size size, const gmlp_gemm_plan *p,
+                                 gmlp_elem inputs)
+{
+    const gmlp_gemm_plan *q;
+    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !p || !gmlp_tiling_direct(p->tiling))
+        return GMLP_OK;
+    if (f.c == GMLP_ELEM_F32) {
+        form w = f;
+        w.stats = GMLP_GEMM_STATS_ROWS;
+        GMLP_TRY(planned(ctx, &w, size, &q));
+    }
+    if (f.tb && f.a == GMLP_ELEM_F32)
+        for (int c = 0; c < 2; c++) {
+            form n = f;
+            n.prologue = GMLP_PROLOGUE_NORM_A;
+            n.c = (uint8_t)(c ? inputs : GMLP_ELEM_F32);
+            GMLP_TRY(planned(ctx, &n, size, &q));
+        }
+    return GMLP_OK;
+}
+
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
                               gmlp_elem *outputs)
 {
@@ -179,6 +210,7 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem in
                 const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
                     GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)size, &p[x]));
+                GMLP_TRY(prepare_fused(ctx, f, (gmlp_gemm_size)size, p[x], inputs));
             }
             if (p[1] && p[2] && p[1]->tiling != p[2]->tiling)
                 *outputs = GMLP_ELEM_F32;
@@ -279,18 +311,80 @@ static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
     return (form){.a = (uint8_t)g->a.elem, .b = (uint8_t)g->b.elem, .c = (uint8_t)g->c.elem, .ta = g->a.trans != 0,
-                  .tb = g->b.trans != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision};
+                  .tb = g->b.trans != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision,
+                  .prologue = (uint8_t)(g->norm.w ? GMLP_PROLOGUE_NORM_A : GMLP_PROLOGUE_NONE),
+                  .stats = (uint8_t)(g->stats ? GMLP_GEMM_STATS_ROWS : GMLP_GEMM_STATS_NONE)};
+}
+
+/* Tiling t's work-items along n for g: its statistics' parts per row. */
+static size_t parts_on(const gmlp_gemm *g, const gmlp_tiling *t)
+{
+    return (g->n + (size_t)t->tn - 1) / (size_t)t->tn * (size_t)(t->tn / t->wn);
+}
+
+size_t gmlp_gemm_stats_parts_max(size_t n)
+{
+    size_t count, most = 1;
+    const gmlp_tiling *all = gmlp_gemm_tilings(&count);
+    for (const gmlp_tiling *t = all; t < all + count; t++) {
+        const gmlp_gemm g = {.n = n};
+        if (gmlp_tiling_direct(t) && parts_on(&g, t) > most)
+            most = parts_on(&g, t);
+    }
+    return most;
+}
+
+gmlp_status gmlp_gemm_stats_parts(gmlp_context *ctx, const gmlp_gemm *g, size_t *parts)
+{
+    const form f = form_of(g);
+    const gmlp_gemm_plan *p;
+    GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)gmlp_gemm_class(ctx, g), &p));
+    *parts = parts_on(g, p->tiling);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
+{
+    gmlp_gemm plain = *g;
+    plain.norm = (gmlp_gemm_norm){0};
+    plain.stats = NULL;
+    const int cls = gmlp_gemm_class(ctx, g);
+    *fuses = false;
+    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !g->m || !g->n || g->a.trans ||
+        gmlp_gemm_on_clblast(ctx, cls, &plain))
+        return GMLP_OK;
+    /* planned on a family that has the halves (variant() refuses the
+     * others): prepared at load (gmlp_gemm_prepare), so nothing builds */
+    const form f = form_of(g);
+    const gmlp_gemm_plan *p;
+    GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)cls, &p));
+    *fuses = true;
+    return GMLP_OK;
+}
+
+/* The row statistics g writes on tiling t fit their buffer. */
+static gmlp_status check_stats(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t)
+{
+    size_t bytes = 0;
+    const size_t need = (g->batch ? g->batch : 1) * g->m * parts_on(g, t) * 3 * sizeof(float);
+    if (!g->stats)
+        return GMLP_OK;
+    if (clGetMemObjectInfo(g->stats, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS || bytes < need)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gemm: the row statistics (%zu bytes) need a buffer of %zu bytes, not %zu", need, need, bytes);
+    return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t,
                              const char *label)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
+    GMLP_TRY(check_stats(ctx, g, t));
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
                               ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),
                               ARG_ULONG(g->c.off), ARG_ULONG(g->c.ld), ARG_ULONG(g->c.stride), GMLP_EPI_ARGS(g),
-                              GMLP_ARG_END));
+                              GMLP_NORM_ARGS(g), GMLP_ARG_END));
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     size_t global[3] = {(n + (size_t)t->tn - 1) / (size_t)t->tn * rx, (m + (size_t)t->tm - 1) / (size_t)t->tm * ry,
                         batch};

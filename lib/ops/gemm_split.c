@@ -37,10 +37,12 @@ static partition partition_of(size_t k, size_t parts)
 }
 
 /* The parts asked for g on tiling t: 1 for none.  A 16-bit C runs
- * whole: the parts' kernel (g's variant) would write 16-bit partial sums. */
+ * whole: the parts' kernel (g's variant) would write 16-bit partial sums;
+ * so does a fused LayerNorm's half (the sum would have to write the
+ * statistics). */
 static size_t parts_for(const gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t)
 {
-    if (g->batch > 1 || g->c.elem != GMLP_ELEM_F32)
+    if (g->batch > 1 || g->c.elem != GMLP_ELEM_F32 || gmlp_gemm_fused(g))
         return 1;
     if (ctx->set.gemm_split)
         return (size_t)ctx->set.gemm_split;

@@ -227,6 +227,14 @@ static const gmlp_gemm_split_row splits[] = {
     {.max_parts = 0, .measured = "none measured"},
 };
 
+static const gmlp_gemm_fuse_row fuses[] = {
+    /* CPUs: the direct kernel runs every product (the defaults below) */
+    {.devices = CL_DEVICE_TYPE_CPU, .norm_a = true, .measured = "bench/NOTES.md, The fused LayerNorm"},
+    /* GPUs and others: unfused until measured on one (the tensor-core rows
+     * stage operands untouched, and have no prologue yet) */
+    {.norm_a = false, .measured = "none measured"},
+};
+
 static const gmlp_gemm_default defaults[] = {
     /* NVIDIA in TF32, FP16 and BF16: the tensor cores where the capability
      * ladder passes, else the later rows' portable tilings (any device type:
@@ -432,6 +440,14 @@ const gmlp_gemm_split_row *gmlp_gemm_split_for(const gmlp_devinfo *d)
     while (!device_matches(d, splits[i].devices, splits[i].vendor)) /* the last row matches any device */
         i++;
     return &splits[i];
+}
+
+const gmlp_gemm_fuse_row *gmlp_gemm_fuse_for(const gmlp_devinfo *d)
+{
+    size_t i = 0;
+    while (!device_matches(d, fuses[i].devices, fuses[i].vendor)) /* the last row matches any device */
+        i++;
+    return &fuses[i];
 }
 
 size_t gmlp_gemm_split_parts(const gmlp_devinfo *d, size_t tiles, size_t k)

@@ -139,6 +139,20 @@ typedef struct gmlp_gemm_split_row {
 /* The most parts GMLP_GEMM_SPLIT may force (and a row may allow). */
 #define GMLP_GEMM_SPLIT_MAX 64
 
+/* The fused LayerNorm (ops.h's gmlp_gemm_norm): which of its halves a
+ * device runs fused, per device type and vendor (the first row that
+ * matches applies); where a half is not taken the LayerNorm runs as a
+ * kernel of its own, as it does wherever a product's tiling lacks the
+ * halves (gmlp_gemm_fuses). */
+typedef struct gmlp_gemm_fuse_row {
+    cl_device_type devices; /* 0: any */
+    gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
+    bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
+    const char *measured;   /* where the choice comes from */
+} gmlp_gemm_fuse_row;
+/* The fuse row for device d. */
+const gmlp_gemm_fuse_row *gmlp_gemm_fuse_for(const gmlp_devinfo *d);
+
 /* A default: the tilings, in order of preference, that products of one size
  * class, form and precision run on devices of one type, vendor and
  * architecture.  The first row that matches a product applies. */

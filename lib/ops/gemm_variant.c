@@ -22,7 +22,8 @@ static const gmlp_gemm_axis axes[] = {
     {AXIS(c), "GMLP_GEMM_C", GMLP_ELEMS, STORAGE, {"", " C:half", " C:bf16"}, 1},
     {AXIS(precision), "GMLP_GEMM_PRECISION", GMLP_GEMM_PRECISIONS,
      {GMLP_GEMM_FP32, GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16}, {" fp32", " tf32", " fp16", " bf16"}, 1},
-    {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES, {GMLP_PROLOGUE_NONE}, {""}, 1},
+    {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES, {GMLP_PROLOGUE_NONE, GMLP_PROLOGUE_NORM_A}, {"", " norm(A)"}, 1},
+    {AXIS(stats), "GMLP_GEMM_STATS", 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},
     {AXIS(issue), "GMLP_GEMM_ISSUE", GMLP_ISSUES, {GMLP_ISSUE_NATIVE, GMLP_ISSUE_EMULATED, GMLP_ISSUE_SHUFFLES},
      {"", " emulated", " emulated by shuffles"}, 0},
 };

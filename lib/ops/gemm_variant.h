@@ -14,9 +14,11 @@
 #include "ops/gemm_tilings.h"
 
 /* What an operand's elements pass through as a kernel stages them, before
- * the product: nothing yet (the fused block adds a normalisation). */
+ * the product: nothing, or op(A)'s rows normalised along k (the fused
+ * LayerNorm or Affine before fc1: ops.h's gmlp_gemm_norm). */
 typedef enum gmlp_gemm_prologue {
     GMLP_PROLOGUE_NONE = GMLP_GEMM_PROLOGUE_NONE,
+    GMLP_PROLOGUE_NORM_A = GMLP_GEMM_PROLOGUE_NORM_A,
     GMLP_PROLOGUES
 } gmlp_gemm_prologue;
 
@@ -39,6 +41,7 @@ typedef struct gmlp_gemm_variant {
     uint8_t a, b, c;   /* gmlp_elem: how A, B and C are stored */
     uint8_t precision; /* gmlp_gemm_precision: what A and B round to */
     uint8_t prologue;  /* gmlp_gemm_prologue */
+    uint8_t stats;     /* the epilogue writes C's row statistics (GMLP_GEMM_STATS_ROWS) */
     uint8_t issue;     /* gmlp_gemm_issue: a context's, not the product's (no part of the plan key) */
 } gmlp_gemm_variant;
 
@@ -61,7 +64,7 @@ typedef struct gmlp_gemm_axis {
 const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
 /* The plan keys of one size class: the keyed axes' radices multiplied
  * (test_gemm_tables checks the table against it). */
-#define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES)
+#define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2)
 
 /* The products of a model whose weights are stored as w and whose
  * activations that only GEMMs read as inputs, 4-aligned: NT (activations x

@@ -149,11 +149,27 @@ typedef struct gmlp_view {
     gmlp_elem elem; /* how the buffer stores the elements: float, half or bfloat16 */
 } gmlp_view;
 
+/* The fused LayerNorm's halves (cl_kernels/gemm_common.cl, the direct
+ * kernel's alone so far: gmlp_gemm_fuses).  Row statistics: per row of a
+ * product's C (r = p m + i over a batch) and part, (count, mean, M2) as 3
+ * floats at (r parts + part) 3, parts the producing product's
+ * (gmlp_gemm_stats_parts).  The prologue: op(A)'s rows, not transposed,
+ * normalised along k as loaded, (A[i, q] - mean_i) rstd_i w[q] + b[q],
+ * mean_i and rstd_i = 1 / sqrt(var_i + eps) from stats' row p m + i (its
+ * parts merged in order); stats NULL: mean 0 and rstd 1 (an Affine). */
+typedef struct gmlp_gemm_norm {
+    cl_mem w, b;  /* w NULL: no prologue */
+    cl_mem stats; /* NULL: an Affine */
+    size_t parts;
+    float eps;
+} gmlp_gemm_norm;
+
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
  * the inner size k.  The epilogue, in this order (gmlp_epilogue, common.cl):
  * plus the bias (per column, or per row of each matrix with bias_rows),
  * then act, then times the gate's element (the SGU: the gate fused into the
- * spatial matmul, u beside v in the same buffer). */
+ * spatial matmul, u beside v in the same buffer).  Fused LayerNorms (norm,
+ * stats): op(A) normalised as it loads, and C's row statistics written. */
 typedef struct gmlp_gemm {
     size_t m, n, k;
     size_t batch;  /* 0 counts as 1 */
@@ -166,6 +182,9 @@ typedef struct gmlp_gemm {
     gmlp_view gate;  /* buf NULL: none; else m x n per matrix, stored as the precision's activations
                       * (gmlp_gemm_precision_inputs: float, or FP16's half, BF16's bfloat16) */
     gmlp_gemm_precision precision; /* the format A and B are rounded to (FP32: none); CLBlast runs FP32 only */
+    gmlp_gemm_norm norm; /* the prologue: none where norm.w is NULL */
+    cl_mem stats;        /* NULL: none; else C's row statistics over its columns from stats_col0 on */
+    size_t stats_col0;
 } gmlp_gemm;
 
 static inline int gmlp_gemm_bias_mode(const gmlp_gemm *g)
@@ -177,11 +196,21 @@ static inline int gmlp_gemm_has_epilogue(const gmlp_gemm *g)
 {
     return g->bias || g->act != GMLP_ACT_IDENTITY || g->gate.buf;
 }
+/* Whether g has a half of the fused LayerNorm: a prologue, row statistics. */
+static inline int gmlp_gemm_fused(const gmlp_gemm *g)
+{
+    return g->norm.w || g->stats;
+}
 /* The kernels' epilogue arguments (GMLP_EPI_PARAMS, common.cl), as
  * gmlp_kernel_args pairs (cl/kernels.h). */
 #define GMLP_EPI_ARGS(g)                                                                                      \
     ARG_MEM((g)->bias), ARG_ULONG((g)->bias_off), ARG_INT(gmlp_gemm_bias_mode(g)), ARG_INT((g)->act),         \
         ARG_MEM((g)->gate.buf), ARG_ULONG((g)->gate.off), ARG_ULONG((g)->gate.ld), ARG_ULONG((g)->gate.stride)
+
+/* The kernels' fused-LayerNorm arguments (GMLP_NORM_PARAMS, gemm_common.cl). */
+#define GMLP_NORM_ARGS(g)                                                                                     \
+    ARG_MEM((g)->norm.stats), ARG_ULONG((g)->norm.parts), ARG_MEM((g)->norm.w), ARG_MEM((g)->norm.b),         \
+        ARG_FLOAT((g)->norm.eps), ARG_MEM((g)->stats), ARG_INT((g)->stats_col0)
 
 /* A GEMM backend, in the way of ggml's backend interface: the table in
  * ops/gemm_backend.c lists those this build holds, by gmlp_gemm_backend. */
@@ -215,6 +244,16 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
+/* Whether g, with its halves of the fused LayerNorm, runs fused on ctx's
+ * device (*fuses): the device's fuse row takes them (gemm_tilings.c) and
+ * the kernel runs g's plain form on a family that has them; a product
+ * that does not fuse runs its LayerNorm unfused. */
+gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses);
+/* The parts per row of g's row statistics (g.stats): its planned
+ * variant's work-items along n. */
+gmlp_status gmlp_gemm_stats_parts(gmlp_context *ctx, const gmlp_gemm *g, size_t *parts);
+/* The most parts per row any tiling writes for rows n wide (workspace sizes). */
+size_t gmlp_gemm_stats_parts_max(size_t n);
 /* The bytes g's operands move (gmlp_launch_moves), each element once as
  * stored, C written: with GMLP_MOVES_PRODUCT A, B and C read where beta is
  * not 0; with _EPILOGUE the bias and the gate; with _C C read too (an

@@ -1,0 +1,255 @@
+/* The fused LayerNorm's halves (ops.h's gmlp_gemm_norm; cl_kernels/gemm_direct.cl) against float64
+ * references, on awkward sizes (1, 7, 33, 97, 130, k = 0), batched, in every precision, on the host's pick and
+ * on each direct tiling forced:
+ * - a producer (NT as fc2 and the stem, NN batched as the Mixer's token fc2; bias, beta 1) writes its rows'
+ *   statistics from column col0 on: its C bit for bit the same product's without them, the parts merged in
+ *   order (Chan's update, float64 here) giving each row's count exactly and its mean and variance as the
+ *   stored values' float64 ones;
+ * - a consumer (NT, as fc1: bias and GELU) normalises its A as it loads it, by those statistics (a
+ *   LayerNorm) or by none (ResMLP's Affine): against the float64 normalisation, rounded to the precision
+ *   after it (the rounding shown to matter: the unrounded reference is far off);
+ * - the refusals: a transposed A under the prologue, statistics too big for their buffer, a tiling
+ *   without the halves (skipped, saying why); and that two runs write the same statistics bit for bit.
+ * The quick tier (check_quick_tier): the host's pick alone, FP32 and BF16. */
+#include <math.h>
+#include <string.h>
+
+#include "core/half.h"
+#include "ops/gemm_variant.h"
+#include "ops_check.h"
+#include "ref/ref.h"
+
+typedef struct fused_case {
+    size_t m, n, k, n2, col0, batch;
+    int nn;  /* the producer as the token fc2: W (m x k) . X (k x n), batched */
+    int a16; /* the producer's activation operand in the precision's 16-bit storage (fc2's gated) */
+} fused_case;
+
+static const fused_case cases[] = {
+    {1, 1, 1, 5, 0, 1, 0, 0},     {7, 33, 97, 9, 0, 1, 0, 1},  {33, 130, 7, 33, 0, 2, 1, 1},
+    {130, 97, 33, 65, 0, 1, 0, 0}, {37, 68, 20, 17, 34, 1, 0, 1}, {5, 9, 0, 3, 0, 3, 1, 0},
+};
+#define N_CASES (sizeof cases / sizeof *cases)
+
+static const float eps = 1e-5f;
+/* the largest error against the reference without the precision's rounding, per precision */
+static double unrounded[GMLP_GEMM_PRECISIONS];
+
+/* A float buffer of n values, rounded to storage e first (its host copy the values the device sees). */
+static cl_mem upload_as(gmlp_elem e, float *host, size_t n)
+{
+    if (e == GMLP_ELEM_F32)
+        return up(host, n);
+    uint16_t *h = malloc((n ? n : 1) * sizeof *h);
+    gmlp_elem_pack(e, host, n, h);
+    for (size_t i = 0; i < n; i++)
+        host[i] = gmlp_elem_value(e, h[i]);
+    cl_mem m = up_bytes(h, (n ? n : 1) * sizeof *h);
+    free(h);
+    return m;
+}
+
+/* Runs g (forced tiling t, or the host's pick); false, saying why, where t skipped it. */
+static bool run(const gmlp_gemm *g, const gmlp_tiling *t, const char *what)
+{
+    const char *skipped = NULL;
+    gmlp_status st = t ? gmlp_op_gemm_tiled(ctx, g, t, &skipped) : gmlp_op_gemm_kernel(ctx, g);
+    if (st == GMLP_OK && skipped == gmlp_gemm_tiled_too_big) {
+        if (cases_too_big++ < 3)
+            printf("skip %s: %s\n", what, skipped);
+        return false;
+    }
+    CHECK(st == GMLP_OK && !skipped, "%s: %s", what, skipped ? skipped : gmlp_last_error(ctx));
+    return st == GMLP_OK && !skipped;
+}
+
+/* row r's (count, mean, M2) from its parts, merged in order in float64 */
+static void merge(const float *s, size_t parts, double out[3])
+{
+    double n = 0, mean = 0, m2 = 0;
+    for (size_t q = 0; q < parts; q++) {
+        const double nb = s[3 * q], mb = s[3 * q + 1], m2b = s[3 * q + 2];
+        if (nb == 0)
+            continue;
+        const double t = n + nb, d = mb - mean;
+        mean += d * nb / t;
+        m2 += m2b + d * d * n * nb / t;
+        n = t;
+    }
+    out[0] = n, out[1] = mean, out[2] = m2;
+}
+
+static void fused_pair(const fused_case *fc, const gmlp_tiling *t, gmlp_gemm_precision prec, bool affine)
+{
+    const size_t m = fc->m, n = fc->n, k = fc->k, n2 = fc->n2, col0 = fc->col0, B = fc->batch, rows = B * m;
+    const size_t kk = n - col0; /* the consumer's depth: X's columns from col0 on */
+    const gmlp_elem in16 = gmlp_gemm_precision_inputs(prec), ae = fc->a16 ? in16 : GMLP_ELEM_F32;
+    char what[200];
+    snprintf(what, sizeof what, "%s %zux%zux%zu then x%zu from column %zu, batch %zu, %s%s, %s", fc->nn ? "NN" : "NT",
+             m, n, k, n2, col0, B, affine ? "Affine" : "LayerNorm", fc->a16 ? ", 16-bit A" : "",
+             gmlp_gemm_precision_name(prec));
+    /* the producer: X[p] = A[p] . W^T + bias + X0 (NT), or W . A[p] + bias per row + X0 (NN) */
+    float *act = rnd(B * (fc->nn ? k * n : m * k)), *w = rnd(fc->nn ? m * k : n * k), *bias = rnd(fc->nn ? m : n);
+    float *x0 = rnd(rows * n);
+    cl_mem dact = upload_as(ae, act, B * (fc->nn ? k * n : m * k)), dw = up(w, fc->nn ? m * k : n * k);
+    cl_mem dbias = up(bias, fc->nn ? m : n), dx = up(x0, rows * n), dplain = up(x0, rows * n);
+    const size_t parts_max = gmlp_gemm_stats_parts_max(n);
+    cl_mem dstats = up_bytes(NULL, rows * parts_max * 3 * sizeof(float));
+    const gmlp_view av = fc->nn ? (gmlp_view){.buf = dact, .ld = n, .stride = k * n, .elem = ae}
+                                : (gmlp_view){.buf = dact, .ld = k, .stride = m * k, .elem = ae};
+    const gmlp_view wv = fc->nn ? (gmlp_view){.buf = dw, .ld = k} : (gmlp_view){.buf = dw, .ld = k, .trans = 1};
+    gmlp_gemm prod = {.m = m, .n = n, .k = k, .batch = B, .a = fc->nn ? wv : av, .b = fc->nn ? av : wv,
+                      .c = {.buf = dplain, .ld = n, .stride = m * n}, .beta = 1.0f, .bias = dbias,
+                      .bias_rows = fc->nn, .precision = prec};
+    bool ok = run(&prod, t, what);
+    prod.c.buf = dx;
+    prod.stats = dstats;
+    prod.stats_col0 = col0;
+    ok = ok && run(&prod, t, what);
+    size_t parts = 0; /* a forced tiling's: its work-items along n; else the host's pick's */
+    if (t)
+        parts = (n + (size_t)t->tn - 1) / (size_t)t->tn * (size_t)(t->tn / t->wn);
+    else if (ok)
+        CHECK(gmlp_gemm_stats_parts(ctx, &prod, &parts) == GMLP_OK, "%s: %s", what, gmlp_last_error(ctx));
+    float *x = malloc(rows * n * sizeof *x), *plain = malloc(rows * n * sizeof *plain);
+    float *stats = malloc((rows * parts_max * 3 + 1) * sizeof *stats);
+    double *mean = calloc(rows + 1, sizeof *mean), *rstd = calloc(rows + 1, sizeof *rstd);
+    if (ok) {
+        down(dx, x, rows * n);
+        down(dplain, plain, rows * n);
+        CHECK(!memcmp(x, plain, rows * n * sizeof *x), "%s: the statistics changed C", what);
+        CHECK(parts >= 1 && parts <= parts_max, "%s: %zu parts (at most %zu)", what, parts, parts_max);
+        down(dstats, stats, rows * parts * 3);
+        double worst = 0;
+        for (size_t r = 0; r < rows; r++) {
+            double s = 0, v = 0, got[3];
+            for (size_t j = col0; j < n; j++)
+                s += x[r * n + j];
+            mean[r] = kk ? s / (double)kk : 0;
+            for (size_t j = col0; j < n; j++)
+                v += (x[r * n + j] - mean[r]) * (x[r * n + j] - mean[r]);
+            rstd[r] = 1 / sqrt(v / (double)kk + eps);
+            merge(stats + r * parts * 3, parts, got);
+            CHECK(got[0] == (double)kk, "%s: row %zu counts %g values, not %zu", what, r, got[0], kk);
+            const double sd = sqrt(v / (double)kk), e1 = fabs(got[1] - mean[r]) / (fabs(mean[r]) + sd + 1e-30);
+            const double e2 = fabs(got[2] - v) / (v + 1e-30 * (1 + s * s));
+            worst = fmax(worst, fmax(e1, e2));
+        }
+        CHECK(worst <= 2e-6, "%s: statistics off by %.3g (relative)", what, worst);
+        /* the same product again (on x0 again, into statistics of their own): the same bits */
+        float *again = malloc((rows * parts * 3 + 1) * sizeof *again);
+        cl_mem dagain = up(x0, rows * n), dstats2 = up_bytes(NULL, rows * parts_max * 3 * sizeof(float));
+        gmlp_gemm twin = prod;
+        twin.c.buf = dagain, twin.stats = dstats2;
+        if (run(&twin, t, what)) {
+            down(dstats2, again, rows * parts * 3);
+            CHECK(!memcmp(again, stats, rows * parts * 3 * sizeof *again), "%s: statistics differ run to run", what);
+        }
+        gmlp_buffer_release(ctx, &dagain);
+        gmlp_buffer_release(ctx, &dstats2);
+        free(again);
+    }
+    /* the consumer: Y = GELU(norm(X[:, col0 ..]) . V^T + bias2), X's rows normalised along k */
+    float *v = rnd(n2 * kk), *b2 = rnd(n2), *gw = rnd(kk), *gb = rnd(kk);
+    cl_mem dv = up(v, n2 * kk), db2 = up(b2, n2), dgw = up(gw, kk), dgb = up(gb, kk);
+    float *y = calloc(rows * n2 + 1, sizeof *y), *normed = malloc((rows * kk + 1) * sizeof *normed);
+    cl_mem dy = up(y, rows * n2);
+    if (ok) {
+        for (size_t r = 0; r < rows; r++)
+            for (size_t q = 0; q < kk; q++) {
+                const double xv = x[r * n + col0 + q];
+                normed[r * kk + q] = (float)((affine ? xv : (xv - mean[r]) * rstd[r]) * gw[q] + gb[q]);
+            }
+        const gmlp_gemm cons = {.m = rows, .n = n2, .k = kk, .a = {.buf = dx, .off = col0, .ld = n},
+                                .b = {.buf = dv, .ld = kk, .trans = 1}, .c = {.buf = dy, .ld = n2}, .bias = db2,
+                                .act = GMLP_ACT_GELU, .precision = prec,
+                                .norm = {.w = dgw, .b = dgb, .stats = affine ? NULL : dstats, .parts = parts,
+                                         .eps = eps}};
+        float *want = calloc(rows * n2 + 1, sizeof *want), *bare = calloc(rows * n2 + 1, sizeof *bare);
+        const ref_epi re = {b2, 0, GMLP_ACT_GELU, NULL, 0, 0};
+        ref_gemm_prec(rows, n2, kk, normed, kk, 0, 0, v, kk, 0, 1, 0.0f, want, n2, 0, 1, (int)prec);
+        ref_epilogue(want, rows, n2, n2, 0, 1, &re);
+        ref_gemm(rows, n2, kk, normed, kk, 0, 0, v, kk, 0, 1, 0.0f, bare, n2, 0, 1);
+        ref_epilogue(bare, rows, n2, n2, 0, 1, &re);
+        if (run(&cons, t, what)) {
+            /* the reference's normalisation and the kernel's differ by float roundings, which can move an
+             * operand across a rounding boundary of the precision: a few such steps' worth of slack */
+            const double tol = prec == GMLP_GEMM_FP32 ? 2e-5 : prec == GMLP_GEMM_BF16 ? 4e-4 : 6e-5;
+            float *got = malloc((rows * n2 + 1) * sizeof *got);
+            double *wd = malloc((rows * n2 + 1) * sizeof *wd);
+            down(dy, got, rows * n2);
+            for (size_t i = 0; i < rows * n2; i++)
+                wd[i] = bare[i];
+            if (kk >= 7)
+                unrounded[prec] = fmax(unrounded[prec], rel_error(got, wd, rows * n2, 1e-3) / tol);
+            free(got), free(wd);
+            expect(what, dy, want, rows * n2, tol);
+            dy = NULL;
+            cases_run++;
+        }
+        free(want), free(bare);
+    }
+    cl_mem bufs[] = {dact, dw, dbias, dx, dplain, dstats, dv, db2, dgw, dgb, dy};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        if (bufs[i])
+            gmlp_buffer_release(ctx, &bufs[i]);
+    free(act), free(w), free(bias), free(x0), free(x), free(plain), free(stats), free(mean), free(rstd);
+    free(v), free(b2), free(gw), free(gb), free(y), free(normed);
+}
+
+/* The refusals, each with a clear status. */
+static void refusals(void)
+{
+    float *h = rnd(64);
+    cl_mem a = up(h, 64), s = up(h, 6);
+    gmlp_gemm g = {.m = 4, .n = 4, .k = 4, .a = {.buf = a, .ld = 4}, .b = {.buf = a, .ld = 4, .trans = 1},
+                   .c = {.buf = a, .off = 32, .ld = 4}, .norm = {.w = a, .b = a, .eps = eps}};
+    g.a.trans = 1;
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "transposed"),
+          "a transposed A under the prologue: %s", gmlp_last_error(ctx));
+    g.a.trans = 0;
+    g.norm.stats = s, g.norm.parts = 1; /* 4 rows of 1 part need 12 floats, not 6 */
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "statistics"),
+          "the prologue's statistics past their buffer: %s", gmlp_last_error(ctx));
+    g.norm = (gmlp_gemm_norm){0};
+    g.stats = s;
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "statistics"),
+          "row statistics past their buffer: %s", gmlp_last_error(ctx));
+    g.stats_col0 = 5;
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT, "statistics from past the last column");
+    g.stats = NULL, g.stats_col0 = 0;
+    g.norm = (gmlp_gemm_norm){.w = a, .b = a};
+    const char *skipped = NULL;
+    const gmlp_tiling *tiled = gmlp_gemm_tiling_named("tiled_32x32x8_4x4");
+    CHECK(tiled, "the tiling tiled_32x32x8_4x4 exists");
+    if (tiled && gmlp_gemm_tiling_fits(&ctx->dev, tiled))
+        CHECK(gmlp_op_gemm_tiled(ctx, &g, tiled, &skipped) == GMLP_OK && skipped && strstr(skipped, "prologue"),
+              "a tiling without the halves skipped, saying why: %s", skipped ? skipped : "(ran)");
+    gmlp_buffer_release(ctx, &a);
+    gmlp_buffer_release(ctx, &s);
+    free(h);
+}
+
+int main(void)
+{
+    const bool quick = check_quick_tier();
+    ctx = check_context();
+    refusals();
+    /* the direct tilings this device runs (the CPUs' defaults and a GPU-sized one), after the host's pick */
+    static const char *const names[] = {NULL, "direct_16x32_4x16_v8", "direct_24x32_6x16_v8", "direct_4x64_1x32_v8",
+                                        "direct_4x64_1x4_v4"};
+    for (size_t ti = 0; ti < (quick ? 1 : sizeof names / sizeof *names); ti++) {
+        const gmlp_tiling *t = names[ti] ? gmlp_gemm_tiling_named(names[ti]) : NULL;
+        CHECK(!names[ti] || t, "the tiling %s exists", names[ti]);
+        if (names[ti] && (!t || !gmlp_gemm_tiling_fits(&ctx->dev, t)))
+            continue;
+        for (int p = 0; p < GMLP_GEMM_PRECISIONS; p += quick ? 3 : 1)
+            for (size_t c = 0; c < N_CASES; c++)
+                fused_pair(&cases[c], t, (gmlp_gemm_precision)p, (c + ti) % 3 == 2);
+    }
+    for (int p = quick ? 3 : 1; p < GMLP_GEMM_PRECISIONS; p++)
+        CHECK(unrounded[p] > 1.0, "%s: the unrounded reference within %.2f of the tolerance: the rounding after "
+              "the normalisation does not show", gmlp_gemm_precision_name((gmlp_gemm_precision)p), unrounded[p]);
+    gmlp_context_destroy(ctx);
+    return cases_summary("test_gemm_fused");
+}
