@@ -601,7 +601,8 @@ static void test_refusals(void)
 
 /* A fresh context whose device, a GPU of no vendor with defaults of its own,
  * claims at most max_wg work-items per group: the host must pick smaller
- * tiles (expect_tm), and they must compute alike. */
+ * tiles (expect_tm), and they must compute alike (sampled: the picks alone,
+ * some eight cold builds; the small tiles they name compute in main's small-tile sweep). */
 static void test_small_groups(size_t max_wg, int expect_tm)
 {
     gmlp_context *big = ctx;
@@ -628,7 +629,8 @@ static void test_small_groups(size_t max_wg, int expect_tm)
               tiles);
     }
     static const int modes[] = {A_HALF, B_BF16};
-    sweep(modes, 2, 4, true);
+    if (!sampled)
+        sweep(modes, 2, 4, false);
     gmlp_context_destroy(ctx);
     ctx = big;
 }
