@@ -199,7 +199,6 @@ static int load(srv_server *s)
         .n_devices = o->n_devices,
         .threads = o->threads,
         .top = 5,
-        .format = APP_FORMAT_JSON,
         .quiet = o->quiet,
         .fail_device = o->fail_device,
         .fail_batch = o->fail_batch,

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "server.h"
 #include "server_lm.h"
+#include "strbuf.h"
 
 #define DEFAULT_MAX_TOKENS 16 /* as OpenAI's */
 #define MAX_TOP_K          (1 << 30)
