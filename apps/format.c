@@ -1,3 +1,4 @@
+/* The output formats' table (format.h) and finding a format in it. */
 #include "format.h"
 
 #include <stdio.h>
@@ -6,12 +7,13 @@
 /* A new format: a row here and its writer (format_*.c). */
 static const app_writer writers[] = {
     /* the default on stdout: the file name, then a bar per class */
-    {"text", NULL, NULL, 0, 1, app_text_row, NULL, NULL},
-    /* -j: one document at the end */
-    {"json", NULL, NULL, 1, 1, app_json_row, app_json_error, NULL},
-    {"jsonl", "jsonl", NULL, 0, 0, app_jsonl_row, app_jsonl_error, app_jsonl_read},
-    /* a row per class: rank 1..k, or rank 0 for an error */
-    {"csv", "csv", "file,rank,index,label,prob,error\n", 0, 0, app_csv_row, app_csv_error, app_csv_read},
+    {.name = "text", .errors_on_stderr = 1, .row = app_text_row},
+    /* -j */
+    {.name = "json", .document = 1, .errors_on_stderr = 1, .row = app_json_row, .error = app_json_error},
+    {.name = "jsonl", .extension = "jsonl", .row = app_jsonl_row, .error = app_jsonl_error, .read = app_jsonl_read},
+    /* a row per class, rank 1..k; an error's rank is 0 */
+    {.name = "csv", .extension = "csv", .header = "file,rank,index,label,prob,error\n", .row = app_csv_row,
+     .error = app_csv_error, .read = app_csv_read},
 };
 enum { N_WRITERS = sizeof writers / sizeof *writers };
 
