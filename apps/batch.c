@@ -59,14 +59,39 @@ static unsigned char *decode_blob(const app_blob *blob, int *w, int *h, int *ch,
     return px;
 }
 
+int app_batch_results(app_batch *b, size_t k)
+{
+    app_batch_drop_results(b);
+    b->results = calloc(b->n + 1, sizeof *b->results);
+    b->errors = calloc(b->n + 1, sizeof *b->errors);
+    b->index = malloc((k + 1) * sizeof *b->index);
+    b->prob = malloc((k + 1) * sizeof *b->prob);
+    b->labels = malloc((k + 1) * sizeof *b->labels);
+    return b->results && b->errors && b->index && b->prob && b->labels;
+}
+
+void app_batch_drop_results(app_batch *b)
+{
+    for (size_t i = 0; b->errors && i < b->n; i++)
+        free(b->errors[i]);
+    free(b->errors);
+    free(b->results);
+    free(b->index);
+    free(b->prob);
+    free(b->labels);
+    free(b->strings);
+    b->errors = NULL;
+    b->results = NULL;
+    b->index = NULL;
+    b->prob = NULL;
+    b->labels = NULL;
+    b->strings = NULL;
+}
+
 void app_batch_drop_images(app_batch *b)
 {
     free(b->images);
     b->images = NULL;
-    for (size_t i = 0; b->why && i < b->n; i++)
-        free(b->why[i]);
-    free(b->why);
-    b->why = NULL;
 }
 
 void app_batch_free(app_batch *b)
@@ -74,14 +99,16 @@ void app_batch_free(app_batch *b)
     if (!b)
         return;
     app_batch_drop_images(b);
-    for (size_t i = 0; b->paths && i < b->n; i++) /* a batch received from an MPI rank has rows, no paths */
+    app_batch_drop_results(b);
+    for (size_t i = 0; b->why && i < b->n; i++)
+        free(b->why[i]);
+    free(b->why);
+    for (size_t i = 0; b->paths && i < b->n; i++)
         free(b->paths[i]);
     free(b->paths);
     for (size_t i = 0; b->blobs && i < b->n; i++)
         free(b->blobs[i].data);
     free(b->blobs);
-    app_buf_free(&b->rows);
-    app_buf_free(&b->errors);
     free(b);
 }
 

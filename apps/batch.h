@@ -1,14 +1,13 @@
 /* A batch: a run of consecutive input paths (gmlp-classify) or of images in
- * memory (gmlp-server), what decoding made of them and, once classified, their
- * rows as the output format writes them (APP_FORMAT_JSON: one line per image,
- * in order). */
+ * memory (gmlp-server), what decoding made of them and, once classified, a
+ * result per image (result.h). */
 #ifndef APP_BATCH_H
 #define APP_BATCH_H
 
 #include <gmlp.h>
 #include <stddef.h>
 
-#include "output.h"
+#include "result.h"
 
 /* An image in memory: its encoded bytes and what the server keeps beside it. */
 typedef struct app_blob {
@@ -28,10 +27,14 @@ typedef struct app_batch {
     float *images;
     char **why; /* NULL where the image decoded */
     size_t n_ok;
-    /* classified */
-    app_buf rows;   /* in the output format */
-    app_buf errors; /* "PATH: error: REASON" lines for stderr */
-    size_t n_err;
+    int oom; /* decoding ran out of host memory: the batch fails */
+    /* classified: results[i] is paths[i]'s; the arrays its top classes point into */
+    app_result *results;
+    int32_t *index;
+    float *prob;
+    const char **labels;
+    char **errors; /* owned: why an image that decoded failed, else NULL */
+    char *strings; /* owned: the labels and errors of results received from an MPI rank */
     struct app_batch *next; /* queue link */
 } app_batch;
 
@@ -44,7 +47,11 @@ int app_batch_add_blob(app_batch *b, const char *name, app_blob blob);
 /* Decodes every path or blob (app_image_decode: huge images refused before decoding) and
  * preprocesses them (gmlp_preprocess_rgb8_batch) into images; 0 when out of memory. */
 int app_batch_decode(app_batch *b, const gmlp_config *cfg);
-/* Frees what classification no longer needs. */
+/* Room for the results: n of them, with k classes in all; 0 when out of memory. */
+int app_batch_results(app_batch *b, size_t k);
+/* Frees the results (a device failed: the batch is classified again). */
+void app_batch_drop_results(app_batch *b);
+/* Frees the images: classification no longer needs them. */
 void app_batch_drop_images(app_batch *b);
 void app_batch_free(app_batch *b);
 

@@ -13,8 +13,7 @@
 typedef struct app_options {
     const char *model, *labels_file, *device, *output, *files_from;
     int top, batch, threads, json, bench, list_devices, fp16, quiet, recursive, resume, retry_errors;
-    int have_format;
-    app_format format;
+    const app_writer *format; /* --format, the output's extension, -j or the default */
     gmlp_precision precision; /* --precision; GMLP_PRECISION_AUTO: the library's default */
     /* preprocessing overrides for gmlp_model_override, parsed up front so that
      * a malformed value is a usage error */

@@ -2,12 +2,11 @@
  * gMLP / MLP-Mixer model, on one device, every device of the machine, or many
  * machines under mpirun.  Images are decoded with stb_image and preprocessed
  * by the library (timm's eval transform); without --model the bundled
- * Fashion-MNIST gMLP is used.  This file: options and the one-process run;
- * inputs.c, batch.c, scheduler.c, sink.c, output.c, mpi_run.c do the rest. */
+ * Fashion-MNIST gMLP is used.  This file: the options; classify_run.c,
+ * inputs.c, batch.c, scheduler.c, sink.c, format.c, output.c, mpi_run.c do the rest. */
 #include <errno.h>
 #include <getopt.h>
 #include <gmlp.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +16,9 @@
 #include "common.h"
 #include "devices.h"
 
-#define DEFAULT_MODEL "fashion-mnist-gmlp.safetensors"
 #define MAX_TOP (1 << 20)
 #define MAX_BATCH 4096
 #define MAX_THREADS 256
-
-volatile sig_atomic_t app_interrupted;
 
 static void usage(FILE *f)
 {
@@ -146,13 +142,15 @@ static int parse_value(int c, const char *arg, app_options *o)
     double v[3];
     int n, ok;
     const char *valid;
+    char names[128];
     switch (c) {
     case 'k': ok = parse_count(arg, MAX_TOP, &o->top), valid = "an integer in 1..1048576"; break;
     case 'b': ok = parse_count(arg, MAX_BATCH, &o->batch), valid = "an integer in 1..4096"; break;
     case 't': ok = parse_count(arg, MAX_THREADS, &o->threads), valid = "an integer in 1..256"; break;
     case OPT_FORMAT:
-        ok = o->have_format = app_format_parse(arg, &o->format);
-        valid = "jsonl or csv";
+        ok = (o->format = app_writer_named(arg, 1)) != NULL;
+        app_writer_file_names("", names, sizeof names);
+        valid = names;
         break;
     case OPT_IMG:
         n = app_parse_numbers(arg, v, 2);
@@ -269,189 +267,28 @@ static int parse_args(int argc, char **argv, app_options *o)
     const char *conflict = o->json && o->output ? "--json and --output"
                            : o->resume && !o->output ? "--resume without --output"
                            : o->retry_errors && !o->resume ? "--retry-errors without --resume"
-                           : o->have_format && !o->output ? "--format without --output"
+                           : o->format && !o->output ? "--format without --output"
                            : NULL;
     if (conflict) {
         fprintf(stderr, "gmlp-classify: %s\n", conflict);
         return 0;
     }
-    if (o->output) {
-        if (!o->have_format && strcmp(o->output, "-") && !app_format_of_path(o->output, &o->format)) {
-            fprintf(stderr, "gmlp-classify: --output %s: the name must end in .jsonl or .csv (or give --format)\n",
-                    o->output);
-            return 0;
-        }
-        if (!o->have_format && !strcmp(o->output, "-"))
-            o->format = APP_FORMAT_JSONL;
-    } else {
-        o->format = o->json ? APP_FORMAT_JSON : APP_FORMAT_TEXT;
+    if (o->output && !o->format && strcmp(o->output, "-") && !(o->format = app_writer_of_path(o->output))) {
+        char names[128];
+        app_writer_file_names(".", names, sizeof names);
+        fprintf(stderr, "gmlp-classify: --output %s: the name must end in %s (or give --format)\n", o->output, names);
+        return 0;
     }
+    if (!o->format)
+        o->format = app_writer_named(o->output ? "jsonl" : o->json ? "json" : "text", 0);
     read_test_hook(o);
     return 1;
-}
-
-const char *app_model_path(const app_options *o)
-{
-    return o->model ? o->model : app_default_model("GMLP_MODEL", DEFAULT_MODEL);
-}
-
-const char *app_precision_name(const app_options *o)
-{
-    return gmlp_precision_name(o->precision ? o->precision : app_precision_default());
-}
-
-app_pipeline_config app_pipeline_config_of(const app_options *o)
-{
-    return (app_pipeline_config){
-        .program = "gmlp-classify",
-        .model = app_model_path(o),
-        .weights = o->fp16 ? GMLP_WEIGHTS_F16 : GMLP_WEIGHTS_F32,
-        .precision = o->precision,
-        .devices = (const char *const *)o->devices,
-        .n_devices = o->n_devices,
-        .threads = o->threads,
-        .top = o->top,
-        .format = o->format,
-        .override_keys = o->override_keys,
-        .override_values = o->override_values,
-        .n_overrides = o->n_overrides,
-        .quiet = o->quiet,
-        .fail_device = o->fail_device,
-        .fail_batch = o->fail_batch,
-    };
-}
-
-int app_open_run(const app_options *o, char **args, int n_args, size_t window, app_inputs *in, app_sink *sink,
-                 char ***pending, size_t *n_pending)
-{
-    in->recursive = o->recursive;
-    for (int i = 0; i < n_args; i++)
-        if (!app_inputs_add(in, args[i]))
-            return APP_EXIT_FAIL;
-    if (o->files_from) {
-        FILE *f = strcmp(o->files_from, "-") ? fopen(o->files_from, "r") : stdin;
-        if (!f) {
-            fprintf(stderr, "gmlp-classify: cannot open %s: %s\n", o->files_from, strerror(errno));
-            return APP_EXIT_FAIL;
-        }
-        int ok = app_inputs_add_list(in, f);
-        if (f != stdin)
-            fclose(f);
-        if (!ok)
-            return APP_EXIT_FAIL;
-    }
-    app_inputs_dedupe(in);
-
-    FILE *out = stdout;
-    app_done done = {0};
-    if (o->output) {
-        /* the model as a real path: a --resume names the same file however it was written */
-        char real[PATH_MAX];
-        const char *model = app_model_path(o);
-        app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top,
-                         .precision = app_precision_name(o)};
-        int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
-        if (st != 1)
-            return st == 2 ? APP_EXIT_USAGE : APP_EXIT_FAIL;
-    }
-    *pending = malloc((in->n + 1) * sizeof **pending);
-    *n_pending = 0;
-    for (size_t i = 0; *pending && i < in->n; i++)
-        if (!app_done_has(&done, in->paths[i]))
-            (*pending)[(*n_pending)++] = in->paths[i];
-    if (o->resume && !o->quiet)
-        fprintf(stderr, "gmlp-classify: resuming %s: %zu images done, %zu to do\n", o->output, in->n - *n_pending,
-                *n_pending);
-    app_done_free(&done);
-    if (!*pending || !app_sink_init(sink, o->format, out, window, *n_pending)) {
-        fprintf(stderr, "gmlp-classify: out of host memory\n");
-        return APP_EXIT_FAIL;
-    }
-    sink->skipped = in->skipped;
-    sink->quiet = o->quiet;
-    sink->bench = o->bench;
-    return APP_EXIT_OK;
-}
-
-int app_finish(app_sink *s, int complete)
-{
-    if (app_interrupted && !s->quiet)
-        fprintf(stderr, "gmlp-classify: interrupted: %zu of %zu images written%s\n", s->images, s->total,
-                s->out != stdout ? "; --resume continues" : "");
-    if (s->out && s->out != stdout && fclose(s->out) && !s->write_failed) {
-        perror("gmlp-classify: closing the output");
-        s->write_failed = 1;
-    }
-    s->out = NULL;
-    return complete && !app_interrupted && !s->errors && !s->write_failed ? APP_EXIT_OK : APP_EXIT_FAIL;
 }
 
 static void on_signal(int sig)
 {
     (void)sig;
     app_interrupted = 1;
-}
-
-/* One process: batches of the pending paths through the pipeline, written in order. */
-int app_run_local(const app_options *o, char **args, int n_args)
-{
-    /* the window bounds the batches in flight: enough to keep every thread and device busy */
-    const size_t window = 2 * (size_t)(o->n_devices + o->threads) + 2;
-    app_inputs in = {0};
-    app_sink sink = {0};
-    char **pending = NULL;
-    size_t n = 0;
-    int st = app_open_run(o, args, n_args, window, &in, &sink, &pending, &n);
-    app_pipeline_config pc = app_pipeline_config_of(o);
-    app_pipeline *p = st == APP_EXIT_OK ? app_pipeline_start(&pc, &st) : NULL;
-    const size_t batch = (size_t)o->batch, n_batches = (n + batch - 1) / batch;
-    size_t pushed = 0;
-    app_sink_start(&sink);
-    while (p && sink.next < n_batches && !app_interrupted) {
-        for (; pushed < n_batches && pushed < sink.next + window; pushed++) {
-            size_t first = pushed * batch, m = n - first < batch ? n - first : batch;
-            app_batch *b = app_batch_new(pushed, pending + first, m);
-            if (!b) {
-                fprintf(stderr, "gmlp-classify: out of host memory\n");
-                app_interrupted = 1;
-                break;
-            }
-            app_pipeline_push(p, b);
-        }
-        if (pushed == n_batches)
-            app_pipeline_close(p);
-        app_batch *b = app_pipeline_pop(p, 0.2);
-        if (b)
-            app_sink_take(&sink, b);
-        else if (app_pipeline_failed(p)) /* the batches done before are written */
-            break;
-        else
-            app_sink_progress(&sink, 0);
-    }
-    if (p) {
-        const int complete = sink.next == n_batches;
-        if (sink.format == APP_FORMAT_JSON && complete) {
-            const char *engines, *mode = app_pipeline_precision(p, &engines);
-            json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", app_model_path(o), "device",
-                                    app_pipeline_device_names(p), "precision", mode, "engine", engines, "results",
-                                    sink.results);
-            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-            putchar('\n');
-            json_decref(doc);
-        }
-        app_pipeline_startup(p, &sink.open_s, &sink.load_s);
-        app_sink_summary(&sink, app_pipeline_model_rate(p), app_pipeline_device_names(p));
-        st = app_finish(&sink, complete);
-        app_pipeline_free(p);
-    } else if (sink.out && sink.out != stdout) {
-        fclose(sink.out);
-        if (!o->resume) /* created by this run, and empty: a rerun is not refused */
-            app_output_remove(o->output);
-    }
-    app_sink_free(&sink);
-    free(pending);
-    app_inputs_free(&in);
-    return st;
 }
 
 int main(int argc, char **argv)

@@ -24,10 +24,12 @@
 
 static void usage(FILE *f)
 {
+    char routes[512];
+    srv_routes_list(routes, sizeof routes);
     fprintf(f,
             "usage: " SERVER_PROGRAM " [options]\n"
-            "Serves an image classifier (and a language model) over HTTP: POST /v1/classify, /v1/completions,\n"
-            "/v1/chat/completions; GET /v1/models, /health, /metrics (docs/server.md).\n"
+            "Serves an image classifier (and a language model) over HTTP (docs/server.md):\n"
+            "%s.\n"
             "  -m, --model PATH|FOLDER  the image model (default: $GMLP_MODEL, else the bundled Fashion-MNIST model)\n"
             "      --lm PATH            also serve this byte-level language model (completions)\n"
             "      --host HOST          the address to listen on (default 127.0.0.1: this machine only)\n"
@@ -53,7 +55,8 @@ static void usage(FILE *f)
             "      --version            the versions of the program and the library, the OpenCL platforms\n"
             "Exit status: 0 stopped by a signal, 1 a model, device or address failed, 2 a usage error.\n"
             "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_PRECISION, GMLP_CACHE_DIR, GMLP_LOG; GMLP_TEST_FAIL=DEVICE:N (tests: the\n"
-            "device at position DEVICE of --device fails its N-th batch).\n");
+            "device at position DEVICE of --device fails its N-th batch).\n",
+            routes);
 }
 
 enum {
@@ -199,7 +202,6 @@ static int load(srv_server *s)
         .n_devices = o->n_devices,
         .threads = o->threads,
         .top = 5,
-        .format = APP_FORMAT_JSON,
         .quiet = o->quiet,
         .fail_device = o->fail_device,
         .fail_batch = o->fail_batch,
@@ -268,7 +270,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);               /* a client that left is a failed write, not the end */
     struct MHD_Daemon *d = NULL;
     unsigned port = 0;
-    if (rc == APP_EXIT_OK && (!(s.metrics = srv_metrics_new()) || !(d = srv_http_start(&s, &port))))
+    if (rc == APP_EXIT_OK && (!(s.metrics = srv_metrics_new(srv_routes, srv_n_routes)) || !(d = srv_http_start(&s, &port))))
         rc = APP_EXIT_FAIL;
     if (rc == APP_EXIT_OK) {
         fprintf(stderr, SERVER_PROGRAM ": listening on http://%s%s%s:%u\n", strchr(s.o.host, ':') ? "[" : "", s.o.host,

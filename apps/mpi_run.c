@@ -1,6 +1,6 @@
 /* gmlp-classify under mpirun: rank 0 enumerates the inputs, hands batches of
  * paths to the other ranks as they ask (so faster nodes do more), receives
- * their rows and writes the one output in input order; it does not classify.
+ * their results and writes the one output in input order; it does not classify.
  * Every other rank runs the one-process pipeline on its node's devices.
  * Only each rank's main thread calls MPI (MPI_THREAD_FUNNELED). */
 #include <mpi.h>
@@ -13,7 +13,7 @@
 #include "classify.h"
 #include "common.h"
 
-enum { TAG_REQUEST = 1, TAG_BATCH, TAG_NO_MORE, TAG_ROWS, TAG_FAIL, TAG_STATS };
+enum { TAG_REQUEST = 1, TAG_BATCH, TAG_NO_MORE, TAG_RESULTS, TAG_FAIL, TAG_STATS };
 
 int app_mpi_detected(void)
 {
@@ -64,19 +64,57 @@ static void send_batch(int to, size_t id, char *const *paths, size_t n)
     app_buf_free(&b);
 }
 
-/* A ROWS message back into a batch for the sink. */
-static app_batch *rows_batch(const char *msg, int len)
+/* A RESULTS message (send_results) read in order, its bounds checked. */
+typedef struct reader {
+    const char *p, *end;
+} reader;
+
+static int take(reader *r, void *dst, size_t n)
 {
-    uint64_t head[4];
-    app_batch *b = calloc(1, sizeof *b);
-    if (!b || len < (int)sizeof head)
-        return b;
-    memcpy(head, msg, sizeof head);
-    b->id = head[0];
-    b->n = head[1];
-    b->n_err = head[2];
-    app_buf_add(&b->rows, msg + sizeof head, head[3]);
-    app_buf_add(&b->errors, msg + sizeof head + head[3], (size_t)len - sizeof head - head[3]);
+    if ((size_t)(r->end - r->p) < n)
+        return 0;
+    memcpy(dst, r->p, n);
+    r->p += n;
+    return 1;
+}
+
+static const char *take_string(reader *r)
+{
+    const char *s = r->p, *nul = memchr(s, 0, (size_t)(r->end - s));
+    r->p = nul ? nul + 1 : r->end;
+    return nul ? s : NULL;
+}
+
+/* A RESULTS message into the batch of pending paths it answers, which keeps msg (its strings); NULL when out of
+ * memory or malformed. */
+static app_batch *results_batch(char *msg, int len, char *const *pending, size_t n_pending, size_t batch)
+{
+    reader rd = {msg, msg + len};
+    uint64_t head[3]; /* id, images, classes in all */
+    if (!take(&rd, head, sizeof head) || head[1] > batch || head[0] > n_pending / batch ||
+        head[0] * batch + head[1] > n_pending)
+        return NULL;
+    app_batch *b = app_batch_new(head[0], pending + head[0] * batch, head[1]);
+    int ok = b && app_batch_results(b, head[2]);
+    for (size_t i = 0, k = 0; ok && i < b->n; i++) {
+        app_result *r = &b->results[i];
+        int32_t n = 0;
+        ok = take(&rd, &n, sizeof n) && n >= -1 && (n < 0 || (uint64_t)n <= head[2] - k);
+        if (ok && n < 0) {
+            ok = (r->error = take_string(&rd)) != NULL;
+            continue;
+        }
+        *r = (app_result){.k = n, .index = b->index + k, .prob = b->prob + k, .labels = b->labels + k};
+        ok = ok && take(&rd, b->index + k, sizeof *b->index * (size_t)n) &&
+             take(&rd, b->prob + k, sizeof *b->prob * (size_t)n);
+        for (int c = 0; ok && c < n; c++)
+            ok = (b->labels[k++] = take_string(&rd)) != NULL;
+    }
+    if (!ok) {
+        app_batch_free(b);
+        return NULL;
+    }
+    b->strings = msg;
     return b;
 }
 
@@ -107,12 +145,13 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
         }
         if (tag == TAG_REQUEST) {
             waiting[n_waiting++] = from;
-        } else if (tag == TAG_ROWS) {
-            app_batch *b = rows_batch(msg, len);
-            if (!b || b->rows.oom || b->errors.oom) {
-                fprintf(stderr, "gmlp-classify: out of host memory\n");
+        } else if (tag == TAG_RESULTS) {
+            app_batch *b = results_batch(msg, len, pending, n, batch);
+            if (!b) {
+                fprintf(stderr, "gmlp-classify: rank %d's results: out of host memory, or malformed\n", from);
                 MPI_Abort(MPI_COMM_WORLD, APP_EXIT_FAIL);
             }
+            msg = NULL; /* the batch's */
             app_sink_take(&sink, b);
         } else if (tag == TAG_FAIL) {
             app_sink_summary(&sink, 0, "MPI");
@@ -149,14 +188,9 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
         }
     }
     const int complete = sink.next == n_batches;
-    if (sink.format == APP_FORMAT_JSON && complete) {
-        json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", app_model_path(o), "device",
-                                devices.s ? devices.s : "", "precision", app_precision_name(o), "engine",
-                                engines.s ? engines.s : "", "results", sink.results);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-        putchar('\n');
-        json_decref(doc);
-    }
+    if (complete)
+        app_sink_document(&sink, app_model_path(o), devices.s ? devices.s : "", app_precision_name(o),
+                          engines.s ? engines.s : "");
     app_sink_summary(&sink, model_rate, devices.s ? devices.s : "no rank reported");
     st = app_finish(&sink, complete);
     app_sink_free(&sink);
@@ -172,18 +206,33 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
 
 /* ---- the other ranks ---- */
 
-static void send_rows(const app_batch *b)
+/* A batch's results: its id, images and classes in all, then for each image its class count (-1: failed) and
+ * either its error or its classes' indices, probabilities and labels. */
+static void send_results(const app_batch *b)
 {
     app_buf m = {0};
-    uint64_t head[4] = {b->id, b->n, b->n_err, b->rows.len};
+    uint64_t head[3] = {b->id, b->n, 0};
+    for (size_t i = 0; i < b->n; i++)
+        head[2] += b->results[i].error ? 0 : (uint64_t)b->results[i].k;
     app_buf_add(&m, (const char *)head, sizeof head);
-    app_buf_add(&m, b->rows.s ? b->rows.s : "", b->rows.len);
-    app_buf_add(&m, b->errors.s ? b->errors.s : "", b->errors.len);
+    for (size_t i = 0; i < b->n; i++) {
+        const app_result *r = &b->results[i];
+        const int32_t n = r->error ? -1 : r->k;
+        app_buf_add(&m, (const char *)&n, sizeof n);
+        if (r->error) {
+            app_buf_add(&m, r->error, strlen(r->error) + 1);
+            continue;
+        }
+        app_buf_add(&m, (const char *)r->index, sizeof *r->index * (size_t)n);
+        app_buf_add(&m, (const char *)r->prob, sizeof *r->prob * (size_t)n);
+        for (int c = 0; c < n; c++)
+            app_buf_add(&m, r->labels[c], strlen(r->labels[c]) + 1);
+    }
     if (m.oom) {
         fprintf(stderr, "gmlp-classify: out of host memory\n");
         MPI_Abort(MPI_COMM_WORLD, APP_EXIT_FAIL);
     }
-    MPI_Send(m.s, (int)m.len, MPI_BYTE, 0, TAG_ROWS, MPI_COMM_WORLD);
+    MPI_Send(m.s, (int)m.len, MPI_BYTE, 0, TAG_RESULTS, MPI_COMM_WORLD);
     app_buf_free(&m);
 }
 
@@ -238,7 +287,7 @@ static int classify_batches(const app_options *o, int rank)
         }
         app_batch *b = app_pipeline_pop(p, asked ? 0.002 : 0.05);
         if (b) {
-            send_rows(b);
+            send_results(b);
             app_batch_free(b);
             outstanding--;
         }

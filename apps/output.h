@@ -1,19 +1,12 @@
-/* What gmlp-classify writes: one image's rows in each format, and the output
- * file (never overwritten; continued with --resume, resume.h). */
+/* The output file of gmlp-classify: never overwritten, continued with
+ * --resume (resume.h) by the run that wrote it. */
 #ifndef APP_OUTPUT_H
 #define APP_OUTPUT_H
 
-#include <stdint.h>
 #include <stdio.h>
 
 #include "format.h"
 #include "resume.h"
-#include "strbuf.h"
-
-/* One image's rows: its top k classes (labels[i] names index[i]), or its error. */
-void app_rows_result(app_buf *b, app_format f, const char *file, int k, const int32_t *index, const float *prob,
-                     const char *const *labels);
-void app_rows_error(app_buf *b, app_format f, const char *file, const char *error);
 
 /* The run an output belongs to, kept beside it (PATH.gmlp-run.json) so that a
  * --resume with another model, --top or precision is refused. */
@@ -26,7 +19,7 @@ typedef struct app_run_id {
 /* Opens PATH for a new run (refused when it exists: 2 with a message) or, with
  * resume_run, continues it (app_resume) when id matches its run file.  1 when
  * open; 0 a run-time failure, 2 a usage error (message on stderr). */
-int app_output_open(const char *path, app_format f, const app_run_id *id, int resume_run, int retry_errors,
+int app_output_open(const char *path, const app_writer *w, const app_run_id *id, int resume_run, int retry_errors,
                     app_done *done, FILE **out);
 
 /* Removes an output this run created and wrote no row to (the model did not

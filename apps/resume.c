@@ -1,7 +1,6 @@
 #include "resume.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,85 +25,6 @@ void app_done_free(app_done *d)
     *d = (app_done){0};
 }
 
-/* One record read back: its file, whether it is an error row, its rank (CSV). */
-typedef struct record {
-    size_t start, end; /* bytes [start, end) of the file, line break included */
-    char *file;
-    int error, rank;
-} record;
-
-/* One CSV record from s[pos..len): the first two fields into file and rank.
- * The end of the record (after its line break), or 0 when it is torn (no
- * line break outside quotes before the end) or malformed. */
-static size_t csv_record(const char *s, size_t len, size_t pos, record *r, int *fields)
-{
-    app_buf field = {0}, rank = {0};
-    int n = 0;
-    size_t i = pos;
-    for (;;) {
-        app_buf *dst = n == 0 ? &field : n == 1 ? &rank : NULL;
-        if (i < len && s[i] == '"') {
-            for (i++;; i++) {
-                if (i >= len)
-                    goto torn;
-                if (s[i] == '"') {
-                    if (i + 1 < len && s[i + 1] == '"')
-                        i++;
-                    else
-                        break;
-                }
-                if (dst)
-                    app_buf_add(dst, s + i, 1);
-            }
-            i++;
-        } else {
-            while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
-                if (dst)
-                    app_buf_add(dst, s + i, 1);
-                i++;
-            }
-        }
-        n++;
-        if (i >= len)
-            goto torn;
-        if (s[i] == ',') {
-            i++;
-            continue;
-        }
-        if (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n')
-            i++;
-        if (s[i] != '\n')
-            goto torn;
-        break;
-    }
-    *fields = n;
-    r->file = field.s ? field.s : calloc(1, 1);
-    r->rank = rank.s ? atoi(rank.s) : -1;
-    r->error = r->rank == 0;
-    app_buf_free(&rank);
-    return i + 1;
-torn:
-    app_buf_free(&field);
-    app_buf_free(&rank);
-    return 0;
-}
-
-static size_t jsonl_record(const char *s, size_t len, size_t pos, record *r, int *ok)
-{
-    const char *nl = memchr(s + pos, '\n', len - pos);
-    if (!nl)
-        return 0;
-    json_t *j = json_loadb(s + pos, (size_t)(nl - s - pos), 0, NULL);
-    const char *file = json_string_value(json_object_get(j, "file"));
-    *ok = file && (json_object_get(j, "top") || json_object_get(j, "error"));
-    if (*ok) {
-        r->file = strdup(file);
-        r->error = json_object_get(j, "error") != NULL;
-    }
-    json_decref(j);
-    return (size_t)(nl - s) + 1;
-}
-
 static int read_all(const char *path, char **data, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -124,41 +44,37 @@ static int read_all(const char *path, char **data, size_t *len)
 
 /* The records of an earlier output; *torn_at is where a torn last record
  * starts (len when there is none).  0 with a message when it is not ours. */
-static int parse_output(const char *path, const char *s, size_t len, app_format f, record **out, size_t *n,
-                        size_t *torn_at)
+static int parse_output(const char *path, const char *s, size_t len, const app_writer *w, app_record **out,
+                        size_t *n, size_t *torn_at)
 {
-    static const char header[] = APP_CSV_HEADER;
     size_t pos = 0, cap = 0;
     *out = NULL;
     *n = 0;
-    if (f == APP_FORMAT_CSV) {
-        if (len < sizeof header - 1 && !strncmp(s, header, len)) {
+    if (w->header) {
+        const size_t hn = strlen(w->header);
+        if (len < hn && !strncmp(s, w->header, len)) {
             *torn_at = 0; /* killed while writing the header */
             return 1;
         }
-        if (strncmp(s, header, sizeof header - 1)) {
-            fprintf(stderr, "gmlp-classify: %s does not start with gmlp-classify's CSV header\n", path);
+        if (strncmp(s, w->header, hn)) {
+            fprintf(stderr, "gmlp-classify: %s does not start with gmlp-classify's %s header\n", path, w->name);
             return 0;
         }
-        pos = sizeof header - 1;
+        pos = hn;
     }
     while (pos < len) {
-        record r = {.start = pos};
-        int ok = 1;
-        size_t end = f == APP_FORMAT_CSV ? csv_record(s, len, pos, &r, &ok) : jsonl_record(s, len, pos, &r, &ok);
+        app_record r = {.start = pos};
+        size_t end = w->read(s, len, pos, &r);
         if (!end)
             break;
-        if (f == APP_FORMAT_CSV)
-            ok = ok == 6 && r.rank >= 0;
-        if (!ok || !r.file) {
-            free(r.file);
+        if (!r.file) {
             fprintf(stderr, "gmlp-classify: %s: the row at byte %zu is not one gmlp-classify writes\n", path, pos);
             return 0;
         }
         r.end = pos = end;
         if (*n == cap) {
             cap = cap ? 2 * cap : 1024;
-            record *grown = realloc(*out, cap * sizeof *grown);
+            app_record *grown = realloc(*out, cap * sizeof *grown);
             if (!grown) {
                 free(r.file);
                 fprintf(stderr, "gmlp-classify: out of memory reading %s\n", path);
@@ -169,9 +85,9 @@ static int parse_output(const char *path, const char *s, size_t len, app_format 
         (*out)[(*n)++] = r;
     }
     *torn_at = pos;
-    /* CSV: an image's rows are written together, so fewer than the others
+    /* an image's rows (CSV's k) are written together, so fewer than the others
      * have at the end means the write was cut between rows */
-    if (f == APP_FORMAT_CSV && *n) {
+    if (*n) {
         size_t last = *n, most = 0, run = 0;
         while (last > 0 && !strcmp((*out)[last - 1].file, (*out)[*n - 1].file))
             last--;
@@ -190,7 +106,8 @@ static int parse_output(const char *path, const char *s, size_t len, app_format 
 }
 
 /* Writes the kept records to a new file that replaces path. */
-static int rewrite(const char *path, const char *s, app_format f, const record *r, size_t n, const char *keep)
+static int rewrite(const char *path, const char *s, const app_writer *w, const app_record *r, size_t n,
+                   const char *keep)
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 8);
@@ -200,8 +117,8 @@ static int rewrite(const char *path, const char *s, app_format f, const record *
         o = fopen(tmp, "wb");
     }
     int ok = o != NULL;
-    if (ok && f == APP_FORMAT_CSV)
-        ok = fputs(APP_CSV_HEADER, o) >= 0;
+    if (ok && w->header)
+        ok = fputs(w->header, o) >= 0;
     for (size_t i = 0; ok && i < n; i++)
         if (keep[i])
             ok = fwrite(s + r[i].start, 1, r[i].end - r[i].start, o) == r[i].end - r[i].start;
@@ -214,11 +131,11 @@ static int rewrite(const char *path, const char *s, app_format f, const record *
     return ok;
 }
 
-int app_resume(const char *path, app_format f, int retry_errors, app_done *done, FILE **out)
+int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, FILE **out)
 {
     char *s = NULL;
     size_t len, n = 0, torn_at = 0;
-    record *r = NULL;
+    app_record *r = NULL;
     *done = (app_done){0};
     *out = NULL;
     if (!read_all(path, &s, &len)) {
@@ -226,7 +143,7 @@ int app_resume(const char *path, app_format f, int retry_errors, app_done *done,
         free(s);
         return 0;
     }
-    int ok = parse_output(path, s, len, f, &r, &n, &torn_at);
+    int ok = parse_output(path, s, len, w, &r, &n, &torn_at);
     char *keep = ok ? malloc(n + 1) : NULL;
     size_t dropped = 0;
     ok = ok && keep;
@@ -235,7 +152,7 @@ int app_resume(const char *path, app_format f, int retry_errors, app_done *done,
         dropped += !keep[i];
     }
     if (ok && dropped)
-        ok = rewrite(path, s, f, r, n, keep);
+        ok = rewrite(path, s, w, r, n, keep);
     else if (ok && torn_at < len) {
         /* the row a kill cut off is written again */
         ok = truncate(path, (off_t)torn_at) == 0;
@@ -264,8 +181,8 @@ int app_resume(const char *path, app_format f, int retry_errors, app_done *done,
         app_done_free(done);
         return 0;
     }
-    if (f == APP_FORMAT_CSV && torn_at == 0) /* the header itself was cut */
-        fputs(APP_CSV_HEADER, *out);
+    if (w->header && torn_at == 0) /* the header itself was cut */
+        fputs(w->header, *out);
     return 1;
 }
 

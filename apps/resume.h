@@ -16,9 +16,9 @@ typedef struct app_done {
 int app_done_has(const app_done *d, const char *file);
 void app_done_free(app_done *d);
 
-/* Reads the output at path (in format f) into done, cuts off a torn last row
+/* Reads the output at path (written by w) into done, cuts off a torn last row
  * (a CSV image's rows count as one), drops error rows with retry_errors, and
  * opens it for appending into out.  1 when open; 0 with a message on stderr. */
-int app_resume(const char *path, app_format f, int retry_errors, app_done *done, FILE **out);
+int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, FILE **out);
 
 #endif

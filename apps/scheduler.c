@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "imagenet_labels.h"
+#include "strbuf.h"
 
 typedef struct queue {
     app_batch *head, *tail;
@@ -88,7 +89,7 @@ static void *decoder_main(void *arg)
             break;
         pthread_mutex_unlock(&p->lock);
         if (!app_batch_decode(b, &p->cfg))
-            b->rows.oom = 1; /* written as a failure */
+            b->oom = 1; /* the device fails it: out of host memory */
         pthread_mutex_lock(&p->lock);
         p->undecoded--;
         p->n_ready++;
@@ -99,49 +100,39 @@ static void *decoder_main(void *arg)
     return NULL;
 }
 
-/* The rows of a classified batch: logits holds one row per decoded image. */
+/* The top classes of a classified batch: logits holds one row per decoded image. */
 static int top_of(const app_pipeline *p, const app_batch *b, size_t i)
 {
     const int top = b->blobs ? b->blobs[i].top : p->c.top;
     return top < p->cfg.num_classes ? top : p->cfg.num_classes;
 }
 
-static int format_rows(app_pipeline *p, app_batch *b, const float *logits)
+static int make_results(app_pipeline *p, app_batch *b, const float *logits)
 {
     const int nc = p->cfg.num_classes;
-    int most = 1;
+    size_t k = 0;
     for (size_t i = 0; i < b->n; i++)
-        most = top_of(p, b, i) > most ? top_of(p, b, i) : most;
-    int32_t index[64];
-    float prob[64];
-    int32_t *ix = most <= 64 ? index : malloc(sizeof *ix * (size_t)most);
-    float *pr = most <= 64 ? prob : malloc(sizeof *pr * (size_t)most);
-    const char **names = malloc(sizeof *names * (size_t)most);
-    int ok = ix && pr && names;
-    for (size_t i = 0, j = 0; ok && i < b->n; i++) {
-        const int k = top_of(p, b, i);
+        k += b->why[i] ? 0 : (size_t)top_of(p, b, i);
+    if (!app_batch_results(b, k))
+        return 0;
+    k = 0;
+    for (size_t i = 0, j = 0; i < b->n; i++) {
+        app_result *r = &b->results[i];
         if (b->why[i]) {
-            app_rows_error(&b->rows, p->c.format, b->paths[i], b->why[i]);
-            app_buf_printf(&b->errors, "%s: error: %s\n", b->paths[i], b->why[i]);
-            b->n_err++;
+            r->error = b->why[i];
             continue;
         }
-        if (gmlp_softmax_topk(logits + (size_t)j++ * nc, nc, k, ix, pr) != GMLP_OK) {
-            app_rows_error(&b->rows, p->c.format, b->paths[i], gmlp_last_error(NULL));
-            app_buf_printf(&b->errors, "%s: error: %s\n", b->paths[i], gmlp_last_error(NULL));
-            b->n_err++;
+        *r = (app_result){.k = top_of(p, b, i), .index = b->index + k, .prob = b->prob + k, .labels = b->labels + k};
+        if (gmlp_softmax_topk(logits + (size_t)j++ * nc, nc, r->k, b->index + k, b->prob + k) != GMLP_OK) {
+            if (!(r->error = b->errors[i] = strdup(gmlp_last_error(NULL))))
+                return 0;
             continue;
         }
-        for (int r = 0; r < k; r++)
-            names[r] = p->labels[ix[r]];
-        app_rows_result(&b->rows, p->c.format, b->paths[i], k, ix, pr, names);
+        for (int c = 0; c < r->k; c++)
+            b->labels[k + (size_t)c] = p->labels[b->index[k + (size_t)c]];
+        k += (size_t)r->k;
     }
-    if (ix != index)
-        free(ix);
-    if (pr != prob)
-        free(pr);
-    free(names);
-    return ok && !b->rows.oom && !b->errors.oom;
+    return 1;
 }
 
 static double now(void)
@@ -191,7 +182,7 @@ static void *device_main(void *arg)
         }
         char why[512] = "";
         double model_s = 0;
-        if (b->rows.oom || (need && !logits)) {
+        if (b->oom || (need && !logits)) {
             snprintf(why, sizeof why, "out of host memory");
         } else if (d->index == p->c.fail_device && (int)d->batches == p->c.fail_batch) {
             snprintf(why, sizeof why, "injected failure (GMLP_TEST_FAIL=%d:%d)", p->c.fail_device, p->c.fail_batch);
@@ -201,14 +192,12 @@ static void *device_main(void *arg)
                 snprintf(why, sizeof why, "%s", gmlp_last_error(d->ctx));
             model_s = now() - t0;
         }
-        if (!*why && !format_rows(p, b, logits))
+        if (!*why && !make_results(p, b, logits))
             snprintf(why, sizeof why, "out of host memory");
         pthread_mutex_lock(&p->lock);
         d->model_s += model_s;
         if (*why) {
-            app_buf_free(&b->rows);
-            app_buf_free(&b->errors);
-            b->n_err = 0;
+            app_batch_drop_results(b);
             device_failed(d, b, why);
             break;
         }

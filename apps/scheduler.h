@@ -20,8 +20,7 @@ typedef struct app_pipeline_config {
     const char *const *devices; /* gmlp_context_create specs */
     int n_devices;
     int threads; /* decoding threads */
-    int top; /* classes per row; a blob's own top instead (batch.h) */
-    app_format format;
+    int top; /* classes per image; a blob's own top instead (batch.h) */
     /* gmlp_model_override pairs, applied to every device's model */
     const char *const *override_keys, *const *override_values;
     int n_overrides;

@@ -1,11 +1,13 @@
 /* gmlp-server: the models resident behind HTTP (libmicrohttpd).  What the
  * parts share: the options, the server, and a request's reply.
  *   gmlp-server.c      options, start-up, signals and the graceful stop
+ *   server_routes.c    the routes: path, method, body types, handler (the 404's list and metrics names too)
  *   server_http.c      the daemon: routing, the framing, bodies and their limits, the API key, the access log
  *   server_deadline.c  a deadline for each request's headers (slow clients)
+ *   server_body.c      a request's body: its parts, multipart/form-data split
  *   server_reply.c     JSON replies and errors
  *   server_info.c      GET /v1/models, /health and /metrics
- *   server_classify.c  POST /v1/classify: a raw or multipart body into images
+ *   server_classify.c  POST /v1/classify: a raw or multipart body's images
  *   server_batcher.c   dynamic batching over the classifier's pipeline (scheduler.h)
  *   server_lm.c        the language model's workers and generation
  *   server_text.c      where a streamed text may be cut (UTF-8, stop sequences)
@@ -49,20 +51,6 @@ typedef struct srv_server {
     const char *model_id, *lm_id; /* the files' names, as /v1/models lists them */
 } srv_server;
 
-/* The endpoints, for routing and metrics. */
-typedef enum srv_endpoint {
-    SRV_CLASSIFY,
-    SRV_COMPLETIONS,
-    SRV_CHAT,
-    SRV_MODELS,
-    SRV_HEALTH,
-    SRV_METRICS,
-    SRV_OTHER,
-    SRV_N_ENDPOINTS
-} srv_endpoint;
-
-extern const char *const srv_endpoint_names[SRV_N_ENDPOINTS];
-
 /* A request's body once read: raw bytes, or (srv_classify) the multipart parts. */
 typedef struct srv_part {
     char *name; /* the part's filename, or "-" for a raw body */
@@ -91,13 +79,36 @@ srv_reply srv_error(unsigned status, const char *param, const char *fmt, ...) __
 /* 503 with Retry-After. */
 srv_reply srv_busy(const char *why);
 
-/* The handlers.  body is the request's, the handler may take its parts' data. */
+/* A route's handler.  body is the request's (no part for a GET); it may take its parts' data. */
+typedef srv_reply (*srv_handler)(srv_server *s, struct MHD_Connection *c, srv_body *body);
 srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body);
-srv_reply srv_complete(srv_server *s, srv_body *body, int chat);
+srv_reply srv_completions(srv_server *s, struct MHD_Connection *c, srv_body *body);
+srv_reply srv_chat(srv_server *s, struct MHD_Connection *c, srv_body *body);
 /* GET /v1/models, /health, /metrics (server_info.c). */
-srv_reply srv_models(srv_server *s);
-srv_reply srv_health(srv_server *s);
-srv_reply srv_metrics_page(srv_server *s);
+srv_reply srv_models(srv_server *s, struct MHD_Connection *c, srv_body *body);
+srv_reply srv_health(srv_server *s, struct MHD_Connection *c, srv_body *body);
+srv_reply srv_metrics_page(srv_server *s, struct MHD_Connection *c, srv_body *body);
+
+/* The bodies a route takes (bits): images (one raw image, image/ or application/octet-stream, or
+ * multipart/form-data parts), a JSON document; none for a GET. */
+enum { SRV_TAKES_IMAGES = 1, SRV_TAKES_JSON = 2 };
+
+/* One route (server_routes.c); its metrics are labelled with its path. */
+typedef struct srv_route {
+    const char *path, *method;
+    unsigned takes;  /* SRV_TAKES_* */
+    int open;        /* answered without the API key */
+    srv_handler handler;
+} srv_route;
+
+extern const srv_route srv_routes[];
+extern const size_t srv_n_routes;
+/* The route of path, or NULL. */
+const srv_route *srv_route_of(const char *path);
+/* "POST /v1/classify, ...; GET /v1/models, ...": the routes by method, for the 404. */
+void srv_routes_list(char *buf, size_t size);
+/* What the route's body may be, for the 415: "application/json", .... */
+void srv_route_takes(const srv_route *r, char *buf, size_t size);
 
 /* The daemon (server_http.c): started on o->host:o->port (0: a free one, *port says which). */
 struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port);
@@ -105,11 +116,14 @@ void srv_http_stop(srv_server *s, struct MHD_Daemon *d);
 /* Requests being answered (not idle connections). */
 int srv_http_active(void);
 
+/* server_body.c */
 void srv_body_free(srv_body *b);
 /* A new last part (name NULL: a raw body's "-"), and bytes appended to a part; 0 when out of memory. */
 int srv_body_part(srv_body *b, const char *name);
 int srv_part_append(srv_part *p, const void *data, size_t n);
-/* The boundary of a multipart/form-data Content-Type into b->boundary; 0 without a valid one (server_classify.c). */
+/* The boundary of a multipart/form-data Content-Type into b->boundary; 0 without a valid one. */
 int srv_multipart_boundary(const char *type, srv_body *b);
+/* A multipart body's raw bytes split into its parts, in place; 0 with *e filled. */
+int srv_body_split(srv_body *body, srv_reply *e);
 
 #endif

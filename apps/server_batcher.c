@@ -2,10 +2,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "common.h"
+#include "format.h"
 #include "server_metrics.h"
 
 /* A request waiting for its rows: the batches name it by id (app_blob's
@@ -106,23 +105,21 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
-/* A classified batch's rows (one JSON line per image) to their requests (lock held). */
+/* The row of an image that could not be given its own. */
+static json_t *memory_row(const char *name)
+{
+    return app_result_json(name, &(app_result){.error = "out of host memory"});
+}
+
+/* A classified batch's results to their requests, as rows (lock held). */
 static void deliver(srv_batcher *b, app_batch *batch)
 {
-    const char *line = batch->rows.s;
     for (size_t i = 0; i < batch->n; i++) {
-        const char *nl = line ? strchr(line, '\n') : NULL;
-        json_t *row = nl ? json_loadb(line, (size_t)(nl - line), 0, NULL) : NULL;
-        if (!row)
-            row = json_pack("{s:o, s:s}", "file", app_json_bytes(batch->paths[i], strlen(batch->paths[i])), "error",
-                            "out of host memory");
-        line = nl ? nl + 1 : NULL;
         request *r = find_request(b, batch->blobs[i].owner);
-        if (!r) {
-            json_decref(row);
+        if (!r)
             continue;
-        }
-        json_array_set_new(r->rows, batch->blobs[i].slot, row);
+        json_t *row = app_result_json(batch->paths[i], &batch->results[i]);
+        json_array_set_new(r->rows, batch->blobs[i].slot, row ? row : memory_row(batch->paths[i]));
         b->depth--;
         if (++r->done == r->n) {
             unlink_request(b, r);
@@ -186,9 +183,7 @@ static int add_images(srv_batcher *b, request *r, char *const *names, app_blob *
             for (size_t j = i + (b->open != NULL); j < r->n; j++) /* add_blob freed its own */
                 free(blobs[j].data);
             for (size_t j = i; j < r->n; j++)
-                json_array_set_new(r->rows, j,
-                                   json_pack("{s:o, s:s}", "file", app_json_bytes(names[j], strlen(names[j])), "error",
-                                             "out of host memory"));
+                json_array_set_new(r->rows, j, memory_row(names[j]));
             r->done += r->n - i;
             ok = 0;
             break;

@@ -1,7 +1,8 @@
 /* Dynamic batching: the images of concurrent classify requests gathered into
  * batches of up to `batch` images, each sent at the latest max_delay_s after
  * its first image came, to the pipeline (scheduler.h: one worker per device,
- * a failing device's batch re-queued); the rows come back to their requests. */
+ * a failing device's batch re-queued); the results come back to their
+ * requests as rows. */
 #ifndef APP_SERVER_BATCHER_H
 #define APP_SERVER_BATCHER_H
 

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "server.h"
 #include "server_lm.h"
+#include "strbuf.h"
 
 #define DEFAULT_MAX_TOKENS 16 /* as OpenAI's */
 #define MAX_TOP_K          (1 << 30)
@@ -308,7 +309,7 @@ static srv_reply reply_stream(srv_server *s, srv_job *j, int chat)
     return (srv_reply){200, r};
 }
 
-srv_reply srv_complete(srv_server *s, srv_body *body, int chat)
+static srv_reply complete(srv_server *s, srv_body *body, int chat)
 {
     if (!s->ready) /* first: s->lm is set while loading */
         return srv_busy("the models are loading");
@@ -338,4 +339,16 @@ srv_reply srv_complete(srv_server *s, srv_body *body, int chat)
     if (!j)
         return srv_busy(why);
     return streamed ? reply_stream(s, j, chat) : reply_once(s, j, chat);
+}
+
+srv_reply srv_completions(srv_server *s, struct MHD_Connection *c, srv_body *body)
+{
+    (void)c;
+    return complete(s, body, 0);
+}
+
+srv_reply srv_chat(srv_server *s, struct MHD_Connection *c, srv_body *body)
+{
+    (void)c;
+    return complete(s, body, 1);
 }

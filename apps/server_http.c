@@ -18,7 +18,7 @@
 
 /* One request, from its headers to its completion. */
 typedef struct call {
-    srv_endpoint ep;
+    const srv_route *route; /* NULL: no such path */
     char *method, *url; /* for the access log */
     double t0;
     unsigned status; /* of the reply queued; 0 before */
@@ -39,57 +39,6 @@ static double now(void)
 int srv_http_active(void)
 {
     return atomic_load(&active);
-}
-
-void srv_body_free(srv_body *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        free(b->parts[i].name);
-        free(b->parts[i].data);
-    }
-    free(b->parts);
-    *b = (srv_body){0};
-}
-
-static const struct route {
-    const char *url, *method;
-    srv_endpoint ep;
-} routes[] = {
-    {"/v1/classify", "POST", SRV_CLASSIFY},
-    {"/v1/completions", "POST", SRV_COMPLETIONS},
-    {"/v1/chat/completions", "POST", SRV_CHAT},
-    {"/v1/models", "GET", SRV_MODELS},
-    {"/health", "GET", SRV_HEALTH},
-    {"/metrics", "GET", SRV_METRICS},
-};
-
-int srv_body_part(srv_body *b, const char *name)
-{
-    srv_part *grown = realloc(b->parts, (b->n + 1) * sizeof *grown);
-    if (!grown)
-        return 0;
-    b->parts = grown;
-    b->parts[b->n] = (srv_part){.name = strdup(name ? name : "-")};
-    return b->parts[b->n++].name != NULL;
-}
-
-int srv_part_append(srv_part *p, const void *data, size_t n)
-{
-    if (!n)
-        return 1; /* an empty part: p->data may stay NULL, which memcpy must not see */
-    if (p->size + n > p->cap) {
-        size_t cap = p->cap ? p->cap : 4096;
-        while (cap < p->size + n)
-            cap *= 2;
-        unsigned char *grown = realloc(p->data, cap);
-        if (!grown)
-            return 0;
-        p->data = grown;
-        p->cap = cap;
-    }
-    memcpy(p->data + p->size, data, n);
-    p->size += n;
-    return 1;
 }
 
 /* The media type without its parameters matches type. */
@@ -154,7 +103,7 @@ static srv_reply check_framing(struct MHD_Connection *conn)
 }
 
 /* The route's method, or HEAD where it is GET (RFC 9110 9.3.2: MHD sends the headers without the body). */
-static int method_ok(const struct route *r, const char *method)
+static int method_ok(const srv_route *r, const char *method)
 {
     return !strcmp(method, r->method) || (!strcmp(method, "HEAD") && !strcmp(r->method, "GET"));
 }
@@ -163,19 +112,15 @@ static int method_ok(const struct route *r, const char *method)
  * key, type or size.  status 0: nothing, read the body. */
 static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call *c, const char *url, const char *method)
 {
-    const struct route *r = NULL;
-    for (size_t i = 0; i < sizeof routes / sizeof *routes && !r; i++)
-        if (!strcmp(url, routes[i].url))
-            r = &routes[i];
-    c->ep = r ? r->ep : SRV_OTHER;
+    const srv_route *r = c->route = srv_route_of(url);
     srv_reply framing_error = check_framing(conn);
     if (framing_error.status)
         return framing_error;
-    if (!r)
-        return srv_error(404, NULL,
-                         "no endpoint %s (POST /v1/classify, /v1/completions, /v1/chat/completions; "
-                         "GET /v1/models, /health, /metrics)",
-                         url);
+    if (!r) {
+        char routes[512];
+        srv_routes_list(routes, sizeof routes);
+        return srv_error(404, NULL, "no endpoint %s (%s)", url, routes);
+    }
     if (!method_ok(r, method)) {
         const char *allow = strcmp(r->method, "GET") ? r->method : "GET, HEAD";
         srv_reply e = srv_error(405, NULL, "%s takes %s, not %s", url, allow, method);
@@ -183,7 +128,7 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
             MHD_add_response_header(e.response, MHD_HTTP_HEADER_ALLOW, allow);
         return e;
     }
-    if (s->o.api_key && c->ep != SRV_HEALTH && !key_ok(s, conn)) {
+    if (s->o.api_key && !r->open && !key_ok(s, conn)) {
         srv_reply e = srv_error(401, NULL, "a wrong or missing API key (Authorization: Bearer KEY)");
         if (e.response)
             MHD_add_response_header(e.response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
@@ -196,16 +141,15 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
     if (length && strtoull(length, NULL, 10) > max)
         return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
     const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (c->ep == SRV_CLASSIFY && media_is(type, "multipart/form-data")) {
+    const int images = r->takes & SRV_TAKES_IMAGES;
+    if (images && media_is(type, "multipart/form-data")) {
         if (!srv_multipart_boundary(type, &c->body))
             return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary of 1 to 70 characters");
-    } else if (c->ep == SRV_CLASSIFY
-                   ? type && strncasecmp(type, "image/", 6) && !media_is(type, "application/octet-stream")
-                   : !media_is(type, "application/json")) {
-        return srv_error(415, "Content-Type", "%s takes %s, not %s", url,
-                         c->ep == SRV_CLASSIFY ? "an image (image/*, application/octet-stream) or multipart/form-data"
-                                               : "application/json",
-                         type ? type : "a body without a type");
+    } else if (!(images && (!type || !strncasecmp(type, "image/", 6) || media_is(type, "application/octet-stream"))) &&
+               !(r->takes & SRV_TAKES_JSON && media_is(type, "application/json"))) {
+        char takes[256];
+        srv_route_takes(r, takes, sizeof takes);
+        return srv_error(415, "Content-Type", "%s takes %s, not %s", url, takes, type ? type : "a body without a type");
     }
     return srv_body_part(&c->body, NULL) ? (srv_reply){0} : srv_error(500, NULL, "out of host memory");
 }
@@ -228,15 +172,7 @@ static srv_reply dispatch(srv_server *s, struct MHD_Connection *conn, call *c)
         return srv_error(500, NULL, "out of host memory reading the body");
     if (c->body.n == 1 && !c->body.boundary[0] && !c->body.parts[0].size)
         srv_body_free(&c->body); /* an empty raw body: no part */
-    switch (c->ep) {
-    case SRV_CLASSIFY: return srv_classify(s, conn, &c->body);
-    case SRV_COMPLETIONS: return srv_complete(s, &c->body, 0);
-    case SRV_CHAT: return srv_complete(s, &c->body, 1);
-    case SRV_MODELS: return srv_models(s);
-    case SRV_HEALTH: return srv_health(s);
-    case SRV_METRICS: return srv_metrics_page(s);
-    default: return srv_error(404, NULL, "no such endpoint");
-    }
+    return c->route->handler(s, conn, &c->body);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *conn, call *c, srv_reply r)
@@ -286,7 +222,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     srv_deadlines_busy(conn, 0);
     const double t = now() - c->t0;
     if (c->status)
-        srv_metrics_request(s->metrics, c->ep, c->status, t);
+        srv_metrics_request(s->metrics, c->route, c->status, t);
     if (s->o.verbose)
         fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
                 c->status, 1e3 * t, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");

@@ -13,8 +13,9 @@ static json_t *model_entry(const char *id, const char *kind)
     return json_pack("{s:s, s:s, s:s, s:s}", "id", id, "object", "model", "owned_by", "gmlp-cl", "kind", kind);
 }
 
-srv_reply srv_models(srv_server *s)
+srv_reply srv_models(srv_server *s, struct MHD_Connection *c, srv_body *body)
 {
+    (void)c, (void)body;
     json_t *data = json_array();
     json_array_append_new(data, model_entry(s->model_id, "image-classifier"));
     if (s->lm_id)
@@ -22,8 +23,9 @@ srv_reply srv_models(srv_server *s)
     return srv_json(200, json_pack("{s:s, s:o}", "object", "list", "data", data));
 }
 
-srv_reply srv_health(srv_server *s)
+srv_reply srv_health(srv_server *s, struct MHD_Connection *c, srv_body *body)
 {
+    (void)c, (void)body;
     const char *status = !s->ready                                         ? "loading"
                          : s->pipeline && app_pipeline_failed(s->pipeline) ? "no device is left"
                                                                            : NULL;
@@ -33,8 +35,9 @@ srv_reply srv_health(srv_server *s)
     return r;
 }
 
-srv_reply srv_metrics_page(srv_server *s)
+srv_reply srv_metrics_page(srv_server *s, struct MHD_Connection *c, srv_body *body)
 {
+    (void)c, (void)body;
     const int ready = s->ready;
     char *text = srv_metrics_text(s->metrics, ready ? srv_batcher_depth(s->batcher) : 0,
                                   ready ? app_pipeline_model_seconds(s->pipeline) : 0,

@@ -21,29 +21,34 @@ typedef struct histogram {
     double sum;
 } histogram;
 
+/* A route's counts: requests by status, their latency. */
+typedef struct endpoint {
+    size_t requests[N_STATUS];
+    histogram latency;
+} endpoint;
+
 struct srv_metrics {
     pthread_mutex_t lock;
-    size_t requests[SRV_N_ENDPOINTS][N_STATUS];
-    histogram latency[SRV_N_ENDPOINTS], batches;
+    const srv_route *routes;
+    size_t n_routes;
+    endpoint *endpoints; /* n_routes + 1: the last for the requests of no route */
+    histogram batches;
     size_t images, tokens;
     double lm_seconds;
 };
 
-const char *const srv_endpoint_names[SRV_N_ENDPOINTS] = {
-    [SRV_CLASSIFY] = "/v1/classify",
-    [SRV_COMPLETIONS] = "/v1/completions",
-    [SRV_CHAT] = "/v1/chat/completions",
-    [SRV_MODELS] = "/v1/models",
-    [SRV_HEALTH] = "/health",
-    [SRV_METRICS] = "/metrics",
-    [SRV_OTHER] = "other",
-};
-
-srv_metrics *srv_metrics_new(void)
+srv_metrics *srv_metrics_new(const srv_route *routes, size_t n)
 {
     srv_metrics *m = calloc(1, sizeof *m);
-    if (m)
+    if (m && !(m->endpoints = calloc(n + 1, sizeof *m->endpoints))) {
+        free(m);
+        return NULL;
+    }
+    if (m) {
+        m->routes = routes;
+        m->n_routes = n;
         pthread_mutex_init(&m->lock, NULL);
+    }
     return m;
 }
 
@@ -52,7 +57,13 @@ void srv_metrics_free(srv_metrics *m)
     if (!m)
         return;
     pthread_mutex_destroy(&m->lock);
+    free(m->endpoints);
     free(m);
+}
+
+static const char *endpoint_name(const srv_metrics *m, size_t e)
+{
+    return e < m->n_routes ? m->routes[e].path : "other";
 }
 
 static void observe(histogram *h, const double *bounds, size_t n_bounds, double v)
@@ -65,12 +76,13 @@ static void observe(histogram *h, const double *bounds, size_t n_bounds, double 
     h->sum += v;
 }
 
-void srv_metrics_request(srv_metrics *m, srv_endpoint e, unsigned status, double seconds)
+void srv_metrics_request(srv_metrics *m, const srv_route *route, unsigned status, double seconds)
 {
+    endpoint *e = &m->endpoints[route ? (size_t)(route - m->routes) : m->n_routes];
     pthread_mutex_lock(&m->lock);
     if (status < N_STATUS)
-        m->requests[e][status]++;
-    observe(&m->latency[e], latency_bounds, N_LATENCY, seconds);
+        e->requests[status]++;
+    observe(&e->latency, latency_bounds, N_LATENCY, seconds);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -120,19 +132,19 @@ char *srv_metrics_text(srv_metrics *m, size_t queue_depth, double classify_secon
     pthread_mutex_lock(&m->lock);
     app_buf_printf(&b, "# HELP gmlp_requests_total Requests answered, by endpoint and HTTP status.\n"
                        "# TYPE gmlp_requests_total counter\n");
-    for (int e = 0; e < SRV_N_ENDPOINTS; e++)
+    for (size_t e = 0; e <= m->n_routes; e++)
         for (int s = 0; s < N_STATUS; s++)
-            if (m->requests[e][s])
-                app_buf_printf(&b, "gmlp_requests_total{endpoint=\"%s\",status=\"%d\"} %zu\n", srv_endpoint_names[e], s,
-                               m->requests[e][s]);
+            if (m->endpoints[e].requests[s])
+                app_buf_printf(&b, "gmlp_requests_total{endpoint=\"%s\",status=\"%d\"} %zu\n", endpoint_name(m, e), s,
+                               m->endpoints[e].requests[s]);
     app_buf_printf(&b, "# HELP gmlp_request_seconds Time from a request's first byte to its reply's last.\n"
                        "# TYPE gmlp_request_seconds histogram\n");
-    for (int e = 0; e < SRV_N_ENDPOINTS; e++) {
-        if (!m->latency[e].n)
+    for (size_t e = 0; e <= m->n_routes; e++) {
+        if (!m->endpoints[e].latency.n)
             continue;
-        char labels[64];
-        snprintf(labels, sizeof labels, "endpoint=\"%s\"", srv_endpoint_names[e]);
-        histogram_text(&b, "gmlp_request_seconds", labels, &m->latency[e], latency_bounds, N_LATENCY);
+        char labels[256];
+        snprintf(labels, sizeof labels, "endpoint=\"%s\"", endpoint_name(m, e));
+        histogram_text(&b, "gmlp_request_seconds", labels, &m->endpoints[e].latency, latency_bounds, N_LATENCY);
     }
     app_buf_printf(&b, "# HELP gmlp_batch_images Images per batch sent to the devices.\n"
                        "# TYPE gmlp_batch_images histogram\n");

@@ -8,10 +8,11 @@
 
 #include "server.h"
 
-srv_metrics *srv_metrics_new(void);
+/* Counting the requests of n routes (labelled with their paths) and of none ("other"). */
+srv_metrics *srv_metrics_new(const srv_route *routes, size_t n);
 void srv_metrics_free(srv_metrics *m);
-/* A request answered: its endpoint, status and seconds from its first byte to its last. */
-void srv_metrics_request(srv_metrics *m, srv_endpoint e, unsigned status, double seconds);
+/* A request answered: its route (NULL: none), status and seconds from its first byte to its last. */
+void srv_metrics_request(srv_metrics *m, const srv_route *route, unsigned status, double seconds);
 /* A batch of n images sent to the devices. */
 void srv_metrics_batch(srv_metrics *m, size_t n);
 /* Images classified (errors included), tokens generated and the seconds the LM took for them. */

@@ -1,7 +1,6 @@
 #include "sink.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,14 +11,14 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int app_sink_init(app_sink *s, app_format f, FILE *out, size_t window, size_t total)
+int app_sink_init(app_sink *s, const app_writer *w, FILE *out, size_t window, size_t total)
 {
-    *s = (app_sink){.format = f, .out = out, .window = window, .total = total, .t0 = now()};
+    *s = (app_sink){.w = w, .out = out, .window = window, .total = total, .t0 = now()};
     s->slot = calloc(window, sizeof *s->slot);
     s->progress = isatty(STDERR_FILENO);
-    if (f == APP_FORMAT_JSON)
+    if (w->document)
         s->results = json_array();
-    return s->slot && (f != APP_FORMAT_JSON || s->results);
+    return s->slot && (!w->document || s->results);
 }
 
 void app_sink_start(app_sink *s)
@@ -54,26 +53,36 @@ void app_sink_progress(app_sink *s, int force)
 
 static void write_batch(app_sink *s, app_batch *b)
 {
-    if (s->format == APP_FORMAT_JSON) {
-        /* the rows are JSON lines: one result each */
-        for (char *line = b->rows.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
-            json_t *j = json_loadb(line, (size_t)(nl - line), 0, NULL);
-            if (j)
-                json_array_append_new(s->results, j);
+    app_rows rows = {.items = s->results};
+    app_buf errors = {0}; /* "FILE: error: WHY" lines for stderr, after the rows */
+    for (size_t i = 0; i < b->n; i++) {
+        const app_result *r = &b->results[i];
+        if (!r->error) {
+            s->w->row(&rows, b->paths[i], r);
+            continue;
         }
-    } else if (b->rows.len && !s->write_failed) {
-        if (fwrite(b->rows.s, 1, b->rows.len, s->out) != b->rows.len || fflush(s->out)) {
-            perror("gmlp-classify: writing the output");
-            s->write_failed = 1;
-        }
+        s->errors++;
+        if (s->w->error)
+            s->w->error(&rows, b->paths[i], r->error);
+        if (s->w->errors_on_stderr)
+            app_buf_printf(&errors, "%s: error: %s\n", b->paths[i], r->error);
     }
-    if (b->errors.len && (s->format == APP_FORMAT_TEXT || s->format == APP_FORMAT_JSON)) {
+    if ((rows.text.oom || errors.oom) && !s->write_failed) {
+        fprintf(stderr, "gmlp-classify: out of host memory writing the output\n");
+        s->write_failed = 1;
+    } else if (rows.text.len && !s->write_failed &&
+               (fwrite(rows.text.s, 1, rows.text.len, s->out) != rows.text.len || fflush(s->out))) {
+        perror("gmlp-classify: writing the output");
+        s->write_failed = 1;
+    }
+    if (errors.len) {
         if (s->progress && !s->quiet)
             fputs("\r\033[K", stderr);
-        fputs(b->errors.s, stderr);
+        fputs(errors.s, stderr);
     }
+    app_buf_free(&rows.text);
+    app_buf_free(&errors);
     s->images += b->n;
-    s->errors += b->n_err;
 }
 
 void app_sink_take(app_sink *s, app_batch *b)
@@ -85,6 +94,21 @@ void app_sink_take(app_sink *s, app_batch *b)
         app_batch_free(w);
     }
     app_sink_progress(s, 0);
+}
+
+void app_sink_document(app_sink *s, const char *model, const char *devices, const char *precision,
+                       const char *engines)
+{
+    if (!s->w->document)
+        return;
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", model, "device", devices, "precision", precision,
+                            "engine", engines, "results", s->results);
+    if (!doc || json_dumpf(doc, s->out, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) || fputc('\n', s->out) == EOF ||
+        fflush(s->out)) {
+        fprintf(stderr, "gmlp-classify: cannot write the JSON document\n");
+        s->write_failed = 1;
+    }
+    json_decref(doc);
 }
 
 void app_sink_summary(app_sink *s, double model_rate, const char *devices)

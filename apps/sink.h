@@ -1,5 +1,6 @@
-/* Where classified batches go: a small reorder window so that rows are written
- * in input order, each write flushed; the progress line and the summary. */
+/* Where classified batches go: a small reorder window so that their results
+ * are written in input order by the output's writer (format.h), each write
+ * flushed; the progress line and the summary. */
 #ifndef APP_SINK_H
 #define APP_SINK_H
 
@@ -7,11 +8,12 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include "format.h"
 
 typedef struct app_sink {
-    app_format format;
+    const app_writer *w;
     FILE *out;
-    json_t *results; /* APP_FORMAT_JSON: the rows, printed as one document at the end */
+    json_t *results; /* a document format's rows, printed at the end (app_sink_document) */
     app_batch **slot; /* batch id % window */
     size_t window, next; /* next: the id of the next batch to write */
     size_t total, images, errors, skipped; /* images to do in this run; done; failed; skipped files */
@@ -21,7 +23,7 @@ typedef struct app_sink {
     int write_failed;
 } app_sink;
 
-int app_sink_init(app_sink *s, app_format f, FILE *out, size_t window, size_t total);
+int app_sink_init(app_sink *s, const app_writer *w, FILE *out, size_t window, size_t total);
 /* Starts the clock of images/s and ETA (once the models are loaded). */
 void app_sink_start(app_sink *s);
 /* Takes a classified batch (id < next + window) and writes every batch that is now in order. */
@@ -30,6 +32,10 @@ void app_sink_take(app_sink *s, app_batch *b);
 void app_sink_progress(app_sink *s, int force);
 /* Ends the progress line and prints the summary (unless -q), with the
  * start-up's split where open_s and load_s are known. */
+/* A document format's one document, after a complete run:
+ * {"model", "device", "precision", "engine", "results"}; nothing for the others. */
+void app_sink_document(app_sink *s, const char *model, const char *devices, const char *precision,
+                       const char *engines);
 void app_sink_summary(app_sink *s, double model_rate, const char *devices);
 void app_sink_free(app_sink *s);
 

@@ -286,6 +286,12 @@ r = requests.post(url + "/v1/classify", data=b"x" * (1 << 20 | 1), headers={"Con
 check(r.status_code == 413, "a body over --max-body-mb: 413")
 r = requests.post(url + "/v1/classify", data={"a": "1"})
 check(r.status_code == 415, "a form body: 415")
+r = requests.post(url + "/v1/classify", json={"a": 1})
+check(r.status_code == 415 and "takes an image (image/*, application/octet-stream) or multipart/form-data, not "
+      "application/json" in r.json()["error"]["message"], "JSON to /v1/classify: 415 naming the types it takes")
+r = requests.get(url + "/v1/nothing")
+check(r.status_code == 404 and r.json()["error"]["message"] == "no endpoint /v1/nothing (POST /v1/classify, "
+      "/v1/completions, /v1/chat/completions; GET /v1/models, /health, /metrics)", "an unknown path: 404 listing the routes")
 r = requests.post(url + "/v1/completions", data=b'{"prompt": "a\xff"}', headers={"Content-Type": "application/json"})
 check(r.status_code == 400 and r.json()["error"]["param"] == "body", "invalid UTF-8 in the prompt: 400")
 r = requests.post(url + "/v1/completions", json={"prompt": "a", "max_tokens": 10**9})
@@ -402,8 +408,9 @@ else:
 # --- metrics' statuses, then SIGTERM ---------------------------------------------------------------
 m = requests.get(url + "/metrics").text
 check(metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="400") >= 3 and
-      metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="413") == 1,
-      "metrics count the refusals by status")
+      metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="413") == 1 and
+      metric(m, "gmlp_requests_total", endpoint="other", status="404") >= 1,
+      "metrics count the refusals by status, an unknown path's as endpoint \"other\"")
 # SIGTERM while a completion streams: it ends whole, then the server exits 0
 r = requests.post(url + "/v1/completions", json={"prompt": "A", "max_tokens": 600, "seed": 4, "stream": True},
                   stream=True)
