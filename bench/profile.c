@@ -130,16 +130,28 @@ static void print_tables(json_t *rows, FILE *f, int md)
             fputs("\n| kernel | launches | total µs | mean µs | share | MB moved | GB/s |\n"
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                   f);
-        else
-            fprintf(f, "%-64s %8s %12s %10s %7s %9s %8s\n", "kernel", "launches", "total us", "mean us", "share",
-                    "MB moved", "GB/s");
+        /* the kernel column as wide as its longest label: variants differ at their labels' ends */
+        int width = 64;
         json_array_foreach(list, j, k)
-            fprintf(f,
-                    md ? "| %s | %lld | %.1f | %.2f | %.2f%% | %.2f | %.1f |\n"
-                       : "%-64.64s %8lld %12.1f %10.2f %6.2f%% %9.2f %8.1f\n",
-                    bench_json_str(k, "kernel"), (long long)json_integer_value(json_object_get(k, "launches")),
-                    bench_json_num(k, "total_us"), bench_json_num(k, "mean_us"), bench_json_num(k, "share"),
-                    bench_json_num(k, "bytes") / 1e6, bench_json_num(k, "gb_per_s"));
+            if ((int)strlen(bench_json_str(k, "kernel")) > width)
+                width = (int)strlen(bench_json_str(k, "kernel"));
+        if (!md)
+            fprintf(f, "%-*s %8s %12s %10s %7s %9s %8s\n", width, "kernel", "launches", "total us", "mean us",
+                    "share", "MB moved", "GB/s");
+        json_array_foreach(list, j, k)
+        {
+            const char *name = bench_json_str(k, "kernel");
+            const long long launches = (long long)json_integer_value(json_object_get(k, "launches"));
+            const double total = bench_json_num(k, "total_us"), mean = bench_json_num(k, "mean_us"),
+                         share = bench_json_num(k, "share"), mb = bench_json_num(k, "bytes") / 1e6,
+                         rate = bench_json_num(k, "gb_per_s");
+            if (md)
+                fprintf(f, "| %s | %lld | %.1f | %.2f | %.2f%% | %.2f | %.1f |\n", name, launches, total, mean, share,
+                        mb, rate);
+            else
+                fprintf(f, "%-*s %8lld %12.1f %10.2f %6.2f%% %9.2f %8.1f\n", width, name, launches, total, mean, share,
+                        mb, rate);
+        }
     }
 }
 

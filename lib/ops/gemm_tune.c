@@ -276,8 +276,11 @@ void gmlp_gemm_record_note(gmlp_context *ctx, const gmlp_gemm *g)
     gmlp_gemm_record *r = ctx->ops->record;
     if (!r)
         return;
-    gmlp_gemm s = *g; /* the shape, without the buffers */
+    gmlp_gemm s = *g; /* the shape, without the buffers; a fused LayerNorm's halves tuned as the plain product */
     s.a.buf = s.b.buf = s.c.buf = NULL;
+    s.norm = (gmlp_gemm_norm){0};
+    s.stats = NULL;
+    s.stats_col0 = 0;
     s.bias = g->bias ? (cl_mem)1 : NULL; /* whether there is one */
     s.bias_off = 0;
     s.gate = (gmlp_view){.buf = g->gate.buf ? (cl_mem)1 : NULL};
