@@ -44,9 +44,6 @@
 #ifndef GMLP_GEMM_PROLOGUE
 #define GMLP_GEMM_PROLOGUE GMLP_GEMM_PROLOGUE_NONE
 #endif
-#ifndef GMLP_GEMM_STATS
-#define GMLP_GEMM_STATS GMLP_GEMM_STATS_NONE
-#endif
 #ifndef GMLP_GEMM_ISSUE
 #define GMLP_GEMM_ISSUE GMLP_GEMM_ISSUE_NATIVE
 #endif
@@ -63,9 +60,9 @@
 /* The fused LayerNorm's two halves (the prologue and the row statistics)
  * are written for the direct kernel alone so far, which defines
  * GMLP_GEMM_FUSES; the planner asks no other family for them
- * (lib/ops/gemm_kernel.c). */
-#if !defined(GMLP_GEMM_FUSES) && (GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE || GMLP_GEMM_STATS)
-#error "gemm_common.cl: this kernel family has no prologue or row statistics"
+ * (lib/ops/gemm_kernel.c), and the others ignore the stats argument. */
+#if !defined(GMLP_GEMM_FUSES) && GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
+#error "gemm_common.cl: this kernel family has no prologue"
 #endif
 #define GMLP_GEMM_A_HALF (GMLP_GEMM_A == GMLP_STORE_HALF)
 #define GMLP_GEMM_B_HALF (GMLP_GEMM_B == GMLP_STORE_HALF)
@@ -222,11 +219,12 @@ static inline void gmlp_c_put(__global float *p, float v)
 #endif
 
 /* The fused LayerNorm (lib/model/block.c): a GEMM whose C a LayerNorm
- * would read writes its rows' partial statistics (GMLP_GEMM_STATS), and
+ * would read writes its rows' partial statistics (its stats argument), and
  * the GEMM that would read the LayerNorm's output normalises its operand
  * as it stages it (GMLP_GEMM_PROLOGUE), so the LayerNorm's own pass over
  * memory and its launch go.
- * Statistics: per row r of C (r = p m + i over a batch) and part (a work-item
+ * Statistics (where stats is not NULL: no define, so that a product with
+ * them runs its twin's program; a branch per work-item): per row r of C (r = p m + i over a batch) and part (a work-item
  * along n: get_global_id(0) of get_global_size(0) parts), the (count, mean,
  * M2) of the row's values as stored in that work-item's columns from
  * stats_col0 on, 3 floats at (r parts + part) 3; a part without such

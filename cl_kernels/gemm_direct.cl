@@ -16,7 +16,7 @@
  * operands' loads (its staging): direct_ld1 and direct_ldv, below.
  * It alone has the fused LayerNorm's halves (gemm_common.cl): op(A)
  * normalised as it loads (GMLP_GEMM_PROLOGUE NORM_A, not transposed), and
- * the row statistics of what it stored (GMLP_GEMM_STATS). */
+ * the row statistics of what it stored (where stats is set). */
 #define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
 
@@ -287,7 +287,7 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
 #error "direct: the prologue normalises op(A)'s rows along k: A not transposed"
 #endif
 
-/* The row statistics (GMLP_GEMM_STATS, gemm_common.cl) of this work-item's
+/* The row statistics (gemm_common.cl) of this work-item's
  * columns of C's rows i0 .. i0+WM (those below m), matrix p: two passes over
  * the values as stored (in cache: just written), from column col0 on. */
 static inline void direct_stats(__global const C_TYPE *c, ulong ldc, int m, int n, size_t p, int i0, int j0,
@@ -317,7 +317,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
         return;
     c += c_off + p * c_stride;
     if (j0 >= n) { /* past the last column: its parts of the statistics count nothing */
-        if (GMLP_GEMM_STATS)
+        if (stats)
             direct_stats(c, ldc, m, n, p, i0, j0, stats_col0, stats);
         return;
     }
@@ -362,6 +362,6 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
         _Pragma("unroll") for (int s = 0; s < WV; s++)
             direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, &e);
 #endif
-    if (GMLP_GEMM_STATS)
+    if (stats)
         direct_stats(c, ldc, m, n, p, i0, j0, stats_col0, stats);
 }

@@ -36,8 +36,8 @@
  * matrix engine's instructions issue (GMLP_GEMM_ISSUE: emulated in tests). */
 #define GMLP_GEMM_PROLOGUE_NONE 0
 #define GMLP_GEMM_PROLOGUE_NORM_A 1 /* op(A)'s rows normalised along k: the LayerNorm or Affine before fc1 */
-/* Whether a GEMM's epilogue also writes its rows' partial statistics
- * (GMLP_GEMM_STATS): what a later prologue normalises by. */
+/* Whether a GEMM's epilogue also writes its rows' partial statistics (the
+ * direct kernel's stats argument): what a later prologue normalises by. */
 #define GMLP_GEMM_STATS_NONE 0
 #define GMLP_GEMM_STATS_ROWS 1
 #define GMLP_GEMM_ISSUE_NATIVE 0

@@ -173,29 +173,20 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
-/* The fused LayerNorm's forms of a model's plain form f (planned as p) on
- * the direct kernel, where the device fuses: a product writing x (a float
- * C) with row statistics; fc1 (NT) on float x with the prologue, storing
- * float or (outputs: its [u | v]) as inputs. */
+/* The fused LayerNorm's prologue form of a model's plain form f (planned
+ * as p) on the direct kernel, where the device fuses: fc1 (NT) on float x
+ * storing the model's inputs (its [u | v] or hidden product; the row
+ * statistics need no program of their own). */
 static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_gemm_size size, const gmlp_gemm_plan *p,
                                  gmlp_elem inputs)
 {
     const gmlp_gemm_plan *q;
-    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !p || !gmlp_tiling_direct(p->tiling))
+    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !p || !gmlp_tiling_direct(p->tiling) ||
+        !f.tb || f.a != GMLP_ELEM_F32)
         return GMLP_OK;
-    if (f.c == GMLP_ELEM_F32) {
-        form w = f;
-        w.stats = GMLP_GEMM_STATS_ROWS;
-        GMLP_TRY(planned(ctx, &w, size, &q));
-    }
-    if (f.tb && f.a == GMLP_ELEM_F32)
-        for (int c = 0; c < 2; c++) {
-            form n = f;
-            n.prologue = GMLP_PROLOGUE_NORM_A;
-            n.c = (uint8_t)(c ? inputs : GMLP_ELEM_F32);
-            GMLP_TRY(planned(ctx, &n, size, &q));
-        }
-    return GMLP_OK;
+    f.prologue = GMLP_PROLOGUE_NORM_A;
+    f.c = (uint8_t)inputs;
+    return planned(ctx, &f, size, &q);
 }
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,

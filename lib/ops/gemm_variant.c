@@ -23,7 +23,9 @@ static const gmlp_gemm_axis axes[] = {
     {AXIS(precision), "GMLP_GEMM_PRECISION", GMLP_GEMM_PRECISIONS,
      {GMLP_GEMM_FP32, GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16}, {" fp32", " tf32", " fp16", " bf16"}, 1},
     {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES, {GMLP_PROLOGUE_NONE, GMLP_PROLOGUE_NORM_A}, {"", " norm(A)"}, 1},
-    {AXIS(stats), "GMLP_GEMM_STATS", 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},
+    /* no macro: the direct kernel writes the statistics where its argument is set, one program either way
+     * (keyed: a product writing them is planned on a tiling that has them) */
+    {AXIS(stats), NULL, 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},
     {AXIS(issue), "GMLP_GEMM_ISSUE", GMLP_ISSUES, {GMLP_ISSUE_NATIVE, GMLP_ISSUE_EMULATED, GMLP_ISSUE_SHUFFLES},
      {"", " emulated", " emulated by shuffles"}, 0},
 };
@@ -110,7 +112,7 @@ int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, 
     if (size)
         buf[0] = 0;
     for (const gmlp_gemm_axis *x = axes; x < axes + N_AXES; x++)
-        if (value_of(v, x) != x->values[0])
+        if (x->macro && value_of(v, x) != x->values[0])
             APPEND(buf, size, &n, "-D%s=%d ", x->macro, value_of(v, x));
     char *rest = buf + (n < (int)size ? n : 0);
     return n + gmlp_gemm_tiling_defines(t, unroll, rest, n < (int)size ? size - (size_t)n : 0);

@@ -41,7 +41,8 @@ typedef struct gmlp_gemm_variant {
     uint8_t a, b, c;   /* gmlp_elem: how A, B and C are stored */
     uint8_t precision; /* gmlp_gemm_precision: what A and B round to */
     uint8_t prologue;  /* gmlp_gemm_prologue */
-    uint8_t stats;     /* the epilogue writes C's row statistics (GMLP_GEMM_STATS_ROWS) */
+    uint8_t stats;     /* the epilogue writes C's row statistics (GMLP_GEMM_STATS_ROWS; the direct kernel's
+                        * argument, no define) */
     uint8_t issue;     /* gmlp_gemm_issue: a context's, not the product's (no part of the plan key) */
 } gmlp_gemm_variant;
 
@@ -53,7 +54,7 @@ typedef struct gmlp_gemm_variant {
 typedef struct gmlp_gemm_axis {
     const char *field;
     size_t offset; /* of the field in gmlp_gemm_variant */
-    const char *macro;
+    const char *macro; /* NULL: no define (the kernels read the value from their arguments) */
     int radix;
     int values[GMLP_GEMM_AXIS_VALUES];
     const char *labels[GMLP_GEMM_AXIS_VALUES];
