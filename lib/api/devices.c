@@ -86,11 +86,12 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "   recorded forwards: %s\n", ctx->cmdbuf_why);
     /* where the blocks' LayerNorms run (model/block.c: the fused LayerNorm) */
     add(r, "   LayerNorms: %s\n",
-        !ctx->set.fuse                               ? "kernels of their own (GMLP_FUSE=0)"
-        : gmlp_gemm_fuse_for(&ctx->dev)->norm_a ? "fused into fc1 (its A normalised as it loads, the statistics from "
-                                                    "the product before) where the block allows (GMLP_FUSE=0: kernels "
-                                                    "of their own)"
-                                                  : "kernels of their own (not fused on this device: none measured)");
+        !ctx->set.fuse ? "kernels of their own (GMLP_FUSE=0)"
+        : gmlp_gemm_fusing(ctx)
+            ? "fused into fc1 (its A normalised as it loads, the statistics from the product before) where the "
+              "block allows (GMLP_FUSE=0: kernels of their own)"
+            : "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
+              "fused wherever the kernel can)");
     /* how an LM decodes a token from a cache (model/lm_step.c) */
     add(r, "   LM decoding: %s\n",
         ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "

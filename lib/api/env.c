@@ -7,7 +7,8 @@
  * where the device offers cl_khr_command_buffer), GMLP_LM_STEP (0: cached
  * LM decoding by the per-op kernels, not the fused step), GMLP_SAMPLE_DEVICE
  * (0: generation samples on the host, not the device), GMLP_FUSE (0: every
- * LayerNorm as a kernel of its own, whatever the tables say) and GMLP_GEMM_SPLIT
+ * LayerNorm as a kernel of its own; 1: fused wherever the kernel can, whatever
+ * the tables say; unset: as they say) and GMLP_GEMM_SPLIT
  * (tests and benches: every product of the library's kernel split along k
  * into that many parts, 1 none, whatever the tables say). */
 #include <stdint.h>
@@ -137,5 +138,7 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
     GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
     GMLP_TRY(env_switch("GMLP_FUSE", &out->fuse, err));
+    if (env("GMLP_FUSE") && out->fuse) /* set to 1: wherever the kernel has the halves */
+        out->fuse = GMLP_FUSE_ALL;
     return env_switch("GMLP_SAMPLE_DEVICE", &out->sample_device, err);
 }

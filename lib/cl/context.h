@@ -12,6 +12,8 @@
 #include "cl/record.h"
 #include "core/error.h"
 
+#define GMLP_FUSE_ALL 2
+
 /* What a context was asked for, resolved against the environment (lib/api/env.c). */
 typedef struct gmlp_settings {
     gmlp_gemm_backend gemm;  /* GMLP_GEMM_KERNEL or GMLP_GEMM_CLBLAST */
@@ -25,7 +27,8 @@ typedef struct gmlp_settings {
     int lm_step;             /* cached LM decoding may run the fused step (0: GMLP_LM_STEP=0) */
     int gemm_split;          /* $GMLP_GEMM_SPLIT: split-K parts forced on the kernel's products (1: none); 0: the tables' */
     int sample_device;       /* generation may sample on the device (0: GMLP_SAMPLE_DEVICE=0) */
-    int fuse;                /* LayerNorms may fuse into the GEMMs beside them, as the tables say (0: GMLP_FUSE=0) */
+    int fuse;                /* LayerNorms fuse into the GEMMs beside them: 0 never (GMLP_FUSE=0), 1 as the tables
+                              * say, GMLP_FUSE_ALL wherever the kernel can (GMLP_FUSE=1: tests, benches) */
     gmlp_logger log;
 } gmlp_settings;
 

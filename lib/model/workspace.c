@@ -34,8 +34,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const size_t classes = lm ? (size_t)c->vocab_size : max2((size_t)c->num_classes, 1);
     const size_t z = max2(rows * max2(h, lm ? 0 : patch), mixer ? seqs * (size_t)c->token_dim * d : 0);
     /* x's row statistics where a LayerNorm may fuse into fc1 (block.c): the most parts a tiling writes */
-    const bool stats = arch->norm == GMLP_NORM_LAYERNORM && m->ctx->set.fuse &&
-                       gmlp_gemm_fuse_for(&m->ctx->dev)->norm_a;
+    const bool stats = arch->norm == GMLP_NORM_LAYERNORM && gmlp_gemm_fusing(m->ctx);
     const buffer_plan all[N_BUFFERS] = {
         {&w->input, lm ? rows * sizeof(cl_int) : seqs * image * f, lm ? "the token ids" : "the input images"},
         {&w->x, rows * d * f, "the residual stream"},

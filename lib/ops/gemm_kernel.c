@@ -181,8 +181,7 @@ static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_gemm_size size,
                                  gmlp_elem inputs)
 {
     const gmlp_gemm_plan *q;
-    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !p || !gmlp_tiling_direct(p->tiling) ||
-        !f.tb || f.a != GMLP_ELEM_F32)
+    if (!gmlp_gemm_fusing(ctx) || !p || !gmlp_tiling_direct(p->tiling) || !f.tb || f.a != GMLP_ELEM_F32)
         return GMLP_OK;
     f.prologue = GMLP_PROLOGUE_NORM_A;
     f.c = (uint8_t)inputs;
@@ -334,6 +333,11 @@ gmlp_status gmlp_gemm_stats_parts(gmlp_context *ctx, const gmlp_gemm *g, size_t 
     return GMLP_OK;
 }
 
+bool gmlp_gemm_fusing(const gmlp_context *ctx)
+{
+    return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && gmlp_gemm_fuse_for(&ctx->dev)->norm_a);
+}
+
 gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
 {
     gmlp_gemm plain = *g;
@@ -341,8 +345,7 @@ gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
     plain.stats = NULL;
     const int cls = gmlp_gemm_class(ctx, g);
     *fuses = false;
-    if (!ctx->set.fuse || !gmlp_gemm_fuse_for(&ctx->dev)->norm_a || !g->m || !g->n || g->a.trans ||
-        gmlp_gemm_on_clblast(ctx, cls, &plain))
+    if (!gmlp_gemm_fusing(ctx) || !g->m || !g->n || g->a.trans || gmlp_gemm_on_clblast(ctx, cls, &plain))
         return GMLP_OK;
     /* planned on a family that has the halves (variant() refuses the
      * others): prepared at load (gmlp_gemm_prepare), so nothing builds */

@@ -244,6 +244,9 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
+/* Whether ctx fuses LayerNorms where a product can: its settings (GMLP_FUSE)
+ * and the device's fuse row (gemm_tilings.c). */
+bool gmlp_gemm_fusing(const gmlp_context *ctx);
 /* Whether g, with its halves of the fused LayerNorm, runs fused on ctx's
  * device (*fuses): the device's fuse row takes them (gemm_tilings.c) and
  * the kernel runs g's plain form on a family that has them; a product
