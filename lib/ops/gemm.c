@@ -26,6 +26,14 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view 
     return GMLP_OK;
 }
 
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t parts)
+{
+    if (!parts)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s of no parts", name);
+    const gmlp_view s = {.buf = stats, .ld = 3 * parts, .stride = g->m * 3 * parts};
+    return check_operand(ctx, name, s, g->m, 3 * parts, g->batch ? g->batch : 1);
+}
+
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
 {
     const size_t batch = g->batch ? g->batch : 1;
@@ -54,12 +62,8 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
                              "transposed");
         GMLP_TRY(check_operand(ctx, "the prologue's weight", (gmlp_view){.buf = g->norm.w, .ld = 1}, g->k, 1, 1));
         GMLP_TRY(check_operand(ctx, "the prologue's bias", (gmlp_view){.buf = g->norm.b, .ld = 1}, g->k, 1, 1));
-        if (g->norm.stats) {
-            const gmlp_view s = {.buf = g->norm.stats, .ld = 3 * g->norm.parts, .stride = g->m * 3 * g->norm.parts};
-            if (!g->norm.parts)
-                return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: row statistics of no parts");
-            GMLP_TRY(check_operand(ctx, "the prologue's statistics", s, g->m, 3 * g->norm.parts, batch));
-        }
+        if (g->norm.stats)
+            GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the prologue's statistics", g->norm.stats, g->norm.parts));
     }
     if (g->stats_col0 > g->n)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: statistics from column %zu of %zu",

@@ -356,24 +356,12 @@ gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
     return GMLP_OK;
 }
 
-/* The row statistics g writes on tiling t fit their buffer. */
-static gmlp_status check_stats(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t)
-{
-    size_t bytes = 0;
-    const size_t need = (g->batch ? g->batch : 1) * g->m * parts_on(g, t) * 3 * sizeof(float);
-    if (!g->stats)
-        return GMLP_OK;
-    if (clGetMemObjectInfo(g->stats, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS || bytes < need)
-        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
-                         "gemm: the row statistics (%zu bytes) need a buffer of %zu bytes, not %zu", need, need, bytes);
-    return GMLP_OK;
-}
-
 gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_kernel *k, const gmlp_tiling *t,
                              const char *label)
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
-    GMLP_TRY(check_stats(ctx, g, t));
+    if (g->stats)
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the row statistics", g->stats, parts_on(g, t)));
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
                               ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),

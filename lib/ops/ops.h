@@ -244,6 +244,9 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
+/* Checks that row statistics of parts parts per row of g's C (or op(A)'s)
+ * rows fit buffer stats; name says which in a failure. */
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t parts);
 /* Whether ctx fuses LayerNorms where a product can: its settings (GMLP_FUSE)
  * and the device's fuse row (gemm_tilings.c). */
 bool gmlp_gemm_fusing(const gmlp_context *ctx);
