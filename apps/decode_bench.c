@@ -54,9 +54,7 @@ int main(int argc, char **argv)
     }
     files = argv + 2;
     n_files = argc - 2;
-    cfg = (gmlp_config){.arch = GMLP_ARCH_GMLP, .in_chans = 3, .img_h = 224, .img_w = 224,
-                        .mean = {0.5f, 0.5f, 0.5f}, .std = {0.5f, 0.5f, 0.5f}, .crop_pct = 0.875f,
-                        .interpolation = GMLP_INTERP_BICUBIC, .crop_mode = GMLP_CROP_CENTER};
+    gmlp_config_default(&cfg); /* timm's 224 x 224 eval transform */
     pthread_t t[256];
     size_t done[256] = {0};
     const double t0 = now();

@@ -457,6 +457,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROGRAM ": %s\n", gmlp_last_error(ctx));
         goto done;
     }
+    r.cfg.size = sizeof r.cfg;
     gmlp_model_config(model, &r.cfg);
     if (r.cfg.arch != GMLP_ARCH_LM) {
         fprintf(stderr, PROGRAM ": %s is an image model, not a language model (use gmlp-classify)\n", path);

@@ -329,7 +329,7 @@ static int load_model(app_pipeline *p, device *d, int *status)
     d->load_s = now() - t0;
     snprintf(p->engines + strlen(p->engines), sizeof p->engines - strlen(p->engines), "%s%s",
              d->index ? ", " : "", engine);
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(d->model, &cfg);
     if (cfg.arch == GMLP_ARCH_LM) {
         fprintf(stderr, "%s: %s is a language model (use gmlp-generate)\n", c->program, c->model);
@@ -365,6 +365,7 @@ static int load_model(app_pipeline *p, device *d, int *status)
             return 0;
         }
     }
+    p->cfg.size = sizeof p->cfg;
     gmlp_model_config(d->model, d == p->dev ? &p->cfg : &cfg);
     if (d == p->dev && !c->quiet)
         note_defaults(c->program, d->model, &p->cfg, c->model);

@@ -174,7 +174,8 @@ srv_lm *srv_lm_start(const char *path, const char *device, const app_pipeline_co
         fprintf(stderr, SERVER_PROGRAM ": --lm: device '%s': %s\n", device ? device : "default", gmlp_last_error(NULL));
     } else if (gmlp_model_load_ex(lm->ctx, path, &lo, &lm->model) != GMLP_OK) {
         fprintf(stderr, SERVER_PROGRAM ": --lm: %s\n", gmlp_last_error(lm->ctx));
-    } else if (gmlp_model_config(lm->model, &lm->cfg), lm->cfg.arch != GMLP_ARCH_LM || !lm->cfg.causal) {
+    } else if (lm->cfg.size = sizeof lm->cfg, gmlp_model_config(lm->model, &lm->cfg),
+               lm->cfg.arch != GMLP_ARCH_LM || !lm->cfg.causal) {
         fprintf(stderr, SERVER_PROGRAM ": --lm: %s is not a causal language model\n", path);
     } else if (lm->cfg.vocab_size != 256) {
         fprintf(stderr,

@@ -153,8 +153,10 @@ static unsigned char *read_model(const char *path, const char *dev_spec, size_t 
         free(buf);
         buf = NULL;
     }
-    if (m)
+    if (m) {
+        cfg->size = sizeof *cfg;
         gmlp_model_config(m, cfg);
+    }
     gmlp_model_free(m);
     gmlp_context_destroy(ctx);
     *size = (size_t)len;

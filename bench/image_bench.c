@@ -191,7 +191,7 @@ static double first_result(const variant *v, const char *dir, gmlp_context **ctx
     double t0 = bench_now(), secs = -1;
     gmlp_status st = bench_open_model(v->dev_spec, &v->s, v->file, v->size, dir, 0, ctx, m);
     if (st == GMLP_OK) {
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_model_config(*m, &cfg);
         float *one = calloc((size_t)cfg.in_chans * cfg.img_h * cfg.img_w, sizeof *one);
         float *out = calloc((size_t)cfg.num_classes, sizeof *out);
@@ -342,7 +342,7 @@ static int bench_one(bench_run *b, const variant *v, double peak)
     }
     r.engine = engine;
     size_t first_row = json_array_size(b->rows);
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, classes = (size_t)cfg.num_classes;
     double fl = flops_per_image(&cfg);

@@ -127,7 +127,7 @@ int bench_lm_one(bench_run *b, const char *dev_spec, const char *name, gmlp_prec
         gmlp_context_destroy(ctx);
         return 0;
     }
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     gmlp_model_config(m, &c);
     l.dev = gmlp_context_device_name(ctx);
     size_t S = (size_t)c.seq_len, V = (size_t)c.vocab_size;

@@ -94,7 +94,7 @@ int bench_profile(bench_run *b, const char *dev_spec, const bench_setting *s, co
         gmlp_context_destroy(ctx);
         return 0;
     }
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     int ok = 1;
     for (size_t i = first_row; i < json_array_size(b->rows); i++)

@@ -13,7 +13,7 @@
  *         fprintf(stderr, "%s\n", gmlp_last_error(ctx));
  *         ...
  *     }
- *     gmlp_config cfg;
+ *     gmlp_config cfg = {.size = sizeof cfg};
  *     gmlp_model_config(model, &cfg);
  *     float *images = ...;   // batch x cfg.in_chans x cfg.img_h x cfg.img_w, normalised
  *     float *logits = malloc(batch * cfg.num_classes * sizeof *logits);
@@ -44,11 +44,12 @@
  * gmlp_model_config_source says which, gmlp_model_config_conflict where the
  * metadata and config.json disagree.
  *
- * ABI: every options struct starts with `size_t size`, which its _default()
- * sets to sizeof the struct.  The library reads only the fields that fit in
- * `size` and takes the defaults for the others, so options grow at the end
- * without breaking programs built against an older gmlp.h.  Fill options
- * with their _default() function, then change fields.
+ * ABI: every options struct, and gmlp_config, starts with `size_t size`,
+ * which its _default() sets to sizeof the struct.  The library reads (and,
+ * for gmlp_model_config, writes) only the fields that fit in `size` and takes
+ * the defaults for the others, so the structs grow at the end without
+ * breaking programs built against an older gmlp.h.  Fill them with their
+ * _default() function (or set size), then change fields.
  */
 #ifndef GMLP_H
 #define GMLP_H
@@ -138,7 +139,15 @@ typedef enum gmlp_weight_type {
                               A BF16-precision model stores float weights so (what its products round them to) */
 } gmlp_weight_type;
 
+/* A model's configuration (gmlp_model_config), and the preprocessing's input
+ * (gmlp_preprocess_rgb8).  It grows at the end, as the options structs do:
+ * set `size` to sizeof(gmlp_config) before passing one in either direction
+ * (gmlp_config_default does, and fills timm's preprocessing defaults for a
+ * caller that describes its images by hand).  The library writes and reads
+ * only the fields that fit in `size`; a size smaller than this first sized
+ * version's is GMLP_ERR_INVALID_ARGUMENT. */
 typedef struct gmlp_config {
+    size_t size;                             /* sizeof(gmlp_config), set by the caller or gmlp_config_default */
     int arch;                                /* GMLP_ARCH_* */
     int in_chans, img_h, img_w, num_classes; /* num_classes 0: feature extractor */
     int depth, dim, ffn_dim, seq_len;        /* seq_len: number of tokens N */
@@ -164,6 +173,11 @@ typedef struct gmlp_config {
     int crop_mode;    /* GMLP_CROP_*; vision models */
     int stem_norm;    /* timm's stem_norm=True: the norm (LayerNorm; ResMLP: Affine) on the stem's output */
 } gmlp_config;
+
+/* size = sizeof *cfg, every other field 0 but timm's eval defaults for
+ * preprocessing: 3 x 224 x 224, mean = std = 0.5, crop_pct 0.875, bicubic,
+ * centre crop. */
+GMLP_API void gmlp_config_default(gmlp_config *cfg);
 
 GMLP_API const char *gmlp_version(void);
 GMLP_API const char *gmlp_status_string(gmlp_status status);
@@ -333,6 +347,8 @@ GMLP_API void gmlp_model_free(gmlp_model *model);
  * library's kernels), "CLBlast", or a matrix engine's instruction
  * ("mma.sync m16n8k8"). */
 GMLP_API gmlp_status gmlp_model_precision(const gmlp_model *model, gmlp_precision *mode, char *engine, size_t size);
+/* The model's configuration into *out, whose size the caller set (the fields
+ * that fit in out->size are written; out->size stays). */
 GMLP_API gmlp_status gmlp_model_config(const gmlp_model *model, gmlp_config *out);
 /* A __metadata__ value of the file, NULL if absent.  Valid until gmlp_model_free. */
 GMLP_API const char *gmlp_model_metadata(const gmlp_model *model, const char *key);
@@ -374,9 +390,16 @@ GMLP_API gmlp_status gmlp_model_override(gmlp_model *model, const char *key, con
 
 /* images: batch x in_chans x img_h x img_w floats, NCHW, already normalised.
  * logits: batch x num_classes.  features: batch x dim, pooled (after the final
- * LayerNorm, before the head).  Any batch size: large ones run in chunks. */
+ * LayerNorm, before the head: timm's forward_head(pre_logits=True)).  Any
+ * batch size: large ones run in chunks. */
 GMLP_API gmlp_status gmlp_classify(gmlp_model *model, const float *images, size_t batch, float *logits);
 GMLP_API gmlp_status gmlp_features(gmlp_model *model, const float *images, size_t batch, float *features);
+/* Both from one forward: the logits and the pooled features of the same
+ * images, each as gmlp_classify and gmlp_features give them, bit for bit.
+ * Either output may be NULL (not both); logits on a headless model is
+ * GMLP_ERR_WRONG_MODEL. */
+GMLP_API gmlp_status gmlp_classify_features(gmlp_model *model, const float *images, size_t batch, float *logits,
+                                            float *features);
 
 /* timm's eval transform for one 8-bit image (interleaved, row-major,
  * channels 1 grey, 2 grey+alpha, 3 RGB or 4 RGBA) into out: in_chans x img_h x img_w floats, normalised

@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 {
     gmlp_context *ctx;
     gmlp_model *model;
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     if (argc < 2 || gmlp_context_create(NULL, &ctx) != GMLP_OK) {
         fprintf(stderr, "context: %s\n", gmlp_last_error(NULL));
         return 1;

@@ -259,7 +259,7 @@ int main(int argc, char **argv)
     ctx = check_context();
     vision_bytes = check_read_file(vision, &vision_size);
     CHECK(vision_bytes && gmlp_model_load(ctx, vision, &kept) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(kept, &cfg);
     per_image = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     nc = (size_t)cfg.num_classes;

@@ -169,7 +169,7 @@ static void test_model_args(gmlp_context *ctx)
     CHECK(gmlp_model_load(ctx, data_dir, &m) != GMLP_OK, "a directory is refused");
 
     CHECK(gmlp_model_load(ctx, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     CHECK(gmlp_model_config(m, NULL) == GMLP_ERR_INVALID_ARGUMENT, "config NULL out");
     CHECK(gmlp_model_config(m, &cfg) == GMLP_OK && cfg.num_classes > 0, "config");
     CHECK(cfg.num_params > 0 && cfg.norm_eps == 1e-6f && cfg.sgu_eps == 1e-5f, "timm eps defaults");
@@ -185,7 +185,7 @@ static void test_model_args(gmlp_context *ctx)
 
     CHECK(gmlp_model_load(ctx, model_path("gmlp_headless"), &m) == GMLP_OK, "headless: %s", gmlp_last_error(ctx));
     CHECK(gmlp_classify(m, img, 1, out) == GMLP_ERR_WRONG_MODEL, "classify on a headless model");
-    CHECK(gmlp_features(m, img, 1, out) != GMLP_OK || 1, "features on a headless model");
+    CHECK(gmlp_features(m, img, 1, out) == GMLP_OK, "features on a headless model: %s", gmlp_last_error(ctx));
     gmlp_model_free(m);
 
     CHECK(gmlp_model_load(ctx, model_path("gmlp_nonsquare_bf16"), &m) == GMLP_OK, "nonsquare: %s",
@@ -291,7 +291,7 @@ static void test_chunking(gmlp_context *ctx, const char *name)
 {
     gmlp_model *m;
     CHECK(gmlp_model_load(ctx, model_path(name), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     const size_t batch = 7, per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes;
     float *img = malloc(batch * per * sizeof *img), *whole = malloc(batch * nc * sizeof *whole),
@@ -314,6 +314,16 @@ static void test_chunking(gmlp_context *ctx, const char *name)
     for (size_t i = 0; i < batch * nc; i++)
         maxd = fmax(maxd, fabs(whole[i] - chunked[i]));
     CHECK(maxd < 1e-5, "%s: chunked logits differ by %g", name, maxd);
+    /* both outputs of the chunks, each row where its own call puts it */
+    const size_t d = (size_t)cfg.dim;
+    float *logits = malloc(batch * nc * sizeof *logits), *feats = malloc(batch * d * sizeof *feats),
+          *feats1 = malloc(batch * d * sizeof *feats1);
+    CHECK(gmlp_features(m, img, batch, feats1) == GMLP_OK, "chunked features: %s", gmlp_last_error(small));
+    CHECK(gmlp_classify_features(m, img, batch, logits, feats) == GMLP_OK, "chunked, both: %s",
+          gmlp_last_error(small));
+    CHECK(!memcmp(logits, chunked, batch * nc * sizeof *logits) && !memcmp(feats, feats1, batch * d * sizeof *feats),
+          "%s: chunked logits and features of one forward differ from their own calls'", name);
+    free(logits), free(feats), free(feats1);
     gmlp_model_free(m);
     gmlp_context_destroy(small);
 
@@ -332,6 +342,107 @@ static void test_chunking(gmlp_context *ctx, const char *name)
     gmlp_context_destroy(small);
     unsetenv("GMLP_DEVICE_MEMORY_LIMIT");
     free(img), free(whole), free(chunked);
+}
+
+/* gmlp_classify_features: the logits and the features of one forward, each
+ * bit for bit as gmlp_classify and gmlp_features give them; either alone. */
+static void test_one_forward(gmlp_context *ctx)
+{
+    gmlp_model *m;
+    CHECK(gmlp_model_load(ctx, model_path("mixer_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    gmlp_config cfg = {.size = sizeof cfg};
+    gmlp_model_config(m, &cfg);
+    const size_t batch = 3, per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes,
+                 d = (size_t)cfg.dim;
+    float *img = malloc(batch * per * sizeof *img), *l1 = malloc(batch * nc * sizeof *l1),
+          *l2 = malloc(batch * nc * sizeof *l2), *f1 = malloc(batch * d * sizeof *f1),
+          *f2 = malloc(batch * d * sizeof *f2);
+    unsigned seed = 11;
+    for (size_t i = 0; i < batch * per; i++)
+        img[i] = check_rand(&seed);
+    CHECK(gmlp_classify(m, img, batch, l1) == GMLP_OK && gmlp_features(m, img, batch, f1) == GMLP_OK, "%s",
+          gmlp_last_error(ctx));
+    CHECK(gmlp_classify_features(m, img, batch, l2, f2) == GMLP_OK, "both: %s", gmlp_last_error(ctx));
+    CHECK(!memcmp(l1, l2, batch * nc * sizeof *l1), "one forward's logits differ from gmlp_classify's");
+    CHECK(!memcmp(f1, f2, batch * d * sizeof *f1), "one forward's features differ from gmlp_features'");
+    memset(l2, 0, batch * nc * sizeof *l2), memset(f2, 0, batch * d * sizeof *f2);
+    CHECK(gmlp_classify_features(m, img, batch, l2, NULL) == GMLP_OK && !memcmp(l1, l2, batch * nc * sizeof *l1),
+          "logits alone: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_classify_features(m, img, batch, NULL, f2) == GMLP_OK && !memcmp(f1, f2, batch * d * sizeof *f1),
+          "features alone: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_classify_features(m, img, batch, NULL, NULL) == GMLP_ERR_INVALID_ARGUMENT, "no output");
+    CHECK(gmlp_classify_features(m, img, 0, l2, f2) == GMLP_ERR_INVALID_ARGUMENT, "zero batch");
+    CHECK(gmlp_classify_features(NULL, img, 1, l2, f2) == GMLP_ERR_INVALID_ARGUMENT, "NULL model");
+    gmlp_model_free(m);
+
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_headless"), &m) == GMLP_OK, "headless: %s", gmlp_last_error(ctx));
+    gmlp_model_config(m, &cfg);
+    float *hf = malloc((size_t)cfg.dim * sizeof *hf), *hf1 = malloc((size_t)cfg.dim * sizeof *hf1);
+    const size_t hper = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
+    float *himg = calloc(hper, sizeof *himg);
+    gmlp_status st = gmlp_classify_features(m, himg, 1, l2, hf);
+    CHECK(st == GMLP_ERR_WRONG_MODEL && strstr(gmlp_last_error(ctx), "no head"), "logits of a headless model: %s: %s",
+          gmlp_status_string(st), gmlp_last_error(ctx));
+    CHECK(gmlp_classify_features(m, himg, 1, NULL, hf) == GMLP_OK && gmlp_features(m, himg, 1, hf1) == GMLP_OK &&
+              !memcmp(hf, hf1, (size_t)cfg.dim * sizeof *hf),
+          "a headless model's features alone: %s", gmlp_last_error(ctx));
+    gmlp_model_free(m);
+    free(img), free(l1), free(l2), free(f1), free(f2), free(hf), free(hf1), free(himg);
+}
+
+/* gmlp_config's size: set by the caller in both directions; a newer caller's
+ * larger struct keeps its tail, an unset size is refused, saying so. */
+static void test_config_size(gmlp_context *ctx)
+{
+    gmlp_model *m;
+    CHECK(gmlp_model_load(ctx, model_path("gmlp_rgb"), &m) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
+    gmlp_config cfg = {.size = sizeof cfg}, unset = {0};
+    CHECK(gmlp_model_config(m, &cfg) == GMLP_OK && cfg.size == sizeof cfg && cfg.dim > 0, "config");
+    gmlp_status st = gmlp_model_config(m, &unset);
+    CHECK(st == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "sizeof(gmlp_config)") && unset.dim == 0,
+          "size 0: %s: %s", gmlp_status_string(st), gmlp_last_error(ctx));
+    unset.size = offsetof(gmlp_config, stem_norm); /* short of the first sized version */
+    CHECK(gmlp_model_config(m, &unset) == GMLP_ERR_INVALID_ARGUMENT && unset.dim == 0, "a short size");
+    struct {
+        gmlp_config cfg;
+        unsigned char later[24]; /* fields a later gmlp.h adds */
+    } newer;
+    memset(&newer, 0xa5, sizeof newer);
+    newer.cfg.size = sizeof newer;
+    CHECK(gmlp_model_config(m, &newer.cfg) == GMLP_OK && newer.cfg.size == sizeof newer, "a newer caller's size");
+    newer.cfg.size = sizeof cfg;
+    CHECK(!memcmp(&newer.cfg, &cfg, offsetof(gmlp_config, stem_norm) + sizeof(int)), "a newer caller's fields");
+    int kept = 1;
+    for (size_t i = 0; i < sizeof newer.later; i++)
+        kept &= newer.later[i] == 0xa5;
+    CHECK(kept, "the fields past the library's are left alone");
+    gmlp_model_free(m);
+
+    /* preprocessing: a size is needed too; gmlp_config_default gives timm's defaults */
+    gmlp_config def;
+    gmlp_config_default(&def);
+    CHECK(def.size == sizeof def && def.in_chans == 3 && def.img_h == 224 && def.img_w == 224 &&
+              def.crop_pct == 0.875f && def.mean[2] == 0.5f && def.std[0] == 0.5f &&
+              def.interpolation == GMLP_INTERP_BICUBIC && def.crop_mode == GMLP_CROP_CENTER,
+          "gmlp_config_default");
+    def.img_h = def.img_w = 8;
+    uint8_t px[5 * 7 * 3];
+    for (size_t i = 0; i < sizeof px; i++)
+        px[i] = (uint8_t)(i * 37);
+    float a[3 * 8 * 8], b[3 * 8 * 8];
+    CHECK(gmlp_preprocess_rgb8(&def, px, 7, 5, 3, a) == GMLP_OK, "preprocess: %s", gmlp_last_error(NULL));
+    cfg = def;
+    cfg.size = 0;
+    st = gmlp_preprocess_rgb8(&cfg, px, 7, 5, 3, b);
+    CHECK(st == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(NULL), "cfg->size is 0"),
+          "preprocess, size 0: %s: %s", gmlp_status_string(st), gmlp_last_error(NULL));
+    const uint8_t *pixels[1] = {px};
+    const int w[1] = {7}, h[1] = {5}, ch[1] = {3};
+    CHECK(gmlp_preprocess_rgb8_batch(&cfg, pixels, w, h, ch, 1, b) == GMLP_ERR_INVALID_ARGUMENT, "batch, size 0");
+    memcpy(&newer.cfg, &def, sizeof def);
+    newer.cfg.size = sizeof newer;
+    CHECK(gmlp_preprocess_rgb8(&newer.cfg, px, 7, 5, 3, b) == GMLP_OK && !memcmp(a, b, sizeof a),
+          "preprocess, a newer caller's config: %s", gmlp_last_error(NULL));
 }
 
 /* gmlp_diag_random_model for each architecture: the file loads as the
@@ -361,7 +472,7 @@ static void test_random_models(gmlp_context *ctx)
               gmlp_last_error(NULL));
         CHECK(gmlp_model_load_memory(ctx, data, size, &m) == GMLP_OK, "random arch %d loads: %s", want->arch,
               gmlp_last_error(ctx));
-        gmlp_config c;
+        gmlp_config c = {.size = sizeof c};
         if (m && gmlp_model_config(m, &c) == GMLP_OK) {
             int lm = want->arch == GMLP_ARCH_LM;
             CHECK(c.arch == want->arch && c.dim == want->dim && c.depth == want->depth && c.ffn_dim == want->ffn_dim &&
@@ -435,7 +546,7 @@ static void test_f16_weights(gmlp_context *ctx)
           "unknown weight type: %s", gmlp_last_error(ctx));
     CHECK(gmlp_model_load_memory_ex(ctx, "", 0, &o, &m) == GMLP_ERR_INVALID_ARGUMENT, "unknown weight type, memory");
 
-    gmlp_config c32, c16;
+    gmlp_config c32 = {.size = sizeof c32}, c16 = {.size = sizeof c16};
     CHECK(gmlp_model_load_ex(ctx, path, NULL, &m) == GMLP_OK, "NULL options: %s", gmlp_last_error(ctx));
     gmlp_model_config(m, &c32);
     gmlp_model_free(m);
@@ -480,7 +591,7 @@ static void test_f16_weights(gmlp_context *ctx)
 
     /* an FP16 model stores float weights as half, and takes 1e6 saturated, as its products take it: the
      * logits those of the weight 65504, bit for bit */
-    gmlp_config cp;
+    gmlp_config cp = {.size = sizeof cp};
     o.precision = GMLP_PRECISION_FP16;
     o.weights = GMLP_WEIGHTS_F32;
     CHECK(gmlp_model_load_memory_ex(ctx, file, size, &o, &m) == GMLP_OK, "FP16 precision, 1e6: %s",
@@ -518,7 +629,7 @@ static void test_bf16_weights(gmlp_context *ctx)
     gmlp_load_options o;
     gmlp_load_options_default(&o);
     gmlp_model *m;
-    gmlp_config c32, cb, cp;
+    gmlp_config c32 = {.size = sizeof c32}, cb = {.size = sizeof cb}, cp = {.size = sizeof cp};
     float *img = NULL, *want = NULL, *got = NULL;
     CHECK(gmlp_model_load_ex(ctx, path, NULL, &m) == GMLP_OK, "F32: %s", gmlp_last_error(ctx));
     gmlp_model_config(m, &c32);
@@ -721,6 +832,8 @@ int main(int argc, char **argv)
     test_device_selection();
     test_device_report();
     test_model_args(ctx);
+    test_one_forward(ctx);
+    test_config_size(ctx);
     test_chunking(ctx, "gmlp_rgb");
     test_chunking(ctx, "gmlpvision_heads_attn_f16");
     test_random_models(ctx);

@@ -61,7 +61,7 @@ static cl_mem buffer(cl_context c, size_t floats, const float *host)
 static void compare_paths(gmlp_model *dev_model, cl_context cl, cl_command_queue q, gmlp_model *host_model,
                           size_t batch)
 {
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(host_model, &cfg);
     size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w, nc = (size_t)cfg.num_classes;
     float *img = malloc(batch * per * sizeof *img), *want = malloc(batch * nc * sizeof *want),
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         printf("FAIL: %s / %s\n", gmlp_last_error(ctx), gmlp_last_error(NULL));
         return 1;
     }
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     compare_paths(m, cl, q, host_model, 3);
     compare_paths(m, cl, q, host_model, 1100); /* two chunks: offsets into the caller's buffers */

@@ -28,7 +28,7 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
                          *features = gmlp_st_find(&ref, "features");
     gmlp_model *model = fixture_load(ctx, dir, name, storage);
     if (model && images && features) {
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_model_config(model, &cfg);
         size_t batch = (size_t)images->shape[0];
         CHECK(images->shape[1] == cfg.in_chans && images->shape[2] == cfg.img_h && images->shape[3] == cfg.img_w,
@@ -93,7 +93,7 @@ static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int 
             gmlp_model_free(model);
             continue;
         }
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_model_config(model, &cfg);
         size_t batch = (size_t)images->shape[0], width = (size_t)(cfg.dim > cfg.num_classes ? cfg.dim : cfg.num_classes);
         float *out = malloc(batch * width * sizeof *out);

@@ -110,7 +110,7 @@ static void precision_modes(gmlp_context *ctx, const char *path, const gmlp_load
             CHECK(opts.precision == GMLP_PRECISION_AUTO, "load in %s: %s", name, gmlp_last_error(ctx));
             continue;
         }
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_model_config(model, &cfg);
         long correct = classify_all(ctx, model, &cfg, images, labels, n, pred);
         size_t agree = 0;
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         printf("FAIL: %s\n", gmlp_last_error(ctx));
         return 1;
     }
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(model, &cfg);
     const char *acc_s = gmlp_model_metadata(model, "gmlp.test_accuracy");
     CHECK(acc_s != NULL, "model lacks gmlp.test_accuracy");

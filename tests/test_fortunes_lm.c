@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         printf("FAIL: %s\n", gmlp_last_error(ctx));
         return 1;
     }
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     gmlp_model_config(m, &c);
     CHECK(c.arch == GMLP_ARCH_LM && c.causal && c.vocab_size == 256, "not a causal byte-level LM");
     const char *want = gmlp_model_metadata(m, "gmlp.heldout_bpb"), *file = gmlp_model_metadata(m, "gmlp.heldout_file");

@@ -73,7 +73,7 @@ static void poisoned(const char *path, gmlp_model *dev, gmlp_context *cd, gmlp_c
     unsigned char *file = check_read_file(path, &size);
     const char *hdr = file ? strstr((const char *)file + 8, "\"to_embed.weight\"") : NULL;
     const char *offs = hdr ? strstr(hdr, "data_offsets") : NULL;
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     gmlp_model_config(dev, &c);
     if (!(j < n && offs && sscanf(strchr(offs, '[') + 1, "%zu", &at) == 1)) {
         CHECK(0, "no token to poison (%zu of %zu) or no to_embed.weight in %s", j, n, path);

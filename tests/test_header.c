@@ -3,6 +3,6 @@
 
 int main(void)
 {
-    gmlp_config cfg = {0};
+    gmlp_config cfg = {.size = sizeof cfg};
     return gmlp_version()[0] && cfg.arch == GMLP_ARCH_GMLP ? 0 : 1;
 }

@@ -74,7 +74,7 @@ static void check_case(gmlp_context *ctx, const char *dir, const char *name)
         free(refbuf);
         return;
     }
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     const gmlp_st_tensor *images = gmlp_st_find(&ref, "images"), *logits = gmlp_st_find(&ref, "logits");
     const char *inputs = gmlp_st_meta(&ref, "inputs");
@@ -169,7 +169,7 @@ static void check_conflict(gmlp_context *ctx, const char *dir)
     /* a user's value wins over both */
     CHECK(gmlp_model_override(m, "mean", "0.1,0.2,0.3") == GMLP_OK, "override: %s", gmlp_last_error(ctx));
     CHECK(gmlp_model_config_source(m, "mean") == GMLP_SOURCE_USER, "mean's source after an override");
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     CHECK(cfg.mean[1] == 0.2f, "override: mean[1] %g", cfg.mean[1]);
     /* every filter timm's eval transform takes by name; its training-only "random" is refused */
@@ -271,7 +271,7 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
         } else {
             gmlp_model *m = NULL;
             CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "%s: %s", file, gmlp_last_error(ctx));
-            gmlp_config cfg;
+            gmlp_config cfg = {.size = sizeof cfg};
             if (m && gmlp_model_config(m, &cfg) == GMLP_OK)
                 CHECK(cfg.img_h == 24 && cfg.img_w == 40, "%s: image %dx%d", file, cfg.img_h, cfg.img_w);
             gmlp_model_free(m);
@@ -311,7 +311,7 @@ static void check_refusals(gmlp_context *ctx, const char *dir, const char *broke
                 continue;
             }
             gmlp_model *m = NULL;
-            gmlp_config cfg;
+            gmlp_config cfg = {.size = sizeof cfg};
             CHECK(gmlp_model_load(ctx, tmp, &m) == GMLP_OK, "%s folder: %s", folders[i].fixture,
                   gmlp_last_error(ctx));
             if (m && gmlp_model_config(m, &cfg) == GMLP_OK)

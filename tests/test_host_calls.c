@@ -129,7 +129,7 @@ static void lm(const char *path, int profiling, float *out, int *vocab, int *dep
     gmlp_context *ctx = context(profiling);
     gmlp_model *m = NULL;
     gmlp_lm_state *s = NULL;
-    gmlp_config c = {0};
+    gmlp_config c = {.size = sizeof c};
     CHECK(gmlp_model_load(ctx, path, &m) == GMLP_OK, "load %s: %s", path, gmlp_last_error(ctx));
     if (m)
         gmlp_model_config(m, &c);
@@ -206,7 +206,7 @@ static void generation(const char *path, gmlp_generate_options o, double *bytes,
     gmlp_context *ctx = context(0);
     gmlp_model *m = NULL;
     CHECK(gmlp_model_load(ctx, path, &m) == GMLP_OK, "load %s: %s", path, gmlp_last_error(ctx));
-    gmlp_config c = {0};
+    gmlp_config c = {.size = sizeof c};
     if (m)
         gmlp_model_config(m, &c);
     *depth = c.depth;
@@ -277,7 +277,7 @@ static void test_no_builds_after_load(const char *path)
             gmlp_context_destroy(ctx);
             continue;
         }
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_model_config(m, &cfg);
         const size_t per = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
         float *x = calloc(300 * per, sizeof *x), *y = malloc(300 * (size_t)cfg.num_classes * sizeof *y);

@@ -29,11 +29,11 @@ cc -std=c11 -Wall -Wextra -Werror "$dest/cl.c" -o "$dest/cl" $flags
 LD_LIBRARY_PATH=$libdir "$dest/cl"
 # the ABI version (meson.build's gmlp_soversion), not the release's major number
 soname=$(objdump -p "$libdir/libgmlp.so" | awk '$1 == "SONAME" {print $2}')
-[ "$soname" = libgmlp.so.1 ] || { echo "FAIL: SONAME $soname, expected libgmlp.so.1"; exit 1; }
+[ "$soname" = libgmlp.so.2 ] || { echo "FAIL: SONAME $soname, expected libgmlp.so.2"; exit 1; }
 # gmlp-bench links the shared library, like any user of it
 bench=$(find "$dest/root" -name gmlp-bench -type f | head -n 1)
 if [ -n "$bench" ]; then
-    objdump -p "$bench" | grep -q "NEEDED *libgmlp.so.1" || { echo "FAIL: the installed gmlp-bench does not link libgmlp.so"; exit 1; }
+    objdump -p "$bench" | grep -q "NEEDED *libgmlp.so.2" || { echo "FAIL: the installed gmlp-bench does not link libgmlp.so"; exit 1; }
 fi
 # no source-tree path in what is installed
 if grep -rlF "$(cd "$src/.." && pwd)" "$dest/root" >/dev/null; then

@@ -93,7 +93,7 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
           "%s: reference needs tokens I32 (B, n) and logits F64", name);
     gmlp_model *model = fixture_load(ctx, dir, name, storage);
     if (model && tok && want && tok->ndim == 2) {
-        gmlp_config c;
+        gmlp_config c = {.size = sizeof c};
         gmlp_model_config(model, &c);
         check_config(name, &c, &ref);
         size_t batch = (size_t)tok->shape[0], n = (size_t)tok->shape[1], V = (size_t)c.vocab_size;
@@ -133,7 +133,7 @@ static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int 
         gmlp_model *model = tight ? fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, 0) : NULL;
         if (!model)
             continue;
-        gmlp_config c;
+        gmlp_config c = {.size = sizeof c};
         gmlp_model_config(model, &c);
         size_t batch = (size_t)tok->shape[0], n = (size_t)tok->shape[1], V = (size_t)c.vocab_size;
         int32_t *tokens = malloc(batch * n * sizeof *tokens);
@@ -173,7 +173,7 @@ static gmlp_model *load_lm(gmlp_context *ctx, const char *path, const char *what
  * step's logits equal a full pass over that window. */
 static void check_window(gmlp_context *ctx, const char *path)
 {
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     gmlp_model *model = load_lm(ctx, path, "window", &c);
     if (!model)
         return;
@@ -226,7 +226,7 @@ static int on_token(void *user, int32_t t)
  * repeats; the callback streams every token and can stop; stop tokens end it. */
 static void check_generate(gmlp_context *ctx, const char *path)
 {
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     gmlp_model *model = load_lm(ctx, path, "generate", &c);
     if (!model)
         return;
@@ -291,7 +291,7 @@ static void check_errors(gmlp_context *ctx, const char *lm_causal, const char *l
         CHECK(0, "errors: load: %s", gmlp_last_error(ctx));
         return;
     }
-    gmlp_config c, cb;
+    gmlp_config c = {.size = sizeof c}, cb = {.size = sizeof cb};
     gmlp_model_config(lm, &c);
     gmlp_model_config(bi, &cb);
     size_t S = (size_t)c.seq_len, V = (size_t)c.vocab_size;

@@ -21,7 +21,7 @@ static const char *interp_names[] = {"bicubic", "bilinear", "nearest", "box", "h
 static int run_case(const char *dir, const char *line)
 {
     char image[256], interp[32], mean[64], stdv[64], expected[256];
-    gmlp_config cfg = {0};
+    gmlp_config cfg = {.size = sizeof cfg};
     if (sscanf(line, "%255s %d %d %d %31s %f %63s %63s %255s", image, &cfg.in_chans, &cfg.img_h, &cfg.img_w, interp,
                &cfg.crop_pct, mean, stdv, expected) != 9)
         return 0;
@@ -64,7 +64,7 @@ static int run_case(const char *dir, const char *line)
 
 static void test_arguments(void)
 {
-    gmlp_config cfg = {.in_chans = 3, .img_h = 8, .img_w = 8, .crop_pct = 1.0f, .mean = {0, 0, 0},
+    gmlp_config cfg = {.size = sizeof cfg, .in_chans = 3, .img_h = 8, .img_w = 8, .crop_pct = 1.0f, .mean = {0, 0, 0},
                        .std = {1, 1, 1}};
     uint8_t px[4 * 4 * 3] = {0};
     float out[3 * 8 * 8];
@@ -114,7 +114,7 @@ static void test_arguments(void)
  * other; a bad image stops it with its index named. */
 static void test_batch(void)
 {
-    gmlp_config cfg = {.in_chans = 3, .img_h = 6, .img_w = 5, .crop_pct = 0.9f, .mean = {0.4f, 0.5f, 0.6f},
+    gmlp_config cfg = {.size = sizeof cfg, .in_chans = 3, .img_h = 6, .img_w = 5, .crop_pct = 0.9f, .mean = {0.4f, 0.5f, 0.6f},
                        .std = {0.2f, 0.3f, 0.25f}};
     enum { N = 3, PLANE = 3 * 6 * 5 };
     static const int w[N] = {7, 3, 11}, h[N] = {4, 9, 11}, ch[N] = {3, 1, 4};

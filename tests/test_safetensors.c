@@ -21,7 +21,7 @@ static gmlp_status validate(const unsigned char *buf, size_t size, gmlp_error *e
     gmlp_status st = gmlp_st_parse(buf, size, &f, err);
     if (st != GMLP_OK)
         return st;
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     st = gmlp_config_infer(&f, NULL, &cfg, err);
     if (st == GMLP_OK)
         st = gmlp_config_check_tensors(&f, &cfg, err);
@@ -222,7 +222,7 @@ static void test_metadata_values(const char *dir)
         {"{\"gmlp.img_size\": \"12,20\", \"gmlp.patch_size\": \"4\"}", "gmlp.patch_size is for gMLPVision only"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_error err = {.msg = ""};
         gmlp_status st = with_metadata(dir, "gmixer_grey_f16", cases[i].meta, &cfg, &err);
         if (!cases[i].fragment)
@@ -241,7 +241,7 @@ static void test_default_norm(const char *dir)
     const float mean = (float)((0.485 + 0.456 + 0.406) / 3), std = (float)((0.229 + 0.224 + 0.225) / 3);
     static const char *const names[] = {"resmlp_grey_headless_f16", "gmixer_grey_f16"};
     for (size_t i = 0; i < 2; i++) {
-        gmlp_config cfg;
+        gmlp_config cfg = {.size = sizeof cfg};
         gmlp_error err = {.msg = ""};
         gmlp_status st = with_metadata(dir, names[i], "{\"gmlp.img_size\": \"12,20\"}", &cfg, &err);
         CHECK(st == GMLP_OK && cfg.in_chans == 1 && cfg.mean[0] == mean && cfg.std[0] == std,

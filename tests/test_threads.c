@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     model_path = argv[1];
     gmlp_context *ctx = shared_ctx = check_context();
     CHECK(gmlp_model_load(ctx, model_path, &shared_model) == GMLP_OK, "load: %s", gmlp_last_error(ctx));
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(shared_model, &cfg);
     per_image = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     nc = (size_t)cfg.num_classes;

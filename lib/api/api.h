@@ -4,6 +4,8 @@
 #ifndef GMLP_API_INTERNAL_H
 #define GMLP_API_INTERNAL_H
 
+#include <stddef.h>
+
 #include "cl/context.h"
 
 /* ctx's settings from opts (NULL: the defaults) over the environment; *device:
@@ -24,9 +26,15 @@ gmlp_error *gmlp_api_error(void);
  * lock only (gmlp_last_error too), as other threads may be in calls on ctx. */
 gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ...) GMLP_PRINTF(3, 4);
 
-/* Copies a caller's options struct (whose first member is its size) over
+/* Copies a caller's sized struct (whose first member is its size) over
  * defaults of size bytes: only the fields the caller's struct has.  0 when
- * src->size cannot be a size of these options. */
+ * src->size cannot be a size of it: under min (its first sized version's
+ * size) or over 64 KiB (an uninitialised one). */
+int gmlp_sized_in(void *defaults, size_t size, size_t min, const void *src);
+/* gmlp_sized_in for an options struct: a size and at least one field. */
 int gmlp_options_in(void *defaults, size_t size, const void *src);
+/* The end of gmlp_config's first sized version (0.3.0): what a caller's
+ * config.size is at least. */
+#define GMLP_CONFIG_MIN_SIZE (offsetof(gmlp_config, stem_norm) + sizeof(int))
 
 #endif

@@ -17,15 +17,20 @@ gmlp_error *gmlp_api_error(void)
     return gmlp_thread_error_logging(&lg);
 }
 
-int gmlp_options_in(void *defaults, size_t size, const void *src)
+int gmlp_sized_in(void *defaults, size_t size, size_t min, const void *src)
 {
     size_t given;
     memcpy(&given, src, sizeof given);
-    if (given < 2 * sizeof(size_t) || given > (1u << 16)) /* a size and at least one field; an uninitialised one */
+    if (given < min || given > (1u << 16))
         return 0;
     memcpy(defaults, src, given < size ? given : size);
     memcpy(defaults, &size, sizeof size);
     return 1;
+}
+
+int gmlp_options_in(void *defaults, size_t size, const void *src)
+{
+    return gmlp_sized_in(defaults, size, 2 * sizeof(size_t), src);
 }
 
 void gmlp_set_log(gmlp_log_level level, gmlp_log_callback log, void *user)

@@ -225,7 +225,7 @@ gmlp_status gmlp_tune(gmlp_context *ctx, gmlp_model *model, size_t batch, gmlp_t
 {
     if (!ctx || !model)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: NULL argument");
-    gmlp_config c;
+    gmlp_config c = {.size = sizeof c};
     GMLP_TRY(gmlp_model_config(model, &c));
     if (batch < 1 || batch > 4096)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_tune: batch %zu outside 1 .. 4096", batch);

@@ -30,18 +30,45 @@ const char *gmlp_status_string(gmlp_status status)
     return "unknown status";
 }
 
-gmlp_status gmlp_preprocess_rgb8(const gmlp_config *cfg, const uint8_t *pixels, int width, int height, int channels,
-                                 float *out)
+void gmlp_config_default(gmlp_config *cfg)
 {
-    return gmlp_preprocess_image(cfg, pixels, width, height, channels, out, gmlp_api_error());
+    if (cfg)
+        *cfg = (gmlp_config){.size = sizeof *cfg, .in_chans = 3, .img_h = 224, .img_w = 224,
+                             .mean = {0.5f, 0.5f, 0.5f}, .std = {0.5f, 0.5f, 0.5f}, .crop_pct = 0.875f,
+                             .interpolation = GMLP_INTERP_BICUBIC, .crop_mode = GMLP_CROP_CENTER};
 }
 
-gmlp_status gmlp_preprocess_rgb8_batch(const gmlp_config *cfg, const uint8_t *const *pixels, const int *width,
+/* The caller's config over the defaults (the fields its size holds). */
+static gmlp_status config_in(const gmlp_config *given, gmlp_config *cfg, const char *fn, gmlp_error *err)
+{
+    gmlp_config_default(cfg);
+    if (!gmlp_sized_in(cfg, sizeof *cfg, GMLP_CONFIG_MIN_SIZE, given))
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT,
+                         "%s: cfg->size is %zu: set it to sizeof(gmlp_config) (gmlp_config_default does)", fn,
+                         given->size);
+    return GMLP_OK;
+}
+
+gmlp_status gmlp_preprocess_rgb8(const gmlp_config *given, const uint8_t *pixels, int width, int height,
+                                 int channels, float *out)
+{
+    gmlp_error *err = gmlp_api_error();
+    gmlp_config cfg;
+    if (!given)
+        return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_preprocess_rgb8: cfg is NULL");
+    GMLP_TRY(config_in(given, &cfg, "gmlp_preprocess_rgb8", err));
+    return gmlp_preprocess_image(&cfg, pixels, width, height, channels, out, err);
+}
+
+gmlp_status gmlp_preprocess_rgb8_batch(const gmlp_config *given, const uint8_t *const *pixels, const int *width,
                                        const int *height, const int *channels, size_t n, float *out)
 {
     gmlp_error *err = gmlp_api_error();
-    if (!cfg || (n && (!pixels || !width || !height || !channels || !out)))
+    if (!given || (n && (!pixels || !width || !height || !channels || !out)))
         return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "gmlp_preprocess_rgb8_batch: NULL argument");
+    gmlp_config c;
+    GMLP_TRY(config_in(given, &c, "gmlp_preprocess_rgb8_batch", err));
+    const gmlp_config *cfg = &c;
     const size_t per = (size_t)cfg->in_chans * (size_t)cfg->img_h * (size_t)cfg->img_w;
     for (size_t i = 0; i < n; i++) {
         gmlp_status st = gmlp_preprocess_image(cfg, pixels[i], width[i], height[i], channels[i], out + i * per, err);

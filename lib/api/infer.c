@@ -20,27 +20,41 @@ static gmlp_status check_args(gmlp_model *m, const void *images, size_t batch, c
     return GMLP_OK;
 }
 
-static gmlp_status run(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+static gmlp_status run(gmlp_model *m, const float *images, size_t batch, float *logits, float *features)
 {
     pthread_mutex_lock(&m->ctx->lock);
-    gmlp_status st = gmlp_forward(m, images, batch, features, logits);
+    gmlp_status st = gmlp_vision_forward(m, images, batch, logits, features);
     pthread_mutex_unlock(&m->ctx->lock);
     return st;
+}
+
+static gmlp_status check_head(gmlp_model *m, const char *fn, const char *instead)
+{
+    if (m->cfg.num_classes == 0)
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL, "%s: the model has no head (a feature extractor)%s", fn,
+                             instead);
+    return GMLP_OK;
 }
 
 gmlp_status gmlp_classify(gmlp_model *m, const float *images, size_t batch, float *logits)
 {
     GMLP_TRY(check_args(m, images, batch, logits, "gmlp_classify"));
-    if (m->cfg.num_classes == 0)
-        return gmlp_ctx_fail(m->ctx, GMLP_ERR_WRONG_MODEL,
-                             "gmlp_classify: the model has no head (a feature extractor); use gmlp_features");
-    return run(m, images, batch, NULL, logits);
+    GMLP_TRY(check_head(m, "gmlp_classify", "; use gmlp_features"));
+    return run(m, images, batch, logits, NULL);
 }
 
 gmlp_status gmlp_features(gmlp_model *m, const float *images, size_t batch, float *features)
 {
     GMLP_TRY(check_args(m, images, batch, features, "gmlp_features"));
-    return run(m, images, batch, features, NULL);
+    return run(m, images, batch, NULL, features);
+}
+
+gmlp_status gmlp_classify_features(gmlp_model *m, const float *images, size_t batch, float *logits, float *features)
+{
+    GMLP_TRY(check_args(m, images, batch, logits ? (const void *)logits : features, "gmlp_classify_features"));
+    if (logits)
+        GMLP_TRY(check_head(m, "gmlp_classify_features", "; pass logits NULL for its features alone"));
+    return run(m, images, batch, logits, features);
 }
 
 /* A caller's buffer of the context's cl_context, holding at least floats floats. */
@@ -69,8 +83,7 @@ gmlp_status gmlp_classify_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem 
     GMLP_TRY(check_args(m, images, batch, logits, "gmlp_classify_cl"));
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
-    if (c->num_classes == 0)
-        return gmlp_ctx_fail(ctx, GMLP_ERR_WRONG_MODEL, "gmlp_classify_cl: the model has no head (a feature extractor)");
+    GMLP_TRY(check_head(m, "gmlp_classify_cl", ""));
     if (n_wait && !wait)
         return gmlp_ctx_fail(ctx, GMLP_ERR_INVALID_ARGUMENT, "gmlp_classify_cl: %u events to wait for, but wait is NULL",
                              n_wait);

@@ -101,9 +101,15 @@ gmlp_status gmlp_model_config(const gmlp_model *m, gmlp_config *out)
     if (!m || !out)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_config: %s is NULL",
                          m ? "out" : "model");
+    const size_t given = out->size;
+    if (given < GMLP_CONFIG_MIN_SIZE || given > (1u << 16))
+        return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
+                             "gmlp_model_config: out->size is %zu: set it to sizeof(gmlp_config) "
+                             "(gmlp_config_default does)", given);
     pthread_mutex_lock(&m->ctx->lock); /* gmlp_model_override may be changing it */
-    *out = m->cfg;
+    memcpy(out, &m->cfg, given < sizeof m->cfg ? given : sizeof m->cfg); /* a newer caller's fields past ours stay */
     pthread_mutex_unlock(&m->ctx->lock);
+    out->size = given;
     return GMLP_OK;
 }
 

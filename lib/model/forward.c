@@ -42,7 +42,8 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
                                           .c = {.buf = dst, .off = dst_off, .ld = nc}, .bias = m->head_b});
 }
 
-/* run_chunk on the workspace: images in ws.input, results in ws.out or ws.pooled. */
+/* run_chunk on the workspace: images in ws.input, the pooled features in
+ * ws.pooled, and the logits (want_logits) in ws.out. */
 typedef struct chunk_args {
     size_t b;
     int want_logits;
@@ -64,12 +65,22 @@ static gmlp_status prepare(gmlp_model *m, size_t batch, size_t *chunk)
     return gmlp_workspace_reserve(m, *chunk * (size_t)m->cfg.seq_len, *chunk, (size_t)m->cfg.seq_len, *chunk);
 }
 
-static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+/* A chunk's result, read back into the caller's rows from row i: with the
+ * head, the pooled features stay in ws.pooled beside the logits in ws.out. */
+static gmlp_status read_back(gmlp_context *ctx, cl_mem buf, size_t width, size_t i, size_t b, float *dst, int last)
+{
+    if (!dst)
+        return GMLP_OK;
+    cl_int e = clEnqueueReadBuffer(ctx->queue, buf, last ? CL_TRUE : CL_FALSE, 0, width * b * sizeof(float),
+                                   dst + i * width, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GMLP_OK : gmlp_fail_cl(&ctx->err, "clEnqueueReadBuffer(result)", e);
+}
+
+static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch, float *logits, float *features)
 {
     gmlp_context *ctx = m->ctx;
     const gmlp_config *c = &m->cfg;
     const size_t img = (size_t)c->in_chans * (size_t)c->img_h * (size_t)c->img_w;
-    const size_t out = logits ? (size_t)c->num_classes : (size_t)c->dim;
     size_t chunk;
     GMLP_TRY(prepare(m, batch, &chunk));
     const gmlp_workspace *w = &m->ws;
@@ -79,22 +90,19 @@ static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch
                                         0, NULL, NULL);
         if (e != CL_SUCCESS)
             return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(images)", e);
-        cl_mem dst = logits ? w->out : w->pooled;
         /* recorded once per chunk size, then replayed */
         chunk_args a = {b, logits != NULL};
         GMLP_TRY(gmlp_model_replay(m, (const size_t[4]){b, a.want_logits}, run_ws_chunk, &a));
-        /* the one host synchronisation of the chunk */
-        e = clEnqueueReadBuffer(ctx->queue, dst, CL_TRUE, 0, out * b * sizeof(float),
-                                (logits ? logits : features) + i * out, 0, NULL, NULL);
-        if (e != CL_SUCCESS)
-            return gmlp_fail_cl(&ctx->err, "clEnqueueReadBuffer(result)", e);
+        /* the one host synchronisation of the chunk: the last read blocks */
+        GMLP_TRY(read_back(ctx, w->pooled, (size_t)c->dim, i ? i - 1 : i, b, features, !logits));
+        GMLP_TRY(read_back(ctx, w->out, (size_t)c->num_classes, i, b, logits, 1));
     }
     return GMLP_OK;
 }
 
-gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits)
+gmlp_status gmlp_vision_forward(gmlp_model *m, const float *images, size_t batch, float *logits, float *features)
 {
-    gmlp_status st = forward_host(m, images, batch, features, logits);
+    gmlp_status st = forward_host(m, images, batch, logits, features);
     if (st != GMLP_OK) /* a chunk's write of the caller's images may still be pending */
         clFinish(m->ctx->queue);
     return st;

@@ -255,9 +255,10 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l);
  * from into to: the stem's, a block's, the final one (block.c). */
 gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl_mem w, cl_mem b, size_t rows);
 
-/* Runs the network on batch images (host memory), writing pooled features
- * and, when logits != NULL, the head's output. */
-gmlp_status gmlp_forward(gmlp_model *m, const float *images, size_t batch, float *features, float *logits);
+/* Runs the network on batch images (host memory), writing the head's output
+ * to logits and the pooled features to features, each where not NULL (one
+ * of them at least; logits needs a head). */
+gmlp_status gmlp_vision_forward(gmlp_model *m, const float *images, size_t batch, float *logits, float *features);
 /* The same from and to device buffers of the context (gmlp_classify_cl), enqueued only. */
 gmlp_status gmlp_forward_cl(gmlp_model *m, cl_mem images, size_t batch, cl_mem logits);
 

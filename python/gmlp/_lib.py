@@ -85,9 +85,10 @@ def check(status: int, ctx: int | None) -> None:
 
 
 class Config(Structure):
-    """gmlp_config."""
+    """gmlp_config, its size set (the library reads and writes the fields it says the caller has)."""
 
     _fields_ = [
+        ("size", c_size_t),
         ("arch", c_int),
         ("in_chans", c_int), ("img_h", c_int), ("img_w", c_int), ("num_classes", c_int),
         ("depth", c_int), ("dim", c_int), ("ffn_dim", c_int), ("seq_len", c_int),
@@ -111,6 +112,9 @@ class Config(Structure):
         ("crop_mode", c_int),
         ("stem_norm", c_int),
     ]
+
+    def __init__(self, **fields: object) -> None:
+        super().__init__(size=ctypes.sizeof(Config), **fields)
 
 
 class LoadOptions(Structure):
@@ -152,6 +156,7 @@ _PROTOTYPES = {
     "gmlp_context_destroy": (None, [_P]),
     "gmlp_context_device_name": (c_char_p, [_P]),
     "gmlp_load_options_default": (None, [POINTER(LoadOptions)]),
+    "gmlp_config_default": (None, [POINTER(Config)]),
     "gmlp_model_load_ex": (c_int, [_P, c_char_p, POINTER(LoadOptions), POINTER(c_void_p)]),
     "gmlp_precision_parse": (c_int, [c_char_p, POINTER(c_int)]),
     "gmlp_precision_name": (c_char_p, [c_int]),
@@ -162,6 +167,7 @@ _PROTOTYPES = {
     "gmlp_model_metadata": (c_char_p, [_P, c_char_p]),
     "gmlp_classify": (c_int, [_P, _P, c_size_t, _P]),
     "gmlp_features": (c_int, [_P, _P, c_size_t, _P]),
+    "gmlp_classify_features": (c_int, [_P, _P, c_size_t, _P, _P]),
     "gmlp_preprocess_rgb8": (c_int, [POINTER(Config), _P, c_int, c_int, c_int, _P]),
     "gmlp_softmax_topk": (c_int, [_P, c_int, c_int, _P, _P]),
     "gmlp_lm_logits": (c_int, [_P, _P, c_size_t, c_size_t, _P]),

@@ -148,7 +148,7 @@ class Model:
 
     def _config_dict(self) -> dict:
         c = self._cfg
-        d: dict = {field[0]: getattr(c, field[0]) for field in Config._fields_}
+        d: dict = {field[0]: getattr(c, field[0]) for field in Config._fields_ if field[0] != "size"}
         n = c.in_chans
         d.update(arch=_name(ARCH, c.arch), interpolation=_name(INTERPOLATION, c.interpolation),
                  crop_mode=_name(CROP_MODE, c.crop_mode), gate_act=_name(GATE_ACT, c.gate_act),
@@ -189,6 +189,16 @@ class Model:
         out = np.empty((a.shape[0], self._cfg.dim), np.float32)
         self._call(lib.gmlp_features, _arrays.address(a), a.shape[0], _arrays.address(out))
         return out[0] if single else out
+
+    def classify_features(self, x: npt.ArrayLike) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Logits and pooled features of the same images from one forward, each as classify and features
+        give them, bit for bit: (B, C, H, W) -> ((B, num_classes), (B, dim)); one (C, H, W) -> their rows."""
+        a, single = self._images(x, "classify_features")
+        logits = np.empty((a.shape[0], self._cfg.num_classes), np.float32)
+        feats = np.empty((a.shape[0], self._cfg.dim), np.float32)
+        self._call(lib.gmlp_classify_features, _arrays.address(a), a.shape[0], _arrays.address(logits),
+                   _arrays.address(feats))
+        return (logits[0], feats[0]) if single else (logits, feats)
 
     def topk(self, logits: npt.ArrayLike, k: int = 5) -> Union[TopK, List[TopK]]:
         """The k most probable classes, [(index, label, probability), ...] in descending order (softmax of

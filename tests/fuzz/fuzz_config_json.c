@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gmlp_hf_config hf;
     if (gmlp_hf_config_parse(data, size, &hf, &err) != GMLP_OK)
         return 0;
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_config_infer(&f, &hf, &cfg, &err);
     size_t n_meta = f.n_meta;
     f.n_meta = 0; /* the same weights without their metadata (gmlp.img_size among it) */

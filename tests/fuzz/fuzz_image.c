@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * seconds, as in PIL: correct but no use to the fuzzer, which skips those. */
     const double shorter = px ? (w < h ? w : h) : 1, resized = (double)w * h * (18 / shorter) * (18 / shorter);
     if (px && resized <= (1 << 22)) {
-        gmlp_config cfg = {.in_chans = 3, .img_h = 16, .img_w = 12, .crop_pct = 0.875f, .mean = {0.5f, 0.5f, 0.5f},
+        gmlp_config cfg = {.size = sizeof cfg, .in_chans = 3, .img_h = 16, .img_w = 12, .crop_pct = 0.875f, .mean = {0.5f, 0.5f, 0.5f},
                            .std = {0.5f, 0.5f, 0.5f}, .interpolation = data[size - 1] % 6,
                            .crop_mode = data[size - 1] / 6 % 3};
         float out[3 * 16 * 12];

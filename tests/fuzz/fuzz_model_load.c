@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     if (gmlp_model_load_memory(ctx, data, size, &m) != GMLP_OK)
         return 0;
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     gmlp_model_config(m, &cfg);
     size_t n = (size_t)cfg.in_chans * cfg.img_h * cfg.img_w;
     if (cfg.arch == GMLP_ARCH_LM && cfg.num_params <= 100000 && cfg.seq_len <= 64) {

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gmlp_error err = {.msg = ""};
     if (gmlp_st_parse(data, size, &f, &err) != GMLP_OK)
         return 0;
-    gmlp_config cfg;
+    gmlp_config cfg = {.size = sizeof cfg};
     if (gmlp_config_infer(&f, NULL, &cfg, &err) == GMLP_OK)
         gmlp_config_check_tensors(&f, &cfg, &err);
     for (size_t i = 0; i < f.n_tensors; i++) {

@@ -16,6 +16,7 @@
 int main(void)
 {
     STRUCT(gmlp_config);
+    FIELD(gmlp_config, size);
     FIELD(gmlp_config, arch);
     FIELD(gmlp_config, in_chans);
     FIELD(gmlp_config, img_h);

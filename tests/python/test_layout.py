@@ -40,7 +40,9 @@ def test_structs_match_gmlp_h() -> None:
 
 
 def test_options_defaults_fill_the_whole_struct() -> None:
-    for cls, fill in ((_lib.LoadOptions, _lib.lib.gmlp_load_options_default),
+    assert _lib.Config().size == ctypes.sizeof(_lib.Config)
+    for cls, fill in ((_lib.Config, _lib.lib.gmlp_config_default),
+                      (_lib.LoadOptions, _lib.lib.gmlp_load_options_default),
                       (_lib.GenerateOptions, _lib.lib.gmlp_generate_options_default)):
         opts = cls()
         fill(ctypes.byref(opts))

@@ -45,10 +45,16 @@ def test_timm_fixture(name: str, weights: str) -> None:
             with pytest.raises(gmlp.Error) as e:
                 m.classify(images)
             assert e.value.status == gmlp.Status.WRONG_MODEL and "feature extractor" in str(e.value)
+            with pytest.raises(gmlp.Error) as e:
+                m.classify_features(images)
+            assert e.value.status == gmlp.Status.WRONG_MODEL and "feature extractor" in str(e.value)
             return
         logits = m.classify(images)
         assert logits.dtype == np.float32 and logits.shape == ref["logits"].shape
         assert rel_error(logits, ref["logits"]) <= TOL[weights]
+        # both from one forward: the same bits as the two calls
+        both = m.classify_features(images)
+        assert np.array_equal(both[0], logits) and np.array_equal(both[1], feats)
         # one image as (C, H, W): its row
         one = m.classify(images[-1])
         assert one.shape == logits.shape[1:]
@@ -79,7 +85,7 @@ def test_precision(precision: str, rgb_fp32: np.ndarray) -> None:
 def test_config_dict() -> None:
     with gmlp.load(E2E / "mixer_rgb.safetensors") as m:
         c = m.config
-    assert set(c) == {name for name, _ in _lib.Config._fields_} | {"labels"}
+    assert set(c) == {name for name, _ in _lib.Config._fields_ if name != "size"} | {"labels"}
     assert c["arch"] == "mixer" and c["token_dim"] > 0 and c["sgu_eps"] == 0
     assert c["interpolation"] in _lib.INTERPOLATION and c["crop_mode"] in _lib.CROP_MODE
     assert isinstance(c["mean"], tuple) and len(c["mean"]) == len(c["std"]) == c["in_chans"] == 3
