@@ -1,5 +1,6 @@
 /* gmlp-generate: continue a prompt with a g-mlp-pytorch gMLP language model,
- * streaming the text as it is produced.  Byte-level models (vocab 256) take
+ * streaming the text as it is produced, or (--eval) score it: bits per byte
+ * and perplexity (lm_eval.h).  Byte-level models (vocab 256) take
  * the prompt as text (an argument, -p or a file); others take token ids
  * (--tokens).  Without --model the bundled byte-level LM trained on Debian's
  * fortunes is used.  Options follow llama.cpp's where they overlap (-p the
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <gmlp.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "lm_eval.h"
 
 #define PROGRAM "gmlp-generate"
 #define DEFAULT_MODEL "fortunes-gmlp-lm.safetensors"
@@ -24,8 +27,9 @@
 typedef struct options {
     const char *model, *device, *prompt, *file, *ids, *stop;
     long long n, top_k, seed; /* seed -1: random */
+    long long stride;         /* --eval: 0 = seq_len */
     double temperature, top_p;
-    int logits, json, quiet;
+    int logits, json, quiet, eval;
     gmlp_precision precision; /* GMLP_PRECISION_AUTO: the library's default */
 } options;
 
@@ -46,7 +50,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " PROGRAM " [options] PROMPT\n"
             "       " PROGRAM " [options] -p PROMPT | -f FILE | --tokens ID,ID,...\n"
-            "Continues the prompt with a g-mlp-pytorch gMLP language model, streaming the text to stdout.\n"
+            "       " PROGRAM " --eval [--stride S] [options] -f FILE | TEXT | --tokens ID,ID,...\n"
+            "Continues the prompt with a g-mlp-pytorch gMLP language model, streaming the text to stdout;\n"
+            "with --eval, scores it instead: bits per byte (per token) and perplexity.\n"
             "  -m, --model PATH     the LM as .safetensors (default: $GMLP_LM_MODEL, else the bundled byte-level\n"
             "                       LM trained on Debian's fortunes; now %s)\n"
             "  -d, --device D       OpenCL device: index, gpu, cpu or a name substring\n"
@@ -66,8 +72,17 @@ static void usage(FILE *f)
             "      --stop STR       stop once the generated text ends with STR (byte-level models; default none)\n"
             "      --logits         print the logits of the next token after the prompt and stop\n"
             "                       (bidirectional models: of every position; the prompt must be seq_len long)\n"
+            "      --eval           score the prompt (a causal model) instead: windows of up to seq_len tokens\n"
+            "                       start every --stride tokens, and each scores the tokens the previous one did\n"
+            "                       not predict, so every token but the first is scored once; prints the tokens\n"
+            "                       scored, bits per byte (byte-level models; else per token), perplexity and\n"
+            "                       the mean -ln p; progress on stderr (a terminal)\n"
+            "      --stride S       --eval's window step, 1 to seq_len (default seq_len: disjoint windows, as\n"
+            "                       the bundled LM's held-out figure); smaller strides give more context and\n"
+            "                       cost seq_len / S forwards per scored window\n"
             "      --json           machine-readable output on stdout (model, device, precision, engine, seed,\n"
-            "                       tokens, text, seconds; --logits: logits) instead of the text (default off)\n"
+            "                       tokens, text, seconds; --logits: logits; --eval: the scores) instead of the\n"
+            "                       text (default off)\n"
             "  -q, --quiet          no seed or statistics on stderr; warnings stay (default off)\n"
             "  -h, --help           this text\n"
             "      --version        the versions of the program and the library, the OpenCL platforms\n"
@@ -78,7 +93,19 @@ static void usage(FILE *f)
             app_default_model("GMLP_LM_MODEL", DEFAULT_MODEL), MAX_TOKENS, MAX_TOP_K);
 }
 
-enum { OPT_STOP = 256, OPT_TOKENS, OPT_LOGITS, OPT_JSON, OPT_TEMP, OPT_TOP_K, OPT_TOP_P, OPT_VERSION, OPT_PRECISION };
+enum {
+    OPT_STOP = 256,
+    OPT_TOKENS,
+    OPT_LOGITS,
+    OPT_JSON,
+    OPT_TEMP,
+    OPT_TOP_K,
+    OPT_TOP_P,
+    OPT_VERSION,
+    OPT_PRECISION,
+    OPT_EVAL,
+    OPT_STRIDE
+};
 
 static const struct option longopts[] = {
     {"model", required_argument, 0, 'm'},      {"device", required_argument, 0, 'd'},
@@ -90,6 +117,7 @@ static const struct option longopts[] = {
     {"logits", no_argument, 0, OPT_LOGITS},    {"json", no_argument, 0, OPT_JSON},
     {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, OPT_VERSION},  {"precision", required_argument, 0, OPT_PRECISION},
+    {"eval", no_argument, 0, OPT_EVAL},        {"stride", required_argument, 0, OPT_STRIDE},
     {0, 0, 0, 0},
 };
 
@@ -157,6 +185,11 @@ static int parse_args(int argc, char **argv, options *o)
         case OPT_STOP: o->stop = optarg; break;
         case OPT_TOKENS: o->ids = optarg; break;
         case OPT_LOGITS: o->logits = 1; break;
+        case OPT_EVAL: o->eval = 1; break;
+        case OPT_STRIDE:
+            if (!app_parse_int(optarg, 1, 1 << 30, &o->stride))
+                return bad(optarg, "--stride", "an integer from 1 to the model's seq_len");
+            break;
         case OPT_JSON: o->json = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return APP_EXIT_OK;
@@ -182,6 +215,11 @@ static int parse_args(int argc, char **argv, options *o)
         return usage_error("the prompt is empty; a language model needs at least one token to continue");
     if (o->stop && !*o->stop)
         return bad(o->stop, "--stop", "a non-empty string");
+    if (o->stride && !o->eval)
+        return usage_error("--stride is --eval's window step: give --eval too");
+    if (o->eval && (o->logits || o->stop))
+        return usage_error(o->logits ? "--eval scores the text; --logits prints logits: give one"
+                                     : "--eval scores the text and generates nothing: --stop does not apply");
     return -1;
 }
 
@@ -428,6 +466,64 @@ static int generate(run *r, gmlp_context *ctx, gmlp_model *model, const int32_t 
     return st == GMLP_OK;
 }
 
+/* --eval's progress line on a terminal: windows done and the figure so far. */
+static int eval_progress(void *user, const app_lm_score *s, size_t windows)
+{
+    const run *r = user;
+    fprintf(stderr, "\r" PROGRAM ": window %zu/%zu, %.4f bits per %s so far", s->windows, windows,
+            s->nll / (s->scored * log(2.0)), r->bytes ? "byte" : "token");
+    return 0;
+}
+
+static int evaluate(run *r, gmlp_context *ctx, gmlp_model *model, const int32_t *tok, size_t n, json_t *doc)
+{
+    const size_t L = (size_t)r->cfg.seq_len, stride = r->o.stride ? (size_t)r->o.stride : L;
+    if (!r->cfg.causal) {
+        fputs(PROGRAM ": --eval needs a causal model; this one is bidirectional (gmlp.causal false): it sees the "
+              "tokens it would predict\n",
+              stderr);
+        return APP_EXIT_FAIL;
+    }
+    if (stride > L) {
+        fprintf(stderr, PROGRAM ": --stride %zu is past the model's window of %zu tokens (seq_len): a token would "
+                "be left unscored\n", stride, L);
+        return APP_EXIT_USAGE;
+    }
+    if (n < 2) {
+        fputs(PROGRAM ": --eval needs at least 2 tokens: the first is context, the rest are scored\n", stderr);
+        return APP_EXIT_FAIL;
+    }
+    app_lm_score s;
+    const int show = !r->o.quiet && isatty(STDERR_FILENO);
+    double t0 = now();
+    gmlp_status st = app_lm_eval(model, &r->cfg, tok, n, stride, show ? eval_progress : NULL, r, &s);
+    double secs = now() - t0;
+    if (show)
+        fputc('\n', stderr);
+    if (st != GMLP_OK) {
+        fprintf(stderr, PROGRAM ": %s\n", st == GMLP_ERR_HOST_MEMORY ? "out of memory" : gmlp_last_error(ctx));
+        return APP_EXIT_FAIL;
+    }
+    const double mean = s.nll / (double)s.scored, bits = mean / log(2.0), ppl = exp(mean);
+    const char *unit = r->bytes ? "byte" : "token";
+    if (doc) {
+        json_t *e = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "tokens", (json_int_t)n,
+                              "scored", (json_int_t)s.scored, "windows", (json_int_t)s.windows, "seq_len",
+                              (json_int_t)L, "stride", (json_int_t)stride, "nll", s.nll, "mean_nll", mean,
+                              "bits_per_token", bits, "perplexity", ppl, "seconds", secs);
+        json_object_set_new(e, "bits_per_byte", r->bytes ? json_real(bits) : json_null());
+        json_object_set_new(doc, "eval", e);
+    } else {
+        printf("%zu tokens, %zu scored in %zu windows of up to %zu tokens every %zu\n", n, s.scored, s.windows, L,
+               stride);
+        printf("%.6f bits per %s, perplexity %.4f per %s, mean -ln p %.6f\n", bits, unit, ppl, unit, mean);
+    }
+    if (!r->o.quiet)
+        fprintf(stderr, "%zu windows in %.2f s, %.0f tokens/s scored, on %s, %s (%s)\n", s.windows, secs,
+                secs > 0 ? s.scored / secs : 0.0, gmlp_context_device_name(ctx), r->mode, r->engine);
+    return APP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     run r = {0};
@@ -441,7 +537,7 @@ int main(int argc, char **argv)
     gmlp_model *model = NULL;
     int32_t *tok = NULL;
     json_t *doc = NULL;
-    int ok = 0;
+    int ok = 0, status = APP_EXIT_FAIL;
     size_t n = 0;
     if (!r.o.ids && !read_prompt(&r))
         goto done;
@@ -474,7 +570,10 @@ int main(int argc, char **argv)
     if (r.o.json)
         doc = json_pack("{s:o, s:s, s:s, s:s}", "model", app_json_bytes(path, strlen(path)), "device",
                         gmlp_context_device_name(ctx), "precision", r.mode, "engine", r.engine);
-    ok = r.o.logits ? print_logits(&r, ctx, model, tok, n, doc) : generate(&r, ctx, model, tok, n, doc);
+    if (r.o.eval)
+        ok = (status = evaluate(&r, ctx, model, tok, n, doc)) == APP_EXIT_OK;
+    else
+        ok = r.o.logits ? print_logits(&r, ctx, model, tok, n, doc) : generate(&r, ctx, model, tok, n, doc);
     if (ok && doc) {
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)); /* float32 round-trips in 9 digits */
         putchar('\n');
@@ -486,5 +585,5 @@ done:
     free(r.prompt);
     gmlp_model_free(model);
     gmlp_context_destroy(ctx);
-    return ok ? APP_EXIT_OK : APP_EXIT_FAIL;
+    return ok ? APP_EXIT_OK : status;
 }
