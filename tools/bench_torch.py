@@ -140,6 +140,7 @@ def main():
     ap.add_argument("--compile-mode", default="default",
                     help="torch.compile's mode with --compile: default, reduce-overhead (CUDA graphs), max-autotune")
     ap.add_argument("--json")
+    ap.add_argument("--models", help="a comma list of the configurations' names (default all)")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                     help="CPU threads (default: every processor this process may use; some builds of "
                          "PyTorch start with one, where gmlp-cl's OpenCL CPU device uses them all)")
@@ -161,6 +162,8 @@ def main():
             continue
         set_mode(dev, mode)
         for model_name, spec in (TINY if args.tiny else STANDARD).items():
+            if args.models and model_name not in args.models.split(","):
+                continue
             model = build(spec).to(dev).eval()
             if args.compile:
                 torch._dynamo.reset()  # no graph of another mode's settings reused
