@@ -16,7 +16,10 @@
  * operands' loads (its staging): direct_ld1 and direct_ldv, below.
  * It alone has the fused LayerNorm's halves (gemm_common.cl): op(A)
  * normalised as it loads (GMLP_GEMM_PROLOGUE NORM_A, not transposed), and
- * the row statistics of what it stored (where stats is set). */
+ * the row statistics of what it stored (where stats is set).
+ * GMLP_DIRECT_DPBF16 (the dpbf16 tilings: x86's AVX512_BF16 on a CPU device
+ * that runs on the host, PoCL's): NT products in BF16 of bfloat16 B take k
+ * 32 at a time through vdpbf16ps (direct_dots_bf16). */
 #define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
 
@@ -190,6 +193,67 @@ static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
     return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
 }
 
+/* x86's AVX512_BF16 (GMLP_DIRECT_DPBF16, issued natively; emulated in tests:
+ * the portable loop): vdpbf16ps adds the products of 16 pairs of bfloat16
+ * to 16 floats, each product exact, as the BF16 mode's rounded operands
+ * multiplied and accumulated in fp32 (its denormals flushed); float
+ * operands round to bfloat16 by vcvtne2ps2bf16 (to nearest even), so that
+ * float and bfloat16 storage give the same bits.  Half operands, and the
+ * prologue, take the portable loop. */
+#ifndef GMLP_DIRECT_DPBF16
+#define GMLP_DIRECT_DPBF16 0
+#endif
+#define DPBF16                                                                                                         \
+    (GMLP_DIRECT_DPBF16 && GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_NATIVE && GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16 &&  \
+     !GMLP_GEMM_A_HALF && !GMLP_GEMM_B_HALF && !NORM_A && DV == 16)
+#if DPBF16
+#define DPBF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
+/* 32 bfloat16 from p (2-byte aligned) as vdpbf16ps takes them */
+DPBF16_TARGET static inline int16 dpbf16_ld(__global const bf16 *p)
+{
+    return (int16)(as_int8(vload16(0, (__global const ushort *)p)), as_int8(vload16(1, (__global const ushort *)p)));
+}
+DPBF16_TARGET static inline int16 dpbf16_ld_float(__global const float *p)
+{
+    return __builtin_astype(__builtin_ia32_cvtne2ps2bf16_512(vload16(1, p), vload16(0, p)), int16);
+}
+#if GMLP_GEMM_A_BF16
+#define dpbf16_a dpbf16_ld
+#else
+#define dpbf16_a dpbf16_ld_float
+#endif
+#if GMLP_GEMM_B_BF16
+#define dpbf16_b dpbf16_ld
+#else
+#define dpbf16_b dpbf16_ld_float
+#endif
+/* sum[r] = A[row r, 0 .. 32 k32) . B[rows 0 .. 4, 0 .. 32 k32).  Out of line:
+ * PoCL inlines into its work-group function, whose target lacks the
+ * features, a callee whose target has them and then fails instruction
+ * selection; a call per block costs nothing. */
+DPBF16_TARGET __attribute__((noinline)) static void direct_dots_bf16(__global const A_TYPE *const ar[DM],
+                                                                      __global const B_TYPE *const br[4], int k32,
+                                                                      float4 sum[DM])
+{
+    float16 acc[DM][4];
+    _Pragma("unroll") for (int r = 0; r < DM; r++)
+        _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] = (float16)0.0f;
+    for (int q = 0; q < 32 * k32; q += 32) {
+        int16 bv[4];
+        _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = dpbf16_b(br[s] + q);
+        _Pragma("unroll") for (int r = 0; r < DM; r++)
+        {
+            const int16 av = dpbf16_a(ar[r] + q);
+            _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] =
+                __builtin_ia32_dpbf16ps_512(acc[r][s], av, bv[s]);
+        }
+    }
+    _Pragma("unroll") for (int r = 0; r < DM; r++) sum[r] =
+        direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
+                    direct_fold4(acc[r][3]));
+}
+#endif
+
 /* sum[r] = A[i0 + r, :] . B[j0 .. j0+4, :] for r < DM, A's rows normalised
  * by nr[r] under the prologue */
 static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
@@ -203,7 +267,11 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
     _Pragma("unroll") for (int r = 0; r < DM; r++)
         _Pragma("unroll") for (int s = 0; s < 4; s++) acc[r][s] = (vecf)0.0f;
     int q = 0;
-    for (; q + DV <= k; q += DV) {
+#if DPBF16
+    direct_dots_bf16(ar, br, k / 32, sum);
+    q = k / 32 * 32;
+#endif
+    for (; !DPBF16 && q + DV <= k; q += DV) {
         vecf bv[4];
         _Pragma("unroll") for (int s = 0; s < 4; s++) bv[s] = direct_ldv(1, br[s] + q);
         _Pragma("unroll") for (int r = 0; r < DM; r++)
@@ -214,8 +282,9 @@ static inline void direct_dots(int m, int n, int k, __global const A_TYPE *a, ul
     }
     _Pragma("unroll") for (int r = 0; r < DM; r++)
     {
-        sum[r] = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
-                             direct_fold4(acc[r][3]));
+        if (!DPBF16)
+            sum[r] = direct_sum4(direct_fold4(acc[r][0]), direct_fold4(acc[r][1]), direct_fold4(acc[r][2]),
+                                 direct_fold4(acc[r][3]));
         for (int t = q; t < k; t++) /* k's tail */
             sum[r] += direct_a_1(ar[r], t, nr[r], pro) * (float4)(direct_ld1(1, br[0] + t), direct_ld1(1, br[1] + t),
                                                           direct_ld1(1, br[2] + t), direct_ld1(1, br[3] + t));

@@ -376,6 +376,30 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
         }
 }
 
+/* x86's vdpbf16ps (the dpbf16 tiling) where the device has it (a PoCL CPU
+ * device on a host with AVX512_BF16; the capability ladder's self-test
+ * passed, or the tiling is skipped with its reason, a failure): BF16's NT
+ * products of bfloat16 weights, op(A) float and bfloat16, k of whole
+ * 32-blocks and with a tail, below one block, each epilogue's kind */
+static void dpbf16_sweep(void)
+{
+    const gmlp_tiling *t = gmlp_gemm_tiling_named("dpbf16_12x32_3x16_v16");
+    CHECK(t != NULL, "no dpbf16_12x32_3x16_v16 tiling");
+    if (!t || !gmlp_gemm_tiling_fits(&ctx->dev, t)) {
+        printf("skip dpbf16: '%s' has no AVX512_BF16 that OpenCL C reaches (a CPU device of PoCL's, the host "
+               "having it)\n", ctx->dev.name);
+        return;
+    }
+    precision = GMLP_GEMM_BF16;
+    forced = t;
+    test_gemm(37, 45, 101, 0, 1, 1.0f, 1, KERNEL | B_BF16, EPI_COLS_GELU);
+    test_gemm(13, 70, 64, 0, 1, 0.0f, 2, KERNEL | A_BF16 | B_BF16 | PADDED, EPI_GATE);
+    test_gemm(50, 33, 160, 0, 1, 1.0f, 1, KERNEL | A_BF16 | B_BF16, EPI_ROWS);
+    test_gemm(25, 17, 19, 0, 1, 0.0f, 1, KERNEL | B_BF16, EPI_NONE);
+    forced = NULL;
+    precision = GMLP_GEMM_FP32;
+}
+
 static void precision_sweep(int quick)
 {
     static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
@@ -452,6 +476,7 @@ static void precision_sweep(int quick)
             output16_exact(t, GMLP_ELEM_F16);
         }
     }
+    dpbf16_sweep();
     /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded
      * reference fails every one of them, BF16's by far */
     for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {

@@ -26,8 +26,9 @@ static void check_tilings(void)
     CHECK(n >= 10, "%zu tilings", n);
     for (const gmlp_tiling *t = all; t < all + n; t++) {
         char want[64];
-        if (gmlp_tiling_direct(t))
-            snprintf(want, sizeof want, "direct_%dx%d_%dx%d_v%d", t->tm, t->tn, t->wm, t->wn, t->vw);
+        if (gmlp_tiling_direct(t)) /* an engine's: its prefix for "direct" */
+            snprintf(want, sizeof want, "%s_%dx%d_%dx%d_v%d", t->needs ? gmlp_engine_of(t->needs)->prefix : "direct",
+                     t->tm, t->tn, t->wm, t->wn, t->vw);
         else {
             char stages[16] = "";
             if (t->stages)

@@ -137,6 +137,7 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     }
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
     GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
+    GMLP_TRY(env_switch("GMLP_ENGINES", &out->engines, err));
     GMLP_TRY(env_switch("GMLP_FUSE", &out->fuse, err));
     if (env("GMLP_FUSE") && out->fuse) /* set to 1: wherever the kernel has the halves */
         out->fuse = GMLP_FUSE_ALL;

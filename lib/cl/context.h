@@ -27,6 +27,8 @@ typedef struct gmlp_settings {
     int lm_step;             /* cached LM decoding may run the fused step (0: GMLP_LM_STEP=0) */
     int gemm_split;          /* $GMLP_GEMM_SPLIT: split-K parts forced on the kernel's products (1: none); 0: the tables' */
     int sample_device;       /* generation may sample on the device (0: GMLP_SAMPLE_DEVICE=0) */
+    int engines;             /* the matrix engines the device has may run (0: GMLP_ENGINES=0, the portable kernels
+                              * alone: before/after comparisons) */
     int fuse;                /* LayerNorms fuse into the GEMMs beside them: 0 never (GMLP_FUSE=0), 1 as the tables
                               * say, GMLP_FUSE_ALL wherever the kernel can (GMLP_FUSE=1: tests, benches) */
     gmlp_logger log;

@@ -34,11 +34,26 @@
 #define GMLP_CL_SUB_GROUP_SIZES_INTEL 0x4108
 #define GMLP_CL_WAVEFRONT_WIDTH_AMD 0x4043
 
+/* Whether this process's CPU has AVX512_BF16 (the instructions a CPU device
+ * that runs on the host may issue: tested before any is built, as an
+ * instruction the CPU lacks would stop the process). */
+static bool host_avx512_bf16(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+#else
+    return false;
+#endif
+}
+
 void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f)
 {
     memset(f, 0, sizeof *f);
     if (!d->device)
         return;
+    f->host_bf16 = (d->type & CL_DEVICE_TYPE_CPU) && !strcmp(d->platform_name, "Portable Computing Language") &&
+                   host_avx512_bf16();
     size_t sizes[8], n = 0;
     f->intel_mma = gmlp_device_has_extension(d->device, "cl_intel_subgroup_matrix_multiply_accumulate") &&
                    gmlp_device_has_extension(d->device, "cl_intel_required_subgroup_size") &&
@@ -67,6 +82,8 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
         e |= f->min_subgroup == 8 ? GMLP_ENGINE_XMX8 : f->min_subgroup == 16 ? GMLP_ENGINE_XMX16 : 0;
     if (d->vendor_id == GMLP_VENDOR_INTEL && f->intel_tf32 && f->min_subgroup == 16) /* the extension takes N = 16 */
         e |= GMLP_ENGINE_XMX16_TF32;
+    if (f->host_bf16)
+        e |= GMLP_ENGINE_AVX512_BF16;
     /* AMD: the architectures the engines' rows list, under AMD's own
      * compiler (ROCm: the builtins are not Mesa's), in the wavefront a row
      * needs (WMMA's layout differs in wave32 and wave64) */
@@ -104,6 +121,10 @@ void gmlp_engines_detect(gmlp_context *ctx)
     gmlp_engine_facts f;
     char why[160];
     gmlp_engine_facts_query(&ctx->dev, &f);
+    if (!ctx->set.engines) {
+        gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "GMLP_ENGINES=0: the precision modes run on the portable kernels");
+        return;
+    }
     ctx->dev.engines |= gmlp_engines_for(&ctx->dev, &f);
     if (gmlp_engines_missing(&ctx->dev, &f, why, sizeof why))
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "no matrix engine on '%s' (%s): the precision modes run on the "

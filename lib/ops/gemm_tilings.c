@@ -40,6 +40,9 @@ static const gmlp_engine engines[] = {
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}},
     {GMLP_ENGINE_WMMA64, "wmma64", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 64, 64, 16, 16, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}},
+    /* one work-item's instruction: 16 sums of pairs; OpenCL's least local memory (the direct kernel takes none) */
+    {GMLP_ENGINE_AVX512_BF16, "dpbf16", GMLP_VENDOR_ANY, "", 0, 1, 1, 16, {[GMLP_GEMM_BF16] = 2}, KIB(32),
+     {[GMLP_GEMM_BF16] = "vdpbf16ps (AVX512_BF16)"}},
 };
 
 const gmlp_engine *gmlp_engine_of(unsigned needs)
@@ -126,6 +129,10 @@ static const gmlp_tiling tilings[] = {
     {.name = "direct_32x48_4x24_v8", DIRECT, .tm = 32, .tn = 48, .wm = 4, .wn = 24, .vw = 8, CPU_ONLY},
     {.name = "direct_24x16_6x8_v8", DIRECT, .tm = 24, .tn = 16, .wm = 6, .wn = 8, .vw = 8, CPU_ONLY},
     {.name = "direct_16x16_4x8_v4", DIRECT, .tm = 16, .tn = 16, .wm = 4, .wn = 8, .vw = 4, CPU_ONLY},
+    /* CPUs with AVX512_BF16 under PoCL: BF16's NT products through vdpbf16ps */
+    {.name = "dpbf16_12x32_3x16_v16", DIRECT, .tm = 12, .tn = 32, .wm = 3, .wn = 16, .vw = 16, CPU_ONLY,
+     .needs = GMLP_ENGINE_AVX512_BF16, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16),
+     .defines = "-DGMLP_DIRECT_DPBF16=1"},
     /* Tensor cores: 8 warps of 64 x 32 (4 x 4 tiles of m16n8), or 4 warps
      * of 32 x 32.  32-deep slices of 16-bit pairs take as much local memory
      * as 16-deep ones of tf32 words: 40 KiB of the 48 a group may have. */
@@ -283,9 +290,13 @@ static const gmlp_gemm_default defaults[] = {
     {.devices = CL_DEVICE_TYPE_GPU, .vendor = GMLP_VENDOR_NVIDIA, .size = GMLP_GEMM_NARROW, .form = GMLP_FORM_NT,
      .tilings = {"tiled_16x16x16_2x2", "tiled_16x16x4_4x4", "tiled_4x4x4_4x4"},
      .measured = NOTES("tiled_16x16x16_2x2")},
-    /* CPUs: the direct kernel for every product */
+    /* CPUs: the direct kernel for every product; BF16's linear layers (not narrow) through vdpbf16ps where
+     * there is one */
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_NARROW, .form = GMLP_FORM_ANY,
      .tilings = {"direct_4x64_1x32_v8"}, .measured = NOTES("direct_4x64_1x32_v8")},
+    {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_NT,
+     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .tilings = {"dpbf16_12x32_3x16_v16", "direct_16x32_4x16_v8"},
+     .measured = NOTES("dpbf16_12x32_3x16_v16")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_NT,
      .tilings = {"direct_16x32_4x16_v8"}, .measured = NOTES("direct_16x32_4x16_v8")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,

@@ -59,7 +59,11 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
 #define GMLP_ENGINE_MFMA_BF16 (1u << 5)   /* its bf16_1k form: gfx90a, gfx94x (not gfx908) */
 #define GMLP_ENGINE_WMMA32 (1u << 6)      /* AMD's WMMA in wave32: gfx11 */
 #define GMLP_ENGINE_WMMA64 (1u << 7)      /* and in wave64 */
-/* bits 8 to 30: the next engines' */
+/* x86's AVX512_BF16 (vdpbf16ps) on a CPU device that runs on the host (PoCL's:
+ * its OpenCL C reaches the instruction through a target attribute), the
+ * host having it; the direct kernel's dpbf16 tilings */
+#define GMLP_ENGINE_AVX512_BF16 (1u << 8)
+/* bits 9 to 30: the next engines' */
 /* Tests only: the engines' tilings build with their instructions emulated
  * (portably, by their documented semantics) on a device without them. */
 #define GMLP_ENGINE_EMULATED (1u << 31)
