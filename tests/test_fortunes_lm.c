@@ -1,50 +1,30 @@
 /* The bundled byte-level LM (models/fortunes-gmlp-lm.safetensors): its
- * held-out bits per byte, computed here through the public API exactly as
- * tools/train_lm.py defines it, equals the float64 PyTorch value recorded in
- * its metadata within 0.01; and what it generates looks like English text. */
+ * held-out bits per byte, computed through the public API exactly as
+ * tools/train_lm.py defines it (gmlp-generate --eval's windows), equals the
+ * float64 PyTorch value recorded in its metadata within 0.01; and what it
+ * generates looks like English text. */
 #include <ctype.h>
 #include <string.h>
 
 #include "check.h"
+#include "lm_eval.h"
 
 #define BPB_TOL 0.01
 
-/* -log softmax(l)[target] in double. */
-static double nll(const float *l, size_t V, int target)
-{
-    double mx = l[0], s = 0;
-    for (size_t v = 1; v < V; v++)
-        mx = l[v] > mx ? l[v] : mx;
-    for (size_t v = 0; v < V; v++)
-        s += exp((double)l[v] - mx);
-    return log(s) + mx - l[target];
-}
-
-/* Windows of seq_len + 1 bytes every seq_len bytes: inputs chunk[:-1],
- * targets chunk[1:]; the last window may be shorter (>= 2 bytes). */
+/* Disjoint windows of seq_len + 1 bytes every seq_len bytes (apps/lm_eval.c
+ * with stride seq_len: tools/train_lm.py's windows); the last may be shorter. */
 static double heldout_bpb(gmlp_model *m, const gmlp_config *c, const unsigned char *text, size_t len)
 {
-    size_t S = (size_t)c->seq_len, V = (size_t)c->vocab_size, full = (len - 1) / S, count = 0;
-    double total = 0;
-    int32_t *tok = malloc((full + 1) * S * sizeof *tok);
-    float *logits = malloc((full + 1) * S * V * sizeof *logits);
-    for (size_t i = 0; i < (full + 1) * S && i < len; i++)
+    int32_t *tok = malloc(len * sizeof *tok);
+    app_lm_score s;
+    for (size_t i = 0; tok && i < len; i++)
         tok[i] = text[i];
-    if (full && gmlp_lm_logits(m, tok, full, S, logits) != GMLP_OK)
-        return NAN;
-    for (size_t i = 0; i < full * S; i++, count++)
-        total += nll(logits + i * V, V, text[i + 1]);
-    size_t start = full * S, n = len - 1 - start; /* the short last window's inputs */
-    if (n) {
-        if (gmlp_lm_logits(m, tok + start, 1, n, logits) != GMLP_OK)
-            return NAN;
-        for (size_t i = 0; i < n; i++, count++)
-            total += nll(logits + i * V, V, text[start + i + 1]);
-    }
+    gmlp_status st = tok ? app_lm_eval(m, c, tok, len, (size_t)c->seq_len, NULL, NULL, &s) : GMLP_ERR_HOST_MEMORY;
     free(tok);
-    free(logits);
-    printf("held-out: %zu bytes, %zu predictions in %zu windows\n", len, count, full + (n > 0));
-    return total / (count * log(2.0));
+    if (st != GMLP_OK)
+        return NAN;
+    printf("held-out: %zu bytes, %zu predictions in %zu windows\n", len, s.scored, s.windows);
+    return s.nll / (s.scored * log(2.0));
 }
 
 static int generated;
