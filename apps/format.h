@@ -96,5 +96,8 @@ int app_npy_resume(const char *path, const app_writer *w, app_done *done, app_ou
  * (where classes were asked), "embedding": [...] (where features were), or {"file", "error"}; NULL when out
  * of memory. */
 json_t *app_result_json(const char *file, const app_result *r);
+/* Its features as a JSON array of numbers (doubles holding the float32s: %.9g reads back to the same
+ * float32); NULL when out of memory. */
+json_t *app_features_json(const app_result *r);
 
 #endif

@@ -12,8 +12,7 @@ static json_t *jstr(const char *s)
     return app_json_bytes(s, strlen(s));
 }
 
-/* The features as a JSON array (doubles holding the float32s: %.9g reads back to the same float32). */
-static json_t *embedding(const app_result *r)
+json_t *app_features_json(const app_result *r)
 {
     json_t *a = json_array();
     for (int i = 0; a && i < r->dim; i++)
@@ -37,7 +36,7 @@ json_t *app_result_json(const char *file, const app_result *r)
             json_decref(row), row = NULL;
     }
     if (row && r->features) {
-        json_t *e = embedding(r);
+        json_t *e = app_features_json(r);
         if (!e || json_object_set_new(row, "embedding", e))
             json_decref(row), row = NULL;
     }

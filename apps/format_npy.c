@@ -7,7 +7,6 @@
  * whole and cuts the rest.  Images that fail have no row (stderr says why); a
  * --resume tries them again. */
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,12 +38,7 @@ void app_npy_header(app_buf *b, int dim)
 
 void app_npy_row(app_rows *o, const char *file, const app_result *r)
 {
-    for (int i = 0; i < r->dim; i++) {
-        uint32_t u;
-        memcpy(&u, &r->features[i], sizeof u);
-        const char le[4] = {(char)(u & 255), (char)(u >> 8 & 255), (char)(u >> 16 & 255), (char)(u >> 24)};
-        app_buf_add(&o->text, le, 4);
-    }
+    app_buf_add_f32le(&o->text, r->features, (size_t)r->dim);
     app_buf_printf(&o->side, "%s\n", file);
     o->records++;
 }
