@@ -79,7 +79,7 @@ int app_npy_resume(const char *path, const app_writer *w, app_done *done, app_ou
         goto out;
     }
     int dim = len >= NPY_HEADER ? header_dim(s) : 0;
-    if (len >= NPY_HEADER && !dim) {
+    if (len >= NPY_HEADER ? !dim : memcmp(s, magic, len < 8 ? len : 8) != 0) { /* shorter: cut in its header */
         fprintf(stderr, "gmlp-classify: %s does not start with gmlp-classify's npy header\n", path);
         ok = 0;
         goto out;

@@ -62,13 +62,13 @@ static int parse_output(const char *path, const char *s, size_t len, const app_w
     if (w->header) {
         const size_t hn = strlen(w->header);
         const char *nl = w->header_dims && len >= hn ? memchr(s + hn, '\n', len - hn) : NULL;
-        if ((len < hn && !strncmp(s, w->header, len)) || (w->header_dims && len >= hn && !nl)) {
-            *torn_at = 0; /* killed while writing the header */
-            return 1;
-        }
-        if (strncmp(s, w->header, hn)) {
+        if (strncmp(s, w->header, len < hn ? len : hn)) {
             fprintf(stderr, "gmlp-classify: %s does not start with gmlp-classify's %s header\n", path, w->name);
             return 0;
+        }
+        if (len < hn || (w->header_dims && !nl)) {
+            *torn_at = 0; /* killed while writing the header */
+            return 1;
         }
         pos = nl ? (size_t)(nl - s) + 1 : hn; /* header_dims: the rest of the line names the columns */
     }

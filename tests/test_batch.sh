@@ -188,6 +188,13 @@ for fmt in npy jsonl csv; do
     cmp -s "$tmp/ft.$fmt" "$tmp/f.$fmt"; check $? "--features .$fmt: cut mid-row, --resume: the clean run's bytes"
 done
 cmp -s "$tmp/ft.paths.txt" "$tmp/f.paths.txt"; check $? "--features .npy: the paths cut mid-line made whole"
+for fmt in npy csv; do # a file that is not one it wrote (a short one too): refused, untouched
+    printf 'not ours' >"$tmp/no.$fmt"
+    cp "$tmp/f.$fmt.gmlp-run.json" "$tmp/no.$fmt.gmlp-run.json"
+    "$app" -q --features --resume -o "$tmp/no.$fmt" "$tmp/many" 2>"$tmp/err"
+    [ $? = 1 ] && grep -q "does not start with gmlp-classify's" "$tmp/err" && [ "$(cat "$tmp/no.$fmt")" = "not ours" ]
+    check $? "--features .$fmt: --resume of a file it did not write: refused, the file untouched"
+done
 # a model without a classifier head: its features; classes refused, naming --features
 "$app" -q --features -m "$src/data/e2e/gmlp_headless.safetensors" -o "$tmp/h.npy" "$examples"/*.png &&
     fc "$tmp/h.npy" --dim 12; check $? "--features on a headless model"
