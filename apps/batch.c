@@ -59,7 +59,7 @@ static unsigned char *decode_blob(const app_blob *blob, int *w, int *h, int *ch,
     return px;
 }
 
-int app_batch_results(app_batch *b, size_t k)
+int app_batch_results(app_batch *b, size_t k, size_t n_features)
 {
     app_batch_drop_results(b);
     b->results = calloc(b->n + 1, sizeof *b->results);
@@ -67,7 +67,8 @@ int app_batch_results(app_batch *b, size_t k)
     b->index = malloc((k + 1) * sizeof *b->index);
     b->prob = malloc((k + 1) * sizeof *b->prob);
     b->labels = malloc((k + 1) * sizeof *b->labels);
-    return b->results && b->errors && b->index && b->prob && b->labels;
+    b->features = n_features ? malloc(n_features * sizeof *b->features) : NULL;
+    return b->results && b->errors && b->index && b->prob && b->labels && (!n_features || b->features);
 }
 
 void app_batch_drop_results(app_batch *b)
@@ -79,12 +80,14 @@ void app_batch_drop_results(app_batch *b)
     free(b->index);
     free(b->prob);
     free(b->labels);
+    free(b->features);
     free(b->strings);
     b->errors = NULL;
     b->results = NULL;
     b->index = NULL;
     b->prob = NULL;
     b->labels = NULL;
+    b->features = NULL;
     b->strings = NULL;
 }
 

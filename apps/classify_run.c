@@ -34,7 +34,10 @@ app_pipeline_config app_pipeline_config_of(const app_options *o)
         .devices = (const char *const *)o->devices,
         .n_devices = o->n_devices,
         .threads = o->threads,
-        .top = o->top,
+        .top = o->features ? 0 : o->top,
+        .features = o->features,
+        .headless = o->features,
+        .headless_hint = " (--features writes its pooled features)",
         .override_keys = o->override_keys,
         .override_values = o->override_values,
         .n_overrides = o->n_overrides,
@@ -65,14 +68,21 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
     }
     app_inputs_dedupe(in);
 
-    FILE *out = stdout;
+    if (o->format->side) /* its rows are named one a line */
+        for (size_t i = 0; i < in->n; i++)
+            if (strpbrk(in->paths[i], "\r\n")) {
+                fprintf(stderr, "gmlp-classify: a file name holds a line break, which %s cannot list one a line "
+                                "(write .jsonl or .csv instead)\n", o->format->name);
+                return APP_EXIT_USAGE;
+            }
+    app_out out = {.f = stdout};
     app_done done = {0};
     if (o->output) {
         /* the model as a real path: a --resume names the same file however it was written */
         char real[PATH_MAX];
         const char *model = app_model_path(o);
         app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top,
-                         .precision = app_precision_name(o)};
+                         .precision = app_precision_name(o), .features = o->features};
         int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
         if (st != 1)
             return st == 2 ? APP_EXIT_USAGE : APP_EXIT_FAIL;
@@ -100,12 +110,14 @@ int app_finish(app_sink *s, int complete)
 {
     if (app_interrupted && !s->quiet)
         fprintf(stderr, "gmlp-classify: interrupted: %zu of %zu images written%s\n", s->images, s->total,
-                s->out != stdout ? "; --resume continues" : "");
-    if (s->out && s->out != stdout && fclose(s->out) && !s->write_failed) {
-        perror("gmlp-classify: closing the output");
-        s->write_failed = 1;
-    }
-    s->out = NULL;
+                s->out.f != stdout ? "; --resume continues" : "");
+    FILE *files[] = {s->out.f != stdout ? s->out.f : NULL, s->out.side};
+    for (int i = 0; i < 2; i++)
+        if (files[i] && fclose(files[i]) && !s->write_failed) {
+            perror("gmlp-classify: closing the output");
+            s->write_failed = 1;
+        }
+    s->out.f = s->out.side = NULL;
     return complete && !app_interrupted && !s->errors && !s->write_failed ? APP_EXIT_OK : APP_EXIT_FAIL;
 }
 
@@ -155,10 +167,12 @@ int app_run_local(const app_options *o, char **args, int n_args)
         app_sink_summary(&sink, app_pipeline_model_rate(p), app_pipeline_device_names(p));
         st = app_finish(&sink, complete);
         app_pipeline_free(p);
-    } else if (sink.out && sink.out != stdout) {
-        fclose(sink.out);
+    } else if (sink.out.f && sink.out.f != stdout) {
+        fclose(sink.out.f);
+        if (sink.out.side)
+            fclose(sink.out.side);
         if (!o->resume) /* created by this run, and empty: a rerun is not refused */
-            app_output_remove(o->output);
+            app_output_remove(o->output, o->format);
     }
     app_sink_free(&sink);
     free(pending);

@@ -1,5 +1,7 @@
-/* CSV (RFC 4180), a row per class: file,rank,index,label,prob,error, rank 1..k,
- * or one row of rank 0 with the error; and reading it back for --resume. */
+/* CSV (RFC 4180).  Classes: a row per class, file,rank,index,label,prob,error,
+ * rank 1..k, or one row of rank 0 with the error.  Features: a row per image,
+ * file,error,0,1,...,dim-1 (the error empty), or file,error alone.  And
+ * reading both back for --resume. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,17 +41,17 @@ void app_csv_error(app_rows *o, const char *file, const char *why)
     app_buf_add(&o->text, "\n", 1);
 }
 
-size_t app_csv_read(const char *s, size_t len, size_t pos, app_record *r)
+/* The record at s[pos..len): the first n_keep fields into keep, the count of its fields in *n; its end, or 0
+ * when it is cut short. */
+static size_t read_record(const char *s, size_t len, size_t pos, app_buf *keep, int n_keep, int *n)
 {
-    app_buf file = {0}, rank = {0};
-    int n = 0;
     size_t i = pos;
-    for (;;) {
-        app_buf *dst = n == 0 ? &file : n == 1 ? &rank : NULL;
+    for (*n = 0;;) {
+        app_buf *dst = *n < n_keep ? &keep[*n] : NULL;
         if (i < len && s[i] == '"') {
             for (i++;; i++) {
                 if (i >= len)
-                    goto torn;
+                    return 0;
                 if (s[i] == '"') {
                     if (i + 1 < len && s[i + 1] == '"')
                         i++;
@@ -61,36 +63,77 @@ size_t app_csv_read(const char *s, size_t len, size_t pos, app_record *r)
             }
             i++;
         } else {
-            while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r') {
-                if (dst)
-                    app_buf_add(dst, s + i, 1);
+            const size_t start = i;
+            while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '\r')
                 i++;
-            }
+            if (dst)
+                app_buf_add(dst, s + start, i - start);
         }
-        n++;
+        ++*n;
         if (i >= len)
-            goto torn;
+            return 0;
         if (s[i] == ',') {
             i++;
             continue;
         }
         if (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n')
             i++;
-        if (s[i] != '\n')
-            goto torn;
-        break;
+        return s[i] == '\n' ? i + 1 : 0;
     }
-    const int at = rank.s ? atoi(rank.s) : -1;
-    if (n == 6 && at >= 0) {
-        r->file = file.s ? file.s : calloc(1, 1);
-        r->error = at == 0;
+}
+
+/* A record of fields [file, second, ...] that is ours (ok): its file and whether it is an error row. */
+static size_t take_record(app_buf f[2], size_t end, int ok, int error, app_record *r)
+{
+    if (end && ok) {
+        r->file = f[0].s ? f[0].s : calloc(1, 1);
+        r->error = error;
     } else {
-        app_buf_free(&file);
+        app_buf_free(&f[0]);
     }
-    app_buf_free(&rank);
-    return i + 1;
-torn:
-    app_buf_free(&file);
-    app_buf_free(&rank);
-    return 0;
+    app_buf_free(&f[1]);
+    return end;
+}
+
+size_t app_csv_read(const char *s, size_t len, size_t pos, app_record *r)
+{
+    app_buf f[2] = {{0}, {0}}; /* file, rank */
+    int n;
+    const size_t end = read_record(s, len, pos, f, 2, &n);
+    const int at = f[1].s ? atoi(f[1].s) : -1;
+    return take_record(f, end, n == 6 && at >= 0, at == 0, r);
+}
+
+void app_csv_features_header(app_buf *b, int dim)
+{
+    for (int i = 0; i < dim; i++)
+        app_buf_printf(b, ",%d", i);
+    app_buf_add(b, "\n", 1);
+}
+
+void app_csv_features_row(app_rows *o, const char *file, const app_result *r)
+{
+    char num[32];
+    field(&o->text, file);
+    app_buf_add(&o->text, ",", 1);
+    for (int i = 0; i < r->dim; i++)
+        app_buf_printf(&o->text, ",%s", app_format_prob(r->features[i], num));
+    app_buf_add(&o->text, "\n", 1);
+}
+
+void app_csv_features_error(app_rows *o, const char *file, const char *why)
+{
+    field(&o->text, file);
+    app_buf_add(&o->text, ",", 1);
+    field(&o->text, why);
+    app_buf_add(&o->text, "\n", 1);
+}
+
+size_t app_csv_features_read(const char *s, size_t len, size_t pos, app_record *r)
+{
+    app_buf f[2] = {{0}, {0}}; /* file, error */
+    int n;
+    const size_t end = read_record(s, len, pos, f, 2, &n);
+    const int error = f[1].len > 0;
+    return take_record(f, end, error ? n == 2 : n > 2, error, r);
 }

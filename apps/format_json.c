@@ -1,5 +1,6 @@
 /* JSON rows: --json's document entries, JSON lines (one object a line), and
- * reading JSON lines back for --resume. */
+ * reading JSON lines back for --resume.  A row holds what its image asked
+ * for: its top classes, its features ("embedding"), or both. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,16 +12,35 @@ static json_t *jstr(const char *s)
     return app_json_bytes(s, strlen(s));
 }
 
+json_t *app_features_json(const app_result *r)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < r->dim; i++)
+        if (json_array_append_new(a, json_real((double)r->features[i])))
+            json_decref(a), a = NULL;
+    return a;
+}
+
 json_t *app_result_json(const char *file, const app_result *r)
 {
     if (r->error)
         return json_pack("{s:o, s:o}", "file", jstr(file), "error", jstr(r->error));
-    json_t *top = json_array();
-    for (int i = 0; top && i < r->k; i++)
-        if (json_array_append_new(top, json_pack("{s:i, s:o, s:f}", "index", (int)r->index[i], "label",
-                                                 jstr(r->labels[i]), "prob", (double)r->prob[i])))
-            json_decref(top), top = NULL;
-    return top ? json_pack("{s:o, s:o}", "file", jstr(file), "top", top) : NULL;
+    json_t *row = json_pack("{s:o}", "file", jstr(file));
+    if (row && (r->k || !r->features)) {
+        json_t *top = json_array();
+        for (int i = 0; top && i < r->k; i++)
+            if (json_array_append_new(top, json_pack("{s:i, s:o, s:f}", "index", (int)r->index[i], "label",
+                                                     jstr(r->labels[i]), "prob", (double)r->prob[i])))
+                json_decref(top), top = NULL;
+        if (!top || json_object_set_new(row, "top", top))
+            json_decref(row), row = NULL;
+    }
+    if (row && r->features) {
+        json_t *e = app_features_json(r);
+        if (!e || json_object_set_new(row, "embedding", e))
+            json_decref(row), row = NULL;
+    }
+    return row;
 }
 
 /* Into the document's entries; a row lost to memory fails the output. */
@@ -69,7 +89,7 @@ size_t app_jsonl_read(const char *s, size_t len, size_t pos, app_record *r)
         return 0;
     json_t *j = json_loadb(s + pos, (size_t)(nl - s - pos), 0, NULL);
     const char *file = json_string_value(json_object_get(j, "file"));
-    if (file && (json_object_get(j, "top") || json_object_get(j, "error"))) {
+    if (file && (json_object_get(j, "top") || json_object_get(j, "embedding") || json_object_get(j, "error"))) {
         r->file = strdup(file);
         r->error = json_object_get(j, "error") != NULL;
     }

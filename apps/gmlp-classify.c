@@ -24,6 +24,7 @@ static void usage(FILE *f)
 {
     fputs("usage: gmlp-classify [options] IMAGE|FOLDER...\n"
           "       gmlp-classify [options] --files-from LIST --output OUT.jsonl|OUT.csv\n"
+          "       gmlp-classify --features [options] --output OUT.npy|OUT.jsonl|OUT.csv IMAGE|FOLDER...\n"
           "       mpirun -n N gmlp-classify [options] --output OUT.jsonl IMAGE|FOLDER...\n"
           "       gmlp-classify --list-devices | --version | --help\n"
           "Classifies images (PNG, JPEG, WebP, BMP, GIF, TGA, PSD, HDR, PIC, PNM) with a gMLP, MLP-Mixer or ResMLP model.\n\n"
@@ -43,6 +44,12 @@ static void usage(FILE *f)
           "      --resume              continue an existing --output: skip the images it holds\n"
           "      --retry-errors        with --resume: classify again the images that failed (default: off)\n"
           "  -j, --json                one JSON document on stdout (default: text)\n"
+          "      --features            each image's pooled features (the embedding: timm's forward_head(pre_logits=True),\n"
+          "                            the model's dim floats) instead of its classes (default: off); also for models\n"
+          "                            without a classifier head.  Written as .npy (float32, shape (n, dim); the rows'\n"
+          "                            files in OUT.paths.txt, one a line; failed images have no row and --resume\n"
+          "                            tries them again: it keeps the rows both files hold and rewrites the shape),\n"
+          "                            .jsonl ({\"file\", \"embedding\"}) or .csv (file,error,0,1,...); jsonl on stdout\n"
           "  -q, --quiet               no progress line, summary or notes on stderr (default: off)\n"
           "      --fp16                store the weights as half: half the device memory, fp32 arithmetic (default: off)\n"
           "      --precision P         fp32, tf32, fp16 or bf16: the format the operands of every matrix product are\n"
@@ -89,7 +96,7 @@ static int list_devices(void)
 
 enum {
     OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16, OPT_FILES_FROM,
-    OPT_FORMAT, OPT_RESUME, OPT_RETRY, OPT_PRECISION,
+    OPT_FORMAT, OPT_RESUME, OPT_RETRY, OPT_PRECISION, OPT_FEATURES,
 };
 
 static const struct option longopts[] = {
@@ -105,7 +112,8 @@ static const struct option longopts[] = {
     {"img-size", required_argument, 0, OPT_IMG}, {"mean", required_argument, 0, OPT_MEAN},
     {"std", required_argument, 0, OPT_STD},      {"crop-pct", required_argument, 0, OPT_CROP},
     {"interpolation", required_argument, 0, OPT_INTERP}, {"fp16", no_argument, 0, OPT_FP16},
-    {"precision", required_argument, 0, OPT_PRECISION}, {0, 0, 0, 0},
+    {"precision", required_argument, 0, OPT_PRECISION}, {"features", no_argument, 0, OPT_FEATURES},
+    {0, 0, 0, 0},
 };
 
 static const char *option_name(int c)
@@ -142,15 +150,13 @@ static int parse_value(int c, const char *arg, app_options *o)
     double v[3];
     int n, ok;
     const char *valid;
-    char names[128];
     switch (c) {
-    case 'k': ok = parse_count(arg, MAX_TOP, &o->top), valid = "an integer in 1..1048576"; break;
+    case 'k': ok = parse_count(arg, MAX_TOP, &o->top), o->top_given = 1, valid = "an integer in 1..1048576"; break;
     case 'b': ok = parse_count(arg, MAX_BATCH, &o->batch), valid = "an integer in 1..4096"; break;
     case 't': ok = parse_count(arg, MAX_THREADS, &o->threads), valid = "an integer in 1..256"; break;
-    case OPT_FORMAT:
-        ok = (o->format = app_writer_named(arg, 1)) != NULL;
-        app_writer_file_names("", names, sizeof names);
-        valid = names;
+    case OPT_FORMAT: /* read once --features is known (parse_args) */
+        o->format_name = arg;
+        ok = 1;
         break;
     case OPT_IMG:
         n = app_parse_numbers(arg, v, 2);
@@ -254,6 +260,7 @@ static int parse_args(int argc, char **argv, app_options *o)
         case OPT_BENCH: o->bench = 1; break;
         case OPT_LIST: o->list_devices = 1; break;
         case OPT_FP16: o->fp16 = 1; break;
+        case OPT_FEATURES: o->features = 1; break;
         case OPT_PRECISION:
             if (!app_parse_precision("gmlp-classify", optarg, &o->precision))
                 return 0;
@@ -267,20 +274,29 @@ static int parse_args(int argc, char **argv, app_options *o)
     const char *conflict = o->json && o->output ? "--json and --output"
                            : o->resume && !o->output ? "--resume without --output"
                            : o->retry_errors && !o->resume ? "--retry-errors without --resume"
-                           : o->format && !o->output ? "--format without --output"
+                           : o->format_name && !o->output ? "--format without --output"
+                           : o->features && o->top_given ? "--top with --features (it writes features, not classes)"
                            : NULL;
     if (conflict) {
         fprintf(stderr, "gmlp-classify: %s\n", conflict);
         return 0;
     }
-    if (o->output && !o->format && strcmp(o->output, "-") && !(o->format = app_writer_of_path(o->output))) {
-        char names[128];
-        app_writer_file_names(".", names, sizeof names);
-        fprintf(stderr, "gmlp-classify: --output %s: the name must end in %s (or give --format)\n", o->output, names);
+    const unsigned carries = o->features ? APP_FEATURES : APP_CLASSES;
+    char names[128];
+    if (o->format_name && !(o->format = app_writer_named(o->format_name, 1, carries))) {
+        app_writer_file_names("", carries, names, sizeof names);
+        return app_bad_value("gmlp-classify", "--format", o->format_name, names);
+    }
+    if (o->output && !o->format && strcmp(o->output, "-") && !(o->format = app_writer_of_path(o->output, carries))) {
+        app_writer_file_names(".", carries, names, sizeof names);
+        fprintf(stderr, "gmlp-classify: --output %s: the name must end in %s%s (or give --format)%s\n", o->output,
+                names, o->features ? " with --features" : "",
+                !o->features && app_writer_of_path(o->output, APP_FEATURES) ? "; that one holds features: --features" : "");
         return 0;
     }
     if (!o->format)
-        o->format = app_writer_named(o->output ? "jsonl" : o->json ? "json" : "text", 0);
+        o->format = app_writer_named(o->output || (o->features && !o->json) ? "jsonl" : o->json ? "json" : "text", 0,
+                                     carries);
     read_test_hook(o);
     return 1;
 }

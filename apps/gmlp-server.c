@@ -202,6 +202,7 @@ static int load(srv_server *s)
         .n_devices = o->n_devices,
         .threads = o->threads,
         .top = 5,
+        .headless = 1, /* a feature extractor serves /v1/embeddings */
         .quiet = o->quiet,
         .fail_device = o->fail_device,
         .fail_batch = o->fail_batch,

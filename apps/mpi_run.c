@@ -1,6 +1,6 @@
 /* gmlp-classify under mpirun: rank 0 enumerates the inputs, hands batches of
  * paths to the other ranks as they ask (so faster nodes do more), receives
- * their results and writes the one output in input order; it does not classify.
+ * their results (classes, features) and writes the one output in input order; it does not classify.
  * Every other rank runs the one-process pipeline on its node's devices.
  * Only each rank's main thread calls MPI (MPI_THREAD_FUNNELED). */
 #include <mpi.h>
@@ -90,15 +90,18 @@ static const char *take_string(reader *r)
 static app_batch *results_batch(char *msg, int len, char *const *pending, size_t n_pending, size_t batch)
 {
     reader rd = {msg, msg + len};
-    uint64_t head[3]; /* id, images, classes in all */
+    uint64_t head[5]; /* id, images, classes in all, dim, images with features */
     if (!take(&rd, head, sizeof head) || head[1] > batch || head[0] > n_pending / batch ||
-        head[0] * batch + head[1] > n_pending)
+        head[0] * batch + head[1] > n_pending || head[3] > INT32_MAX || head[4] > head[1])
         return NULL;
     app_batch *b = app_batch_new(head[0], pending + head[0] * batch, head[1]);
-    int ok = b && app_batch_results(b, head[2]);
+    int ok = b && app_batch_results(b, head[2], head[3] * head[4]);
+    size_t f = 0;
+    if (b)
+        b->dim = (int)head[3];
     for (size_t i = 0, k = 0; ok && i < b->n; i++) {
         app_result *r = &b->results[i];
-        int32_t n = 0;
+        int32_t n = 0, has = 0;
         ok = take(&rd, &n, sizeof n) && n >= -1 && (n < 0 || (uint64_t)n <= head[2] - k);
         if (ok && n < 0) {
             ok = (r->error = take_string(&rd)) != NULL;
@@ -109,6 +112,12 @@ static app_batch *results_batch(char *msg, int len, char *const *pending, size_t
              take(&rd, b->prob + k, sizeof *b->prob * (size_t)n);
         for (int c = 0; ok && c < n; c++)
             ok = (b->labels[k++] = take_string(&rd)) != NULL;
+        ok = ok && take(&rd, &has, sizeof has) && (has == 0 || (has == 1 && f < head[4]));
+        if (ok && has) {
+            r->dim = b->dim;
+            r->features = b->features + f * head[3];
+            ok = take(&rd, b->features + f++ * head[3], sizeof *b->features * head[3]);
+        }
     }
     if (!ok) {
         app_batch_free(b);
@@ -206,18 +215,21 @@ static int coordinate(const app_options *o, char **args, int n_args, int ranks)
 
 /* ---- the other ranks ---- */
 
-/* A batch's results: its id, images and classes in all, then for each image its class count (-1: failed) and
- * either its error or its classes' indices, probabilities and labels. */
+/* A batch's results: its id, images, classes in all, features per image and images with features, then for
+ * each image its class count (-1: failed) and either its error or its classes' indices, probabilities and
+ * labels, then whether its features follow (0 or 1) and them. */
 static void send_results(const app_batch *b)
 {
     app_buf m = {0};
-    uint64_t head[3] = {b->id, b->n, 0};
-    for (size_t i = 0; i < b->n; i++)
+    uint64_t head[5] = {b->id, b->n, 0, (uint64_t)b->dim, 0};
+    for (size_t i = 0; i < b->n; i++) {
         head[2] += b->results[i].error ? 0 : (uint64_t)b->results[i].k;
+        head[4] += !b->results[i].error && b->results[i].features;
+    }
     app_buf_add(&m, (const char *)head, sizeof head);
     for (size_t i = 0; i < b->n; i++) {
         const app_result *r = &b->results[i];
-        const int32_t n = r->error ? -1 : r->k;
+        const int32_t n = r->error ? -1 : r->k, has = !r->error && r->features;
         app_buf_add(&m, (const char *)&n, sizeof n);
         if (r->error) {
             app_buf_add(&m, r->error, strlen(r->error) + 1);
@@ -227,6 +239,9 @@ static void send_results(const app_batch *b)
         app_buf_add(&m, (const char *)r->prob, sizeof *r->prob * (size_t)n);
         for (int c = 0; c < n; c++)
             app_buf_add(&m, r->labels[c], strlen(r->labels[c]) + 1);
+        app_buf_add(&m, (const char *)&has, sizeof has);
+        if (has)
+            app_buf_add(&m, (const char *)r->features, sizeof *r->features * (size_t)b->dim);
     }
     if (m.oom) {
         fprintf(stderr, "gmlp-classify: out of host memory\n");

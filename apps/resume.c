@@ -17,6 +17,12 @@ int app_done_has(const app_done *d, const char *file)
     return d->n && bsearch(&file, d->files, d->n, sizeof *d->files, by_str) != NULL;
 }
 
+void app_done_sort(app_done *d)
+{
+    if (d->n)
+        qsort(d->files, d->n, sizeof *d->files, by_str);
+}
+
 void app_done_free(app_done *d)
 {
     for (size_t i = 0; i < d->n; i++)
@@ -25,12 +31,13 @@ void app_done_free(app_done *d)
     *d = (app_done){0};
 }
 
-static int read_all(const char *path, char **data, size_t *len)
+int app_read_file(const char *path, char **data, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     app_buf b = {0};
     char chunk[65536];
     size_t n;
+    *data = NULL;
     if (!f)
         return 0;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
@@ -39,6 +46,8 @@ static int read_all(const char *path, char **data, size_t *len)
     fclose(f);
     *data = b.s ? b.s : calloc(1, 1);
     *len = b.len;
+    if (!ok || !*data)
+        errno = ENOMEM;
     return ok && *data;
 }
 
@@ -52,15 +61,16 @@ static int parse_output(const char *path, const char *s, size_t len, const app_w
     *n = 0;
     if (w->header) {
         const size_t hn = strlen(w->header);
-        if (len < hn && !strncmp(s, w->header, len)) {
-            *torn_at = 0; /* killed while writing the header */
-            return 1;
-        }
-        if (strncmp(s, w->header, hn)) {
+        const char *nl = w->header_dims && len >= hn ? memchr(s + hn, '\n', len - hn) : NULL;
+        if (strncmp(s, w->header, len < hn ? len : hn)) {
             fprintf(stderr, "gmlp-classify: %s does not start with gmlp-classify's %s header\n", path, w->name);
             return 0;
         }
-        pos = hn;
+        if (len < hn || (w->header_dims && !nl)) {
+            *torn_at = 0; /* killed while writing the header */
+            return 1;
+        }
+        pos = nl ? (size_t)(nl - s) + 1 : hn; /* header_dims: the rest of the line names the columns */
     }
     while (pos < len) {
         app_record r = {.start = pos};
@@ -117,8 +127,8 @@ static int rewrite(const char *path, const char *s, const app_writer *w, const a
         o = fopen(tmp, "wb");
     }
     int ok = o != NULL;
-    if (ok && w->header)
-        ok = fputs(w->header, o) >= 0;
+    if (ok && w->header) /* the header as it was (header_dims: with its columns) */
+        ok = fwrite(s, 1, r[0].start, o) == r[0].start;
     for (size_t i = 0; ok && i < n; i++)
         if (keep[i])
             ok = fwrite(s + r[i].start, 1, r[i].end - r[i].start, o) == r[i].end - r[i].start;
@@ -131,14 +141,16 @@ static int rewrite(const char *path, const char *s, const app_writer *w, const a
     return ok;
 }
 
-int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, FILE **out)
+int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, app_out *out)
 {
     char *s = NULL;
     size_t len, n = 0, torn_at = 0;
     app_record *r = NULL;
     *done = (app_done){0};
-    *out = NULL;
-    if (!read_all(path, &s, &len)) {
+    *out = (app_out){0};
+    if (w->resume)
+        return w->resume(path, w, done, out);
+    if (!app_read_file(path, &s, &len)) {
         fprintf(stderr, "gmlp-classify: cannot read %s: %s\n", path, strerror(errno));
         free(s);
         return 0;
@@ -171,18 +183,22 @@ int app_resume(const char *path, const app_writer *w, int retry_errors, app_done
         if (!ok || keep[i] != 2)
             free(r[i].file);
     if (ok)
-        qsort(done->files, done->n, sizeof *done->files, by_str);
+        app_done_sort(done);
     free(keep);
     free(r);
     free(s);
-    if (ok && !(*out = fopen(path, "ab")))
+    if (ok && !(out->f = fopen(path, "ab")))
         fprintf(stderr, "gmlp-classify: cannot append to %s: %s\n", path, strerror(errno));
-    if (!*out) {
+    if (!out->f) {
         app_done_free(done);
         return 0;
     }
-    if (w->header && torn_at == 0) /* the header itself was cut */
-        fputs(w->header, *out);
+    if (w->header && torn_at == 0) { /* the header itself was cut */
+        if (w->header_dims)
+            out->need_header = 1; /* it names the columns: written with the first rows */
+        else
+            fputs(w->header, out->f);
+    }
     return 1;
 }
 

@@ -14,11 +14,17 @@ typedef struct app_done {
     size_t n;
 } app_done;
 int app_done_has(const app_done *d, const char *file);
+/* Sorts d->files, as app_done_has needs. */
+void app_done_sort(app_done *d);
 void app_done_free(app_done *d);
+
+/* The whole file at path, malloc'd (NUL-terminated); 0 with errno set. */
+int app_read_file(const char *path, char **data, size_t *len);
 
 /* Reads the output at path (written by w) into done, cuts off a torn last row
  * (a CSV image's rows count as one), drops error rows with retry_errors, and
- * opens it for appending into out.  1 when open; 0 with a message on stderr. */
-int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, FILE **out);
+ * opens it for appending into out (a format with its own resume: w->resume).
+ * 1 when open; 0 with a message on stderr. */
+int app_resume(const char *path, const app_writer *w, int retry_errors, app_done *done, app_out *out);
 
 #endif

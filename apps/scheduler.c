@@ -100,30 +100,58 @@ static void *decoder_main(void *arg)
     return NULL;
 }
 
-/* The top classes of a classified batch: logits holds one row per decoded image. */
+/* What image i of a batch asks for: its top classes (0: none; at most the model's), its features. */
 static int top_of(const app_pipeline *p, const app_batch *b, size_t i)
 {
     const int top = b->blobs ? b->blobs[i].top : p->c.top;
     return top < p->cfg.num_classes ? top : p->cfg.num_classes;
 }
 
+static int features_of(const app_pipeline *p, const app_batch *b, size_t i)
+{
+    return b->blobs ? b->blobs[i].features : p->c.features;
+}
+
+/* Whether any decoded image of the batch asks for classes (want(...) > 0), or for features. */
+static int any_decoded(const app_pipeline *p, const app_batch *b, int (*want)(const app_pipeline *, const app_batch *, size_t))
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!b->why[i] && want(p, b, i) > 0)
+            return 1;
+    return 0;
+}
+
+/* Room for the batch's results, the features' included (the forward writes them there); 0 when out of memory. */
+static int results_room(app_pipeline *p, app_batch *b, int features)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < b->n; i++)
+        k += b->why[i] ? 0 : (size_t)top_of(p, b, i);
+    b->dim = p->cfg.dim;
+    return app_batch_results(b, k, features ? b->n_ok * (size_t)p->cfg.dim : 0);
+}
+
+/* The results of a batch through the forward: logits holds one row per decoded image (NULL: no image asked for
+ * classes), b->features one where any asked for features. */
 static int make_results(app_pipeline *p, app_batch *b, const float *logits)
 {
     const int nc = p->cfg.num_classes;
     size_t k = 0;
-    for (size_t i = 0; i < b->n; i++)
-        k += b->why[i] ? 0 : (size_t)top_of(p, b, i);
-    if (!app_batch_results(b, k))
-        return 0;
-    k = 0;
     for (size_t i = 0, j = 0; i < b->n; i++) {
         app_result *r = &b->results[i];
         if (b->why[i]) {
             r->error = b->why[i];
             continue;
         }
+        const size_t row = j++;
         *r = (app_result){.k = top_of(p, b, i), .index = b->index + k, .prob = b->prob + k, .labels = b->labels + k};
-        if (gmlp_softmax_topk(logits + (size_t)j++ * nc, nc, r->k, b->index + k, b->prob + k) != GMLP_OK) {
+        if (features_of(p, b, i)) {
+            r->dim = p->cfg.dim;
+            r->features = b->features + row * (size_t)p->cfg.dim;
+        }
+        if (!r->k)
+            continue;
+        if (gmlp_softmax_topk(logits + row * nc, nc, r->k, b->index + k, b->prob + k) != GMLP_OK) {
             if (!(r->error = b->errors[i] = strdup(gmlp_last_error(NULL))))
                 return 0;
             continue;
@@ -174,7 +202,9 @@ static void *device_main(void *arg)
         pthread_cond_broadcast(&p->cond); /* a decoder may wait for the room */
         pthread_mutex_unlock(&p->lock);
         d->batches++;
-        const size_t need = b->n_ok * (size_t)p->cfg.num_classes;
+        /* one forward for what the images ask: the logits, the pooled features, or both */
+        const int want_logits = any_decoded(p, b, top_of), want_features = any_decoded(p, b, features_of);
+        const size_t need = want_logits ? b->n_ok * (size_t)p->cfg.num_classes : 0;
         if (need > logits_cap) {
             free(logits);
             logits_cap = need;
@@ -182,17 +212,18 @@ static void *device_main(void *arg)
         }
         char why[512] = "";
         double model_s = 0;
-        if (b->oom || (need && !logits)) {
+        if (b->oom || (need && !logits) || !results_room(p, b, want_features)) {
             snprintf(why, sizeof why, "out of host memory");
         } else if (d->index == p->c.fail_device && (int)d->batches == p->c.fail_batch) {
             snprintf(why, sizeof why, "injected failure (GMLP_TEST_FAIL=%d:%d)", p->c.fail_device, p->c.fail_batch);
-        } else if (b->n_ok) {
+        } else if (want_logits || want_features) {
             const double t0 = now();
-            if (gmlp_classify(d->model, b->images, b->n_ok, logits) != GMLP_OK)
+            if (gmlp_classify_features(d->model, b->images, b->n_ok, want_logits ? logits : NULL,
+                                       want_features ? b->features : NULL) != GMLP_OK)
                 snprintf(why, sizeof why, "%s", gmlp_last_error(d->ctx));
             model_s = now() - t0;
         }
-        if (!*why && !make_results(p, b, logits))
+        if (!*why && !make_results(p, b, want_logits ? logits : NULL))
             snprintf(why, sizeof why, "out of host memory");
         pthread_mutex_lock(&p->lock);
         d->model_s += model_s;
@@ -215,8 +246,8 @@ static void *device_main(void *arg)
 static int make_labels(app_pipeline *p, gmlp_model *m)
 {
     const int nc = p->cfg.num_classes;
-    p->labels = calloc((size_t)nc, sizeof *p->labels);
-    p->own_labels = calloc((size_t)nc, sizeof *p->own_labels);
+    p->labels = calloc((size_t)nc + 1, sizeof *p->labels); /* + 1: a feature extractor has none */
+    p->own_labels = calloc((size_t)nc + 1, sizeof *p->own_labels);
     if (!p->labels || !p->own_labels)
         return 0;
     for (int i = 0; i < nc; i++) {
@@ -335,9 +366,9 @@ static int load_model(app_pipeline *p, device *d, int *status)
         fprintf(stderr, "%s: %s is a language model (use gmlp-generate)\n", c->program, c->model);
         return 0;
     }
-    if (cfg.num_classes == 0) {
-        fprintf(stderr, "%s: %s has no classifier head (a feature extractor); nothing to classify\n", c->program,
-                c->model);
+    if (cfg.num_classes == 0 && !c->headless) {
+        fprintf(stderr, "%s: %s has no classifier head (a feature extractor): nothing to classify%s\n", c->program,
+                c->model, c->headless_hint ? c->headless_hint : "");
         return 0;
     }
     /* the file's gmlp.* metadata wins over config.json; say where they differ (once, a warning: also with -q) */
@@ -502,6 +533,16 @@ void app_pipeline_startup(app_pipeline *p, double *open_s, double *load_s)
         *open_s += p->dev[i].open_s;
         *load_s += p->dev[i].load_s;
     }
+}
+
+int app_pipeline_classes(app_pipeline *p)
+{
+    return p->cfg.num_classes;
+}
+
+int app_pipeline_dim(app_pipeline *p)
+{
+    return p->cfg.dim;
 }
 
 const char *app_pipeline_device_names(app_pipeline *p)

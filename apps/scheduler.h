@@ -20,7 +20,10 @@ typedef struct app_pipeline_config {
     const char *const *devices; /* gmlp_context_create specs */
     int n_devices;
     int threads; /* decoding threads */
-    int top; /* classes per image; a blob's own top instead (batch.h) */
+    int top;      /* classes per image (0: none); a blob's own top instead (batch.h) */
+    int features; /* 1: each image's pooled features too; a blob's own flag instead */
+    int headless; /* a model without a classifier head (num_classes 0) loads: features only */
+    const char *headless_hint; /* otherwise, said after the refusal (the option that would take it) */
     /* gmlp_model_override pairs, applied to every device's model */
     const char *const *override_keys, *const *override_values;
     int n_overrides;
@@ -41,10 +44,13 @@ void app_pipeline_close(app_pipeline *p);
 app_batch *app_pipeline_pop(app_pipeline *p, double timeout_s);
 /* 1 once every device has failed (the message was printed). */
 int app_pipeline_failed(app_pipeline *p);
-/* Sum over devices of images / seconds in gmlp_classify. */
+/* Sum over devices of images / seconds in the forward (gmlp_classify_features). */
 double app_pipeline_model_rate(app_pipeline *p);
-/* Seconds the devices spent in gmlp_classify, summed. */
+/* Seconds the devices spent in the forward, summed. */
 double app_pipeline_model_seconds(app_pipeline *p);
+/* The model's classes (0: a feature extractor) and pooled features per image. */
+int app_pipeline_classes(app_pipeline *p);
+int app_pipeline_dim(app_pipeline *p);
 /* The devices' names, ", "-separated. */
 const char *app_pipeline_device_names(app_pipeline *p);
 /* The precision in force (its name) and what runs it on each device

@@ -7,7 +7,9 @@
  *   server_body.c      a request's body: its parts, multipart/form-data split
  *   server_reply.c     JSON replies and errors
  *   server_info.c      GET /v1/models, /health and /metrics
- *   server_classify.c  POST /v1/classify: a raw or multipart body's images
+ *   server_classify.c  POST /v1/classify: a raw or multipart body's images (srv_images, shared)
+ *   server_embeddings.c POST /v1/embeddings: images' features in OpenAI's shape
+ *   base64.c           base64, for /v1/embeddings
  *   server_batcher.c   dynamic batching over the classifier's pipeline (scheduler.h)
  *   server_lm.c        the language model's workers and generation
  *   server_text.c      where a streamed text may be cut (UTF-8, stop sequences)
@@ -64,6 +66,7 @@ typedef struct srv_body {
     srv_part *parts;
     size_t n;
     char boundary[SRV_BOUNDARY_MAX + 1]; /* multipart/form-data's; "" for a raw body */
+    int json;                            /* the body is application/json (a route that takes images too) */
 } srv_body;
 
 /* What a handler answers: a status and a response (NULL: out of memory). */
@@ -82,6 +85,16 @@ srv_reply srv_busy(const char *why);
 /* A route's handler.  body is the request's (no part for a GET); it may take its parts' data. */
 typedef srv_reply (*srv_handler)(srv_server *s, struct MHD_Connection *c, srv_body *body);
 srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body);
+srv_reply srv_embeddings(srv_server *s, struct MHD_Connection *c, srv_body *body);
+
+/* What becomes of one image's result in a reply: its row (NULL: out of memory).  slot: its place in the
+ * request; ctx: the request's. */
+typedef json_t *(*srv_row_fn)(const char *name, const app_result *r, size_t slot, const void *ctx);
+/* The body's images (one raw image, or multipart parts: split here) through the batcher, each asking for top
+ * classes (0: none) and/or its features: *rows, row's of each in order, and status 0; or the error's reply
+ * (400 for no image, 503 busy).  The body's data is taken. */
+srv_reply srv_images(srv_server *s, srv_body *body, int top, int features, srv_row_fn row, const void *ctx,
+                     json_t **rows);
 srv_reply srv_completions(srv_server *s, struct MHD_Connection *c, srv_body *body);
 srv_reply srv_chat(srv_server *s, struct MHD_Connection *c, srv_body *body);
 /* GET /v1/models, /health, /metrics (server_info.c). */

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "format.h"
 #include "server_metrics.h"
 
 /* A request waiting for its rows: the batches name it by id (app_blob's
@@ -12,6 +11,8 @@
 typedef struct request request;
 struct request {
     size_t id, n, done;
+    srv_row_fn row;
+    const void *ctx;
     json_t *rows; /* n entries, JSON null until classified */
     unsigned status;
     const char *why;
@@ -106,9 +107,9 @@ static void *flusher_main(void *arg)
 }
 
 /* The row of an image that could not be given its own. */
-static json_t *memory_row(const char *name)
+static json_t *memory_row(const request *r, const char *name, size_t slot)
 {
-    return app_result_json(name, &(app_result){.error = "out of host memory"});
+    return r->row(name, &(app_result){.error = "out of host memory"}, slot, r->ctx);
 }
 
 /* A classified batch's results to their requests, as rows (lock held). */
@@ -118,8 +119,9 @@ static void deliver(srv_batcher *b, app_batch *batch)
         request *r = find_request(b, batch->blobs[i].owner);
         if (!r)
             continue;
-        json_t *row = app_result_json(batch->paths[i], &batch->results[i]);
-        json_array_set_new(r->rows, batch->blobs[i].slot, row ? row : memory_row(batch->paths[i]));
+        const size_t slot = batch->blobs[i].slot;
+        json_t *row = r->row(batch->paths[i], &batch->results[i], slot, r->ctx);
+        json_array_set_new(r->rows, slot, row ? row : memory_row(r, batch->paths[i], slot));
         b->depth--;
         if (++r->done == r->n) {
             unlink_request(b, r);
@@ -183,7 +185,7 @@ static int add_images(srv_batcher *b, request *r, char *const *names, app_blob *
             for (size_t j = i + (b->open != NULL); j < r->n; j++) /* add_blob freed its own */
                 free(blobs[j].data);
             for (size_t j = i; j < r->n; j++)
-                json_array_set_new(r->rows, j, memory_row(names[j]));
+                json_array_set_new(r->rows, j, memory_row(r, names[j], j));
             r->done += r->n - i;
             ok = 0;
             break;
@@ -197,11 +199,11 @@ static int add_images(srv_batcher *b, request *r, char *const *names, app_blob *
     return ok;
 }
 
-unsigned srv_batcher_classify(srv_batcher *b, char *const *names, app_blob *blobs, size_t n, json_t **rows,
-                              const char **why)
+unsigned srv_batcher_classify(srv_batcher *b, char *const *names, app_blob *blobs, size_t n, srv_row_fn row,
+                              const void *ctx, json_t **rows, const char **why)
 {
     *rows = NULL;
-    request r = {.n = n, .rows = json_array()};
+    request r = {.n = n, .row = row, .ctx = ctx, .rows = json_array()};
     for (size_t i = 0; r.rows && i < n; i++)
         if (json_array_append_new(r.rows, json_null()))
             json_decref(r.rows), r.rows = NULL;

@@ -1,21 +1,19 @@
 /* POST /v1/classify: the body's images (one raw image, or the parts of a
- * multipart/form-data body) through the batcher; gmlp-classify's --json rows. */
+ * multipart/form-data body) through the batcher; gmlp-classify's --json rows.
+ * srv_images, the body's images through the batcher, serves /v1/embeddings too. */
 #include <stdlib.h>
 
 #include "common.h"
+#include "format.h"
 #include "server.h"
 #include "server_batcher.h"
 
 #define MAX_TOP 1048576 /* as gmlp-classify's -k */
 
-srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body)
+srv_reply srv_images(srv_server *s, srv_body *body, int top, int features, srv_row_fn row, const void *ctx,
+                     json_t **rows)
 {
-    if (!s->ready)
-        return srv_busy("the models are loading");
-    const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "top");
-    long long top = 5;
-    if (arg && !app_parse_int(arg, 1, MAX_TOP, &top))
-        return srv_error(400, "top", "top must be an integer from 1 to %d, not '%s'", MAX_TOP, arg);
+    *rows = NULL;
     srv_reply e;
     if (body->boundary[0] && !srv_body_split(body, &e))
         return e;
@@ -32,15 +30,36 @@ srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body)
     }
     for (size_t i = 0; i < body->n; i++) {
         names[i] = body->parts[i].name;
-        blobs[i] = (app_blob){.data = body->parts[i].data, .size = body->parts[i].size, .top = (int)top};
+        blobs[i] = (app_blob){.data = body->parts[i].data, .size = body->parts[i].size, .top = top,
+                              .features = features};
         body->parts[i].data = NULL; /* the batcher's now */
     }
-    json_t *rows;
     const char *why = NULL;
-    unsigned status = srv_batcher_classify(s->batcher, names, blobs, body->n, &rows, &why);
+    unsigned status = srv_batcher_classify(s->batcher, names, blobs, body->n, row, ctx, rows, &why);
     free(names);
     free(blobs);
-    if (status != 200)
-        return srv_busy(why);
-    return srv_json(200, json_pack("{s:o}", "results", rows));
+    return status == 200 ? (srv_reply){0} : srv_busy(why);
+}
+
+/* gmlp-classify's --json row. */
+static json_t *classify_row(const char *name, const app_result *r, size_t slot, const void *ctx)
+{
+    (void)slot, (void)ctx;
+    return app_result_json(name, r);
+}
+
+srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body)
+{
+    if (!s->ready)
+        return srv_busy("the models are loading");
+    if (!app_pipeline_classes(s->pipeline))
+        return srv_error(400, NULL, "%s has no classifier head (a feature extractor): POST /v1/embeddings gives its "
+                                    "features", s->model_id);
+    const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "top");
+    long long top = 5;
+    if (arg && !app_parse_int(arg, 1, MAX_TOP, &top))
+        return srv_error(400, "top", "top must be an integer from 1 to %d, not '%s'", MAX_TOP, arg);
+    json_t *rows;
+    srv_reply e = srv_images(s, body, (int)top, 0, classify_row, NULL, &rows);
+    return e.status ? e : srv_json(200, json_pack("{s:o}", "results", rows));
 }

@@ -145,8 +145,9 @@ static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call 
     if (images && media_is(type, "multipart/form-data")) {
         if (!srv_multipart_boundary(type, &c->body))
             return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary of 1 to 70 characters");
-    } else if (!(images && (!type || !strncasecmp(type, "image/", 6) || media_is(type, "application/octet-stream"))) &&
-               !(r->takes & SRV_TAKES_JSON && media_is(type, "application/json"))) {
+    } else if (r->takes & SRV_TAKES_JSON && media_is(type, "application/json")) {
+        c->body.json = 1;
+    } else if (!(images && (!type || !strncasecmp(type, "image/", 6) || media_is(type, "application/octet-stream")))) {
         char takes[256];
         srv_route_takes(r, takes, sizeof takes);
         return srv_error(415, "Content-Type", "%s takes %s, not %s", url, takes, type ? type : "a body without a type");
@@ -170,8 +171,11 @@ static srv_reply dispatch(srv_server *s, struct MHD_Connection *conn, call *c)
         return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
     if (c->no_memory)
         return srv_error(500, NULL, "out of host memory reading the body");
-    if (c->body.n == 1 && !c->body.boundary[0] && !c->body.parts[0].size)
-        srv_body_free(&c->body); /* an empty raw body: no part */
+    if (c->body.n == 1 && !c->body.boundary[0] && !c->body.parts[0].size) { /* an empty raw body: no part */
+        const int json = c->body.json;
+        srv_body_free(&c->body);
+        c->body.json = json;
+    }
     return c->route->handler(s, conn, &c->body);
 }
 

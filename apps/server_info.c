@@ -17,7 +17,9 @@ srv_reply srv_models(srv_server *s, struct MHD_Connection *c, srv_body *body)
 {
     (void)c, (void)body;
     json_t *data = json_array();
-    json_array_append_new(data, model_entry(s->model_id, "image-classifier"));
+    json_array_append_new(data, model_entry(s->model_id, !s->ready || app_pipeline_classes(s->pipeline)
+                                                             ? "image-classifier"
+                                                             : "feature-extractor"));
     if (s->lm_id)
         json_array_append_new(data, model_entry(s->lm_id, "language-model"));
     return srv_json(200, json_pack("{s:s, s:o}", "object", "list", "data", data));

@@ -9,6 +9,7 @@
 
 const srv_route srv_routes[] = {
     {"/v1/classify", "POST", SRV_TAKES_IMAGES, 0, srv_classify},
+    {"/v1/embeddings", "POST", SRV_TAKES_IMAGES | SRV_TAKES_JSON, 0, srv_embeddings},
     {"/v1/completions", "POST", SRV_TAKES_JSON, 0, srv_completions},
     {"/v1/chat/completions", "POST", SRV_TAKES_JSON, 0, srv_chat},
     {"/v1/models", "GET", 0, 0, srv_models},

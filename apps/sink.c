@@ -1,6 +1,7 @@
 #include "sink.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int app_sink_init(app_sink *s, const app_writer *w, FILE *out, size_t window, size_t total)
+int app_sink_init(app_sink *s, const app_writer *w, app_out out, size_t window, size_t total)
 {
     *s = (app_sink){.w = w, .out = out, .window = window, .total = total, .t0 = now()};
     s->slot = calloc(window, sizeof *s->slot);
@@ -51,10 +52,28 @@ void app_sink_progress(app_sink *s, int force)
             eta);
 }
 
+/* The batch's bytes: the rows, then the lines beside them, each flushed, then the commit; 0 on failure. */
+static int put(app_sink *s, const app_rows *rows, int dim)
+{
+    app_out *o = &s->out;
+    if (rows->text.len && (fwrite(rows->text.s, 1, rows->text.len, o->f) != rows->text.len || fflush(o->f)))
+        return 0;
+    if (rows->side.len && (fwrite(rows->side.s, 1, rows->side.len, o->side) != rows->side.len || fflush(o->side)))
+        return 0;
+    o->rows += rows->records;
+    return !s->w->commit || s->w->commit(o, dim);
+}
+
 static void write_batch(app_sink *s, app_batch *b)
 {
     app_rows rows = {.items = s->results};
     app_buf errors = {0}; /* "FILE: error: WHY" lines for stderr, after the rows */
+    if (s->out.need_header && s->w->header_dims) { /* it names the features' columns: known now */
+        if (s->w->header)
+            app_buf_add(&rows.text, s->w->header, strlen(s->w->header));
+        s->w->header_dims(&rows.text, b->dim);
+        s->out.need_header = 0;
+    }
     for (size_t i = 0; i < b->n; i++) {
         const app_result *r = &b->results[i];
         if (!r->error) {
@@ -67,11 +86,10 @@ static void write_batch(app_sink *s, app_batch *b)
         if (s->w->errors_on_stderr)
             app_buf_printf(&errors, "%s: error: %s\n", b->paths[i], r->error);
     }
-    if ((rows.text.oom || errors.oom) && !s->write_failed) {
+    if ((rows.text.oom || rows.side.oom || errors.oom) && !s->write_failed) {
         fprintf(stderr, "gmlp-classify: out of host memory writing the output\n");
         s->write_failed = 1;
-    } else if (rows.text.len && !s->write_failed &&
-               (fwrite(rows.text.s, 1, rows.text.len, s->out) != rows.text.len || fflush(s->out))) {
+    } else if (!s->write_failed && !put(s, &rows, b->dim)) {
         perror("gmlp-classify: writing the output");
         s->write_failed = 1;
     }
@@ -81,6 +99,7 @@ static void write_batch(app_sink *s, app_batch *b)
         fputs(errors.s, stderr);
     }
     app_buf_free(&rows.text);
+    app_buf_free(&rows.side);
     app_buf_free(&errors);
     s->images += b->n;
 }
@@ -103,8 +122,8 @@ void app_sink_document(app_sink *s, const char *model, const char *devices, cons
         return;
     json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", model, "device", devices, "precision", precision,
                             "engine", engines, "results", s->results);
-    if (!doc || json_dumpf(doc, s->out, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) || fputc('\n', s->out) == EOF ||
-        fflush(s->out)) {
+    if (!doc || json_dumpf(doc, s->out.f, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) || fputc('\n', s->out.f) == EOF ||
+        fflush(s->out.f)) {
         fprintf(stderr, "gmlp-classify: cannot write the JSON document\n");
         s->write_failed = 1;
     }

@@ -12,7 +12,7 @@
 
 typedef struct app_sink {
     const app_writer *w;
-    FILE *out;
+    app_out out;
     json_t *results; /* a document format's rows, printed at the end (app_sink_document) */
     app_batch **slot; /* batch id % window */
     size_t window, next; /* next: the id of the next batch to write */
@@ -23,7 +23,7 @@ typedef struct app_sink {
     int write_failed;
 } app_sink;
 
-int app_sink_init(app_sink *s, const app_writer *w, FILE *out, size_t window, size_t total);
+int app_sink_init(app_sink *s, const app_writer *w, app_out out, size_t window, size_t total);
 /* Starts the clock of images/s and ETA (once the models are loaded). */
 void app_sink_start(app_sink *s);
 /* Takes a classified batch (id < next + window) and writes every batch that is now in order. */

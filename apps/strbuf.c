@@ -1,6 +1,7 @@
 #include "strbuf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,16 @@ void app_buf_printf(app_buf *b, const char *fmt, ...)
     va_end(ap);
     app_buf_add(b, big, (size_t)n);
     free(big);
+}
+
+void app_buf_add_f32le(app_buf *b, const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], sizeof u);
+        const char le[4] = {(char)(u & 255), (char)(u >> 8 & 255), (char)(u >> 16 & 255), (char)(u >> 24)};
+        app_buf_add(b, le, 4);
+    }
 }
 
 void app_buf_free(app_buf *b)

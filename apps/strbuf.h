@@ -1,4 +1,4 @@
-/* A growing string: the rows of a batch, messages, MPI payloads. */
+/* A growing string: the rows of a batch, messages, MPI payloads, binary rows. */
 #ifndef APP_STRBUF_H
 #define APP_STRBUF_H
 
@@ -12,6 +12,8 @@ typedef struct app_buf {
 } app_buf;
 void app_buf_add(app_buf *b, const char *s, size_t n);
 void app_buf_printf(app_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* n floats as little-endian IEEE float32 bytes (npy's '<f4', OpenAI's base64 embeddings). */
+void app_buf_add_f32le(app_buf *b, const float *v, size_t n);
 void app_buf_free(app_buf *b);
 
 #endif

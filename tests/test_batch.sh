@@ -3,7 +3,8 @@
 # broken image, a name with a comma and a quote), --files-from -, JSONL and
 # CSV read back and checked (batch_check.py), refusing an existing output,
 # a model that does not load (no output is left behind to refuse the next run), --resume after a kill and
-# after SIGINT/SIGTERM, two devices and an injected device failure giving the one-device rows.
+# after SIGINT/SIGTERM, --features to .npy, JSON lines and CSV (the same floats; --resume after a kill and from
+# a cut file), two devices and an injected device failure giving the one-device rows.
 set -u
 app=$1
 src=$2
@@ -152,6 +153,58 @@ for sig in INT TERM; do
     tail -c 1 "$tmp/sig$sig.jsonl" | od -c | grep -q '\\n'; check $? "SIG$sig: the output ends with a whole row"
     "$app" -q --resume -o "$tmp/sig$sig.jsonl" "$tmp/many"
     bc "$tmp/sig$sig.jsonl" --files "$tmp/want-many" --same-as "$tmp/clean.csv"; check $? "SIG$sig then --resume: every image once"
+done
+
+# --features: each image's pooled features to .npy (+ OUT.paths.txt), JSON lines and CSV, the same float32s in
+# each (features_check.py reads them back); the rows of a failed image: none in .npy, an error row in the others
+fc() { python3 "$src/features_check.py" "$@"; }
+for fmt in npy jsonl csv; do
+    "$app" -q -b 4 --features -o "$tmp/f.$fmt" "$tmp/many"; check $? "--features -o f.$fmt"
+done
+fc "$tmp/f.npy" --files "$tmp/want-many" --dim 128 --same-as "$tmp/f.jsonl" "$tmp/f.csv"
+check $? "--features: .npy, .jsonl and .csv hold the same float32s, every image once, in order"
+for fmt in npy csv; do
+    "$app" -q -r --features -o "$tmp/fr.$fmt" "$in" 2>"$tmp/err.$fmt"
+    [ $? = 1 ] && fc "$tmp/fr.$fmt" --files "$tmp/want-r" --errors broken --same-as "$tmp/fr.npy"
+    check $? "--features .$fmt, a broken image: exit 1, $([ $fmt = npy ] && echo 'no row' || echo 'its error row')"
+done
+grep -q "broken.png: error: " "$tmp/err.npy"; check $? "--features .npy: the broken image named on stderr"
+# interrupted (a kill after the first rows, or a file cut mid-row) and --resume: every image once, the same floats
+rows_of() { if [ "${1%.npy}" != "$1" ]; then cat "${1%.npy}.paths.txt"; else tail -n +2 "$1"; fi 2>/dev/null | wc -l; }
+for fmt in npy jsonl csv; do
+    "$app" -q -b 1 -t 1 --features -o "$tmp/fk.$fmt" "$tmp/many" &
+    pid=$!
+    i=0; while [ "$(rows_of "$tmp/fk.$fmt")" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    n=$(rows_of "$tmp/fk.$fmt")
+    "$app" -q -b 4 --features --resume -o "$tmp/fk.$fmt" "$tmp/many"
+    [ $? = 0 ] && fc "$tmp/fk.$fmt" --files "$tmp/want-many" --same-as "$tmp/f.npy"
+    check $? "--features .$fmt: killed after $n of 400 rows, --resume: every image once, the clean run's floats"
+    head -c 30000 "$tmp/f.$fmt" >"$tmp/ft.$fmt"
+    cp "$tmp/f.$fmt.gmlp-run.json" "$tmp/ft.$fmt.gmlp-run.json"
+    [ $fmt = npy ] && head -c 3000 "$tmp/f.paths.txt" >"$tmp/ft.paths.txt" # cut mid-line, at another row
+    "$app" -q --features --resume -o "$tmp/ft.$fmt" "$tmp/many"
+    cmp -s "$tmp/ft.$fmt" "$tmp/f.$fmt"; check $? "--features .$fmt: cut mid-row, --resume: the clean run's bytes"
+done
+cmp -s "$tmp/ft.paths.txt" "$tmp/f.paths.txt"; check $? "--features .npy: the paths cut mid-line made whole"
+for fmt in npy csv; do # a file that is not one it wrote (a short one too): refused, untouched
+    printf 'not ours' >"$tmp/no.$fmt"
+    cp "$tmp/f.$fmt.gmlp-run.json" "$tmp/no.$fmt.gmlp-run.json"
+    "$app" -q --features --resume -o "$tmp/no.$fmt" "$tmp/many" 2>"$tmp/err"
+    [ $? = 1 ] && grep -q "does not start with gmlp-classify's" "$tmp/err" && [ "$(cat "$tmp/no.$fmt")" = "not ours" ]
+    check $? "--features .$fmt: --resume of a file it did not write: refused, the file untouched"
+done
+# a model without a classifier head: its features; classes refused, naming --features
+"$app" -q --features -m "$src/data/e2e/gmlp_headless.safetensors" -o "$tmp/h.npy" "$examples"/*.png &&
+    fc "$tmp/h.npy" --dim 12; check $? "--features on a headless model"
+"$app" -q -m "$src/data/e2e/gmlp_headless.safetensors" "$examples/bag-18.png" 2>"$tmp/err"
+[ $? = 1 ] && grep -q "no classifier head.*--features" "$tmp/err"; check $? "a headless model without --features: exit 1, naming --features"
+for bad in "-k 3 --features -o $tmp/x.jsonl:--top with --features" "-o $tmp/x.npy:that one holds features: --features" \
+    "--features -o - --format npy:npy needs an --output file" "--features --resume -o $tmp/r.jsonl:holds classes, not features"; do
+    # shellcheck disable=SC2086
+    "$app" -q ${bad%%:*} "$in" 2>"$tmp/err"
+    [ $? = 2 ] && grep -q -- "${bad#*:}" "$tmp/err"; check $? "usage error: ${bad%%:*} (exit 2, '${bad#*:}')"
 done
 
 # --resume with another --top or model is refused; error rows are kept unless --retry-errors

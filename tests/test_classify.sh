@@ -150,7 +150,7 @@ check $? "GMLP_PRECISION=bogus: exit 1, the valid modes named"
 # --help: exit 0, every option with its default
 "$app" --help >"$tmp/help"
 check $? "--help exits 0"
-for o in model labels top device batch threads recursive files-from output format resume retry-errors json quiet \
+for o in model labels top device batch threads recursive files-from output format resume retry-errors json features quiet \
     fp16 precision bench list-devices img-size mean std crop-pct interpolation version help; do
     grep -q -- "--$o\b" "$tmp/help"; check $? "--help lists --$o"
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gmlp-classify under mpirun (-Dmpi=enabled): 2 and 3 ranks give the output of
-# one process; a --resume run continues a partial output; a rank whose every
+# one process (--features too); a --resume run continues a partial output; a rank whose every
 # device fails stops the job with a message naming the rank, and a --resume
 # rerun completes it.  Skips (77) where gmlp-classify was built without MPI,
 # except with CI=true, where that is a failure.
@@ -40,6 +40,12 @@ bc "$tmp/two.jsonl" --files "$tmp/want" --errors broken --same-as "$tmp/one.json
 run 3 -q -b 3 -k 2 -o "$tmp/three.csv" "$tmp/in"
 bc "$tmp/three.csv" --top 2 --files "$tmp/want" --errors broken --same-as "$tmp/one.jsonl"
 check $? "mpirun -n 3, CSV: the one-process rows"
+
+# --features: the ranks send their features with their results; rank 0 writes the one-process file
+"$app" -q -b 4 --features -o "$tmp/one.npy" "$tmp/in" 2>/dev/null
+run 3 -q -b 4 --features -o "$tmp/three.npy" "$tmp/in" 2>/dev/null
+cmp -s "$tmp/three.npy" "$tmp/one.npy" && cmp -s "$tmp/three.paths.txt" "$tmp/one.paths.txt"
+check $? "mpirun -n 3 --features: the one-process .npy and paths"
 
 # --files-from -: mpirun gives stdin to rank 0, which enumerates
 ls "$tmp"/in/*.png | run 2 -q -b 5 --files-from - -o "$tmp/list.jsonl"

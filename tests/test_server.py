@@ -4,6 +4,8 @@ curl and Python requests against gmlp-classify's rows for the same images,
 concurrent clients (every reply equal to gmlp-classify's, none lost or
 duplicated, the metrics' counts adding up, RSS flat over a second round),
 hostile requests each getting its status while the server keeps serving,
+embeddings equal to gmlp-classify --features' bit for bit (multipart, JSON base64 input, float and base64
+encodings, curl and the openai package), mixed with classify requests, their refusals, a headless model,
 completions equal to gmlp-generate's (plain, streamed, through the openai
 package where the tools Python has it), a device failing mid-batch, the API
 key, and SIGTERM.
@@ -11,6 +13,7 @@ key, and SIGTERM.
 Environment: GMLP_SERVER_CLIENTS x GMLP_SERVER_REQUESTS (default 32 x 25; CI's
 ASan pass uses fewer), GMLP_TOOLS_PYTHON (the openai client)."""
 import atexit
+import base64
 import concurrent.futures
 import json
 import os
@@ -234,6 +237,88 @@ rss2 = srv.rss_kib()
 check(good2 == total, "a second round: every reply right")
 check(rss2 <= rss1 * 1.1 + 8192, f"RSS flat over the second round ({rss1} KiB, then {rss2} KiB)")
 
+# --- embeddings: gmlp-classify --features' floats, bit for bit ---------------------------------------
+paths = {n: os.path.join(d, n) for d in (examples, gen_dir) for n in os.listdir(d) if n.endswith(".png")}
+emb = sorted(images)[:8]  # 8 = --batch: one request's images make one batch, as in the reference run
+
+
+def f32s(values):
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def features_of(batch, *args):
+    """gmlp-classify --features' rows for the emb images, -b batch: each image's float32 bytes."""
+    out = subprocess.run([classify_bin, "-q", "--features", "-b", str(batch), *args, *[paths[n] for n in emb]],
+                         capture_output=True, text=True)
+    return [f32s(json.loads(line)["embedding"]) for line in out.stdout.splitlines()] if out.returncode == 0 else []
+
+
+ref8, ref1 = features_of(8), features_of(1)
+check(len(ref8) == len(ref1) == 8, "gmlp-classify --features gives the reference features")
+b64 = {n: base64.b64encode(images[n]).decode() for n in emb}
+r = requests.post(url + "/v1/embeddings", files=[(f"f{i}", (n, images[n], "image/png")) for i, n in enumerate(emb)])
+doc = r.json() if r.status_code == 200 else {}
+check(doc.get("object") == "list" and doc.get("model") == "fashion-mnist-gmlp.safetensors" and
+      doc.get("usage") == {"prompt_tokens": 8, "total_tokens": 8} and
+      [(d["object"], d["index"]) for d in doc["data"]] == [("embedding", i) for i in range(8)] and
+      [f32s(d["embedding"]) for d in doc["data"]] == ref8,
+      "embeddings, 8 multipart parts: OpenAI's shape, usage counting images, gmlp-classify's float32s bit for bit")
+r = requests.post(url + "/v1/embeddings", json={"model": "any", "input": [b64[n] for n in emb],
+                                                "encoding_format": "base64"})
+got = [base64.b64decode(d["embedding"]) for d in r.json()["data"]] if r.status_code == 200 else []
+check(got == ref8, "JSON input, 8 base64 images, encoding_format base64: the same float32s, little-endian")
+out = subprocess.run(["curl", "-sS", "--data-binary", "@" + paths[emb[0]], "-H", "Content-Type: image/png",
+                      url + "/v1/embeddings"], capture_output=True, text=True)
+r = requests.post(url + "/v1/embeddings", json={"input": "data:image/png;base64," + b64[emb[0]]})
+check(out.returncode == 0 and f32s(json.loads(out.stdout)["data"][0]["embedding"]) == ref1[0] and
+      r.status_code == 200 and f32s(r.json()["data"][0]["embedding"]) == ref1[0],
+      "curl, a raw body; JSON input one data: URL: gmlp-classify's floats (-b 1)")
+tools_python = os.environ.get("GMLP_TOOLS_PYTHON")
+if tools_python and subprocess.run([tools_python, "-c", "import openai"], capture_output=True).returncode == 0:
+    code = ("import openai, struct, sys\nc = openai.OpenAI(base_url=sys.argv[1], api_key='none')\n"
+            "e = c.embeddings.create(model='m', input=[sys.argv[2]])\n"  # base64 on the wire, decoded by the client
+            "sys.stdout.write(struct.pack('<%df' % len(e.data[0].embedding), *e.data[0].embedding).hex())\n")
+    out = subprocess.run([tools_python, "-c", code, url + "/v1", b64[emb[0]]], capture_output=True, text=True)
+    check(out.returncode == 0 and bytes.fromhex(out.stdout) == ref1[0], "the openai package's embeddings.create")
+else:
+    print("skip: the openai client for embeddings (the tools Python has no openai package)")
+for body, param, what in (({"input": []}, "input", "an empty input array"),
+                          ({"input": "iVBOR*w0K"}, "input", "bad base64"),
+                          ({"input": [b64[emb[0]], 7]}, "input", "a number in input"),
+                          ({"input": base64.b64encode(b"not an image").decode()}, "input", "a non-image"),
+                          ({"input": b64[emb[0]], "encoding_format": "int8"}, "encoding_format", "encoding_format int8"),
+                          ({"input": b64[emb[0]], "dimensions": 3}, "dimensions", "dimensions 3")):
+    r = requests.post(url + "/v1/embeddings", json=body)
+    check(r.status_code == 400 and r.json()["error"]["param"] == param, f"embeddings, {what}: 400 naming {param}")
+r = requests.post(url + "/v1/embeddings", files=[("a", (emb[0], images[emb[0]])), ("b", ("broken.png", b"\x89PNG"))])
+check(r.status_code == 400 and r.json()["error"]["message"].startswith("broken.png: "),
+      "embeddings, a broken image among good ones: 400 naming it")
+r = requests.post(url + "/v1/embeddings", json={"input": "A" * (1 << 20)})
+check(r.status_code == 413, "embeddings, a body over --max-body-mb: 413")
+r = requests.post(url + "/v1/embeddings", data="x", headers={"Content-Type": "text/plain"})
+check(r.status_code == 415, "embeddings, text/plain: 415")
+
+
+def mixed(seed):
+    """Classify and embeddings requests from one client, alternately: every reply right."""
+    rnd, good = random.Random(seed), 0
+    for k in range(6):
+        pick = [rnd.choice(emb) for _ in range(rnd.randint(1, 3))]
+        files = [(f"f{i}", (n, images[n], "image/png")) for i, n in enumerate(pick)]
+        if k % 2:
+            rows = requests.post(url + "/v1/classify", files=files).json()["results"]
+            good += all(same_row(g, want[n]) for g, n in zip(rows, pick))
+        else:
+            data = requests.post(url + "/v1/embeddings", files=files).json()["data"]
+            good += all(max(abs(a - b) for a, b in zip(d["embedding"], struct.unpack("<128f", ref8[emb.index(n)])))
+                        <= 1e-5 for d, n in zip(data, pick))
+    return good
+
+
+with concurrent.futures.ThreadPoolExecutor(6) as pool:
+    good = sum(pool.map(mixed, range(6)))
+check(good == 36, f"6 clients mixing classify and embeddings: every reply right ({good} of 36)")
+
 # --- hostile requests ----------------------------------------------------------------------------
 def status_of(reply):
     m = re.match(rb"HTTP/1\.[01] (\d+)", reply)
@@ -291,7 +376,7 @@ check(r.status_code == 415 and "takes an image (image/*, application/octet-strea
       "application/json" in r.json()["error"]["message"], "JSON to /v1/classify: 415 naming the types it takes")
 r = requests.get(url + "/v1/nothing")
 check(r.status_code == 404 and r.json()["error"]["message"] == "no endpoint /v1/nothing (POST /v1/classify, "
-      "/v1/completions, /v1/chat/completions; GET /v1/models, /health, /metrics)", "an unknown path: 404 listing the routes")
+      "/v1/embeddings, /v1/completions, /v1/chat/completions; GET /v1/models, /health, /metrics)", "an unknown path: 404 listing the routes")
 r = requests.post(url + "/v1/completions", data=b'{"prompt": "a\xff"}', headers={"Content-Type": "application/json"})
 check(r.status_code == 400 and r.json()["error"]["param"] == "body", "invalid UTF-8 in the prompt: 400")
 r = requests.post(url + "/v1/completions", json={"prompt": "a", "max_tokens": 10**9})
@@ -409,7 +494,9 @@ else:
 m = requests.get(url + "/metrics").text
 check(metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="400") >= 3 and
       metric(m, "gmlp_requests_total", endpoint="/v1/classify", status="413") == 1 and
-      metric(m, "gmlp_requests_total", endpoint="other", status="404") >= 1,
+      metric(m, "gmlp_requests_total", endpoint="other", status="404") >= 1 and
+      metric(m, "gmlp_requests_total", endpoint="/v1/embeddings", status="400") == 7 and
+      metric(m, "gmlp_requests_total", endpoint="/v1/embeddings", status="200") >= 22,
       "metrics count the refusals by status, an unknown path's as endpoint \"other\"")
 # SIGTERM while a completion streams: it ends whole, then the server exits 0
 r = requests.post(url + "/v1/completions", json={"prompt": "A", "max_tokens": 600, "seed": 4, "stream": True},
@@ -446,6 +533,20 @@ text = "".join(json.loads(e)["choices"][0]["text"] for e in events[:-1])
 check(events[-1:] == [b"[DONE]"] and text == want_text,
       f"a stream queued behind another outlives --timeout-s 1 whole "
       f"({sum(line.startswith(b':') for line in lines)} keep-alive comments)")
+check(srv.stop() == 0, "SIGTERM: exit 0")
+
+# --- a model without a classifier head: embeddings served, classify refused -----------------------------
+headless = os.path.join(src, "tests", "data", "e2e", "gmlp_headless.safetensors")
+srv = Server("-m", headless, "-q")
+srv.wait_ready() or sys.exit(f"test_server: the server failed: {''.join(srv.log)}")
+href = features_of(1, "-m", headless)
+r = requests.post(srv.url + "/v1/embeddings", data=images[emb[0]], headers={"Content-Type": "image/png"})
+check(r.status_code == 200 and f32s(r.json()["data"][0]["embedding"]) == href[0],
+      "a headless model: its embeddings, gmlp-classify --features' floats")
+r = requests.post(srv.url + "/v1/classify", data=images[emb[0]], headers={"Content-Type": "image/png"})
+check(r.status_code == 400 and "/v1/embeddings" in r.json()["error"]["message"], "a headless model: classify 400")
+check(requests.get(srv.url + "/v1/models").json()["data"][0]["kind"] == "feature-extractor",
+      "a headless model: /v1/models says feature-extractor")
 check(srv.stop() == 0, "SIGTERM: exit 0")
 
 # --- the API key -------------------------------------------------------------------------------------

@@ -174,6 +174,26 @@ def test_examples_as_gmlp_classify() -> None:
 
 
 @needs_device
+@pytest.mark.parametrize("model", [BUNDLED, E2E / "gmlp_headless.safetensors"], ids=["bundled", "headless"])
+def test_features_as_gmlp_classify(model: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """gmlp-classify --features (stb_image and the library in C, the images in one batch) writes Model.features
+    of the same images through PIL and preprocess, bit for bit: a float32 (n, dim) .npy, the files in
+    OUT.paths.txt in its rows' order; for a classifier and a model without a head alike.  (Model.features
+    against timm's forward_head(pre_logits=True) is test_timm_fixture's.)"""
+    files = sorted(EXAMPLES.glob("*.png"))
+    out = tmp_path / "f.npy"
+    subprocess.run([program("GMLP_TEST_CLASSIFY"), "-q", "--features", "-b", str(len(files)), "-m", str(model),
+                    "-o", str(out), *map(str, files)], check=True)
+    with gmlp.load(model) as m:
+        want = m.features(np.stack([m.preprocess(Image.open(f)) for f in files]))
+        dim = m.config["dim"]
+    got = np.load(out)
+    assert got.dtype == np.float32 and got.shape == want.shape == (len(files), dim)
+    assert np.array_equal(got, want)
+    assert (tmp_path / "f.paths.txt").read_text().splitlines() == list(map(str, files))
+
+
+@needs_device
 def test_topk_is_the_softmax_order() -> None:
     rng = np.random.default_rng(1)
     logits = rng.normal(size=(3, 10)).astype(np.float32)
