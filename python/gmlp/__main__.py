@@ -14,7 +14,11 @@ def main() -> int:
     print(f"gmlp-cl {__version__}")
     found = devices()
     if not found:
-        print(f"no OpenCL device: {_icd.HINT}")
+        if _icd.state == "user":
+            print("no OpenCL device among the drivers that OCL_ICD_VENDORS (or OCL_ICD_FILENAMES, "
+                  "OPENCL_VENDOR_PATH) names")
+        else:
+            print(f"no OpenCL device: {_icd.HINT}")
         return 1
     print(f"{len(found)} OpenCL device(s), from {_SOURCES.get(_icd.state, _icd.state)}:")
     for line in found:
