@@ -13,6 +13,8 @@ import pathlib
 from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint64, c_void_p
 from typing import Callable
 
+from . import _icd
+
 
 def _load() -> ctypes.CDLL:
     here = pathlib.Path(__file__).resolve().parent
@@ -20,6 +22,7 @@ def _load() -> ctypes.CDLL:
     if not found:
         raise ImportError(f"gmlp: no libgmlp.so in {here}: install the package with 'pip install .' from the "
                           "gmlp-cl source tree")
+    _icd.settle()  # before the ICD loader reads its driver list: the [cpu] extra's runtime where no other answers
     try:
         return ctypes.CDLL(str(found[0]))
     except OSError as e:
