@@ -18,8 +18,9 @@
  * normalised as it loads (GMLP_GEMM_PROLOGUE NORM_A, not transposed), and
  * the row statistics of what it stored (where stats is set).
  * GMLP_DIRECT_DPBF16 (the dpbf16 tilings: x86's AVX512_BF16 on a CPU device
- * that runs on the host, PoCL's): NT products in BF16 of bfloat16 B take k
- * 32 at a time through vdpbf16ps (direct_dots_bf16). */
+ * that runs on the host, PoCL's): BF16's products through vdpbf16ps, NT k
+ * 32 at a time (direct_dots_bf16), the others k in pairs against op(B)'s
+ * rows interleaved (direct_outer_bf16). */
 #define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
 
@@ -163,36 +164,6 @@ static inline void direct_put(__global C_TYPE *c, ulong ldc, int m, int n, int i
     direct_store_c(row, j, n, full, direct_epilogue(v, i, j, n, full, e));
 }
 
-#if DOT
-/* Sub-blocks of DM rows x 4 columns: at most 12 accumulators (AVX2 has 16
- * vector registers), and a row's four sums come out as one float4. */
-#if WN % 4
-#error "direct NT: GMLP_GEMM_WN must be a multiple of 4"
-#endif
-#define DM (WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
-
-/* the sum of v's lanes folded into 4 */
-static inline float4 direct_fold4(vecf v)
-{
-#if DV == 16
-    return v.lo.lo + v.lo.hi + v.hi.lo + v.hi.hi;
-#elif DV == 8
-    return v.lo + v.hi;
-#elif DV == 4
-    return v;
-#else
-#error "direct NT: GMLP_GEMM_VW must be 4, 8 or 16"
-#endif
-}
-
-/* (sum of t0, sum of t1, sum of t2, sum of t3) by two rounds of pairwise adds */
-static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
-{
-    const float4 x = (float4)(t0.s02, t1.s02) + (float4)(t0.s13, t1.s13);
-    const float4 y = (float4)(t2.s02, t3.s02) + (float4)(t2.s13, t3.s13);
-    return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
-}
-
 /* x86's AVX512_BF16 (GMLP_DIRECT_DPBF16, issued natively; emulated in tests:
  * the portable loop): vdpbf16ps adds the products of 16 pairs of bfloat16
  * to 16 floats, each product exact, as the BF16 mode's rounded operands
@@ -227,6 +198,39 @@ DPBF16_TARGET static inline int16 dpbf16_ld_float(__global const float *p)
 #else
 #define dpbf16_b dpbf16_ld_float
 #endif
+#endif
+
+#if DOT
+/* Sub-blocks of DM rows x 4 columns: at most 12 accumulators (AVX2 has 16
+ * vector registers), and a row's four sums come out as one float4. */
+#if WN % 4
+#error "direct NT: GMLP_GEMM_WN must be a multiple of 4"
+#endif
+#define DM (WM % 3 == 0 ? 3 : WM % 2 == 0 ? 2 : 1)
+
+/* the sum of v's lanes folded into 4 */
+static inline float4 direct_fold4(vecf v)
+{
+#if DV == 16
+    return v.lo.lo + v.lo.hi + v.hi.lo + v.hi.hi;
+#elif DV == 8
+    return v.lo + v.hi;
+#elif DV == 4
+    return v;
+#else
+#error "direct NT: GMLP_GEMM_VW must be 4, 8 or 16"
+#endif
+}
+
+/* (sum of t0, sum of t1, sum of t2, sum of t3) by two rounds of pairwise adds */
+static inline float4 direct_sum4(float4 t0, float4 t1, float4 t2, float4 t3)
+{
+    const float4 x = (float4)(t0.s02, t1.s02) + (float4)(t0.s13, t1.s13);
+    const float4 y = (float4)(t2.s02, t3.s02) + (float4)(t2.s13, t3.s13);
+    return (float4)(x.s02, y.s02) + (float4)(x.s13, y.s13);
+}
+
+#if DPBF16
 /* sum[r] = A[row r, 0 .. 32 k32) . B[rows 0 .. 4, 0 .. 32 k32).  Out of line:
  * PoCL inlines into its work-group function, whose target lacks the
  * features, a callee whose target has them and then fails instruction
@@ -319,6 +323,47 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
 }
 #else
 
+#if DPBF16
+/* DV bfloat16 pairs of op(B)'s rows q and q + 1 (x1 0: none) from the
+ * floats they round to: lane j holds (x0[j], x1[j]), vdpbf16ps's order */
+static inline int16 dpbf16_pairs(vecf x0, vecf x1)
+{
+    return as_int16((as_uint16(x0) >> 16) | (as_uint16(x1) & (uint16)0xffff0000u));
+}
+
+/* direct_outer's contiguous case, k in pairs: each vdpbf16ps takes an A
+ * row's pair (q, q + 1), broadcast, against op(B)'s two rows interleaved
+ * (the operands rounded as the portable loop rounds them; an odd k's last
+ * pairs with 0).  Out of line as direct_dots_bf16. */
+DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global const A_TYPE *const ar[WM], size_t sa,
+                                                                       __global const B_TYPE *b, ulong ldb, int j0,
+                                                                       int k, vecf out[WM][WV])
+{
+    vecf acc[WM][WV];
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    for (int q = 0; q < k; q += 2) {
+        const int two = q + 1 < k;
+        int16 bp[WV];
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+        {
+            __global const B_TYPE *row = b + (size_t)q * ldb + j0 + s * DV;
+            bp[s] = dpbf16_pairs(direct_ldv(1, row), two ? direct_ldv(1, row + ldb) : (vecf)0.0f);
+        }
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+        {
+            const float a0 = direct_ld1(0, ar[r] + (size_t)q * sa);
+            const float a1 = two ? direct_ld1(0, ar[r] + (size_t)(q + 1) * sa) : 0.0f;
+            const int16 ap = (int16)(as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u)));
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] =
+                __builtin_ia32_dpbf16ps_512(acc[r][s], ap, bp[s]);
+        }
+    }
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
+}
+#endif
+
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
  * constant once inlined): op(B)'s rows are read as vectors, else gathered */
 static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
@@ -328,6 +373,12 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
     __global const A_TYPE *ar[WM]; /* op(A)[i0 + r, q] at ar[r] + q * sa */
     const size_t sa = GMLP_GEMM_TA ? lda : 1;
     _Pragma("unroll") for (int r = 0; r < WM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * (GMLP_GEMM_TA ? 1 : lda);
+#if DPBF16
+    if (contiguous) {
+        direct_outer_bf16(ar, sa, b, ldb, j0, k, acc);
+        return;
+    }
+#endif
     _Pragma("unroll") for (int r = 0; r < WM; r++)
         _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
     for (int q = 0; q < k; q++) {

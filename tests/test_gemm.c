@@ -376,26 +376,43 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
         }
 }
 
-/* x86's vdpbf16ps (the dpbf16 tiling) where the device has it (a PoCL CPU
+/* x86's vdpbf16ps (the dpbf16 tilings) where the device has it (a PoCL CPU
  * device on a host with AVX512_BF16; the capability ladder's self-test
- * passed, or the tiling is skipped with its reason, a failure): BF16's NT
- * products of bfloat16 weights, op(A) float and bfloat16, k of whole
- * 32-blocks and with a tail, below one block, each epilogue's kind */
+ * passed, or the tiling is skipped with its reason, a failure): BF16's
+ * products, float and bfloat16 operands.  NT: k of whole 32-blocks and with
+ * a tail, below one block; NN and TN: k even and odd, columns past the
+ * vectors' (the gathered edge); each epilogue's kind.  The quick tier: one
+ * NT and one NN case per tiling. */
 static void dpbf16_sweep(void)
 {
-    const gmlp_tiling *t = gmlp_gemm_tiling_named("dpbf16_12x32_3x16_v16");
-    CHECK(t != NULL, "no dpbf16_12x32_3x16_v16 tiling");
-    if (!t || !gmlp_gemm_tiling_fits(&ctx->dev, t)) {
-        printf("skip dpbf16: '%s' has no AVX512_BF16 that OpenCL C reaches (a CPU device of PoCL's, the host "
-               "having it)\n", ctx->dev.name);
-        return;
-    }
+    static const struct {
+        size_t m, n, k;
+        int ta, tb;
+        float beta;
+        size_t batch;
+        int flags, epi;
+    } cases[] = {{37, 45, 101, 0, 1, 1.0f, 1, B_BF16, EPI_COLS_GELU},
+                 {13, 70, 64, 0, 1, 0.0f, 2, A_BF16 | B_BF16 | PADDED, EPI_GATE},
+                 {50, 33, 160, 0, 1, 1.0f, 1, A_BF16 | B_BF16, EPI_ROWS},
+                 {25, 17, 19, 0, 1, 0.0f, 1, B_BF16, EPI_NONE},
+                 {49, 70, 49, 0, 0, 0.0f, 2, A_BF16 | B_BF16, EPI_GATE},
+                 {30, 64, 36, 0, 0, 1.0f, 1, A_BF16 | PADDED, EPI_COLS},
+                 {26, 40, 77, 1, 0, 0.0f, 1, B_BF16, EPI_ROWS_GELU}};
+    static const char *const names[] = {"dpbf16_12x32_3x16_v16", "dpbf16_24x32_6x16_v16"};
     precision = GMLP_GEMM_BF16;
-    forced = t;
-    test_gemm(37, 45, 101, 0, 1, 1.0f, 1, KERNEL | B_BF16, EPI_COLS_GELU);
-    test_gemm(13, 70, 64, 0, 1, 0.0f, 2, KERNEL | A_BF16 | B_BF16 | PADDED, EPI_GATE);
-    test_gemm(50, 33, 160, 0, 1, 1.0f, 1, KERNEL | A_BF16 | B_BF16, EPI_ROWS);
-    test_gemm(25, 17, 19, 0, 1, 0.0f, 1, KERNEL | B_BF16, EPI_NONE);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        forced = gmlp_gemm_tiling_named(names[i]);
+        CHECK(forced != NULL, "no %s tiling", names[i]);
+        if (!forced || !gmlp_gemm_tiling_fits(&ctx->dev, forced)) {
+            printf("skip %s: '%s' has no AVX512_BF16 that OpenCL C reaches (a CPU device of PoCL's, the host "
+                   "having it)\n", names[i], ctx->dev.name);
+            continue;
+        }
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+            if (!sampled || c == 0 || c == 4)
+                test_gemm(cases[c].m, cases[c].n, cases[c].k, cases[c].ta, cases[c].tb, cases[c].beta, cases[c].batch,
+                          KERNEL | cases[c].flags, cases[c].epi);
+    }
     forced = NULL;
     precision = GMLP_GEMM_FP32;
 }

@@ -89,6 +89,10 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 #define XMX_KERNEL .kernel = &gmlp_gemm_xmx, .vw = 1
 #define XMX(simd) XMX_KERNEL, .needs = GMLP_ENGINE_XMX##simd, .subgroup = simd, LOW_16BIT
 #define MFMA .kernel = &gmlp_gemm_mfma, .vw = 1
+/* x86's vdpbf16ps in the direct kernel (cl_kernels/gemm_direct.cl), 16 floats wide */
+#define DPBF16                                                                                                        \
+    DIRECT, .vw = 16, CPU_ONLY, .needs = GMLP_ENGINE_AVX512_BF16, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16),  \
+    .defines = "-DGMLP_DIRECT_DPBF16=1"
 
 /* Names: tiled_TMxTNxTK_WMxWN, direct_TMxTN_WMxWN_vVW (test_gemm checks
  * each against its numbers). */
@@ -129,10 +133,9 @@ static const gmlp_tiling tilings[] = {
     {.name = "direct_32x48_4x24_v8", DIRECT, .tm = 32, .tn = 48, .wm = 4, .wn = 24, .vw = 8, CPU_ONLY},
     {.name = "direct_24x16_6x8_v8", DIRECT, .tm = 24, .tn = 16, .wm = 6, .wn = 8, .vw = 8, CPU_ONLY},
     {.name = "direct_16x16_4x8_v4", DIRECT, .tm = 16, .tn = 16, .wm = 4, .wn = 8, .vw = 4, CPU_ONLY},
-    /* CPUs with AVX512_BF16 under PoCL: BF16's NT products through vdpbf16ps */
-    {.name = "dpbf16_12x32_3x16_v16", DIRECT, .tm = 12, .tn = 32, .wm = 3, .wn = 16, .vw = 16, CPU_ONLY,
-     .needs = GMLP_ENGINE_AVX512_BF16, .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16),
-     .defines = "-DGMLP_DIRECT_DPBF16=1"},
+    /* CPUs with AVX512_BF16 under PoCL: BF16's products through vdpbf16ps, NT and NN blocks */
+    {.name = "dpbf16_12x32_3x16_v16", DPBF16, .tm = 12, .tn = 32, .wm = 3, .wn = 16},
+    {.name = "dpbf16_24x32_6x16_v16", DPBF16, .tm = 24, .tn = 32, .wm = 6, .wn = 16},
     /* Tensor cores: 8 warps of 64 x 32 (4 x 4 tiles of m16n8), or 4 warps
      * of 32 x 32.  32-deep slices of 16-bit pairs take as much local memory
      * as 16-deep ones of tf32 words: 40 KiB of the 48 a group may have. */
@@ -299,6 +302,9 @@ static const gmlp_gemm_default defaults[] = {
      .measured = NOTES("dpbf16_12x32_3x16_v16")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_NT,
      .tilings = {"direct_16x32_4x16_v8"}, .measured = NOTES("direct_16x32_4x16_v8")},
+    {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
+     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .tilings = {"dpbf16_24x32_6x16_v16", "direct_24x32_6x16_v8"},
+     .measured = NOTES("dpbf16_12x32_3x16_v16")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
      .tilings = {"direct_24x32_6x16_v8"}, .measured = NOTES("direct_24x32_6x16_v8")},
     /* GPUs: the large tiles, unspilled first (8-deep where they hold) */
