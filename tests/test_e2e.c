@@ -13,12 +13,14 @@
  *
  * The quick tier (check_quick_tier): e2e itself runs every mode; its twins
  * e2e-plain (GMLP_FUSE=1, plain enqueues) and e2e-split (GMLP_GEMM_SPLIT)
- * run FP32 and BF16 alone, both storages, as gemm-fused's quick sample does
+ * run FP32 and BF16 alone, as gemm-fused's quick sample does
  * (each mode there builds fused or split programs of its own, cold builds of
  * a minute or more on PoCL): the fused and split paths on whole models in
  * float and in the mode with 16-bit activations, TF32 and FP16 on whole
  * models in e2e and lm, split in every mode in gemm-split; the full tier
- * runs every mode in each twin. */
+ * runs every mode in each twin.  And in the quick tier the modes run with
+ * the weights as stored alone (fixture_mode_storage_runs), half weights in
+ * FP32. */
 #include <string.h>
 
 #include "cl/context.h"
@@ -97,7 +99,7 @@ static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int 
     const gmlp_st_tensor *images = buf ? gmlp_st_find(&ref, "images") : NULL,
                          *logits = buf ? gmlp_st_find(&ref, "logits") : NULL,
                          *features = buf ? gmlp_st_find(&ref, "features") : NULL;
-    for (int m = 0; pbuf && images && features && m < FIXTURE_MODES; m++) {
+    for (int m = 0; pbuf && images && features && fixture_mode_storage_runs(storage) && m < FIXTURE_MODES; m++) {
         if (!(modes_run & 1u << m))
             continue;
         gmlp_model *model = fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, clblast_run);
