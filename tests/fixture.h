@@ -112,6 +112,18 @@ static inline void fixture_modes_summary(const char *suite)
     }
 }
 
+/* Whether the precision modes run with storage s's weights: in the full tier
+ * with both; in the quick tier (check_quick_tier) with the weights as stored
+ * alone (fixture_storages[0]).  Each mode's programs are its own for each storage, the same
+ * for every fixture, so the quick tier leaves out builds, not models: every
+ * fixture still runs every mode, half weights still run every fixture in
+ * FP32 (run_case), and each mode's half operands are gemm-precision's quick
+ * sample (NT, half B: the linear layers' form). */
+static inline int fixture_mode_storage_runs(int s)
+{
+    return s == 0 || !check_quick_tier();
+}
+
 /* dir/NAME.safetensors loaded with storage s's weights in precision mode;
  * NULL, with a failure recorded, when it does not load (want_refusal: a
  * context that must refuse the mode, GMLP_GEMM=clblast: the refusal

@@ -9,7 +9,18 @@
  * every product's operands the same way (../precision/NAME.prec.safetensors,
  * tools/precision_ref.py).  With GMLP_GEMM_SPLIT (e2e-split: every product
  * split along k), each image's batch-1 logits also against a context's that
- * splits none. */
+ * splits none.
+ *
+ * The quick tier (check_quick_tier): e2e itself runs every mode; its twins
+ * e2e-plain (GMLP_FUSE=1, plain enqueues) and e2e-split (GMLP_GEMM_SPLIT)
+ * run FP32 and BF16 alone, as gemm-fused's quick sample does
+ * (each mode there builds fused or split programs of its own, cold builds of
+ * a minute or more on PoCL): the fused and split paths on whole models in
+ * float and in the mode with 16-bit activations, TF32 and FP16 on whole
+ * models in e2e and lm, split in every mode in gemm-split; the full tier
+ * runs every mode in each twin.  And in the quick tier the modes run with
+ * the weights as stored alone (fixture_mode_storage_runs), half weights in
+ * FP32. */
 #include <string.h>
 
 #include "cl/context.h"
@@ -74,6 +85,9 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
 /* GMLP_GEMM=clblast: the precision modes are refused (CLBlast runs fp32 only). */
 static int clblast_run;
 
+/* The modes run_modes runs (fixture_modes' indices as bits): all, or in the quick tier's twins BF16 alone. */
+static unsigned modes_run = (1u << FIXTURE_MODES) - 1;
+
 /* The precision modes (fixture_modes) on the same images: the features and
  * logits of each against the plain float64 reference and against the mode's
  * own (operands rounded); one image at a time as the batch; with
@@ -85,7 +99,9 @@ static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int 
     const gmlp_st_tensor *images = buf ? gmlp_st_find(&ref, "images") : NULL,
                          *logits = buf ? gmlp_st_find(&ref, "logits") : NULL,
                          *features = buf ? gmlp_st_find(&ref, "features") : NULL;
-    for (int m = 0; pbuf && images && features && m < FIXTURE_MODES; m++) {
+    for (int m = 0; pbuf && images && features && fixture_mode_storage_runs(storage) && m < FIXTURE_MODES; m++) {
+        if (!(modes_run & 1u << m))
+            continue;
         gmlp_model *model = fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, clblast_run);
         const gmlp_st_tensor *tight_f = fixture_prec_find(&prec, name, m, storage, "features"),
                              *tight_l = logits ? fixture_prec_find(&prec, name, m, storage, "logits") : NULL;
@@ -143,6 +159,13 @@ int main(int argc, char **argv)
         return 77;
     }
     clblast_run = gemm && !strcmp(gemm, "clblast");
+    const char *fuse = getenv("GMLP_FUSE"), *split = getenv("GMLP_GEMM_SPLIT");
+    if (check_quick_tier() && ((fuse && *fuse) || (split && *split))) { /* e2e-plain, e2e-split: BF16 alone */
+        modes_run = 0;
+        for (int m = 0; m < FIXTURE_MODES; m++)
+            modes_run |= fixture_modes[m].mode == GMLP_PRECISION_BF16 ? 1u << m : 0;
+        printf("quick tier: of the precision modes BF16 alone (the full tier runs each)\n");
+    }
     gmlp_context *ctx = check_context();
     if (ctx->set.gemm_split > 1) {
         unsplit = check_context();

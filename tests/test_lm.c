@@ -122,13 +122,15 @@ static void run_case(gmlp_context *ctx, const char *dir, const char *name, int s
  * float64 reference and against the mode's own (every product's operands
  * rounded, ../precision/NAME.prec.safetensors); causal models' cached
  * decoding in the mode against its full pass (other GEMM shapes: an operand
- * may round the other way, within the tight bound). */
+ * may round the other way, within the tight bound).  The quick tier: with
+ * the weights as stored alone (fixture_mode_storage_runs). */
 static void run_modes(gmlp_context *ctx, const char *dir, const char *name, int storage)
 {
     gmlp_st_file ref, prec;
     unsigned char *buf = fixture_ref(dir, name, &ref), *pbuf = buf ? fixture_prec(dir, name, &prec) : NULL;
     const gmlp_st_tensor *tok = buf ? gmlp_st_find(&ref, "tokens") : NULL, *want = buf ? gmlp_st_find(&ref, "logits") : NULL;
-    for (int m = 0; pbuf && tok && want && tok->ndim == 2 && m < FIXTURE_MODES; m++) {
+    for (int m = 0; pbuf && tok && want && tok->ndim == 2 && fixture_mode_storage_runs(storage) && m < FIXTURE_MODES;
+         m++) {
         const gmlp_st_tensor *tight = fixture_prec_find(&prec, name, m, storage, "logits");
         gmlp_model *model = tight ? fixture_load_mode(ctx, dir, name, storage, fixture_modes[m].mode, 0) : NULL;
         if (!model)

@@ -11,7 +11,9 @@ package where the tools Python has it), a device failing mid-batch, the API
 key, and SIGTERM.
   test_server.py GMLP_SERVER GMLP_CLASSIFY GMLP_GENERATE SOURCE_DIR
 Environment: GMLP_SERVER_CLIENTS x GMLP_SERVER_REQUESTS (default 32 x 25; CI's
-ASan pass uses fewer), GMLP_TOOLS_PYTHON (the openai client)."""
+ASan pass uses fewer; scripts/test's quick tier, GMLP_TEST_TIER=quick, 16 x 10:
+the same checks, every one still under concurrent clients, on a fifth of the
+load), GMLP_TOOLS_PYTHON (the openai client)."""
 import atexit
 import base64
 import concurrent.futures
@@ -35,8 +37,9 @@ server_bin, classify_bin, generate_bin, src = sys.argv[1:5]
 models = os.path.join(src, "models")
 examples = os.path.join(src, "examples")
 lm_path = os.path.join(models, "fortunes-gmlp-lm.safetensors")
-CLIENTS = int(os.environ.get("GMLP_SERVER_CLIENTS", "32"))
-REQUESTS = int(os.environ.get("GMLP_SERVER_REQUESTS", "25"))
+QUICK = os.environ.get("GMLP_TEST_TIER") == "quick"
+CLIENTS = int(os.environ.get("GMLP_SERVER_CLIENTS", "16" if QUICK else "32"))
+REQUESTS = int(os.environ.get("GMLP_SERVER_REQUESTS", "10" if QUICK else "25"))
 failures = 0
 
 
