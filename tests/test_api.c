@@ -760,7 +760,8 @@ static void test_precision_options(gmlp_context *ctx)
             p = GMLP_PRECISION_AUTO;
             CHECK(gmlp_model_load_ex(c, path, &o, &m) == GMLP_OK &&
                       gmlp_model_precision(m, &p, engine, sizeof engine) == GMLP_OK && p == want &&
-                      (!strcmp(engine, "portable") || (may_mma && !strncmp(engine, "mma", 3))),
+                      (!strcmp(engine, "portable") || (may_mma && !strncmp(engine, "mma", 3)) ||
+                       (want == GMLP_PRECISION_BF16 && !strncmp(engine, "vdpbf16ps", 9))), /* PoCL, AVX512_BF16 */
                   "GMLP_PRECISION=bf16, load option %s: runs %s on '%s', want %s, portable: %s",
                   gmlp_precision_name(o.precision), gmlp_precision_name(p), engine, gmlp_precision_name(want),
                   gmlp_last_error(c));

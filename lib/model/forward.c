@@ -94,7 +94,7 @@ static gmlp_status forward_host(gmlp_model *m, const float *images, size_t batch
         chunk_args a = {b, logits != NULL};
         GMLP_TRY(gmlp_model_replay(m, (const size_t[4]){b, a.want_logits}, run_ws_chunk, &a));
         /* the one host synchronisation of the chunk: the last read blocks */
-        GMLP_TRY(read_back(ctx, w->pooled, (size_t)c->dim, i ? i - 1 : i, b, features, !logits));
+        GMLP_TRY(read_back(ctx, w->pooled, (size_t)c->dim, i, b, features, !logits));
         GMLP_TRY(read_back(ctx, w->out, (size_t)c->num_classes, i, b, logits, 1));
     }
     return GMLP_OK;
