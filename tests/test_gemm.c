@@ -376,6 +376,15 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
         }
 }
 
+/* One test_gemm call's arguments, for the tables of cases. */
+typedef struct gemm_case {
+    size_t m, n, k;
+    int ta, tb;
+    float beta;
+    size_t batch;
+    int flags, epi;
+} gemm_case;
+
 /* x86's vdpbf16ps (the dpbf16 tilings) where the device has it (a PoCL CPU
  * device on a host with AVX512_BF16; the capability ladder's self-test
  * passed, or the tiling is skipped with its reason, a failure): BF16's
@@ -385,19 +394,13 @@ static void output16_exact(const gmlp_tiling *t, gmlp_elem ce)
  * NT and one NN case per tiling. */
 static void dpbf16_sweep(void)
 {
-    static const struct {
-        size_t m, n, k;
-        int ta, tb;
-        float beta;
-        size_t batch;
-        int flags, epi;
-    } cases[] = {{37, 45, 101, 0, 1, 1.0f, 1, B_BF16, EPI_COLS_GELU},
-                 {13, 70, 64, 0, 1, 0.0f, 2, A_BF16 | B_BF16 | PADDED, EPI_GATE},
-                 {50, 33, 160, 0, 1, 1.0f, 1, A_BF16 | B_BF16, EPI_ROWS},
-                 {25, 17, 19, 0, 1, 0.0f, 1, B_BF16, EPI_NONE},
-                 {49, 70, 49, 0, 0, 0.0f, 2, A_BF16 | B_BF16, EPI_GATE},
-                 {30, 64, 36, 0, 0, 1.0f, 1, A_BF16 | PADDED, EPI_COLS},
-                 {26, 40, 77, 1, 0, 0.0f, 1, B_BF16, EPI_ROWS_GELU}};
+    static const gemm_case cases[] = {{37, 45, 101, 0, 1, 1.0f, 1, B_BF16, EPI_COLS_GELU},
+                                      {13, 70, 64, 0, 1, 0.0f, 2, A_BF16 | B_BF16 | PADDED, EPI_GATE},
+                                      {50, 33, 160, 0, 1, 1.0f, 1, A_BF16 | B_BF16, EPI_ROWS},
+                                      {25, 17, 19, 0, 1, 0.0f, 1, B_BF16, EPI_NONE},
+                                      {49, 70, 49, 0, 0, 0.0f, 2, A_BF16 | B_BF16, EPI_GATE},
+                                      {30, 64, 36, 0, 0, 1.0f, 1, A_BF16 | PADDED, EPI_COLS},
+                                      {26, 40, 77, 1, 0, 0.0f, 1, B_BF16, EPI_ROWS_GELU}};
     static const char *const names[] = {"dpbf16_12x32_3x16_v16", "dpbf16_24x32_6x16_v16"};
     precision = GMLP_GEMM_BF16;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -903,20 +906,14 @@ int main(int argc, char **argv)
     }
     /* CLBlast, then the epilogue kernel, as the model calls them with GMLP_GEMM=clblast; sampled: one in
      * three (NT, NN batched with a shared A), CLBlast's cold builds of its kernels being minutes on PoCL */
-    static const struct {
-        size_t m, n, k;
-        int ta, tb;
-        float beta;
-        size_t batch;
-        int flags, epi;
-    } clblast_cases[] = {{1, 1, 1, 0, 0, 0.0f, 1, 0, EPI_NONE},
-                         {17, 33, 65, 0, 1, 0.0f, 1, 0, EPI_COLS_GELU},
-                         {37, 5, 130, 0, 1, 1.0f, 1, PADDED, EPI_COLS},
-                         {25, 36, 25, 0, 0, 0.0f, 3, SHARED_A, EPI_ROWS},
-                         {49, 65, 49, 0, 0, 1.0f, 2, SHARED_A | PADDED, EPI_ROWS_GELU},
-                         {9, 7, 11, 1, 0, 0.0f, 2, 0, EPI_NONE},
-                         {196, 65, 196, 0, 0, 0.0f, 2, SHARED_A | PADDED, EPI_GATE},
-                         {13, 36, 13, 0, 0, 1.0f, 3, SHARED_A, EPI_GATE_TANH}};
+    static const gemm_case clblast_cases[] = {{1, 1, 1, 0, 0, 0.0f, 1, 0, EPI_NONE},
+                                              {17, 33, 65, 0, 1, 0.0f, 1, 0, EPI_COLS_GELU},
+                                              {37, 5, 130, 0, 1, 1.0f, 1, PADDED, EPI_COLS},
+                                              {25, 36, 25, 0, 0, 0.0f, 3, SHARED_A, EPI_ROWS},
+                                              {49, 65, 49, 0, 0, 1.0f, 2, SHARED_A | PADDED, EPI_ROWS_GELU},
+                                              {9, 7, 11, 1, 0, 0.0f, 2, 0, EPI_NONE},
+                                              {196, 65, 196, 0, 0, 0.0f, 2, SHARED_A | PADDED, EPI_GATE},
+                                              {13, 36, 13, 0, 0, 1.0f, 3, SHARED_A, EPI_GATE_TANH}};
     if (GMLP_HAVE_CLBLAST) {
         for (size_t i = 0; i < sizeof clblast_cases / sizeof *clblast_cases; i++)
             if (!sampled || i % 3 == 1)
