@@ -29,7 +29,7 @@ def ort_session(path, threads):
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    return (lambda x: s.run(None, {"images": x})), "fp32", f"onnxruntime {ort.__version__}"
+    return (lambda x: s.run(None, {"images": x})), "fp32", f"onnxruntime {ort.__version__}", s.get_inputs()[0].shape
 
 
 def ov_session(path, threads, hint):
@@ -38,11 +38,13 @@ def ov_session(path, threads, hint):
     config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"}
     if hint:
         config["INFERENCE_PRECISION_HINT"] = hint
-    compiled = core.compile_model(core.read_model(path), "CPU", config)
+    model = core.read_model(path)
+    shape = [d.get_length() if d.is_static else None for d in model.inputs[0].get_partial_shape()]
+    compiled = core.compile_model(model, "CPU", config)
     request = compiled.create_infer_request()
     chosen = compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()  # f32, bf16, f16
     precision = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(chosen, chosen)
-    return (lambda x: request.infer({0: x})), precision, f"openvino {ov.__version__.split('-')[0]}"
+    return (lambda x: request.infer({0: x})), precision, f"openvino {ov.__version__.split('-')[0]}", shape
 
 
 def session(engine, path, threads):
@@ -79,10 +81,10 @@ def main():
     for engine in args.engine.split(","):
         for name in args.models.split(","):
             path = os.path.join(args.onnx, f"{name}.onnx")
-            run, precision, version = session(engine, path, args.threads)
+            run, precision, version, shape = session(engine, path, args.threads)
             for batch in [int(b) for b in args.batch.split(",")]:
-                img = 224  # bench_torch.py's standard configurations
-                x = np.random.default_rng(0).standard_normal((batch, 3, img, img), dtype=np.float32)
+                # the file's (C, H, W); its batch axis is dynamic
+                x = np.random.default_rng(0).standard_normal((batch, *shape[1:]), dtype=np.float32)
                 for _ in range(args.warmup):
                     run(x)
                 times = []

@@ -31,6 +31,10 @@ gmlp_status gmlp_ctx_fail(gmlp_context *ctx, gmlp_status st, const char *fmt, ..
  * src->size cannot be a size of it: under min (its first sized version's
  * size) or over 64 KiB (an uninitialised one). */
 int gmlp_sized_in(void *defaults, size_t size, size_t min, const void *src);
+/* Whether given can be the size of a caller's sized struct whose first
+ * sized version was min bytes: not below, and not past 64 KiB (an
+ * uninitialised one). */
+int gmlp_size_ok(size_t given, size_t min);
 /* gmlp_sized_in for an options struct: a size and at least one field. */
 int gmlp_options_in(void *defaults, size_t size, const void *src);
 /* The end of gmlp_config's first sized version (0.3.0): what a caller's

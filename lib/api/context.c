@@ -17,11 +17,16 @@ gmlp_error *gmlp_api_error(void)
     return gmlp_thread_error_logging(&lg);
 }
 
+int gmlp_size_ok(size_t given, size_t min)
+{
+    return given >= min && given <= (1u << 16);
+}
+
 int gmlp_sized_in(void *defaults, size_t size, size_t min, const void *src)
 {
     size_t given;
     memcpy(&given, src, sizeof given);
-    if (given < min || given > (1u << 16))
+    if (!gmlp_size_ok(given, min))
         return 0;
     memcpy(defaults, src, given < size ? given : size);
     memcpy(defaults, &size, sizeof size);

@@ -102,7 +102,7 @@ gmlp_status gmlp_model_config(const gmlp_model *m, gmlp_config *out)
         return gmlp_fail(gmlp_api_error(), GMLP_ERR_INVALID_ARGUMENT, "gmlp_model_config: %s is NULL",
                          m ? "out" : "model");
     const size_t given = out->size;
-    if (given < GMLP_CONFIG_MIN_SIZE || given > (1u << 16))
+    if (!gmlp_size_ok(given, GMLP_CONFIG_MIN_SIZE))
         return gmlp_ctx_fail(m->ctx, GMLP_ERR_INVALID_ARGUMENT,
                              "gmlp_model_config: out->size is %zu: set it to sizeof(gmlp_config) "
                              "(gmlp_config_default does)", given);
