@@ -8,8 +8,8 @@
  * (2e-3, 2e-3, 1.5e-2), and tightly against float64 references that round
  * every product's operands the same way (../precision/NAME.prec.safetensors,
  * tools/precision_ref.py).  With GMLP_GEMM_SPLIT (e2e-split: every product
- * split along k), each image's batch-1 logits also against a context's that
- * splits none.
+ * split along k, on linear weights as the file stores them: GMLP_PACK=0),
+ * each image's batch-1 logits also against a context's that splits none.
  *
  * The quick tier (check_quick_tier): e2e itself runs every mode; its twins
  * e2e-plain (GMLP_FUSE=1, plain enqueues) and e2e-split (GMLP_GEMM_SPLIT)

@@ -157,7 +157,7 @@ static double error_in(gmlp_gemm_precision p, const float *a, const float *b, co
 static const char *engine(gmlp_gemm_precision p)
 {
     const char *e = "?";
-    CHECK(gmlp_gemm_engine(ctx, 0, p, &e) == GMLP_OK, "gmlp_gemm_engine: %s", gmlp_last_error(ctx));
+    CHECK(gmlp_gemm_engine(ctx, 0, p, false, &e) == GMLP_OK, "gmlp_gemm_engine: %s", gmlp_last_error(ctx));
     return e;
 }
 
@@ -229,7 +229,7 @@ static void check_outputs(const char *dir)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         pretend(ctx, rows[i].vendor, rows[i].engine);
         gmlp_elem out = GMLP_ELEMS;
-        CHECK(gmlp_gemm_prepare(ctx, rows[i].stored, rows[i].stored, rows[i].precision, &out) == GMLP_OK &&
+        CHECK(gmlp_gemm_prepare(ctx, rows[i].stored, rows[i].stored, rows[i].precision, false, &out) == GMLP_OK &&
                   out == rows[i].want,
               "a %s model's GEMM outputs on %s: %s (want %s): %s", gmlp_gemm_precision_name(rows[i].precision),
               gmlp_engine_of(rows[i].engine)->prefix, gmlp_elem_name(out), gmlp_elem_name(rows[i].want),

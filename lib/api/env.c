@@ -8,7 +8,9 @@
  * LM decoding by the per-op kernels, not the fused step), GMLP_SAMPLE_DEVICE
  * (0: generation samples on the host, not the device), GMLP_FUSE (0: every
  * LayerNorm as a kernel of its own; 1: fused wherever the kernel can, whatever
- * the tables say; unset: as they say) and GMLP_GEMM_SPLIT
+ * the tables say; unset: as they say), GMLP_PACK (0: image models' linear
+ * weights as the file stores them, out x in; 1: in x out on any device;
+ * unset: as the tables say) and GMLP_GEMM_SPLIT
  * (tests and benches: every product of the library's kernel split along k
  * into that many parts, 1 none, whatever the tables say). */
 #include <stdint.h>
@@ -77,6 +79,17 @@ static gmlp_status env_switch(const char *name, int *on, gmlp_error *err)
     return gmlp_fail(err, GMLP_ERR_INVALID_ARGUMENT, "%s=%s: expected 0 or 1", name, v);
 }
 
+/* A choice the device tables make: *v = 0 where the variable says 0, 2
+ * (GMLP_FUSE_ALL, GMLP_PACK_ALL: on whatever the tables say) where it says
+ * 1, else 1 (as the tables say). */
+static gmlp_status env_tables(const char *name, int *v, gmlp_error *err)
+{
+    GMLP_TRY(env_switch(name, v, err));
+    if (env(name) && *v)
+        *v = 2;
+    return GMLP_OK;
+}
+
 gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *out, const char **device,
                               gmlp_error *err)
 {
@@ -138,8 +151,7 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
     GMLP_TRY(env_switch("GMLP_COMMAND_BUFFERS", &out->command_buffers, err));
     GMLP_TRY(env_switch("GMLP_LM_STEP", &out->lm_step, err));
     GMLP_TRY(env_switch("GMLP_ENGINES", &out->engines, err));
-    GMLP_TRY(env_switch("GMLP_FUSE", &out->fuse, err));
-    if (env("GMLP_FUSE") && out->fuse) /* set to 1: wherever the kernel has the halves */
-        out->fuse = GMLP_FUSE_ALL;
+    GMLP_TRY(env_tables("GMLP_FUSE", &out->fuse, err)); /* 1: wherever the kernel has the halves */
+    GMLP_TRY(env_tables("GMLP_PACK", &out->pack, err));
     return env_switch("GMLP_SAMPLE_DEVICE", &out->sample_device, err);
 }

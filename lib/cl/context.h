@@ -13,6 +13,7 @@
 #include "core/error.h"
 
 #define GMLP_FUSE_ALL 2
+#define GMLP_PACK_ALL 2
 
 /* What a context was asked for, resolved against the environment (lib/api/env.c). */
 typedef struct gmlp_settings {
@@ -31,6 +32,8 @@ typedef struct gmlp_settings {
                               * alone: before/after comparisons) */
     int fuse;                /* LayerNorms fuse into the GEMMs beside them: 0 never (GMLP_FUSE=0), 1 as the tables
                               * say, GMLP_FUSE_ALL wherever the kernel can (GMLP_FUSE=1: tests, benches) */
+    int pack;                /* image models' linear weights stored in x out: 0 never (GMLP_PACK=0), 1 as the
+                              * tables say, GMLP_PACK_ALL on every device (GMLP_PACK=1: tests, benches) */
     gmlp_logger log;
 } gmlp_settings;
 

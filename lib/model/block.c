@@ -56,7 +56,7 @@ static gmlp_status attention(const gmlp_pass *p, int l, gmlp_view in)
     const size_t a = p->a, d = p->d, n = p->n, L = p->len, S = p->N, B = p->seqs;
     /* qkv (rows x 3a) = in . W_qkv^T */
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = p->rows, .n = 3 * a, .k = d, .a = in,
-                                            .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, d),
+                                            .b = gmlp_linear_weight(m, m->blocks[l].qkv_w, 3 * a, d),
                                             .c = {.buf = w->qkv, .ld = 3 * a}}));
     /* per sequence: keys (L x a, used transposed) and values (L x a) */
     gmlp_view k = {.buf = w->qkv, .off = a, .ld = 3 * a, .stride = n * 3 * a, .trans = 1};
@@ -139,7 +139,7 @@ static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm *g)
 static gmlp_gemm fc1(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, gmlp_view out)
 {
     const size_t d = p->d, h = p->h;
-    return (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = in, .b = gmlp_linear_weight(p->m, wt->fc1_w, d), .c = out,
+    return (gmlp_gemm){.m = p->rows, .n = h, .k = d, .a = in, .b = gmlp_linear_weight(p->m, wt->fc1_w, h, d), .c = out,
                        .bias = wt->fc1_b, .act = gmlp_arch_of(&p->m->cfg)->mlp_act};
 }
 
@@ -148,7 +148,7 @@ static gmlp_gemm fc1(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view
 static gmlp_status fc2(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_view in, size_t k, bool want)
 {
     const size_t d = p->d;
-    return gmlp_x_gemm(p, (gmlp_gemm){.m = p->rows, .n = d, .k = k, .a = in, .b = gmlp_linear_weight(p->m, wt->fc2_w, k),
+    return gmlp_x_gemm(p, (gmlp_gemm){.m = p->rows, .n = d, .k = k, .a = in, .b = gmlp_linear_weight(p->m, wt->fc2_w, d, k),
                                       .c = gmlp_held(p, GMLP_HELD_X), .beta = 1.0f, .bias = wt->fc2_b},
                        want);
 }
@@ -209,7 +209,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     /* gated (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to (over v's half) */
     if (a)
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
-                                                .b = gmlp_linear_weight(m, wt->attn_out_w, a),
+                                                .b = gmlp_linear_weight(m, wt->attn_out_w, g, a),
                                                 .c = gmlp_held(p, GMLP_HELD_GATED), .bias = wt->attn_out_b}));
     /* per head and sequence, the gate in the GEMM's epilogue (beta 1 adds the attention's output):
      * gated[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + gated + b_h[..]) * u */
@@ -279,7 +279,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
     GMLP_TRY(gmlp_model_gemm(m, up));
     gmlp_gemm gated = up;
-    gated.b.off += g * d;
+    gated.b = gmlp_linear_outputs(up.b, g);
     gated.c = hidden;
     gated.bias_off = g;
     gated.act = c->gate_act;

@@ -23,7 +23,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, patches.buf, b, c->in_chans, c->img_h, c->img_w, c->patch_h,
                               c->patch_w));
     GMLP_TRY(gmlp_x_gemm(&p, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = patches,
-                                         .b = gmlp_linear_weight(m, m->stem_w, k), .c = c->stem_norm ? stem : x,
+                                         .b = gmlp_linear_weight(m, m->stem_w, d, k), .c = c->stem_norm ? stem : x,
                                          .bias = m->stem_b},
                          !c->stem_norm && gmlp_block_takes_stats(c))); /* x's statistics for block 0's fused LN */
     if (c->stem_norm)
@@ -38,7 +38,7 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     /* logits (b x classes) = pooled (b x d) . W_head^T + b_head */
     const size_t nc = (size_t)c->num_classes;
     return gmlp_model_gemm(m, (gmlp_gemm){.m = b, .n = nc, .k = d, .a = {.buf = w->pooled, .ld = d},
-                                          .b = gmlp_linear_weight(m, m->head_w, d),
+                                          .b = gmlp_linear_weight(m, m->head_w, nc, d),
                                           .c = {.buf = dst, .off = dst_off, .ld = nc}, .bias = m->head_b});
 }
 

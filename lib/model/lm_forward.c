@@ -34,7 +34,7 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
         from.off += (n - 1) * x.ld, from.ld = n * x.ld;
     GMLP_TRY(gmlp_op_layernorm(ctx, from, gmlp_rows_of(y), m->norm_w, m->norm_b, (int)out_rows, (int)d, c->norm_eps));
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = out_rows, .n = V, .k = d, .a = y,
-                                            .b = gmlp_linear_weight(m, m->head_w, d), .c = {.buf = w->out, .ld = V},
+                                            .b = gmlp_linear_weight(m, m->head_w, V, d), .c = {.buf = w->out, .ld = V},
                                             .bias = m->head_b}));
     if (!logits)
         return GMLP_OK;

@@ -17,6 +17,19 @@ static cl_mem *field(void *base, size_t off)
     return (cl_mem *)((char *)base + off);
 }
 
+/* A linear weight (out x in, numel values) as in x out: op(B) contiguous
+ * along n, read by the direct kernel's outer products (NULL: out of host
+ * memory). */
+static float *transposed(const gmlp_model *m, const float *w, size_t numel, const gmlp_tensor_spec *spec)
+{
+    const size_t out = (size_t)gmlp_spec_dim(&m->cfg, spec->dims[0]), in = numel / out;
+    float *t = gmlp_malloc(numel * sizeof *t + sizeof *t);
+    for (size_t o = 0; t && o < out; o++)
+        for (size_t q = 0; q < in; q++)
+            t[q * out + o] = w[o * in + q];
+    return t;
+}
+
 static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gmlp_tensor_spec *spec, cl_mem *dst)
 {
     char name[256], sname[256];
@@ -38,7 +51,11 @@ static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gml
         for (size_t i = 0, per = t->numel / ns; i < t->numel; i++)
             host[i] *= by[i / per];
     }
-    gmlp_status st = gmlp_model_upload(m, host, t->numel, spec->flags & GMLP_SPEC_GEMM, name, dst);
+    float *kn = (spec->flags & GMLP_SPEC_LINEAR) && m->linear_kn ? transposed(m, host, t->numel, spec) : host;
+    gmlp_status st = kn ? gmlp_model_upload(m, kn, t->numel, spec->flags & GMLP_SPEC_GEMM, name, dst)
+                        : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory transposing '%s'", name);
+    if (kn != host)
+        free(kn);
     free(host);
     return st;
 }
@@ -303,12 +320,16 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
     }
     if (st == GMLP_OK)
         st = init_preproc(m, hf);
+    /* the LM decoding step's kernels read the file's layout, which its
+     * products of one token's row want: image models alone are packed */
+    m->linear_kn = st == GMLP_OK && !gmlp_arch_of(&m->cfg)->lm && gmlp_gemm_packs(ctx);
     if (st == GMLP_OK)
         st = upload_all(m, &f);
     gmlp_st_free(&f);
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
-        st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision, &m->gemm_outputs);
+        st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision,
+                               m->linear_kn, &m->gemm_outputs);
     if (st == GMLP_OK)
         gmlp_storage_plan(m);
     return st;

@@ -83,6 +83,7 @@ struct gmlp_model {
     gmlp_block_weights *blocks;
     gmlp_workspace ws;
     gmlp_gemm_precision precision; /* the format every GEMM of the forward rounds its operands to */
+    bool linear_kn; /* the linear weights (GMLP_SPEC_LINEAR) stored in x out, not as the file's out x in */
     gmlp_elem gemm_outputs; /* how the products only GEMMs read are stored (gmlp_gemm_prepare): float, bf16 or half */
     gmlp_elem held[2][GMLP_HELDS]; /* how each activation is stored, in a stand-alone pass and with a cache */
 };
@@ -173,8 +174,11 @@ gmlp_status gmlp_model_upload(gmlp_model *m, const float *host, size_t numel, in
 /* A GEMM operand reading a weight matrix of ld columns from element off
  * (stored as gmlp_model_upload made it). */
 gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld);
-/* nn.Linear's weight (out x in) as the right operand of x . W^T. */
-gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features);
+/* nn.Linear's weight (out x in in the file) as the right operand of x . W^T,
+ * stored as m's layout says. */
+gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t out_features, size_t in_features);
+/* Linear weight w's outputs from on (gmixer's GluMlp: the second half). */
+gmlp_view gmlp_linear_outputs(gmlp_view w, size_t from);
 
 /* A safetensors file in memory (*data malloc'd) with random weights for
  * cfg's architecture and sizes (gmlp_diag_random_model). */

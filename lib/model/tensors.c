@@ -10,10 +10,11 @@
 #define M(f) offsetof(gmlp_model, f)
 #define ALWAYS GMLP_IF_ALWAYS
 #define GEMM GMLP_SPEC_GEMM /* a GEMM operand: stored as half with GMLP_WEIGHTS_F16 */
+#define LINEAR (GMLP_SPEC_GEMM | GMLP_SPEC_LINEAR)
 
 /* timm MlpMixer, its norm_layer a LayerNorm or (ResMLP) an Affine of shape 1 x 1 x d. */
 const gmlp_tensor_spec gmlp_timm_model_specs[] = {
-    {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, GEMM},
+    {"stem.proj.weight", "dCpq", M(stem_w), ALWAYS, LINEAR},
     {"stem.proj.bias", "d", M(stem_b), ALWAYS, 0},
     {"stem.norm.weight", "d", M(stem_norm_w), GMLP_IF_STEM_LAYERNORM, 0},
     {"stem.norm.bias", "d", M(stem_norm_b), GMLP_IF_STEM_LAYERNORM, 0},
@@ -23,7 +24,7 @@ const gmlp_tensor_spec gmlp_timm_model_specs[] = {
     {"norm.bias", "d", M(norm_b), GMLP_IF_LAYERNORM, 0},
     {"norm.alpha", "11d", M(norm_w), GMLP_IF_AFFINE, 0},
     {"norm.beta", "11d", M(norm_b), GMLP_IF_AFFINE, 0},
-    {"head.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
+    {"head.weight", "kd", M(head_w), GMLP_IF_HEAD, LINEAR},
     {"head.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -31,13 +32,13 @@ const gmlp_tensor_spec gmlp_timm_model_specs[] = {
 const gmlp_tensor_spec gmlp_sgu_block_specs[] = {
     {"norm.weight", "d", B(norm_w), ALWAYS, 0},
     {"norm.bias", "d", B(norm_b), ALWAYS, 0},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, LINEAR},
     {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
     {"mlp_channels.gate.norm.weight", "g", B(sgu_norm_w), ALWAYS, 0},
     {"mlp_channels.gate.norm.bias", "g", B(sgu_norm_b), ALWAYS, 0},
     {"mlp_channels.gate.proj.weight", "NN", B(sgu_w), ALWAYS, GEMM},
     {"mlp_channels.gate.proj.bias", "N", B(sgu_b), ALWAYS, 0},
-    {"mlp_channels.fc2.weight", "dg", B(fc2_w), ALWAYS, GEMM},
+    {"mlp_channels.fc2.weight", "dg", B(fc2_w), ALWAYS, LINEAR},
     {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -53,9 +54,9 @@ const gmlp_tensor_spec gmlp_mixer_block_specs[] = {
     {"mlp_tokens.fc2.bias", "N", B(tok2_b), ALWAYS, 0},
     {"norm2.weight", "d", B(norm_w), ALWAYS, 0},
     {"norm2.bias", "d", B(norm_b), ALWAYS, 0},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, LINEAR},
     {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"mlp_channels.fc2.weight", "df", B(fc2_w), ALWAYS, GEMM},
+    {"mlp_channels.fc2.weight", "df", B(fc2_w), ALWAYS, LINEAR},
     {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -72,9 +73,9 @@ const gmlp_tensor_spec gmlp_resmlp_block_specs[] = {
     {"ls1", "d", B(ls1), ALWAYS, 0},
     {"norm2.alpha", "11d", B(norm_w), ALWAYS, 0},
     {"norm2.beta", "11d", B(norm_b), ALWAYS, 0},
-    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"mlp_channels.fc1.weight", "hd", B(fc1_w), ALWAYS, LINEAR},
     {"mlp_channels.fc1.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"mlp_channels.fc2.weight", "dh", B(fc2_w), ALWAYS, GEMM | GMLP_SPEC_BY_LS2},
+    {"mlp_channels.fc2.weight", "dh", B(fc2_w), ALWAYS, LINEAR | GMLP_SPEC_BY_LS2},
     {"mlp_channels.fc2.bias", "d", B(fc2_b), ALWAYS, GMLP_SPEC_BY_LS2},
     {"ls2", "d", GMLP_NO_FIELD, ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
@@ -85,7 +86,7 @@ const gmlp_tensor_spec gmlp_lm_model_specs[] = {
     {"to_embed.weight", "Vd", M(embed_w), ALWAYS, 0},
     {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
     {"to_logits.0.bias", "d", M(norm_b), ALWAYS, 0},
-    {"to_logits.1.weight", "Vd", M(head_w), ALWAYS, GEMM},
+    {"to_logits.1.weight", "Vd", M(head_w), ALWAYS, LINEAR},
     {"to_logits.1.bias", "V", M(head_b), ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -93,11 +94,11 @@ const gmlp_tensor_spec gmlp_lm_model_specs[] = {
 /* g-mlp-pytorch gMLPVision: the patch embedding (Rearrange to (c p1 p2), then
  * Linear: the timm stem's weight flattened) and LayerNorm, mean, Linear. */
 const gmlp_tensor_spec gmlp_vision_model_specs[] = {
-    {"to_patch_embed.1.weight", "dP", M(stem_w), ALWAYS, GEMM},
+    {"to_patch_embed.1.weight", "dP", M(stem_w), ALWAYS, LINEAR},
     {"to_patch_embed.1.bias", "d", M(stem_b), ALWAYS, 0},
     {"to_logits.0.weight", "d", M(norm_w), ALWAYS, 0},
     {"to_logits.0.bias", "d", M(norm_b), ALWAYS, 0},
-    {"to_logits.2.weight", "kd", M(head_w), GMLP_IF_HEAD, GEMM},
+    {"to_logits.2.weight", "kd", M(head_w), GMLP_IF_HEAD, LINEAR},
     {"to_logits.2.bias", "k", M(head_b), GMLP_IF_HEAD, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };
@@ -108,10 +109,10 @@ const gmlp_tensor_spec gmlp_vision_model_specs[] = {
 const gmlp_tensor_spec gmlp_layer_block_specs[] = {
     {"fn.norm.weight", "d", B(norm_w), ALWAYS, 0},
     {"fn.norm.bias", "d", B(norm_b), ALWAYS, 0},
-    {"$proj_in.0.weight", "hd", B(fc1_w), ALWAYS, GEMM},
+    {"$proj_in.0.weight", "hd", B(fc1_w), ALWAYS, LINEAR},
     {"$proj_in.0.bias", "h", B(fc1_b), ALWAYS, 0},
-    {"$attn.to_qkv.weight", "Ad", B(qkv_w), GMLP_IF_ATTN, GEMM},
-    {"$attn.to_out.weight", "ga", B(attn_out_w), GMLP_IF_ATTN, GEMM},
+    {"$attn.to_qkv.weight", "Ad", B(qkv_w), GMLP_IF_ATTN, LINEAR},
+    {"$attn.to_out.weight", "ga", B(attn_out_w), GMLP_IF_ATTN, LINEAR},
     {"$attn.to_out.bias", "g", B(attn_out_b), GMLP_IF_ATTN, 0},
     {"$sgu.norm.weight", "g", B(sgu_norm_w), ALWAYS, 0},
     {"$sgu.norm.bias", "g", B(sgu_norm_b), ALWAYS, 0},
@@ -120,7 +121,7 @@ const gmlp_tensor_spec gmlp_layer_block_specs[] = {
     {"$sgu.circulant_pos_x", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
     {"$sgu.circulant_pos_y", "HN", GMLP_NO_FIELD, GMLP_IF_CIRCULANT, 0},
     {"$sgu.bias", "HN", B(sgu_b), ALWAYS, 0},
-    {"$proj_out.weight", "dg", B(fc2_w), ALWAYS, GEMM},
+    {"$proj_out.weight", "dg", B(fc2_w), ALWAYS, LINEAR},
     {"$proj_out.bias", "d", B(fc2_b), ALWAYS, 0},
     {NULL, NULL, 0, ALWAYS, 0},
 };

@@ -35,6 +35,7 @@ enum {
     GMLP_SPEC_GEMM = 1,   /* a GEMM operand (stored as half on request), not a bias, norm or gathered table */
     GMLP_SPEC_BY_LS1 = 2, /* uploaded multiplied by the block's ls1 / ls2 (ResMLP's layer scales): */
     GMLP_SPEC_BY_LS2 = 4, /* element i by ls[i / (numel / d)], along the first dimension longer than 1 */
+    GMLP_SPEC_LINEAR = 8, /* nn.Linear's weight (out x in, a conv's flattened): stored as the model's layout says */
 };
 /* The leaf of the vector spec is uploaded multiplied by, or NULL. */
 const char *gmlp_spec_scale(const gmlp_tensor_spec *spec);

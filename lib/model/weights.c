@@ -64,9 +64,15 @@ gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
     return (gmlp_view){.buf = buf, .off = off, .ld = ld, .elem = gmlp_weight_elem(m)};
 }
 
-gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t in_features)
+gmlp_view gmlp_linear_outputs(gmlp_view w, size_t from)
 {
-    gmlp_view w = gmlp_weight(m, buf, 0, in_features);
-    w.trans = 1;
+    w.off += w.trans ? from * w.ld : from; /* out x in: rows; in x out: columns */
+    return w;
+}
+
+gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t out_features, size_t in_features)
+{
+    gmlp_view w = gmlp_weight(m, buf, 0, m->linear_kn ? out_features : in_features);
+    w.trans = !m->linear_kn;
     return w;
 }

@@ -174,14 +174,15 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
 }
 
 /* The fused LayerNorm's prologue form of a model's plain form f (planned
- * as p) on the direct kernel, where the device fuses: fc1 (NT) on float x
- * storing the model's inputs (its [u | v] or hidden product; the row
- * statistics need no program of their own). */
-static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_gemm_size size, const gmlp_gemm_plan *p,
-                                 gmlp_elem inputs)
+ * as p) on the direct kernel, where the device fuses: fc1 (a linear
+ * product) on float x storing the model's inputs (its [u | v] or hidden
+ * product; the row statistics need no program of their own). */
+static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_model_product prod, gmlp_gemm_size size,
+                                 const gmlp_gemm_plan *p, gmlp_elem inputs)
 {
     const gmlp_gemm_plan *q;
-    if (!gmlp_gemm_fusing(ctx) || !p || !gmlp_tiling_direct(p->tiling) || !f.tb || f.a != GMLP_ELEM_F32)
+    if (!gmlp_gemm_fusing(ctx) || !p || !gmlp_tiling_direct(p->tiling) || prod == GMLP_PRODUCT_MIXING ||
+        f.a != GMLP_ELEM_F32)
         return GMLP_OK;
     f.prologue = GMLP_PROLOGUE_NORM_A;
     f.c = (uint8_t)inputs;
@@ -189,18 +190,20 @@ static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_gemm_size size,
 }
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
-                              gmlp_elem *outputs)
+                              bool linear_kn, gmlp_elem *outputs)
 {
+    /* the NT form stays: attention's q . k^T is NT, on the same operands in FP32 */
+    const gmlp_model_product products[] = {GMLP_PRODUCT_LINEAR, GMLP_PRODUCT_MIXING, GMLP_PRODUCT_LINEAR_KN};
     *outputs = inputs;
-    for (int nt = 1; nt >= 0; nt--)
+    for (size_t i = 0; i < 2u + linear_kn; i++)
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
             const gmlp_gemm_plan *p[GMLP_GEMM_MODEL_ACTS] = {NULL, NULL, NULL};
             for (int x = 0; x < gmlp_gemm_model_acts(inputs); x++) {
-                const form f = gmlp_gemm_model_form(weights, inputs, x, nt, precision);
+                const form f = gmlp_gemm_model_form(weights, inputs, x, products[i], precision);
                 const gmlp_gemm g = form_gemm(&f);
                 if (!gmlp_gemm_on_clblast(ctx, size, &g)) /* else CLBlast, then epilogue.cl */
                     GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)size, &p[x]));
-                GMLP_TRY(prepare_fused(ctx, f, (gmlp_gemm_size)size, p[x], inputs));
+                GMLP_TRY(prepare_fused(ctx, f, products[i], (gmlp_gemm_size)size, p[x], inputs));
             }
             if (p[1] && p[2] && p[1]->tiling != p[2]->tiling)
                 *outputs = GMLP_ELEM_F32;
@@ -208,9 +211,11 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem in
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, const char **engine)
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, bool linear_kn,
+                             const char **engine)
 {
-    const form f = gmlp_gemm_model_form(weights, GMLP_ELEM_F32, 0, true, precision); /* the linear layers' */
+    const form f = gmlp_gemm_model_form(weights, GMLP_ELEM_F32, 0, linear_kn ? GMLP_PRODUCT_LINEAR_KN : GMLP_PRODUCT_LINEAR,
+                                        precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
     if (gmlp_gemm_on_clblast(ctx, GMLP_GEMM_LARGE, &g)) {
@@ -335,7 +340,12 @@ gmlp_status gmlp_gemm_stats_parts(gmlp_context *ctx, const gmlp_gemm *g, size_t 
 
 bool gmlp_gemm_fusing(const gmlp_context *ctx)
 {
-    return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && gmlp_gemm_fuse_for(&ctx->dev)->norm_a);
+    return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && gmlp_gemm_forms_for(&ctx->dev)->norm_a);
+}
+
+bool gmlp_gemm_packs(const gmlp_context *ctx)
+{
+    return ctx->set.pack == GMLP_PACK_ALL || (ctx->set.pack && gmlp_gemm_forms_for(&ctx->dev)->linear_kn);
 }
 
 gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)

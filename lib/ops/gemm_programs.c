@@ -57,15 +57,19 @@ static bool listed_for(const struct listed *l, const gmlp_tiling *t)
 /* An engine tiling's forms in precision p: each weight storage a model may
  * have in p (lib/model's gmlp_weights_stored: float only where p keeps
  * float activations), each activation form, NT and NN; those whose C the
- * kernel stores and whose staging fits the engine's local memory. */
+ * kernel stores and whose staging fits the engine's local memory.  GPUs
+ * keep the linear weights as the file stores them (gemm_tilings.c's forms;
+ * packed, the linear layers' NN differs from token mixing's only in which
+ * operand is float in the first activation form). */
+static const gmlp_model_product gpu_products[] = {GMLP_PRODUCT_LINEAR, GMLP_PRODUCT_MIXING};
 static void engine_forms(const gmlp_tiling *t, gmlp_gemm_precision p, gmlp_gemm_program_fn fn, void *user)
 {
     const gmlp_engine *e = gmlp_engine_of(t->needs);
     const gmlp_elem inputs = gmlp_gemm_precision_inputs(p);
     for (int w = inputs == GMLP_ELEM_F32 ? GMLP_ELEM_F32 : GMLP_ELEM_F16; w < GMLP_ELEMS; w++)
         for (int x = 0; x < gmlp_gemm_model_acts(inputs); x++)
-            for (int nt = 1; nt >= 0; nt--) {
-                const gmlp_gemm_variant v = gmlp_gemm_model_form((gmlp_elem)w, inputs, x, nt, p);
+            for (int i = 0; i < 2; i++) {
+                const gmlp_gemm_variant v = gmlp_gemm_model_form((gmlp_elem)w, inputs, x, gpu_products[i], p);
                 const gmlp_gemm_operands o = {v.a, v.b, !v.ta, v.tb, p};
                 if (gmlp_gemm_tiling_stores(t, v.c) && gmlp_gemm_tiling_form_bytes(t, &o) <= e->local_mem)
                     fn(user, t, &v, e->prefix);

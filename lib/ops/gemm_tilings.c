@@ -237,14 +237,17 @@ static const gmlp_gemm_split_row splits[] = {
     {.max_parts = 0, .measured = "none measured"},
 };
 
-static const gmlp_gemm_fuse_row fuses[] = {
+static const gmlp_gemm_forms_row forms[] = {
     /* CPUs: not fused.  The direct kernel's prologue normalises every element of A again for each block
      * of columns it multiplies, where the LayerNorm normalises it once: gmlp_ti16_224 and gmlp_s16_224 at
-     * batch 1 and 8 ran at 0.56-0.96x unfused on PoCL (2-core EPYC, 2026-12-02) */
-    {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .measured = "bench/NOTES.md, The fused LayerNorm"},
+     * batch 1 and 8 ran at 0.56-0.96x unfused on PoCL (2-core EPYC, 2026-12-02).  The linear weights packed
+     * in x out: the linear layers on the outer products */
+    {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .linear_kn = true,
+     .measured = "bench/NOTES.md, The fused LayerNorm; Linear weights packed at load"},
     /* GPUs and others: unfused until measured on one (the tensor-core rows
-     * stage operands untouched, and have no prologue yet) */
-    {.norm_a = false, .measured = "none measured"},
+     * stage operands untouched, and have no prologue yet); the file's
+     * layout, which the tuned tilings were chosen on */
+    {.norm_a = false, .linear_kn = false, .measured = "none measured"},
 };
 
 static const gmlp_gemm_default defaults[] = {
@@ -461,12 +464,12 @@ const gmlp_gemm_split_row *gmlp_gemm_split_for(const gmlp_devinfo *d)
     return &splits[i];
 }
 
-const gmlp_gemm_fuse_row *gmlp_gemm_fuse_for(const gmlp_devinfo *d)
+const gmlp_gemm_forms_row *gmlp_gemm_forms_for(const gmlp_devinfo *d)
 {
     size_t i = 0;
-    while (!device_matches(d, fuses[i].devices, fuses[i].vendor)) /* the last row matches any device */
+    while (!device_matches(d, forms[i].devices, forms[i].vendor)) /* the last row matches any device */
         i++;
-    return &fuses[i];
+    return &forms[i];
 }
 
 size_t gmlp_gemm_split_parts(const gmlp_devinfo *d, size_t tiles, size_t k)

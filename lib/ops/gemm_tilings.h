@@ -143,19 +143,25 @@ typedef struct gmlp_gemm_split_row {
 /* The most parts GMLP_GEMM_SPLIT may force (and a row may allow). */
 #define GMLP_GEMM_SPLIT_MAX 64
 
-/* The fused LayerNorm (ops.h's gmlp_gemm_norm): which of its halves a
- * device runs fused, per device type and vendor (the first row that
- * matches applies); where a half is not taken the LayerNorm runs as a
- * kernel of its own, as it does wherever a product's tiling lacks the
- * halves (gmlp_gemm_fuses). */
-typedef struct gmlp_gemm_fuse_row {
+/* The forms of a model's products a device runs, per device type and
+ * vendor (the first row that matches applies):
+ * - the fused LayerNorm (ops.h's gmlp_gemm_norm): which of its halves runs
+ *   fused; where a half is not taken the LayerNorm runs as a kernel of its
+ *   own, as it does wherever a product's tiling lacks the halves
+ *   (gmlp_gemm_fuses);
+ * - the linear layers' weights: as the file stores them (out x in, the
+ *   products NT) or packed at load as in x out (NN: on CPUs, the direct
+ *   kernel's outer products, a cache line of B per k step, where NT's dot
+ *   products load an A and a B vector per four FMAs). */
+typedef struct gmlp_gemm_forms_row {
     cl_device_type devices; /* 0: any */
     gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
     bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
-    const char *measured;   /* where the choice comes from */
-} gmlp_gemm_fuse_row;
-/* The fuse row for device d. */
-const gmlp_gemm_fuse_row *gmlp_gemm_fuse_for(const gmlp_devinfo *d);
+    bool linear_kn;         /* image models' linear weights stored in x out */
+    const char *measured;   /* where the choices come from */
+} gmlp_gemm_forms_row;
+/* The forms row for device d. */
+const gmlp_gemm_forms_row *gmlp_gemm_forms_for(const gmlp_devinfo *d);
 
 /* A default: the tilings, in order of preference, that products of one size
  * class, form and precision run on devices of one type, vendor and

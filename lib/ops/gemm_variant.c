@@ -64,11 +64,14 @@ int gmlp_gemm_model_acts(gmlp_elem inputs)
     return inputs == GMLP_ELEM_F32 ? 1 : GMLP_GEMM_MODEL_ACTS;
 }
 
-gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, bool nt, gmlp_gemm_precision p)
+gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gmlp_model_product prod,
+                                       gmlp_gemm_precision p)
 {
     const uint8_t in = (uint8_t)(x == 0 ? GMLP_ELEM_F32 : inputs), out = (uint8_t)(x == 2 ? inputs : GMLP_ELEM_F32);
-    return nt ? (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = 1, .vw = 4, .precision = (uint8_t)p}
-              : (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = 4, .precision = (uint8_t)p};
+    if (prod == GMLP_PRODUCT_MIXING)
+        return (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = 4, .precision = (uint8_t)p};
+    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR, .vw = 4,
+                               .precision = (uint8_t)p};
 }
 
 gmlp_gemm_variant gmlp_gemm_variant_on(const gmlp_gemm_variant *v, const gmlp_tiling *t)

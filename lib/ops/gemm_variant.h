@@ -67,10 +67,16 @@ const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
  * (test_gemm_tables checks the table against it). */
 #define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2)
 
-/* The products of a model whose weights are stored as w and whose
- * activations that only GEMMs read as inputs, 4-aligned: NT (activations x
- * linear weights: the weights are B) or NN (token mixing: weights x
- * activations, and attention: A).  Activation form x < gmlp_gemm_model_acts:
+/* The products of a model: activations x linear weights (the weights B),
+ * NT on the file's out x in or NN on weights packed in x out at load; and
+ * token mixing, weights x activations (the weights A; attention's too), NN. */
+typedef enum gmlp_model_product {
+    GMLP_PRODUCT_LINEAR,
+    GMLP_PRODUCT_LINEAR_KN,
+    GMLP_PRODUCT_MIXING,
+} gmlp_model_product;
+/* Product prod of a model whose weights are stored as w and whose
+ * activations that only GEMMs read as inputs, 4-aligned.  Activation form x < gmlp_gemm_model_acts:
  * float to float; where inputs are 16-bit also inputs to float and inputs
  * to inputs (a product only GEMMs read, of such inputs: BF16's bfloat16,
  * FP16's half). */
@@ -79,7 +85,8 @@ const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
  * as bfloat16, FP16's as half, the others as float. */
 gmlp_elem gmlp_gemm_precision_inputs(gmlp_gemm_precision p);
 int gmlp_gemm_model_acts(gmlp_elem inputs);
-gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, bool nt, gmlp_gemm_precision p);
+gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gmlp_model_product prod,
+                                       gmlp_gemm_precision p);
 
 /* The variant of tiling t that runs products of form v: v with the vector
  * width t's kernel loads (the direct kernel's arithmetic width whatever

@@ -250,6 +250,9 @@ gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const c
 /* Whether ctx fuses LayerNorms where a product can: its settings (GMLP_FUSE)
  * and the device's fuse row (gemm_tilings.c). */
 bool gmlp_gemm_fusing(const gmlp_context *ctx);
+/* Whether ctx stores image models' linear weights packed in x out: its
+ * settings (GMLP_PACK) and the device's forms row (gemm_tilings.c). */
+bool gmlp_gemm_packs(const gmlp_context *ctx);
 /* Whether g, with its halves of the fused LayerNorm, runs fused on ctx's
  * device (*fuses): the device's fuse row takes them (gemm_tilings.c) and
  * the kernel runs g's plain form on a family that has them; a product
@@ -272,14 +275,15 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
  * these storages of weights and of the activations only GEMMs read (inputs;
- * float ones too) may run, so that no later call compiles.  *outputs: how
+ * float ones too), its linear weights packed in x out where linear_kn, may
+ * run, so that no later call compiles.  *outputs: how
  * the model stores the products only GEMMs read, of such inputs: as inputs
  * where each of those products runs the same tiling so as it would storing
  * floats (a 16-bit C wants the epilogue in registers, which the larger
  * blocks of some kernels sweep over C instead: gmlp_gemm_tiling_stores),
  * else as floats. */
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
-                              gmlp_elem *outputs);
+                              bool linear_kn, gmlp_elem *outputs);
 /* Writes one line per kernel variant the library may build for a GPU
  * ("FILE[@TARGET] -DNAME=VALUE ...": gmlp_gemm_programs) into buf, as
  * gmlp_list_devices does; returns the length the whole text needs. */
@@ -290,10 +294,11 @@ size_t gmlp_gemm_variants(char *buf, size_t size);
 gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp_gemm_precision precision, char *buf,
                                size_t size);
 
-/* What runs a model's large linear-layer products (weights half or not) in
- * precision p: "CLBlast", or the planned tiling's engine ("portable",
+/* What runs a model's large linear-layer products (weights half or not,
+ * packed in x out where linear_kn) in precision p: "CLBlast", or the planned tiling's engine ("portable",
  * "mma.sync m16n8k8"); a static string. */
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision p, const char **engine);
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision p, bool linear_kn,
+                             const char **engine);
 
 /* Called when a context closes: lets each backend (CLBlast) release what it
  * cached for it. */
