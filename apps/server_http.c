@@ -16,12 +16,13 @@
 #include "server_deadline.h"
 #include "server_metrics.h"
 
-/* One request, from its headers to its completion. */
+/* One request, from its request line (on_uri) to its completion. */
 typedef struct call {
     const srv_route *route; /* NULL: no such path */
-    char *method, *url; /* for the access log */
+    char *method, *url; /* for the access log: the method once the headers are in, the request line's URI */
     double t0;
     unsigned status; /* of the reply queued; 0 before */
+    int handled;     /* the handler has had the headers: the request counts in active */
     srv_body body;
     size_t received;
     int no_memory; /* a piece of the body could not be kept */
@@ -189,21 +190,44 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, call *c, srv_repl
     return ret;
 }
 
+static call *call_new(const char *uri)
+{
+    call *c = calloc(1, sizeof *c);
+    if (c && (c->url = strdup(uri))) { /* the route by the path before any query, until the handler's own */
+        char *query = strchr(c->url, '?');
+        if (query)
+            *query = 0;
+        c->route = srv_route_of(c->url);
+        if (query)
+            *query = '?';
+    }
+    if (c)
+        c->t0 = now();
+    return c;
+}
+
+/* The request line is in (MHD_OPTION_URI_LOG_CALLBACK): the call starts here, so that a request libmicrohttpd
+ * refuses itself before the handler (headers too large, a bad Content-Length or chunk) still reaches
+ * on_completed, and the access log and the metrics count it.  uri is as sent (not decoded: no line break). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls, (void)conn;
+    return call_new(uri); /* NULL (out of memory): on_request makes one */
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *data, size_t *size, void **con_cls)
 {
     (void)version;
     srv_server *s = cls;
     call *c = *con_cls;
-    if (!c) {
-        if (!(c = calloc(1, sizeof *c)))
-            return MHD_NO;
-        *con_cls = c;
+    if (!c && !(c = *con_cls = call_new(url)))
+        return MHD_NO;
+    if (!c->handled) {
+        c->handled = 1;
         atomic_fetch_add(&active, 1);
         srv_deadlines_busy(conn, 1);
-        c->t0 = now();
         c->method = strdup(method);
-        c->url = strdup(url);
         srv_reply early = check_headers(s, conn, c, url, method);
         return early.status ? send_reply(conn, c, early) : MHD_YES;
     }
@@ -223,19 +247,26 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     call *c = *con_cls;
     if (!c)
         return;
-    srv_deadlines_busy(conn, 0);
+    /* no reply of ours: libmicrohttpd's own (its HTML refusal), if it queued one */
+    const union MHD_ConnectionInfo *own = c->status ? NULL : MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    if (own)
+        c->status = own->http_status;
     const double t = now() - c->t0;
     if (c->status)
         srv_metrics_request(s->metrics, c->route, c->status, t);
     if (s->o.verbose)
-        fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
-                c->status, 1e3 * t, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+        fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
+                c->status, 1e3 * t, own ? " (libmicrohttpd's reply)" : "",
+                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
     srv_body_free(&c->body);
     free(c->method);
     free(c->url);
+    if (c->handled) {
+        srv_deadlines_busy(conn, 0);
+        atomic_fetch_sub(&active, 1);
+    }
     free(c);
     *con_cls = NULL;
-    atomic_fetch_sub(&active, 1);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -268,6 +299,7 @@ struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port)
         flags, (uint16_t)s->o.port, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->o.timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_CONNECTION, srv_deadlines_notify, s->deadlines, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!d) {

@@ -335,8 +335,22 @@ check(reply == b"", "a truncated body: no reply, the connection closed at the id
 reply = raw_http(srv.port, head + b"Content-Length: 10\r\nConnection: close\r\n\r\n" + body)
 check(status_of(reply) == 200 and b'"error"' in reply, "a Content-Length shorter than the body: 200, the image's "
                                                        "error entry (the bytes after it are not an image)")
-reply = raw_http(srv.port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n")
-check(status_of(reply) == 431, "giant headers: 431")
+# libmicrohttpd's own refusals (docs/server.md): its HTML reply, yet counted by route (and in the access log, below)
+before = requests.get(url + "/metrics").text
+json_post = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+for data, status, what in (
+        (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n", 431, "giant headers"),
+        (json_post + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400, "a malformed chunk"),
+        (json_post + b"Content-Length: 1x\r\n\r\n{}", 400, "a Content-Length that is not a number"),
+        (json_post + b"Content-Length: 99999999999999999999999\r\n\r\n", 413, "a Content-Length over 2^64")):
+    reply = raw_http(srv.port, data)
+    check(status_of(reply) == status and b"<html>" in reply and b"\r\nConnection: close\r\n" in reply,
+          f"{what}: libmicrohttpd's {status}, the connection closed")
+after = requests.get(url + "/metrics").text
+check(delta("gmlp_requests_total", endpoint="/health", status="431") == 1 and
+      delta("gmlp_requests_total", endpoint="/v1/completions", status="400") == 2 and
+      delta("gmlp_requests_total", endpoint="/v1/completions", status="413") == 1,
+      "libmicrohttpd's refusals: counted in gmlp_requests_total by route")
 r = requests.post(url + "/v1/classify", data=body, headers={"Content-Type": "multipart/form-data"})
 check(r.status_code == 400 and r.json()["error"]["param"] == "Content-Type", "multipart without a boundary: 400")
 r = requests.post(url + "/v1/classify", data=b"--other\r\n" + body,
@@ -521,6 +535,8 @@ check(events[-1] == b"[DONE]" and json.loads(events[-2])["usage"]["completion_to
       "SIGTERM: the completion in flight streams to its end")
 check(srv.exit_status() == 0, "SIGTERM: exit 0")
 check(any(re.match(r"gmlp-server: POST /v1/classify 200 ", l) for l in srv.log), "-v: an access log line per request")
+check(any(re.match(r"gmlp-server: \? /health 431 .*\(libmicrohttpd's reply\)", l) for l in srv.log),
+      "-v: libmicrohttpd's own refusals in the access log")
 
 # --- a stream that waits in the queue longer than the idle timeout: kept open by comments -------------
 srv = Server("--lm", lm_path, "--parallel", "1", "--timeout-s", "1", "-q")
