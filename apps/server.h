@@ -29,6 +29,7 @@
 
 typedef struct srv_options {
     const char *model, *lm, *host, *api_key, *device;
+    const char *tls_cert, *tls_key; /* PEM files: HTTPS through libmicrohttpd's GnuTLS; NULL: plain HTTP */
     int port, batch, max_delay_ms, threads, max_body_mb, timeout_s, grace_s, parallel, queue, max_connections;
     int max_tokens, fp16, quiet, verbose;
     gmlp_precision precision; /* GMLP_PRECISION_AUTO: the library's default */
@@ -123,7 +124,8 @@ void srv_routes_list(char *buf, size_t size);
 /* What the route's body may be, for the 415: "application/json", .... */
 void srv_route_takes(const srv_route *r, char *buf, size_t size);
 
-/* The daemon (server_http.c): started on o->host:o->port (0: a free one, *port says which). */
+/* The daemon (server_http.c): started on o->host:o->port (0: a free one, *port says which), over TLS with
+ * o->tls_cert and o->tls_key; NULL with a message on stderr. */
 struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port);
 void srv_http_stop(srv_server *s, struct MHD_Daemon *d);
 /* Requests being answered (not idle connections). */

@@ -1,8 +1,10 @@
 /* The HTTP side, on libmicrohttpd: a thread per connection (a handler may
  * wait for its batch or stream tokens), a cap on connections, an idle
- * timeout and a deadline for each request's headers (server_deadline.h); routing,
+ * timeout and a deadline for each request's headers (server_deadline.h); TLS
+ * through libmicrohttpd's own (GnuTLS) where it has it; routing,
  * the request's framing (Content-Length, Transfer-Encoding), the API key,
  * bodies with their type and size checked before they are read, the access log. */
+#include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "server.h"
 #include "server_deadline.h"
 #include "server_metrics.h"
+#include "strbuf.h"
 
 /* One request, from its request line (on_uri) to its completion. */
 typedef struct call {
@@ -269,13 +272,50 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
+static atomic_int starting; /* MHD_start_daemon runs: its messages say why it failed (a bad key, a port in use) */
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     const srv_server *s = cls;
-    if (!s->o.verbose)
+    if (!s->o.verbose && !atomic_load(&starting))
         return;
     fputs(SERVER_PROGRAM ": libmicrohttpd: ", stderr);
     vfprintf(stderr, fmt, ap);
+}
+
+/* The PEM files of --tls-cert and --tls-key, read for MHD_OPTION_HTTPS_MEM_CERT and _KEY (libmicrohttpd hands
+ * them to GnuTLS while it starts): 1, or 0 with a message. */
+static int tls_read(const srv_options *o, char **cert, char **key)
+{
+    *cert = *key = NULL;
+    if (!o->tls_cert)
+        return 1;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        fprintf(stderr, SERVER_PROGRAM ": --tls-cert: this libmicrohttpd is built without TLS (GnuTLS); serve plain "
+                                       "HTTP behind a reverse proxy that terminates TLS (docs/server.md)\n");
+        return 0;
+    }
+    const char *paths[2] = {o->tls_cert, o->tls_key}, *names[2] = {"--tls-cert", "--tls-key"};
+    char **out[2] = {cert, key};
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        const int read = app_read_file(paths[i], out[i], &len);
+        if (!read || !len || strlen(*out[i]) != len) {
+            fprintf(stderr, SERVER_PROGRAM ": %s %s: %s\n", names[i], paths[i],
+                    read ? "not a PEM file (empty, or a NUL byte)" : strerror(errno));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The key's bytes leave no copy in freed memory. */
+static void tls_free(char *cert, char *key)
+{
+    if (key)
+        explicit_bzero(key, strlen(key));
+    free(key);
+    free(cert);
 }
 
 struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port)
@@ -293,20 +333,32 @@ struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port)
         fprintf(stderr, SERVER_PROGRAM ": cannot start a thread\n");
         return NULL;
     }
+    char *cert, *key;
+    if (!tls_read(&s->o, &cert, &key)) {
+        tls_free(cert, key);
+        freeaddrinfo(ai);
+        return NULL;
+    }
+    struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_CERT, 0, cert}, {MHD_OPTION_HTTPS_MEM_KEY, 0, key},
+                                   {MHD_OPTION_END, 0, NULL}};
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-                     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (cert ? MHD_USE_TLS : 0);
+    atomic_store(&starting, 1);
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, (uint16_t)s->o.port, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->o.timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-        MHD_OPTION_NOTIFY_CONNECTION, srv_deadlines_notify, s->deadlines, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, srv_deadlines_notify, s->deadlines, MHD_OPTION_ARRAY, cert ? tls : tls + 2,
+        MHD_OPTION_END);
+    atomic_store(&starting, 0);
+    tls_free(cert, key);
     freeaddrinfo(ai);
     if (!d) {
         srv_deadlines_stop(s->deadlines);
         s->deadlines = NULL;
-        fprintf(stderr, SERVER_PROGRAM ": cannot listen on %s port %d (in use, or not an address of this machine)\n",
-                s->o.host, s->o.port);
+        fprintf(stderr, SERVER_PROGRAM ": cannot listen on %s port %d (in use, or not an address of this machine%s)\n",
+                s->o.host, s->o.port, s->o.tls_cert ? "; or the certificate and key are not a matching PEM pair" : "");
         return NULL;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
