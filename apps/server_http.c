@@ -1,16 +1,15 @@
 /* The HTTP side, on libmicrohttpd: a thread per connection (a handler may
  * wait for its batch or stream tokens), a cap on connections, an idle
  * timeout and a deadline for each request's headers (server_deadline.h); TLS
- * through libmicrohttpd's own (GnuTLS) where it has it; routing,
- * the request's framing (Content-Length, Transfer-Encoding), the API key,
- * bodies with their type and size checked before they are read, the access log. */
+ * through libmicrohttpd's own (GnuTLS) where it has it; the headers handed
+ * to srv_head_check (server_head.c: routing, framing, the API key, the body's
+ * type and size) before the body is read; the body, the access log. */
 #include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -45,118 +44,25 @@ int srv_http_active(void)
     return atomic_load(&active);
 }
 
-/* The media type without its parameters matches type. */
-static int media_is(const char *header, const char *type)
-{
-    const size_t n = strlen(type);
-    return header && !strncasecmp(header, type, n) && (!header[n] || header[n] == ';' || header[n] == ' ');
-}
-
-/* An API key given as "Authorization: Bearer KEY" (OpenAI's clients) or "X-Api-Key: KEY". */
-static int key_ok(const srv_server *s, struct MHD_Connection *conn)
-{
-    const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    const char *given = auth && !strncasecmp(auth, "Bearer ", 7)
-                            ? auth + 7
-                            : MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Api-Key");
-    if (!given || strlen(given) != strlen(s->o.api_key))
-        return 0;
-    unsigned char diff = 0; /* every byte compared: the time says nothing of where they differ */
-    for (size_t i = 0; given[i]; i++)
-        diff |= (unsigned char)(given[i] ^ s->o.api_key[i]);
-    return !diff;
-}
-
-/* The headers that say where the body ends: every Content-Length, the Transfer-Encodings. */
-typedef struct framing {
-    const char *length; /* the first Content-Length */
-    int lengths_differ, codings;
-    const char *coding; /* the first Transfer-Encoding */
-} framing;
-
-static enum MHD_Result on_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+/* The request's headers as libmicrohttpd parsed them, in order, for srv_head_check. */
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
-    framing *f = cls;
-    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-        f->lengths_differ |= f->length && strcmp(f->length, value);
-        f->length = f->length ? f->length : value;
-    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-        f->coding = f->codings++ ? f->coding : value;
-    }
+    srv_head *h = cls;
+    h->headers[h->n++] = (srv_header){key, value ? value : ""};
     return MHD_YES;
 }
 
-/* A body whose end is ambiguous: MHD would read one framing, a proxy in front perhaps another, and the
- * bytes past the body's end would be read as a request of their own (smuggling; RFC 9112 6.1, 6.3).
- * Refused, and the connection closed: nothing after it can be trusted.  status 0: none. */
-static srv_reply check_framing(struct MHD_Connection *conn)
-{
-    framing f = {0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, on_header, &f);
-    srv_reply e = {0};
-    if (f.lengths_differ)
-        e = srv_error(400, "Content-Length", "Content-Length headers that differ");
-    else if (f.coding && f.length)
-        e = srv_error(400, "Transfer-Encoding", "both Transfer-Encoding and Content-Length");
-    else if (f.coding && (f.codings > 1 || strcasecmp(f.coding, "chunked")))
-        e = srv_error(501, "Transfer-Encoding", "Transfer-Encoding %s (only chunked is supported)", f.coding);
-    if (e.response)
-        MHD_add_response_header(e.response, MHD_HTTP_HEADER_CONNECTION, "close");
-    return e;
-}
-
-/* The route's method, or HEAD where it is GET (RFC 9110 9.3.2: MHD sends the headers without the body). */
-static int method_ok(const srv_route *r, const char *method)
-{
-    return !strcmp(method, r->method) || (!strcmp(method, "HEAD") && !strcmp(r->method, "GET"));
-}
-
-/* What can be answered from the headers alone: an ambiguous framing, a wrong path, method,
- * key, type or size.  status 0: nothing, read the body. */
 static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call *c, const char *url, const char *method)
 {
-    const srv_route *r = c->route = srv_route_of(url);
-    srv_reply framing_error = check_framing(conn);
-    if (framing_error.status)
-        return framing_error;
-    if (!r) {
-        char routes[512];
-        srv_routes_list(routes, sizeof routes);
-        return srv_error(404, NULL, "no endpoint %s (%s)", url, routes);
-    }
-    if (!method_ok(r, method)) {
-        const char *allow = strcmp(r->method, "GET") ? r->method : "GET, HEAD";
-        srv_reply e = srv_error(405, NULL, "%s takes %s, not %s", url, allow, method);
-        if (e.response)
-            MHD_add_response_header(e.response, MHD_HTTP_HEADER_ALLOW, allow);
-        return e;
-    }
-    if (s->o.api_key && !r->open && !key_ok(s, conn)) {
-        srv_reply e = srv_error(401, NULL, "a wrong or missing API key (Authorization: Bearer KEY)");
-        if (e.response)
-            MHD_add_response_header(e.response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-        return e;
-    }
-    if (strcmp(method, "POST"))
-        return (srv_reply){0};
-    const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const unsigned long long max = (unsigned long long)s->o.max_body_mb << 20;
-    if (length && strtoull(length, NULL, 10) > max)
-        return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
-    const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    const int images = r->takes & SRV_TAKES_IMAGES;
-    if (images && media_is(type, "multipart/form-data")) {
-        if (!srv_multipart_boundary(type, &c->body))
-            return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary of 1 to 70 characters");
-    } else if (r->takes & SRV_TAKES_JSON && media_is(type, "application/json")) {
-        c->body.json = 1;
-    } else if (!(images && (!type || !strncasecmp(type, "image/", 6) || media_is(type, "application/octet-stream")))) {
-        char takes[256];
-        srv_route_takes(r, takes, sizeof takes);
-        return srv_error(415, "Content-Type", "%s takes %s, not %s", url, takes, type ? type : "a body without a type");
-    }
-    return srv_body_part(&c->body, NULL) ? (srv_reply){0} : srv_error(500, NULL, "out of host memory");
+    const int n = MHD_get_connection_values(conn, MHD_HEADER_KIND, NULL, NULL);
+    srv_head h = {.method = method, .url = url, .headers = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(srv_header))};
+    if (!h.headers)
+        return srv_error(500, NULL, "out of host memory");
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, collect, &h);
+    srv_reply r = srv_head_check(&s->o, &h, &c->route, &c->body);
+    free(h.headers);
+    return r;
 }
 
 /* A piece of the body: kept in the raw part, or (past the limit, out of memory) dropped to be answered at
