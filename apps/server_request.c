@@ -179,6 +179,14 @@ static int parse(json_t *req, int chat, int max_tokens, srv_gen *g, int *stream,
     return 1;
 }
 
+void srv_gen_free(srv_gen *gen)
+{
+    free(gen->prompt);
+    for (size_t i = 0; i < gen->n_stop; i++)
+        free(gen->stop[i]);
+    *gen = (srv_gen){0};
+}
+
 srv_reply srv_gen_parse(const srv_body *body, int chat, int max_tokens, srv_gen *g, int *stream)
 {
     json_t *req;
