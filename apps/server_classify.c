@@ -3,7 +3,6 @@
  * srv_images, the body's images through the batcher, serves /v1/embeddings too. */
 #include <stdlib.h>
 
-#include "common.h"
 #include "format.h"
 #include "server.h"
 #include "server_batcher.h"
