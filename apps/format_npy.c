@@ -13,6 +13,7 @@
 
 #include "format.h"
 #include "resume.h"
+#include "strbuf.h"
 
 #define NPY_HEADER 128 /* magic, version, length and the dictionary, space-padded to 64-byte alignment */
 static const char magic[8] = "\x93NUMPY\x01\x00";

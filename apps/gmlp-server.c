@@ -46,6 +46,8 @@ static void usage(FILE *f)
             "      --timeout-s S        a connection's idle timeout, 1..3600 (default 30)\n"
             "      --grace-s S          on SIGTERM/SIGINT, how long requests in flight may take, 0..3600 (default 10)\n"
             "      --api-key KEY        requests must carry Authorization: Bearer KEY (all but /health)\n"
+            "      --tls-cert PATH      serve HTTPS with this PEM certificate (chain), with --tls-key\n"
+            "      --tls-key PATH       the certificate's PEM private key (unencrypted)\n"
             "      --fp16               store the weights as half (fp32 arithmetic)\n"
             "      --precision P        fp32, tf32, fp16 or bf16: the format the operands of every matrix product\n"
             "                           are rounded to, accumulated in fp32 (default: $GMLP_PRECISION, else fp32)\n"
@@ -53,7 +55,7 @@ static void usage(FILE *f)
             "  -q, --quiet              no start-up notes\n"
             "  -h, --help               this text\n"
             "      --version            the versions of the program and the library, the OpenCL platforms\n"
-            "Exit status: 0 stopped by a signal, 1 a model, device or address failed, 2 a usage error.\n"
+            "Exit status: 0 stopped by a signal, 1 a model, device, address or TLS file failed, 2 a usage error.\n"
             "Environment: GMLP_MODEL, GMLP_DEVICE, GMLP_PRECISION, GMLP_CACHE_DIR, GMLP_LOG; GMLP_TEST_FAIL=DEVICE:N (tests: the\n"
             "device at position DEVICE of --device fails its N-th batch).\n",
             routes);
@@ -71,6 +73,8 @@ enum {
     OPT_TIMEOUT,
     OPT_GRACE,
     OPT_KEY,
+    OPT_TLS_CERT,
+    OPT_TLS_KEY,
     OPT_FP16,
     OPT_PRECISION,
     OPT_VERSION
@@ -93,6 +97,8 @@ static const struct option longopts[] = {
     {"timeout-s", required_argument, 0, OPT_TIMEOUT},
     {"grace-s", required_argument, 0, OPT_GRACE},
     {"api-key", required_argument, 0, OPT_KEY},
+    {"tls-cert", required_argument, 0, OPT_TLS_CERT},
+    {"tls-key", required_argument, 0, OPT_TLS_KEY},
     {"fp16", no_argument, 0, OPT_FP16},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"verbose", no_argument, 0, 'v'},
@@ -167,6 +173,8 @@ static int parse_args(int argc, char **argv, srv_options *o)
                 return app_bad_value(SERVER_PROGRAM, "--api-key", optarg, "a non-empty key"), APP_EXIT_USAGE;
             o->api_key = optarg;
             break;
+        case OPT_TLS_CERT: o->tls_cert = optarg; break;
+        case OPT_TLS_KEY: o->tls_key = optarg; break;
         case OPT_FP16: o->fp16 = 1; break;
         case OPT_PRECISION:
             if (!app_parse_precision(SERVER_PROGRAM, optarg, &o->precision))
@@ -181,6 +189,11 @@ static int parse_args(int argc, char **argv, srv_options *o)
     }
     if (optind < argc) {
         fprintf(stderr, SERVER_PROGRAM ": unexpected argument '%s' (the server takes options only)\n", argv[optind]);
+        return APP_EXIT_USAGE;
+    }
+    if (!o->tls_cert != !o->tls_key) {
+        fprintf(stderr, SERVER_PROGRAM ": %s needs %s too\n", o->tls_cert ? "--tls-cert" : "--tls-key",
+                o->tls_cert ? "--tls-key" : "--tls-cert");
         return APP_EXIT_USAGE;
     }
     const char *e = getenv("GMLP_TEST_FAIL");
@@ -274,7 +287,8 @@ int main(int argc, char **argv)
     if (rc == APP_EXIT_OK && (!(s.metrics = srv_metrics_new(srv_routes, srv_n_routes)) || !(d = srv_http_start(&s, &port))))
         rc = APP_EXIT_FAIL;
     if (rc == APP_EXIT_OK) {
-        fprintf(stderr, SERVER_PROGRAM ": listening on http://%s%s%s:%u\n", strchr(s.o.host, ':') ? "[" : "", s.o.host,
+        fprintf(stderr, SERVER_PROGRAM ": listening on http%s://%s%s%s:%u\n", s.o.tls_cert ? "s" : "",
+                strchr(s.o.host, ':') ? "[" : "", s.o.host,
                 strchr(s.o.host, ':') ? "]" : "", port);
         if (load(&s)) {
             s.ready = 1;

@@ -31,26 +31,6 @@ void app_done_free(app_done *d)
     *d = (app_done){0};
 }
 
-int app_read_file(const char *path, char **data, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    app_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    *data = NULL;
-    if (!f)
-        return 0;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        app_buf_add(&b, chunk, n);
-    int ok = !ferror(f) && !b.oom;
-    fclose(f);
-    *data = b.s ? b.s : calloc(1, 1);
-    *len = b.len;
-    if (!ok || !*data)
-        errno = ENOMEM;
-    return ok && *data;
-}
-
 /* The records of an earlier output; *torn_at is where a torn last record
  * starts (len when there is none).  0 with a message when it is not ours. */
 static int parse_output(const char *path, const char *s, size_t len, const app_writer *w, app_record **out,

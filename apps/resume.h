@@ -18,9 +18,6 @@ int app_done_has(const app_done *d, const char *file);
 void app_done_sort(app_done *d);
 void app_done_free(app_done *d);
 
-/* The whole file at path, malloc'd (NUL-terminated); 0 with errno set. */
-int app_read_file(const char *path, char **data, size_t *len);
-
 /* Reads the output at path (written by w) into done, cuts off a torn last row
  * (a CSV image's rows count as one), drops error rows with retry_errors, and
  * opens it for appending into out (a format with its own resume: w->resume).

@@ -2,13 +2,15 @@
  * parts share: the options, the server, and a request's reply.
  *   gmlp-server.c      options, start-up, signals and the graceful stop
  *   server_routes.c    the routes: path, method, body types, handler (the 404's list and metrics names too)
- *   server_http.c      the daemon: routing, the framing, bodies and their limits, the API key, the access log
+ *   server_http.c      the daemon (TLS), bodies and their limits, the access log
+ *   server_head.c      what the headers alone answer: routing, the framing, the API key, the body's type and size
  *   server_deadline.c  a deadline for each request's headers (slow clients)
  *   server_body.c      a request's body: its parts, multipart/form-data split
  *   server_reply.c     JSON replies and errors
  *   server_info.c      GET /v1/models, /health and /metrics
  *   server_classify.c  POST /v1/classify: a raw or multipart body's images (srv_images, shared)
  *   server_embeddings.c POST /v1/embeddings: images' features in OpenAI's shape
+ *   server_request.c   the requests' JSON fields and query arguments, read and checked
  *   base64.c           base64, for /v1/embeddings
  *   server_batcher.c   dynamic batching over the classifier's pipeline (scheduler.h)
  *   server_lm.c        the language model's workers and generation
@@ -29,6 +31,7 @@
 
 typedef struct srv_options {
     const char *model, *lm, *host, *api_key, *device;
+    const char *tls_cert, *tls_key; /* PEM files: HTTPS through libmicrohttpd's GnuTLS; NULL: plain HTTP */
     int port, batch, max_delay_ms, threads, max_body_mb, timeout_s, grace_s, parallel, queue, max_connections;
     int max_tokens, fp16, quiet, verbose;
     gmlp_precision precision; /* GMLP_PRECISION_AUTO: the library's default */
@@ -96,6 +99,16 @@ typedef json_t *(*srv_row_fn)(const char *name, const app_result *r, size_t slot
 srv_reply srv_images(srv_server *s, srv_body *body, int top, int features, srv_row_fn row, const void *ctx,
                      json_t **rows);
 srv_reply srv_completions(srv_server *s, struct MHD_Connection *c, srv_body *body);
+/* The requests' fields without a connection or a model (server_request.c; the gen's in server_lm.h): each
+ * status 0, or the 400 to send.  A JSON object from the body's raw part into *req (what: the empty body's
+ * hint). */
+srv_reply srv_json_body(const srv_body *body, const char *what, json_t **req);
+/* /v1/classify's ?top= (NULL: 5). */
+srv_reply srv_top_arg(const char *arg, int *top);
+/* /v1/embeddings' encoding_format (NULL: float) into *base64; 0 when it is neither float nor base64. */
+int srv_encoding_of(const char *v, int *base64);
+/* /v1/embeddings' JSON body: its images become body's parts (named input or input[i]); dim is the model's. */
+srv_reply srv_embeddings_parse(srv_body *body, int dim, int *base64);
 srv_reply srv_chat(srv_server *s, struct MHD_Connection *c, srv_body *body);
 /* GET /v1/models, /health, /metrics (server_info.c). */
 srv_reply srv_models(srv_server *s, struct MHD_Connection *c, srv_body *body);
@@ -123,7 +136,23 @@ void srv_routes_list(char *buf, size_t size);
 /* What the route's body may be, for the 415: "application/json", .... */
 void srv_route_takes(const srv_route *r, char *buf, size_t size);
 
-/* The daemon (server_http.c): started on o->host:o->port (0: a free one, *port says which). */
+/* A request's headers as the server sees them after libmicrohttpd: the method, the decoded path, the header
+ * lines in order (a value never NULL). */
+typedef struct srv_header {
+    const char *key, *value;
+} srv_header;
+typedef struct srv_head {
+    const char *method, *url;
+    srv_header *headers;
+    size_t n;
+} srv_head;
+/* What the headers alone answer (server_head.c): an ambiguous framing (the connection then closed), a wrong
+ * path, method, API key, type or size; *route is the path's (NULL: none).  Status 0: read the body, into
+ * body's raw part (made here) with its multipart boundary or json flag set. */
+srv_reply srv_head_check(const srv_options *o, const srv_head *h, const srv_route **route, srv_body *body);
+
+/* The daemon (server_http.c): started on o->host:o->port (0: a free one, *port says which), over TLS with
+ * o->tls_cert and o->tls_key; NULL with a message on stderr. */
 struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port);
 void srv_http_stop(srv_server *s, struct MHD_Daemon *d);
 /* Requests being answered (not idle connections). */

@@ -3,12 +3,9 @@
  * srv_images, the body's images through the batcher, serves /v1/embeddings too. */
 #include <stdlib.h>
 
-#include "common.h"
 #include "format.h"
 #include "server.h"
 #include "server_batcher.h"
-
-#define MAX_TOP 1048576 /* as gmlp-classify's -k */
 
 srv_reply srv_images(srv_server *s, srv_body *body, int top, int features, srv_row_fn row, const void *ctx,
                      json_t **rows)
@@ -55,11 +52,11 @@ srv_reply srv_classify(srv_server *s, struct MHD_Connection *c, srv_body *body)
     if (!app_pipeline_classes(s->pipeline))
         return srv_error(400, NULL, "%s has no classifier head (a feature extractor): POST /v1/embeddings gives its "
                                     "features", s->model_id);
-    const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "top");
-    long long top = 5;
-    if (arg && !app_parse_int(arg, 1, MAX_TOP, &top))
-        return srv_error(400, "top", "top must be an integer from 1 to %d, not '%s'", MAX_TOP, arg);
+    int top;
+    srv_reply e = srv_top_arg(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "top"), &top);
+    if (e.status)
+        return e;
     json_t *rows;
-    srv_reply e = srv_images(s, body, (int)top, 0, classify_row, NULL, &rows);
+    e = srv_images(s, body, top, 0, classify_row, NULL, &rows);
     return e.status ? e : srv_json(200, json_pack("{s:o}", "results", rows));
 }

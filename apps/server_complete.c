@@ -2,7 +2,6 @@
  * read and checked, the job queued, the reply as one JSON document or as
  * server-sent events (data: {chunk} ... data: [DONE]).  A chat's messages
  * become the prompt "ROLE: CONTENT\n" per message, then "assistant: ". */
-#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,145 +12,6 @@
 #include "server.h"
 #include "server_lm.h"
 #include "strbuf.h"
-
-#define DEFAULT_MAX_TOKENS 16 /* as OpenAI's */
-#define MAX_TOP_K          (1 << 30)
-#define SEED_MAX           (1LL << 53) /* as gmlp-generate's */
-
-/* A field's problem: the reply's param and message. */
-typedef struct bad_field {
-    const char *param;
-    char message[160];
-} bad_field;
-
-static int bad(bad_field *e, const char *param, const char *expected)
-{
-    e->param = param;
-    snprintf(e->message, sizeof e->message, "%s must be %s", param, expected);
-    return 0;
-}
-
-/* A number field: absent or null keeps *v. */
-static int number(json_t *req, const char *key, double lo, double hi, int lo_open, double *v, bad_field *e,
-                  const char *expected)
-{
-    json_t *j = json_object_get(req, key);
-    if (!j || json_is_null(j))
-        return 1;
-    double x = json_number_value(j);
-    if (!json_is_number(j) || !isfinite(x) || x < lo || (lo_open && x == lo) || x > hi)
-        return bad(e, key, expected);
-    *v = x;
-    return 1;
-}
-
-static int integer(json_t *req, const char *key, long long lo, long long hi, long long *v, bad_field *e,
-                   const char *expected)
-{
-    json_t *j = json_object_get(req, key);
-    if (!j || json_is_null(j))
-        return 1;
-    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
-        return bad(e, key, expected);
-    *v = json_integer_value(j);
-    return 1;
-}
-
-static int append(srv_gen *g, const char *s, size_t n)
-{
-    unsigned char *p = realloc(g->prompt, g->n_prompt + n + 1);
-    if (!p)
-        return 0;
-    memcpy(p + g->n_prompt, s, n);
-    g->prompt = p;
-    g->n_prompt += n;
-    return 1;
-}
-
-static int completion_prompt(json_t *req, srv_gen *g, bad_field *e)
-{
-    json_t *p = json_object_get(req, "prompt");
-    if (json_is_array(p) && json_array_size(p) == 1)
-        p = json_array_get(p, 0);
-    if (!json_is_string(p) || !json_string_length(p))
-        return bad(e, "prompt", "a non-empty string (or an array of one)");
-    return append(g, json_string_value(p), json_string_length(p)) || bad(e, "prompt", "smaller (out of memory)");
-}
-
-static int chat_prompt(json_t *req, srv_gen *g, bad_field *e)
-{
-    json_t *msgs = json_object_get(req, "messages"), *m;
-    size_t i;
-    if (!json_is_array(msgs) || !json_array_size(msgs))
-        return bad(e, "messages", "a non-empty array of {\"role\", \"content\"} objects");
-    json_array_foreach (msgs, i, m) {
-        json_t *role = json_object_get(m, "role"), *content = json_object_get(m, "content");
-        if (!json_is_string(role) || !json_is_string(content))
-            return bad(e, "messages", "an array of objects whose role and content are strings");
-        if (!append(g, json_string_value(role), json_string_length(role)) || !append(g, ": ", 2) ||
-            !append(g, json_string_value(content), json_string_length(content)) || !append(g, "\n", 1))
-            return bad(e, "messages", "smaller (out of memory)");
-    }
-    return append(g, "assistant: ", 11) || bad(e, "messages", "smaller (out of memory)");
-}
-
-static int stops(json_t *req, srv_gen *g, bad_field *e)
-{
-    json_t *s = json_object_get(req, "stop"), *one;
-    const char *expected = "a non-empty string or an array of up to 4 of them";
-    if (!s || json_is_null(s))
-        return 1;
-    if (json_is_string(s))
-        return json_string_length(s) && (g->stop[g->n_stop++] = strdup(json_string_value(s)))
-                   ? 1
-                   : bad(e, "stop", expected);
-    if (!json_is_array(s) || json_array_size(s) > SRV_MAX_STOPS)
-        return bad(e, "stop", expected);
-    size_t i;
-    json_array_foreach (s, i, one) {
-        if (!json_is_string(one) || !json_string_length(one) ||
-            !(g->stop[g->n_stop++] = strdup(json_string_value(one))))
-            return bad(e, "stop", expected);
-    }
-    return 1;
-}
-
-static uint64_t random_seed(void)
-{
-    static atomic_uint_fast64_t counter;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ (atomic_fetch_add(&counter, 1) << 40);
-    return x % ((uint64_t)SEED_MAX + 1);
-}
-
-/* The request's fields into g; 0 with e filled. */
-static int parse(json_t *req, int chat, int max_tokens, srv_gen *g, int *stream, bad_field *e)
-{
-    double temperature = 0.8, top_p = 0.95; /* gmlp-generate's defaults */
-    long long n_tokens = DEFAULT_MAX_TOKENS, top_k = 40, seed = -1, n = 1;
-    char expected[64];
-    snprintf(expected, sizeof expected, "an integer from 0 to %d", max_tokens);
-    if (!(chat ? chat_prompt(req, g, e) : completion_prompt(req, g, e)) ||
-        !integer(req, "max_tokens", 0, max_tokens, &n_tokens, e, expected) ||
-        !number(req, "temperature", 0, GMLP_TEMPERATURE_MAX, 0, &temperature, e, "a number from 0 (greedy) to 1e6") ||
-        !number(req, "top_p", 0, 1, 1, &top_p, e, "a number in (0, 1]") ||
-        !integer(req, "top_k", 0, MAX_TOP_K, &top_k, e, "an integer from 0 (all tokens) to 1073741824") ||
-        !integer(req, "seed", 0, SEED_MAX, &seed, e, "an integer from 0 to 2^53") ||
-        !integer(req, "n", 1, 1, &n, e, "1 (one choice per request)") || !stops(req, g, e))
-        return 0;
-    json_t *s = json_object_get(req, "stream");
-    if (s && !json_is_null(s) && !json_is_boolean(s))
-        return bad(e, "stream", "true or false");
-    *stream = json_is_true(s);
-    gmlp_generate_options_default(&g->g);
-    g->g.max_tokens = (size_t)n_tokens;
-    g->g.temperature = (float)temperature;
-    g->g.top_p = (float)top_p;
-    g->g.top_k = (int)top_k;
-    g->g.seed = seed < 0 ? random_seed() : (uint64_t)seed;
-    return 1;
-}
 
 /* The fields every reply and chunk starts with. */
 static json_t *envelope(srv_server *s, int chat, int chunk, unsigned long long id)
@@ -315,24 +175,12 @@ static srv_reply complete(srv_server *s, srv_body *body, int chat)
         return srv_busy("the models are loading");
     if (!s->lm)
         return srv_error(404, NULL, "no language model: start the server with --lm PATH");
-    json_error_t jerr;
-    json_t *req = body->n ? json_loadb((const char *)body->parts[0].data, body->parts[0].size, 0, &jerr) : NULL;
-    if (!req)
-        return body->n
-                   ? srv_error(400, "body", "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column, jerr.text)
-                   : srv_error(400, "body", "the body is empty: send a JSON object");
-    if (!json_is_object(req)) {
-        json_decref(req);
-        return srv_error(400, "body", "the body must be a JSON object");
-    }
     srv_gen g = {0};
-    bad_field e = {0};
     int streamed = 0;
-    const int ok = parse(req, chat, s->o.max_tokens, &g, &streamed, &e);
-    json_decref(req);
-    if (!ok) {
+    srv_reply bad = srv_gen_parse(body, chat, s->o.max_tokens, &g, &streamed);
+    if (bad.status) {
         srv_gen_free(&g);
-        return srv_error(400, e.param, "%s", e.message);
+        return bad;
     }
     const char *why;
     srv_job *j = srv_lm_submit(s->lm, &g, &why);

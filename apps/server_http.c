@@ -1,27 +1,30 @@
 /* The HTTP side, on libmicrohttpd: a thread per connection (a handler may
  * wait for its batch or stream tokens), a cap on connections, an idle
- * timeout and a deadline for each request's headers (server_deadline.h); routing,
- * the request's framing (Content-Length, Transfer-Encoding), the API key,
- * bodies with their type and size checked before they are read, the access log. */
+ * timeout and a deadline for each request's headers (server_deadline.h); TLS
+ * through libmicrohttpd's own (GnuTLS) where it has it; the headers handed
+ * to srv_head_check (server_head.c: routing, framing, the API key, the body's
+ * type and size) before the body is read; the body, the access log. */
+#include <errno.h>
 #include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "server.h"
 #include "server_deadline.h"
 #include "server_metrics.h"
+#include "strbuf.h"
 
-/* One request, from its headers to its completion. */
+/* One request, from its request line (on_uri) to its completion. */
 typedef struct call {
     const srv_route *route; /* NULL: no such path */
-    char *method, *url; /* for the access log */
+    char *method, *url; /* for the access log: the method once the headers are in, the request line's URI */
     double t0;
     unsigned status; /* of the reply queued; 0 before */
+    int handled;     /* the handler has had the headers: the request counts in active */
     srv_body body;
     size_t received;
     int no_memory; /* a piece of the body could not be kept */
@@ -41,118 +44,25 @@ int srv_http_active(void)
     return atomic_load(&active);
 }
 
-/* The media type without its parameters matches type. */
-static int media_is(const char *header, const char *type)
-{
-    const size_t n = strlen(type);
-    return header && !strncasecmp(header, type, n) && (!header[n] || header[n] == ';' || header[n] == ' ');
-}
-
-/* An API key given as "Authorization: Bearer KEY" (OpenAI's clients) or "X-Api-Key: KEY". */
-static int key_ok(const srv_server *s, struct MHD_Connection *conn)
-{
-    const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    const char *given = auth && !strncasecmp(auth, "Bearer ", 7)
-                            ? auth + 7
-                            : MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Api-Key");
-    if (!given || strlen(given) != strlen(s->o.api_key))
-        return 0;
-    unsigned char diff = 0; /* every byte compared: the time says nothing of where they differ */
-    for (size_t i = 0; given[i]; i++)
-        diff |= (unsigned char)(given[i] ^ s->o.api_key[i]);
-    return !diff;
-}
-
-/* The headers that say where the body ends: every Content-Length, the Transfer-Encodings. */
-typedef struct framing {
-    const char *length; /* the first Content-Length */
-    int lengths_differ, codings;
-    const char *coding; /* the first Transfer-Encoding */
-} framing;
-
-static enum MHD_Result on_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+/* The request's headers as libmicrohttpd parsed them, in order, for srv_head_check. */
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
-    framing *f = cls;
-    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-        f->lengths_differ |= f->length && strcmp(f->length, value);
-        f->length = f->length ? f->length : value;
-    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-        f->coding = f->codings++ ? f->coding : value;
-    }
+    srv_head *h = cls;
+    h->headers[h->n++] = (srv_header){key, value ? value : ""};
     return MHD_YES;
 }
 
-/* A body whose end is ambiguous: MHD would read one framing, a proxy in front perhaps another, and the
- * bytes past the body's end would be read as a request of their own (smuggling; RFC 9112 6.1, 6.3).
- * Refused, and the connection closed: nothing after it can be trusted.  status 0: none. */
-static srv_reply check_framing(struct MHD_Connection *conn)
-{
-    framing f = {0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, on_header, &f);
-    srv_reply e = {0};
-    if (f.lengths_differ)
-        e = srv_error(400, "Content-Length", "Content-Length headers that differ");
-    else if (f.coding && f.length)
-        e = srv_error(400, "Transfer-Encoding", "both Transfer-Encoding and Content-Length");
-    else if (f.coding && (f.codings > 1 || strcasecmp(f.coding, "chunked")))
-        e = srv_error(501, "Transfer-Encoding", "Transfer-Encoding %s (only chunked is supported)", f.coding);
-    if (e.response)
-        MHD_add_response_header(e.response, MHD_HTTP_HEADER_CONNECTION, "close");
-    return e;
-}
-
-/* The route's method, or HEAD where it is GET (RFC 9110 9.3.2: MHD sends the headers without the body). */
-static int method_ok(const srv_route *r, const char *method)
-{
-    return !strcmp(method, r->method) || (!strcmp(method, "HEAD") && !strcmp(r->method, "GET"));
-}
-
-/* What can be answered from the headers alone: an ambiguous framing, a wrong path, method,
- * key, type or size.  status 0: nothing, read the body. */
 static srv_reply check_headers(srv_server *s, struct MHD_Connection *conn, call *c, const char *url, const char *method)
 {
-    const srv_route *r = c->route = srv_route_of(url);
-    srv_reply framing_error = check_framing(conn);
-    if (framing_error.status)
-        return framing_error;
-    if (!r) {
-        char routes[512];
-        srv_routes_list(routes, sizeof routes);
-        return srv_error(404, NULL, "no endpoint %s (%s)", url, routes);
-    }
-    if (!method_ok(r, method)) {
-        const char *allow = strcmp(r->method, "GET") ? r->method : "GET, HEAD";
-        srv_reply e = srv_error(405, NULL, "%s takes %s, not %s", url, allow, method);
-        if (e.response)
-            MHD_add_response_header(e.response, MHD_HTTP_HEADER_ALLOW, allow);
-        return e;
-    }
-    if (s->o.api_key && !r->open && !key_ok(s, conn)) {
-        srv_reply e = srv_error(401, NULL, "a wrong or missing API key (Authorization: Bearer KEY)");
-        if (e.response)
-            MHD_add_response_header(e.response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-        return e;
-    }
-    if (strcmp(method, "POST"))
-        return (srv_reply){0};
-    const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const unsigned long long max = (unsigned long long)s->o.max_body_mb << 20;
-    if (length && strtoull(length, NULL, 10) > max)
-        return srv_error(413, "body", "the body is over --max-body-mb (%d MiB)", s->o.max_body_mb);
-    const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    const int images = r->takes & SRV_TAKES_IMAGES;
-    if (images && media_is(type, "multipart/form-data")) {
-        if (!srv_multipart_boundary(type, &c->body))
-            return srv_error(400, "Content-Type", "a multipart/form-data body needs a boundary of 1 to 70 characters");
-    } else if (r->takes & SRV_TAKES_JSON && media_is(type, "application/json")) {
-        c->body.json = 1;
-    } else if (!(images && (!type || !strncasecmp(type, "image/", 6) || media_is(type, "application/octet-stream")))) {
-        char takes[256];
-        srv_route_takes(r, takes, sizeof takes);
-        return srv_error(415, "Content-Type", "%s takes %s, not %s", url, takes, type ? type : "a body without a type");
-    }
-    return srv_body_part(&c->body, NULL) ? (srv_reply){0} : srv_error(500, NULL, "out of host memory");
+    const int n = MHD_get_connection_values(conn, MHD_HEADER_KIND, NULL, NULL);
+    srv_head h = {.method = method, .url = url, .headers = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(srv_header))};
+    if (!h.headers)
+        return srv_error(500, NULL, "out of host memory");
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, collect, &h);
+    srv_reply r = srv_head_check(&s->o, &h, &c->route, &c->body);
+    free(h.headers);
+    return r;
 }
 
 /* A piece of the body: kept in the raw part, or (past the limit, out of memory) dropped to be answered at
@@ -189,21 +99,44 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, call *c, srv_repl
     return ret;
 }
 
+static call *call_new(const char *uri)
+{
+    call *c = calloc(1, sizeof *c);
+    if (c && (c->url = strdup(uri))) { /* the route by the path before any query, until the handler's own */
+        char *query = strchr(c->url, '?');
+        if (query)
+            *query = 0;
+        c->route = srv_route_of(c->url);
+        if (query)
+            *query = '?';
+    }
+    if (c)
+        c->t0 = now();
+    return c;
+}
+
+/* The request line is in (MHD_OPTION_URI_LOG_CALLBACK): the call starts here, so that a request libmicrohttpd
+ * refuses itself before the handler (headers too large, a bad Content-Length or chunk) still reaches
+ * on_completed, and the access log and the metrics count it.  uri is as sent (not decoded: no line break). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls, (void)conn;
+    return call_new(uri); /* NULL (out of memory): on_request makes one */
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *data, size_t *size, void **con_cls)
 {
     (void)version;
     srv_server *s = cls;
     call *c = *con_cls;
-    if (!c) {
-        if (!(c = calloc(1, sizeof *c)))
-            return MHD_NO;
-        *con_cls = c;
+    if (!c && !(c = *con_cls = call_new(url)))
+        return MHD_NO;
+    if (!c->handled) {
+        c->handled = 1;
         atomic_fetch_add(&active, 1);
         srv_deadlines_busy(conn, 1);
-        c->t0 = now();
         c->method = strdup(method);
-        c->url = strdup(url);
         srv_reply early = check_headers(s, conn, c, url, method);
         return early.status ? send_reply(conn, c, early) : MHD_YES;
     }
@@ -223,28 +156,72 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     call *c = *con_cls;
     if (!c)
         return;
-    srv_deadlines_busy(conn, 0);
+    /* no reply of ours: libmicrohttpd's own (its HTML refusal), if it queued one */
+    const union MHD_ConnectionInfo *own = c->status ? NULL : MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    if (own)
+        c->status = own->http_status;
     const double t = now() - c->t0;
     if (c->status)
         srv_metrics_request(s->metrics, c->route, c->status, t);
     if (s->o.verbose)
-        fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
-                c->status, 1e3 * t, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+        fprintf(stderr, SERVER_PROGRAM ": %s %s %u %.1f ms%s%s\n", c->method ? c->method : "?", c->url ? c->url : "?",
+                c->status, 1e3 * t, own ? " (libmicrohttpd's reply)" : "",
+                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
     srv_body_free(&c->body);
     free(c->method);
     free(c->url);
+    if (c->handled) {
+        srv_deadlines_busy(conn, 0);
+        atomic_fetch_sub(&active, 1);
+    }
     free(c);
     *con_cls = NULL;
-    atomic_fetch_sub(&active, 1);
 }
+
+static atomic_int starting; /* MHD_start_daemon runs: its messages say why it failed (a bad key, a port in use) */
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     const srv_server *s = cls;
-    if (!s->o.verbose)
+    if (!s->o.verbose && !atomic_load(&starting))
         return;
     fputs(SERVER_PROGRAM ": libmicrohttpd: ", stderr);
     vfprintf(stderr, fmt, ap);
+}
+
+/* The PEM files of --tls-cert and --tls-key, read for MHD_OPTION_HTTPS_MEM_CERT and _KEY (libmicrohttpd hands
+ * them to GnuTLS while it starts): 1, or 0 with a message. */
+static int tls_read(const srv_options *o, char **cert, char **key)
+{
+    *cert = *key = NULL;
+    if (!o->tls_cert)
+        return 1;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        fprintf(stderr, SERVER_PROGRAM ": --tls-cert: this libmicrohttpd is built without TLS (GnuTLS); serve plain "
+                                       "HTTP behind a reverse proxy that terminates TLS (docs/server.md)\n");
+        return 0;
+    }
+    const char *paths[2] = {o->tls_cert, o->tls_key}, *names[2] = {"--tls-cert", "--tls-key"};
+    char **out[2] = {cert, key};
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        const int read = app_read_file(paths[i], out[i], &len);
+        if (!read || !len || strlen(*out[i]) != len) {
+            fprintf(stderr, SERVER_PROGRAM ": %s %s: %s\n", names[i], paths[i],
+                    read ? "not a PEM file (empty, or a NUL byte)" : strerror(errno));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The key's bytes leave no copy in freed memory. */
+static void tls_free(char *cert, char *key)
+{
+    if (key)
+        explicit_bzero(key, strlen(key));
+    free(key);
+    free(cert);
 }
 
 struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port)
@@ -262,19 +239,32 @@ struct MHD_Daemon *srv_http_start(srv_server *s, unsigned *port)
         fprintf(stderr, SERVER_PROGRAM ": cannot start a thread\n");
         return NULL;
     }
+    char *cert, *key;
+    if (!tls_read(&s->o, &cert, &key)) {
+        tls_free(cert, key);
+        freeaddrinfo(ai);
+        return NULL;
+    }
+    struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_CERT, 0, cert}, {MHD_OPTION_HTTPS_MEM_KEY, 0, key},
+                                   {MHD_OPTION_END, 0, NULL}};
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-                     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (cert ? MHD_USE_TLS : 0);
+    atomic_store(&starting, 1);
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, (uint16_t)s->o.port, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->o.timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, srv_deadlines_notify, s->deadlines, MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_CONNECTION, srv_deadlines_notify, s->deadlines, MHD_OPTION_ARRAY, cert ? tls : tls + 2,
+        MHD_OPTION_END);
+    atomic_store(&starting, 0);
+    tls_free(cert, key);
     freeaddrinfo(ai);
     if (!d) {
         srv_deadlines_stop(s->deadlines);
         s->deadlines = NULL;
-        fprintf(stderr, SERVER_PROGRAM ": cannot listen on %s port %d (in use, or not an address of this machine)\n",
-                s->o.host, s->o.port);
+        fprintf(stderr, SERVER_PROGRAM ": cannot listen on %s port %d (in use, or not an address of this machine%s)\n",
+                s->o.host, s->o.port, s->o.tls_cert ? "; or the certificate and key are not a matching PEM pair" : "");
         return NULL;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

@@ -44,14 +44,6 @@ struct srv_lm {
     int n_workers;
 };
 
-void srv_gen_free(srv_gen *gen)
-{
-    free(gen->prompt);
-    for (size_t i = 0; i < gen->n_stop; i++)
-        free(gen->stop[i]);
-    *gen = (srv_gen){0};
-}
-
 static double now(void)
 {
     struct timespec ts;

@@ -48,5 +48,8 @@ void srv_lm_stop(srv_lm *lm);
 void srv_lm_free(srv_lm *lm);
 
 void srv_gen_free(srv_gen *gen);
+/* A completion's (chat: a chat completion's) JSON body into g and *stream (server_request.c): status 0, or the
+ * 400 to send (then free g). */
+srv_reply srv_gen_parse(const srv_body *body, int chat, int max_tokens, srv_gen *g, int *stream);
 
 #endif

@@ -1,5 +1,6 @@
 #include "strbuf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,4 +67,24 @@ void app_buf_free(app_buf *b)
 {
     free(b->s);
     *b = (app_buf){0};
+}
+
+int app_read_file(const char *path, char **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    app_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    *data = NULL;
+    if (!f)
+        return 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        app_buf_add(&b, chunk, n);
+    int ok = !ferror(f) && !b.oom;
+    fclose(f);
+    *data = b.s ? b.s : calloc(1, 1);
+    *len = b.len;
+    if (!ok || !*data)
+        errno = ENOMEM;
+    return ok && *data;
 }

@@ -27,6 +27,7 @@ test_packages=(
     python3-venv           # python: the venv `pip install .` installs the package into
     libopenmpi-dev openmpi-bin  # mpi: gmlp-classify under mpirun (-Dmpi=enabled)
     curl python3-requests  # server: gmlp-server's clients
+    openssl                # server: the TLS test's certificates
 )
 # Optional: the suites that need them skip where a distribution lacks them.
 test_optional=(

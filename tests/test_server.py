@@ -8,7 +8,9 @@ embeddings equal to gmlp-classify --features' bit for bit (multipart, JSON base6
 encodings, curl and the openai package), mixed with classify requests, their refusals, a headless model,
 completions equal to gmlp-generate's (plain, streamed, through the openai
 package where the tools Python has it), a device failing mid-batch, the API
-key, and SIGTERM.
+key, libmicrohttpd's own refusals counted, TLS (curl and Python's ssl against
+certificates made with openssl: a wrong one, plain HTTP to the TLS port,
+handshakes cut short), and SIGTERM.
   test_server.py GMLP_SERVER GMLP_CLASSIFY GMLP_GENERATE SOURCE_DIR
 Environment: GMLP_SERVER_CLIENTS x GMLP_SERVER_REQUESTS (default 32 x 25; CI's
 ASan pass uses fewer; scripts/test's quick tier, GMLP_TEST_TIER=quick, 16 x 10:
@@ -23,6 +25,7 @@ import random
 import re
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -55,7 +58,8 @@ def check(ok, what):
 class Server:
     """A gmlp-server on a free port; its stderr collected."""
 
-    def __init__(self, *args, env=None):
+    def __init__(self, *args, env=None, verify=True):
+        self.verify = verify  # requests' verify: the CA file of a TLS server's certificate
         self.proc = subprocess.Popen([server_bin, "--port", "0", *args], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
         atexit.register(lambda: self.proc.poll() is None and self.proc.kill())  # a failed check leaves none behind
@@ -66,21 +70,21 @@ class Server:
             time.sleep(0.02)
         if self.port is None:
             sys.exit(f"test_server: the server did not start: {''.join(self.log)}")
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.scheme}://127.0.0.1:{self.port}"
 
     def _read(self):
         for line in self.proc.stderr:
             self.log.append(line)
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+            m = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
             if m:
-                self.port = int(m.group(1))
+                self.scheme, self.port = m.group(1), int(m.group(2))
 
     def wait_ready(self):
         """The first /health answer, once it says 200; None when the server ended (a model or device failed)."""
         first = None
         for _ in range(1200):
             try:
-                r = requests.get(self.url + "/health", timeout=10)
+                r = requests.get(self.url + "/health", timeout=10, verify=self.verify)
             except requests.ConnectionError:
                 r = None
             if self.proc.poll() is not None:
@@ -335,8 +339,22 @@ check(reply == b"", "a truncated body: no reply, the connection closed at the id
 reply = raw_http(srv.port, head + b"Content-Length: 10\r\nConnection: close\r\n\r\n" + body)
 check(status_of(reply) == 200 and b'"error"' in reply, "a Content-Length shorter than the body: 200, the image's "
                                                        "error entry (the bytes after it are not an image)")
-reply = raw_http(srv.port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n")
-check(status_of(reply) == 431, "giant headers: 431")
+# libmicrohttpd's own refusals (docs/server.md): its HTML reply, yet counted by route (and in the access log, below)
+before = requests.get(url + "/metrics").text
+json_post = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+for data, status, what in (
+        (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n", 431, "giant headers"),
+        (json_post + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400, "a malformed chunk"),
+        (json_post + b"Content-Length: 1x\r\n\r\n{}", 400, "a Content-Length that is not a number"),
+        (json_post + b"Content-Length: 99999999999999999999999\r\n\r\n", 413, "a Content-Length over 2^64")):
+    reply = raw_http(srv.port, data)
+    check(status_of(reply) == status and b"<html>" in reply and b"\r\nConnection: close\r\n" in reply,
+          f"{what}: libmicrohttpd's {status}, the connection closed")
+after = requests.get(url + "/metrics").text
+check(delta("gmlp_requests_total", endpoint="/health", status="431") == 1 and
+      delta("gmlp_requests_total", endpoint="/v1/completions", status="400") == 2 and
+      delta("gmlp_requests_total", endpoint="/v1/completions", status="413") == 1,
+      "libmicrohttpd's refusals: counted in gmlp_requests_total by route")
 r = requests.post(url + "/v1/classify", data=body, headers={"Content-Type": "multipart/form-data"})
 check(r.status_code == 400 and r.json()["error"]["param"] == "Content-Type", "multipart without a boundary: 400")
 r = requests.post(url + "/v1/classify", data=b"--other\r\n" + body,
@@ -521,6 +539,8 @@ check(events[-1] == b"[DONE]" and json.loads(events[-2])["usage"]["completion_to
       "SIGTERM: the completion in flight streams to its end")
 check(srv.exit_status() == 0, "SIGTERM: exit 0")
 check(any(re.match(r"gmlp-server: POST /v1/classify 200 ", l) for l in srv.log), "-v: an access log line per request")
+check(any(re.match(r"gmlp-server: \? /health 431 .*\(libmicrohttpd's reply\)", l) for l in srv.log),
+      "-v: libmicrohttpd's own refusals in the access log")
 
 # --- a stream that waits in the queue longer than the idle timeout: kept open by comments -------------
 srv = Server("--lm", lm_path, "--parallel", "1", "--timeout-s", "1", "-q")
@@ -551,6 +571,92 @@ check(r.status_code == 400 and "/v1/embeddings" in r.json()["error"]["message"],
 check(requests.get(srv.url + "/v1/models").json()["data"][0]["kind"] == "feature-extractor",
       "a headless model: /v1/models says feature-extractor")
 check(srv.stop() == 0, "SIGTERM: exit 0")
+
+# --- TLS (--tls-cert, --tls-key): curl and Python's ssl against certificates made here ------------------
+def openssl_cert(name, cn="localhost"):
+    """A self-signed EC certificate for 127.0.0.1 and localhost: (cert, key) paths."""
+    cert, key = os.path.join(tmp, name + ".pem"), os.path.join(tmp, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=" + cn,
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"], check=True, capture_output=True)
+    return cert, key
+
+
+def handshake(cafile, hostname="127.0.0.1"):
+    """A TLS handshake and GET /v1/models with Python's ssl: (status line, TLS version), or the ssl error."""
+    ctx = ssl.create_default_context(cafile=cafile)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as raw, \
+                ctx.wrap_socket(raw, server_hostname=hostname) as t:
+            t.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return t.recv(4096).split(b"\r\n")[0], t.version()
+    except ssl.SSLError as e:
+        return e
+
+
+def closed_by_server(data):
+    """Sends data, reads until the server closes (True) or 20 s pass (False): (what came back, closed)."""
+    with socket.create_connection(("127.0.0.1", srv.port)) as s:
+        s.settimeout(20)
+        s.sendall(data)
+        out = b""
+        try:
+            while True:
+                got = s.recv(65536)
+                if not got:
+                    return out, True
+                out += got
+        except ConnectionResetError:
+            return out, True
+        except socket.timeout:
+            return out, False
+
+
+cert, key = openssl_cert("server")
+other, other_key = openssl_cert("other")
+usage = subprocess.run([server_bin, "--tls-cert", cert], capture_output=True, text=True)
+check(usage.returncode == 2 and "--tls-cert needs --tls-key" in usage.stderr, "--tls-cert alone: usage error 2")
+mismatch = subprocess.run([server_bin, "--port", "0", "--tls-cert", cert, "--tls-key", other_key], capture_output=True,
+                          text=True, timeout=60)
+if "built without TLS" in mismatch.stderr:  # a libmicrohttpd without GnuTLS: the options refused, saying so
+    check(mismatch.returncode == 1, "--tls-cert: this libmicrohttpd has no TLS: refused, exit 1")
+else:
+    check(mismatch.returncode == 1 and "do not match" in mismatch.stderr,
+          "a key that is not the certificate's: exit 1, GnuTLS' reason on stderr")
+    srv = Server("--tls-cert", cert, "--tls-key", key, "--timeout-s", "1", "-q", verify=cert)
+    srv.wait_ready() or sys.exit(f"test_server: the TLS server failed: {''.join(srv.log)}")
+    check(srv.url.startswith("https://"), "--tls-cert: the server listens on https://")
+    out = subprocess.run(["curl", "-sS", "--cacert", cert, "--data-binary", "@" + os.path.join(examples, name), "-H",
+                          "Content-Type: image/png", srv.url + "/v1/classify"], capture_output=True, text=True)
+    check(out.returncode == 0 and same_row(json.loads(out.stdout)["results"][0], dict(want[name], file="-")),
+          "TLS: curl --cacert classifies, gmlp-classify's row")
+    out = subprocess.run(["curl", "-sS", "--cacert", other, srv.url + "/health"], capture_output=True, text=True)
+    check(out.returncode == 60, "TLS: curl refuses a certificate its CA file did not sign (exit 60)")
+    got = handshake(cert)
+    check(not isinstance(got, Exception) and got[0] == b"HTTP/1.1 200 OK" and got[1] in ("TLSv1.2", "TLSv1.3"),
+          f"TLS: Python's ssl verifies the certificate, GET /v1/models 200 ({got})")
+    check(isinstance(handshake(other), ssl.SSLCertVerificationError), "TLS: Python's ssl refuses the wrong certificate")
+    check(isinstance(handshake(cert, "example.org"), ssl.SSLCertVerificationError),
+          "TLS: Python's ssl refuses the certificate for another host name")
+    reply, closed = closed_by_server(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    check(closed and not reply.startswith(b"HTTP/"), "plain HTTP to the TLS port: no HTTP reply, the connection closed")
+    # a handshake cut short: half a ClientHello, then the client leaves, or stays silent (the header deadline, 1 s)
+    bio_in, bio_out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    hello = ssl.create_default_context(cafile=cert).wrap_bio(bio_in, bio_out, server_hostname="127.0.0.1")
+    try:
+        hello.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = bio_out.read()
+    with socket.create_connection(("127.0.0.1", srv.port)) as s:
+        s.sendall(hello[:len(hello) // 2])
+    reply, closed = closed_by_server(hello[:len(hello) // 2])
+    check(len(hello) > 100 and closed and not reply.startswith(b"HTTP/"),
+          "a handshake cut short, or left unfinished: the connection closed")
+    got = handshake(cert)
+    check(srv.proc.poll() is None and not isinstance(got, Exception) and got[0] == b"HTTP/1.1 200 OK",
+          "TLS: still serving after the broken handshakes")
+    check(srv.stop() == 0, "SIGTERM: exit 0")
 
 # --- the API key -------------------------------------------------------------------------------------
 srv = Server("--api-key", "s3cret", "-q", "--queue", "2", "--batch", "64", "--max-delay-ms", "1500",

@@ -7,6 +7,7 @@
 # crash leaves its input in the work folder and fails the run: copy it to
 # tests/data/fuzz-regressions/ with a line in its manifest (test_safetensors
 # replays that folder).
+# Only the named targets run when TARGETS says so (e.g. TARGETS="fuzz_server_json").
 #   tests/fuzz/run.sh [SECONDS [WORKDIR]]      e.g. tests/fuzz/run.sh 3600
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,6 +43,12 @@ cp "$root"/tests/data/preprocess/*.png "$root"/tests/data/preprocess/*.jpg "$roo
     "$root"/tests/data/preprocess/*.webp "$root"/tests/data/preprocess/*.gif \
     "$root"/examples/*.png \
     "$root"/tests/data/fuzz-regressions/images/*.img "$work/corpus_image/"
+# gmlp-server's request parsing (headers, multipart, JSON bodies) from tests/data/fuzz-server, made from
+# test_server.py's hostile lists; a crash's input goes there too, as a regression seed (test_server_parse)
+for d in head multipart json; do
+    mkdir -p "$work/corpus_server_$d"
+    cp "$root"/tests/data/fuzz-server/$d/* "$work/corpus_server_$d/"
+done
 # one target: its run, then its report (a crash: the log's tail)
 fuzz() {
     t=$1 seeds=corpus
@@ -49,6 +56,7 @@ fuzz() {
     [ "$t" = fuzz_config_json ] && seeds=corpus_config
     [ "$t" = fuzz_tune_file ] && seeds=corpus_tune
     [ "$t" = fuzz_image ] && seeds=corpus_image
+    case $t in fuzz_server_*) seeds=corpus_server_${t#fuzz_server_} ;; esac
     if "build/tests/fuzz/$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 \
         -print_final_stats=1 "out_$t" "$seeds" >"$t.log" 2>&1; then
         echo "$t: no crash in ${secs}s" >"$t.result"
@@ -58,7 +66,11 @@ fuzz() {
     fi
 }
 # the targets side by side, as many at a time as there are cores (meson runs nothing else beside this test)
-targets="fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image"
+targets=""
+for t in ${TARGETS:-fuzz_safetensors fuzz_model_load fuzz_config_json fuzz_tune_file fuzz_image fuzz_server_head \
+    fuzz_server_multipart fuzz_server_json}; do
+    if [ -x "build/tests/fuzz/$t" ]; then targets="$targets $t"; else echo "$t: not built (libmicrohttpd not found)"; fi
+done
 cores=$(nproc 2>/dev/null || echo 1)
 running=0
 for t in $targets; do
