@@ -14,6 +14,8 @@ typedef struct app_options {
     const char *model, *labels_file, *device, *output, *files_from;
     int top, batch, threads, json, bench, list_devices, fp16, quiet, recursive, resume, retry_errors;
     int features, top_given; /* --features: pooled features instead of classes; -k was given */
+    int eval;                        /* --eval: the arguments are labelled images (eval.h) */
+    const char *class_map, *svg;     /* --class-map, --svg */
     const app_writer *format; /* --format, the output's extension, -j or the default */
     const char *format_name;  /* --format's value */
     gmlp_precision precision; /* --precision; GMLP_PRECISION_AUTO: the library's default */

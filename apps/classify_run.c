@@ -47,10 +47,48 @@ app_pipeline_config app_pipeline_config_of(const app_options *o)
     };
 }
 
+static int open_inputs(const app_options *o, char **args, int n_args, app_inputs *in, app_eval *eval,
+                       size_t window, app_sink *sink, char ***pending, size_t *n_pending);
+
+/* --eval: the labelled images into in, and the set for the sink; NULL with a message. */
+static app_eval *open_eval(const app_options *o, char **args, int n_args, app_inputs *in)
+{
+    app_eval *e = calloc(1, sizeof *e);
+    if (!e)
+        fprintf(stderr, "gmlp-classify: out of host memory\n");
+    else if (!app_eval_open(e, args, n_args, o->class_map, in))
+        app_eval_free(e), free(e), e = NULL;
+    else if (!e->n) {
+        fprintf(stderr, "gmlp-classify: --eval: no labelled images (an ImageFolder tree holds them in a folder per "
+                        "class)\n");
+        app_eval_free(e), free(e), e = NULL;
+    } else if (e->outside && !o->quiet)
+        fprintf(stderr, "gmlp-classify: --eval: %zu images left out: in no class folder%s\n", e->outside,
+                o->class_map ? " or in a class --class-map does not name" : "");
+    return e;
+}
+
 int app_open_run(const app_options *o, char **args, int n_args, size_t window, app_inputs *in, app_sink *sink,
                  char ***pending, size_t *n_pending)
 {
     in->recursive = o->recursive;
+    app_eval *eval = o->eval ? open_eval(o, args, n_args, in) : NULL;
+    if (o->eval && !eval)
+        return APP_EXIT_FAIL;
+    int st = open_inputs(o, o->eval ? NULL : args, o->eval ? 0 : n_args, in, eval, window, sink, pending, n_pending);
+    if (st == APP_EXIT_OK) {
+        sink->eval = eval;
+        sink->eval_svg = o->svg;
+        sink->eval_json = o->json;
+    } else if (eval)
+        app_eval_free(eval), free(eval);
+    return st;
+}
+
+/* The rest of app_open_run: the unlabelled inputs, the output, the sink. */
+static int open_inputs(const app_options *o, char **args, int n_args, app_inputs *in, app_eval *eval,
+                       size_t window, app_sink *sink, char ***pending, size_t *n_pending)
+{
     for (int i = 0; i < n_args; i++)
         if (!app_inputs_add(in, args[i]))
             return APP_EXIT_FAIL;
@@ -86,6 +124,11 @@ int app_open_run(const app_options *o, char **args, int n_args, size_t window, a
         int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
         if (st != 1)
             return st == 2 ? APP_EXIT_USAGE : APP_EXIT_FAIL;
+        if (eval && o->resume && !app_eval_resume(eval, o->output, o->format)) { /* the earlier run's results */
+            app_done_free(&done);
+            fclose(out.f);
+            return APP_EXIT_FAIL;
+        }
     }
     *pending = malloc((in->n + 1) * sizeof **pending);
     *n_pending = 0;

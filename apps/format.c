@@ -9,6 +9,8 @@
 static const app_writer writers[] = {
     /* the default on stdout: the file name, then a bar per class */
     {.name = "text", .carries = APP_CLASSES, .errors_on_stderr = 1, .row = app_text_row},
+    /* --eval without --output: no rows (the report is the output), failures on stderr */
+    {.name = "none", .carries = APP_CLASSES, .errors_on_stderr = 1},
     /* -j; with --features each result's "embedding" */
     {.name = "json", .carries = APP_CLASSES | APP_FEATURES, .document = 1, .errors_on_stderr = 1, .row = app_json_row,
      .error = app_json_error},

@@ -34,11 +34,17 @@ typedef struct app_out {
 /* What a format carries (bits): a run with --features writes features, others classes. */
 enum { APP_CLASSES = 1, APP_FEATURES = 2 };
 
+#define APP_RECORD_TOP 5 /* the classes a record keeps: --eval's top 5 */
+
 /* A row read back by --resume: bytes [start, end) of the output. */
 typedef struct app_record {
     size_t start, end;
     char *file; /* malloc'd; NULL: the row is not one gmlp-classify writes */
     int error;  /* an error row */
+    /* a row of classes (--eval's resume): its first APP_RECORD_TOP or fewer (k), top[0] of rank `rank` (1: the
+     * most probable; JSON lines hold an image's classes in one row, CSV one a row) */
+    int rank, k;
+    int32_t top[APP_RECORD_TOP];
 } app_record;
 
 typedef struct app_done app_done;
@@ -53,7 +59,7 @@ struct app_writer {
     void (*header_dims)(app_buf *b, int dim);
     int document;          /* 1: items, printed as one document ({"model", ..., "results"}) at the end */
     int errors_on_stderr;  /* a failure is also a "FILE: error: WHY" line on stderr */
-    void (*row)(app_rows *o, const char *file, const app_result *r);
+    void (*row)(app_rows *o, const char *file, const app_result *r); /* NULL: no rows */
     void (*error)(app_rows *o, const char *file, const char *why); /* NULL: no row */
     /* --resume: the record at s[pos..len): its end, or 0 when it is cut short */
     size_t (*read)(const char *s, size_t len, size_t pos, app_record *r);

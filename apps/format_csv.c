@@ -82,8 +82,9 @@ static size_t read_record(const char *s, size_t len, size_t pos, app_buf *keep, 
     }
 }
 
-/* A record of fields [file, second, ...] that is ours (ok): its file and whether it is an error row. */
-static size_t take_record(app_buf f[2], size_t end, int ok, int error, app_record *r)
+/* A record of fields [file, second, ...] (n_kept of them kept) that is ours (ok): its file and whether it is
+ * an error row. */
+static size_t take_record(app_buf *f, int n_kept, size_t end, int ok, int error, app_record *r)
 {
     if (end && ok) {
         r->file = f[0].s ? f[0].s : calloc(1, 1);
@@ -91,17 +92,20 @@ static size_t take_record(app_buf f[2], size_t end, int ok, int error, app_recor
     } else {
         app_buf_free(&f[0]);
     }
-    app_buf_free(&f[1]);
+    for (int i = 1; i < n_kept; i++)
+        app_buf_free(&f[i]);
     return end;
 }
 
 size_t app_csv_read(const char *s, size_t len, size_t pos, app_record *r)
 {
-    app_buf f[2] = {{0}, {0}}; /* file, rank */
+    app_buf f[3] = {{0}, {0}, {0}}; /* file, rank, index */
     int n;
-    const size_t end = read_record(s, len, pos, f, 2, &n);
+    const size_t end = read_record(s, len, pos, f, 3, &n);
     const int at = f[1].s ? atoi(f[1].s) : -1;
-    return take_record(f, end, n == 6 && at >= 0, at == 0, r);
+    if (at > 0 && f[2].s) /* a class: rank, index */
+        r->rank = at, r->k = 1, r->top[0] = (int32_t)atol(f[2].s);
+    return take_record(f, 3, end, n == 6 && at >= 0, at == 0, r);
 }
 
 void app_csv_features_header(app_buf *b, int dim)
@@ -135,5 +139,5 @@ size_t app_csv_features_read(const char *s, size_t len, size_t pos, app_record *
     int n;
     const size_t end = read_record(s, len, pos, f, 2, &n);
     const int error = f[1].len > 0;
-    return take_record(f, end, error ? n == 2 : n > 2, error, r);
+    return take_record(f, 2, end, error ? n == 2 : n > 2, error, r);
 }

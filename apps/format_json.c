@@ -92,6 +92,10 @@ size_t app_jsonl_read(const char *s, size_t len, size_t pos, app_record *r)
     if (file && (json_object_get(j, "top") || json_object_get(j, "embedding") || json_object_get(j, "error"))) {
         r->file = strdup(file);
         r->error = json_object_get(j, "error") != NULL;
+        json_t *top = json_object_get(j, "top");
+        r->rank = 1;
+        for (size_t i = 0; i < json_array_size(top) && r->k < APP_RECORD_TOP; i++)
+            r->top[r->k++] = (int32_t)json_integer_value(json_object_get(json_array_get(top, i), "index"));
     }
     json_decref(j);
     return (size_t)(nl - s) + 1;

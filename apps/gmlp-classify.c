@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "eval.h"
 #include "common.h"
 #include "devices.h"
 
@@ -25,6 +26,7 @@ static void usage(FILE *f)
     fputs("usage: gmlp-classify [options] IMAGE|FOLDER...\n"
           "       gmlp-classify [options] --files-from LIST --output OUT.jsonl|OUT.csv\n"
           "       gmlp-classify --features [options] --output OUT.npy|OUT.jsonl|OUT.csv IMAGE|FOLDER...\n"
+          "       gmlp-classify --eval [options] [--svg OUT.svg] [--output OUT.jsonl|OUT.csv] TREE|LABELS.csv...\n"
           "       mpirun -n N gmlp-classify [options] --output OUT.jsonl IMAGE|FOLDER...\n"
           "       gmlp-classify --list-devices | --version | --help\n"
           "Classifies images (PNG, JPEG, WebP, BMP, GIF, TGA, PSD, HDR, PIC, PNM) with a gMLP, MLP-Mixer or ResMLP model.\n\n"
@@ -50,6 +52,16 @@ static void usage(FILE *f)
           "                            files in OUT.paths.txt, one a line; failed images have no row and --resume\n"
           "                            tries them again: it keeps the rows both files hold and rewrites the shape),\n"
           "                            .jsonl ({\"file\", \"embedding\"}) or .csv (file,error,0,1,...); jsonl on stdout\n"
+          "      --eval                score the model on labelled images: each argument an ImageFolder tree (an image's\n"
+          "                            class is the name of the folder holding it; classes in timm's natural order of\n"
+          "                            the names) or a CSV of path,label lines (path relative to the CSV, label a class\n"
+          "                            index or name); prints top-1 and top-5 accuracy (timm.utils.accuracy), per-class\n"
+          "                            precision and recall and the most confused pairs as Markdown (-j: JSON, with the\n"
+          "                            whole confusion matrix); --output keeps each image's row, for --resume\n"
+          "      --class-map FILE      --eval's classes: one name a line, line i class i (timm's class_map; images of\n"
+          "                            other folders are left out)\n"
+          "      --svg FILE            --eval's confusion matrix as an SVG picture (over 100 classes: the 100 with the\n"
+          "                            most errors)\n"
           "  -q, --quiet               no progress line, summary or notes on stderr (default: off)\n"
           "      --fp16                store the weights as half: half the device memory, fp32 arithmetic (default: off)\n"
           "      --precision P         fp32, tf32, fp16 or bf16: the format the operands of every matrix product are\n"
@@ -96,7 +108,7 @@ static int list_devices(void)
 
 enum {
     OPT_BENCH = 256, OPT_LIST, OPT_IMG, OPT_MEAN, OPT_STD, OPT_CROP, OPT_INTERP, OPT_FP16, OPT_FILES_FROM,
-    OPT_FORMAT, OPT_RESUME, OPT_RETRY, OPT_PRECISION, OPT_FEATURES,
+    OPT_FORMAT, OPT_RESUME, OPT_RETRY, OPT_PRECISION, OPT_FEATURES, OPT_EVAL, OPT_CLASS_MAP, OPT_SVG,
 };
 
 static const struct option longopts[] = {
@@ -113,6 +125,8 @@ static const struct option longopts[] = {
     {"std", required_argument, 0, OPT_STD},      {"crop-pct", required_argument, 0, OPT_CROP},
     {"interpolation", required_argument, 0, OPT_INTERP}, {"fp16", no_argument, 0, OPT_FP16},
     {"precision", required_argument, 0, OPT_PRECISION}, {"features", no_argument, 0, OPT_FEATURES},
+    {"eval", no_argument, 0, OPT_EVAL},          {"class-map", required_argument, 0, OPT_CLASS_MAP},
+    {"svg", required_argument, 0, OPT_SVG},
     {0, 0, 0, 0},
 };
 
@@ -261,6 +275,9 @@ static int parse_args(int argc, char **argv, app_options *o)
         case OPT_LIST: o->list_devices = 1; break;
         case OPT_FP16: o->fp16 = 1; break;
         case OPT_FEATURES: o->features = 1; break;
+        case OPT_EVAL: o->eval = 1; break;
+        case OPT_CLASS_MAP: o->class_map = optarg; break;
+        case OPT_SVG: o->svg = optarg; break;
         case OPT_PRECISION:
             if (!app_parse_precision("gmlp-classify", optarg, &o->precision))
                 return 0;
@@ -271,7 +288,12 @@ static int parse_args(int argc, char **argv, app_options *o)
                 return 0;
         }
     }
-    const char *conflict = o->json && o->output ? "--json and --output"
+    const char *conflict = o->json && o->output && !o->eval ? "--json and --output"
+                           : o->eval && o->features ? "--eval with --features (it scores classes)"
+                           : o->eval && o->files_from ? "--eval with --files-from (give a CSV of path,label lines)"
+                           : o->eval && o->output && !strcmp(o->output, "-") ? "--eval with --output - (the report "
+                                                                               "goes to stdout)"
+                           : (o->class_map || o->svg) && !o->eval ? "--class-map or --svg without --eval"
                            : o->resume && !o->output ? "--resume without --output"
                            : o->retry_errors && !o->resume ? "--retry-errors without --resume"
                            : o->format_name && !o->output ? "--format without --output"
@@ -295,8 +317,13 @@ static int parse_args(int argc, char **argv, app_options *o)
         return 0;
     }
     if (!o->format)
-        o->format = app_writer_named(o->output || (o->features && !o->json) ? "jsonl" : o->json ? "json" : "text", 0,
-                                     carries);
+        o->format = app_writer_named(o->eval            ? "none"
+                                     : o->output || (o->features && !o->json) ? "jsonl"
+                                     : o->json        ? "json"
+                                                      : "text",
+                                     0, carries);
+    if (o->eval && o->top < APP_EVAL_TOP) /* top-5 accuracy needs them */
+        o->top = APP_EVAL_TOP;
     read_test_hook(o);
     return 1;
 }

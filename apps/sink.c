@@ -76,8 +76,11 @@ static void write_batch(app_sink *s, app_batch *b)
     }
     for (size_t i = 0; i < b->n; i++) {
         const app_result *r = &b->results[i];
+        if (s->eval)
+            app_eval_take(s->eval, b->paths[i], r);
         if (!r->error) {
-            s->w->row(&rows, b->paths[i], r);
+            if (s->w->row)
+                s->w->row(&rows, b->paths[i], r);
             continue;
         }
         s->errors++;
@@ -118,6 +121,9 @@ void app_sink_take(app_sink *s, app_batch *b)
 void app_sink_document(app_sink *s, const char *model, const char *devices, const char *precision,
                        const char *engines)
 {
+    if (s->eval && !app_eval_report(s->eval, &(app_eval_run){model, devices, precision}, stdout, s->eval_json,
+                                    s->eval_svg))
+        s->write_failed = 1;
     if (!s->w->document)
         return;
     json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:O}", "model", model, "device", devices, "precision", precision,
@@ -153,6 +159,10 @@ void app_sink_free(app_sink *s)
         app_batch_free(s->slot[i]);
     free(s->slot);
     json_decref(s->results);
+    if (s->eval)
+        app_eval_free(s->eval);
+    free(s->eval);
     s->slot = NULL;
     s->results = NULL;
+    s->eval = NULL;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include "eval.h"
 #include "format.h"
 
 typedef struct app_sink {
@@ -21,6 +22,9 @@ typedef struct app_sink {
     double t0, drawn;
     double open_s, load_s; /* the devices' context creation and model load before t0 (0: not known) */
     int write_failed;
+    app_eval *eval; /* --eval: told every result, its report at the end (owned) */
+    const char *eval_svg; /* --svg */
+    int eval_json;        /* -j with --eval: the report as JSON */
 } app_sink;
 
 int app_sink_init(app_sink *s, const app_writer *w, app_out out, size_t window, size_t total);
@@ -33,7 +37,8 @@ void app_sink_progress(app_sink *s, int force);
 /* Ends the progress line and prints the summary (unless -q), with the
  * start-up's split where open_s and load_s are known. */
 /* A document format's one document, after a complete run:
- * {"model", "device", "precision", "engine", "results"}; nothing for the others. */
+ * {"model", "device", "precision", "engine", "results"}; nothing for the others.
+ * With --eval, first the evaluation's report on stdout (and --svg's picture). */
 void app_sink_document(app_sink *s, const char *model, const char *devices, const char *precision,
                        const char *engines);
 void app_sink_summary(app_sink *s, double model_rate, const char *devices);

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "report.h"
+#include "svg.h"
 
 #define W 960
 #define PLOT_H 460
@@ -37,19 +38,6 @@ static int point(json_t *r, const char *key, double *b, double *ips)
     return *ips > 0 && *b > 0 && (!key || !strcmp(k, key));
 }
 
-static void escaped(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else
-            fputc(*s, f);
-}
-
 int bench_svg(json_t *rows, FILE *f)
 {
     char keys[MAX_SERIES][256];
@@ -71,9 +59,7 @@ int bench_svg(json_t *rows, FILE *f)
         bmin = fmin(bmin, b), bmax = fmax(bmax, b), ymin = fmin(ymin, ips), ymax = fmax(ymax, ips);
     }
     const int H = TOP + PLOT_H + BOTTOM + LEGEND_LINE * n_keys;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
-    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\">gmlp-bench: throughput against batch size</text>\n", LEFT);
+    app_svg_begin(f, W, H, LEFT, "gmlp-bench: throughput against batch size");
     if (!n_keys) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no image rows to plot</text>\n</svg>\n", LEFT, H / 2);
         return ferror(f) != 0;
@@ -119,7 +105,7 @@ int bench_svg(json_t *rows, FILE *f)
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
                 LEFT, ly, LEFT + 24, ly, color, dash);
         fprintf(f, "<text x=\"%d\" y=\"%d\">", LEFT + 32, ly + 4);
-        escaped(f, keys[k]);
+        app_svg_escaped(f, keys[k]);
         fputs("</text>\n", f);
     }
 #undef PX
