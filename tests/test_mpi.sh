@@ -69,6 +69,22 @@ assert mpi["results"] == one["results"]
 PY
 check $? "mpirun -n 3 --precision bf16: the one-process results, the mode and the ranks' engines"
 
+# --eval: the ranks' typed results reach rank 0's report: the one-process figures (the examples in 3 classes)
+for i in 0 1 2 3 4 5 6; do
+    mkdir -p "$tmp/tree/class$((i % 3))"
+    cp "$tmp/in/$i-"*.png "$tmp/tree/class$((i % 3))/"
+done
+"$app" -q -b 4 --eval -j "$tmp/tree" >"$tmp/one-eval.json" 2>/dev/null
+run 3 -q -b 4 --eval -j "$tmp/tree" >"$tmp/mpi-eval.json" 2>/dev/null
+python3 - "$tmp/one-eval.json" "$tmp/mpi-eval.json" <<'PY'
+import json, sys
+one, mpi = (json.load(open(p)) for p in sys.argv[1:3])
+keys = ("images", "failed", "top1", "top5", "classes", "confusion")
+assert one["images"] > 0 and one["failed"] == 1, (one["images"], one["failed"])
+assert [one[k] for k in keys] == [mpi[k] for k in keys], [(one[k], mpi[k]) for k in keys]
+PY
+check $? "mpirun -n 3 --eval: the one-process report"
+
 # a failing rank stops the job, naming it; --resume completes
 GMLP_TEST_FAIL=0:3 run 2 -q -b 4 -t 1 -o "$tmp/failed.jsonl" "$tmp/in" 2>"$tmp/err"
 [ $? != 0 ]; check $? "a failing rank: non-zero exit"
