@@ -14,7 +14,8 @@ targets make them; on two sets:
     again with --class-map (22 of the names, reversed).
 Then: --resume of a cut .jsonl and .csv output gives the whole run's report;
 two devices, a CSV of path,label lines and the Markdown give the same
-figures; the SVG is XML with a cell per non-zero count; the refusals.
+figures; the SVG is XML with a cell per non-zero count; past 100 classes
+(150, random) the SVG and the Markdown show 100; the refusals.
 
     test_eval.py GMLP_CLASSIFY TESTS_DIR
 
@@ -212,10 +213,26 @@ with tempfile.TemporaryDirectory() as tmp:
     check(f"| {full['images']} | 0 | {full['top1']:.2f} % | {full['top5']:.2f} % | 24 |" in md,
           "the Markdown's table holds the JSON's figures")
 
+    # past 100 classes the table and the picture show the 100 with the most errors; the JSON has them all
+    many = os.path.join(tmp, "random-gmlp150.safetensors")
+    random_model(many, 150)
+    with open(os.path.join(tmp, "many.csv"), "w") as f:
+        for i, name in enumerate(sorted(timm_full["predictions"])[:400]):
+            f.write(f"{os.path.relpath(os.path.join(tree, name), tmp)},{(i * 37) % 150}\n")
+    svg = os.path.join(tmp, "many.svg")
+    got = summary(many, os.path.join(tmp, "many.csv"), ["--svg", svg])
+    md = ours(many, [os.path.join(tmp, "many.csv")])
+    labels = [t for t in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}text") if t.text and
+              t.text.isdigit()]
+    table = md.split("| class | name")[1].split("\n\n")[0].split("\n")[2:]  # its rows, after the header
+    check(len(got["classes"]) > 100 and len(labels) == 200 and f"The 100 of {len(got['classes'])} classes" in md
+          and len(table) == 100,
+          f"150 classes, {len(got['classes'])} present: the SVG and the Markdown show 100, the JSON all")
+
     def refused(args, status, words):
         r = subprocess.run([CLASSIFY, "-m", model, *args], capture_output=True, text=True)
         check(r.returncode == status and words in r.stderr,
-              f"{' '.join(args)}: exit {r.returncode} (want {status}): {r.stderr.strip()[:120]}")
+              f"{' '.join(args)}: exit {r.returncode} (want {status}): {r.stderr.strip().splitlines()[0][:120]}")
     refused(["--eval", "--features", tree], 2, "--eval with --features")
     refused(["--svg", "x.svg", tree], 2, "without --eval")
     refused(["--eval", model], 1, "not a folder")
