@@ -1,6 +1,6 @@
 #!/bin/sh
 # gmlp-classify under mpirun (-Dmpi=enabled): 2 and 3 ranks give the output of
-# one process (--features too); a --resume run continues a partial output; a rank whose every
+# one process (--features too, and --eval's report); a --resume run continues a partial output; a rank whose every
 # device fails stops the job with a message naming the rank, and a --resume
 # rerun completes it.  Skips (77) where gmlp-classify was built without MPI,
 # except with CI=true, where that is a failure.
