@@ -243,7 +243,7 @@ int app_eval_open(app_eval *e, char *const *args, int n_args, const char *class_
     ok = ok && !l.oom;
     if (ok && !(ok = name_classes(e, &l, class_map)))
         said = class_map != NULL;
-    if (ok)
+    if (ok && l.n)
         qsort(l.e, l.n, sizeof *l.e, by_path);
     e->paths = ok ? malloc((l.n + 1) * sizeof *e->paths) : NULL;
     e->label = ok ? malloc((l.n + 1) * sizeof *e->label) : NULL;
