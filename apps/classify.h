@@ -34,9 +34,10 @@ typedef struct app_options {
  * writing the rows that are in order. */
 extern volatile sig_atomic_t app_interrupted;
 
-/* The images of this run: the inputs enumerated, minus those the output
- * already holds (--resume); the output opened and the sink ready.  Returns
- * APP_EXIT_OK or the exit status to end with. */
+/* The images of this run: the inputs enumerated (--eval: the labelled images,
+ * their set handed to the sink with an earlier run's results on --resume),
+ * minus those the output already holds (--resume); the output opened and the
+ * sink ready.  Returns APP_EXIT_OK or the exit status to end with. */
 int app_open_run(const app_options *o, char **args, int n_args, size_t window, app_inputs *in, app_sink *sink,
                  char ***pending, size_t *n_pending);
 /* The pipeline configuration of the options. */
