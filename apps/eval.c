@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "eval.h"
-#include "resume.h"
+#include "strbuf.h"
 
 static int by_str(const void *a, const void *b)
 {
