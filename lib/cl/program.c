@@ -204,7 +204,8 @@ static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *o
  * 52 without).  Intel's runtime, rusticl and GPU drivers keep the library's. */
 static const char *const self_caching[] = {"Portable Computing Language"};
 
-int gmlp_program_cache_serves(const gmlp_devinfo *dev)
+/* Whether the library's binary cache serves dev. */
+static int cache_serves(const gmlp_devinfo *dev)
 {
     for (size_t i = 0; i < sizeof self_caching / sizeof *self_caching; i++)
         if (!strcmp(dev->platform_name, self_caching[i]))
@@ -225,7 +226,7 @@ gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *
         return gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "no embedded kernel source '%s'", file ? file : "");
     }
     char path[1100];
-    int serves = gmlp_program_cache_serves(&ctx->dev);
+    int serves = cache_serves(&ctx->dev);
     if (!serves && *ctx->set.cache_dir)
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "kernel cache: %s's own (it caches compiled kernels)",
                  ctx->dev.platform_name);

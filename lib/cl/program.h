@@ -10,18 +10,12 @@
 #include "gmlp.h"
 
 typedef struct gmlp_context gmlp_context;
-typedef struct gmlp_devinfo gmlp_devinfo;
 
 /* The prelude, then file == NULL: every shared source (the context's shared
  * program), else the solo source of that name ("gemm.cl").  options: the
  * library's -D options; the context's extra build options are appended.  A
  * failure is GMLP_ERR_BUILD with the device's build log in ctx->err. */
 gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out);
-
-/* Whether gmlp_program_build's binary cache serves dev: not where the
- * implementation caches compiled kernels itself (PoCL), whose cache then
- * serves alone. */
-int gmlp_program_cache_serves(const gmlp_devinfo *dev);
 
 /* The text gmlp_program_build compiles for file (NULL: the shared program),
  * malloc'd; "" when file names no solo source, NULL when out of memory. */
