@@ -227,8 +227,8 @@ typedef struct gmlp_context_options {
     size_t size;                /* sizeof(gmlp_context_options), set by _default() */
     const char *device;         /* as gmlp_context_create's argument; NULL: $GMLP_DEVICE, else the first GPU */
     gmlp_gemm_backend gemm;     /* GMLP_GEMM_AUTO: $GMLP_GEMM, else the kernel */
-    const char *cache_dir;      /* compiled kernels; NULL: $GMLP_CACHE_DIR, else $XDG_CACHE_HOME/gmlp, else
-                                 * ~/.cache/gmlp; "": no disk cache */
+    const char *cache_dir;      /* compiled kernels (not PoCL's: PoCL caches its own) and tuning files; NULL:
+                                 * $GMLP_CACHE_DIR, else $XDG_CACHE_HOME/gmlp, else ~/.cache/gmlp; "": none */
     gmlp_log_level log_level;   /* GMLP_LOG_AUTO: $GMLP_LOG */
     gmlp_log_callback log;      /* NULL: stderr */
     void *log_user;             /* passed to log */

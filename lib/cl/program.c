@@ -195,6 +195,24 @@ static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *o
     return st;
 }
 
+/* The implementations that keep compiled kernels in a disk cache of their own,
+ * by CL_PLATFORM_NAME: the library's binary cache would duplicate theirs, and
+ * where reading a program's binary costs a compile, it doubles the first
+ * build.  PoCL (POCL_KERNEL_CACHE, on by default; POCL_CACHE_DIR, else
+ * ~/.cache/pocl): CL_PROGRAM_BINARIES compiles every kernel once more, for
+ * any work-group size (e2e's cold run: 122 CPU-s with the library's cache,
+ * 52 without).  Intel's runtime, rusticl and GPU drivers keep the library's. */
+static const char *const self_caching[] = {"Portable Computing Language"};
+
+/* Whether the library's binary cache serves dev. */
+static int cache_serves(const gmlp_devinfo *dev)
+{
+    for (size_t i = 0; i < sizeof self_caching / sizeof *self_caching; i++)
+        if (!strcmp(dev->platform_name, self_caching[i]))
+            return 0;
+    return 1;
+}
+
 gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out)
 {
     *out = NULL;
@@ -208,7 +226,11 @@ gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *
         return gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "no embedded kernel source '%s'", file ? file : "");
     }
     char path[1100];
-    int cacheable = cache_path(ctx->set.cache_dir, src, opts, &ctx->dev, path, sizeof path);
+    int serves = cache_serves(&ctx->dev);
+    if (!serves && *ctx->set.cache_dir)
+        gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "kernel cache: %s's own (it caches compiled kernels)",
+                 ctx->dev.platform_name);
+    int cacheable = serves && cache_path(ctx->set.cache_dir, src, opts, &ctx->dev, path, sizeof path);
     cl_program prog = cacheable ? load_cached(ctx, path, opts) : NULL;
     if (prog) {
         free(src);

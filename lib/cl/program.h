@@ -1,6 +1,7 @@
 /* Builds the library's embedded kernels for a context's device, through an
  * on-disk cache of program binaries keyed by source, options, device, driver
- * and library version; any cache problem falls back to a build from source. */
+ * and library version (except where the implementation caches compiled
+ * kernels itself); any cache problem falls back to a build from source. */
 #ifndef GMLP_PROGRAM_H
 #define GMLP_PROGRAM_H
 
