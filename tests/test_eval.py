@@ -29,15 +29,15 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from tools_needed import missing
+
 try:
     import torch
     import timm  # noqa: F401
     from PIL import Image
     from safetensors.torch import save_file
 except ImportError as e:
-    ci = bool(os.environ.get("CI"))
-    print(f"{'FAIL' if ci else 'SKIP'}: {e} (Python {sys.executable}); scripts/test makes the tools venv")
-    sys.exit(1 if ci else 77)
+    missing(e)
 
 CLASSIFY, TESTS = sys.argv[1], sys.argv[2]
 ROOT = os.path.join(TESTS, "..")

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+from tools_needed import missing
+
 try:
     import numpy as np
     import torch
@@ -33,9 +35,7 @@ try:
     from safetensors.torch import load_file
     from g_mlp_pytorch import gMLPVision
 except ImportError as e:
-    ci = bool(os.environ.get("CI"))
-    print(f"{'FAIL' if ci else 'SKIP'}: {e} (Python {sys.executable}); scripts/test makes the tools venv")
-    sys.exit(1 if ci else 77)
+    missing(e)
 
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 sys.path.insert(0, TOOLS)

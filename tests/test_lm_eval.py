@@ -19,14 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+from tools_needed import missing
+
 try:
     import torch  # noqa: F401
     import g_mlp_pytorch  # noqa: F401
     import safetensors  # noqa: F401
 except ImportError as e:
-    ci = bool(os.environ.get("CI"))
-    print(f"{'FAIL' if ci else 'SKIP'}: {e} (Python {sys.executable}); scripts/test makes the tools venv")
-    sys.exit(1 if ci else 77)
+    missing(e)
 
 GENERATE, TESTS = sys.argv[1], sys.argv[2]
 ROOT = os.path.join(TESTS, "..")
