@@ -83,8 +83,8 @@ static void check_defaults(void)
     } cases[] = {
         {&cpu, GMLP_GEMM_NARROW, GMLP_FORM_NT, "direct_4x64_1x32_v8"},
         {&cpu, GMLP_GEMM_LARGE, GMLP_FORM_NT, "direct_16x32_4x16_v8"},
-        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_NN, "direct_24x32_6x16_v8"},
-        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_TT, "direct_24x32_6x16_v8"},
+        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_NN, "direct_24x64_6x32_v16"}, /* on AVX-512, else the next */
+        {&cpu, GMLP_GEMM_SMALL, GMLP_FORM_TT, "direct_24x64_6x32_v16"},
         {&nvidia, GMLP_GEMM_LARGE, GMLP_FORM_NN, "tiled_32x64x8_4x4"},
         {&nvidia, GMLP_GEMM_LARGE, GMLP_FORM_NT, "tiled_128x128x8_8x8"},
         {&nvidia, GMLP_GEMM_SMALL, GMLP_FORM_NN, "tiled_16x16x16_2x2"},
@@ -105,6 +105,13 @@ static void check_defaults(void)
           "NVIDIA's 8-deep large tiles fit NVIDIA GPUs only");
     const gmlp_tiling *block = gmlp_gemm_tiling_named("direct_24x32_6x16_v8");
     CHECK(block && gmlp_gemm_tiling_fits(&cpu, block) && !gmlp_gemm_tiling_fits(&amd, block), "CPU blocks on CPUs only");
+    const gmlp_tiling *wide = gmlp_gemm_tiling_named("direct_24x64_6x32_v16");
+    gmlp_devinfo avx2 = cpu, avx512 = cpu;
+    avx2.native_floats = 8;
+    avx512.native_floats = 16;
+    CHECK(wide && wide->native_vw && gmlp_gemm_tiling_fits(&avx512, wide) && !gmlp_gemm_tiling_fits(&avx2, wide) &&
+              gmlp_gemm_tiling_fits(&avx2, block),
+          "the 16-wide block where native float vectors are 16 wide; the 8-wide one on AVX2 too");
     gmlp_devinfo small = amd;
     small.max_wg = 64; /* 8 x 8 work-items of the 64 x 64 tiles, not the 16 x 16 of the large */
     const gmlp_tiling *t64 = gmlp_gemm_tiling_named("tiled_64x64x8_4x4"), *t128 = gmlp_gemm_tiling_named("tiled_128x128x2_8x8");

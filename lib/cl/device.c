@@ -109,6 +109,7 @@ void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg, &info->max_wg, NULL);
     clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof info->local_mem, &info->local_mem, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_wi, info->max_wi, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof info->native_floats, &info->native_floats, NULL);
     info->vendor_id = vendor_of(d, info->vendor);
     query_arch(info);
 }

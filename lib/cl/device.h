@@ -32,6 +32,7 @@ typedef struct gmlp_devinfo {
     cl_ulong local_mem;       /* bytes of local memory per work-group */
     size_t max_wg;
     size_t max_wi[3];         /* work-items per work-group along each dimension */
+    cl_uint native_floats;    /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: a CPU's SIMD width in floats */
     gmlp_vendor vendor_id;
     /* The architecture, where the vendor's extension tells: NVIDIA's compute
      * capability ("sm_90", cl_nv_device_attribute_query), AMD's gfx name

@@ -113,6 +113,10 @@ static const gmlp_tiling tilings[] = {
     {.name = "direct_16x32_4x16_v8", DIRECT, .tm = 16, .tn = 32, .wm = 4, .wn = 16, .vw = 8, CPU_ONLY},
     {.name = "direct_24x32_6x16_v8", DIRECT, .tm = 24, .tn = 32, .wm = 6, .wn = 16, .vw = 8, CPU_ONLY},
     {.name = "direct_4x64_1x32_v8", DIRECT, .tm = 4, .tn = 64, .wm = 1, .wn = 32, .vw = 8, CPU_ONLY},
+    /* AVX-512: 6 x 32 outputs a work-item, 12 zmm accumulators: twice the 8-wide block's FMAs for as many
+     * instructions a k (PoCL's machine code: 31 a k against 32) */
+    {.name = "direct_24x64_6x32_v16", DIRECT, .tm = 24, .tn = 64, .wm = 6, .wn = 32, .vw = 16, CPU_ONLY,
+     .native_vw = true},
     /* The tuner's other candidates: neighbours of the defaults in depth,
      * shape and outputs per work-item, picked by hand.  64x64x16_4x4 and
      * 32x32x16_4x4 are left out: they spill on gfx1100. */
@@ -309,7 +313,7 @@ static const gmlp_gemm_default defaults[] = {
      .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .tilings = {"dpbf16_24x32_6x16_v16", "direct_24x32_6x16_v8"},
      .measured = NOTES("dpbf16_12x32_3x16_v16")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
-     .tilings = {"direct_24x32_6x16_v8"}, .measured = NOTES("direct_24x32_6x16_v8")},
+     .tilings = {"direct_24x64_6x32_v16", "direct_24x32_6x16_v8"}, .measured = NOTES("direct_24x64_6x32_v16")},
     /* GPUs: the large tiles, unspilled first (8-deep where they hold) */
     {.devices = CL_DEVICE_TYPE_GPU, .size = GMLP_GEMM_LARGE, .form = GMLP_FORM_ANY,
      .tilings = {"tiled_128x128x8_8x8", "tiled_128x128x2_8x8"}, .measured = NOTES("tiled_128x128x8_8x8")},
@@ -403,8 +407,8 @@ bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     return device_matches(d, t->devices, t->vendor) && !(t->needs & ~d->engines) && rx * ry <= d->max_wg &&
-           rx <= d->max_wi[0] &&
-           ry <= d->max_wi[1] && gmlp_gemm_tiling_local_bytes(t) <= d->local_mem;
+           rx <= d->max_wi[0] && ry <= d->max_wi[1] && gmlp_gemm_tiling_local_bytes(t) <= d->local_mem &&
+           (!t->native_vw || d->native_floats >= (cl_uint)t->vw);
 }
 
 static bool in_set(unsigned set, gmlp_gemm_precision p)
