@@ -113,6 +113,31 @@ static void add_kernels(report *r, gmlp_context *ctx)
             ctx->set.sample_device ? "the device has no cl_khr_fp64" : "GMLP_SAMPLE_DEVICE=0");
 }
 
+/* The OpenCL CPU implementations measured against each other on the same
+ * CPU, by platform name: what a user choosing between them should know.
+ * The default device never depends on it (the first GPU, else the first
+ * device in the ICD loader's order). */
+static const struct {
+    const char *platform;
+    const char *measured;
+} cpu_runtimes[] = {
+    {"Portable Computing Language",
+     "PoCL ran gmlp_ti16_224 and gmlp_s16_224 1.0-1.2x as fast as Intel's OpenCL CPU runtime in FP32, "
+     "mixer_b16_224 0.9-1.0x (2-core EPYC, Zen 5, 2026-12-03; bench/NOTES.md, The CPU against ONNX Runtime "
+     "and OpenVINO); -d intel chooses Intel's"},
+    {"Intel(R) OpenCL",
+     "PoCL ran gmlp_ti16_224 and gmlp_s16_224 1.0-1.2x as fast as this runtime in FP32, mixer_b16_224 "
+     "0.9-1.0x (2-core EPYC, Zen 5, 2026-12-03; bench/NOTES.md, The CPU against ONNX Runtime and OpenVINO); "
+     "-d pocl chooses PoCL"},
+};
+
+static void add_cpu_runtime(report *r, const gmlp_devinfo *d)
+{
+    for (size_t i = 0; (d->type & CL_DEVICE_TYPE_CPU) && i < sizeof cpu_runtimes / sizeof *cpu_runtimes; i++)
+        if (!strcmp(d->platform_name, cpu_runtimes[i].platform))
+            add(r, "   CPU runtimes: %s\n", cpu_runtimes[i].measured);
+}
+
 size_t gmlp_device_report(const char *device, char *buf, size_t size)
 {
     if (buf && size)
@@ -133,10 +158,11 @@ size_t gmlp_device_report(const char *device, char *buf, size_t size)
     char line[1024];
     gmlp_devinfo_format(&d, d.index, line, sizeof line);
     add(r, "%s", line);
-    add(r, "   local memory %llu KiB, work-groups up to %zu, cl_khr_fp16 %s%s%s\n",
-        (unsigned long long)(d.local_mem / 1024), d.max_wg,
+    add(r, "   local memory %llu KiB, work-groups up to %zu, native float vectors %u, cl_khr_fp16 %s%s%s\n",
+        (unsigned long long)(d.local_mem / 1024), d.max_wg, d.native_floats,
         gmlp_device_has_extension(d.device, "cl_khr_fp16") ? "yes" : "no (half storage only)",
         d.arch[0] ? ", architecture " : "", d.arch);
+    add_cpu_runtime(r, &d);
     char spec[32];
     snprintf(spec, sizeof spec, "%zu", d.index);
     gmlp_context *ctx;
