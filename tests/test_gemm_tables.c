@@ -6,7 +6,8 @@
  * the batch-1 products of a big GPU split, a CPU's and big batches' not.
  * The variants' axes: their plan keys one per keyed combination, within
  * GMLP_GEMM_VARIANT_KEYS; each axis's defines and labels those its values
- * say; the engines' bits distinct, in order, below EMULATED. */
+ * say; the engines' bits distinct, in order, below EMULATED.  Packing:
+ * a CPU packs its linear weights but BF16's where it has AVX512_BF16. */
 #include <string.h>
 
 #include "check.h"
@@ -253,9 +254,30 @@ static void check_axes(void)
           seen_bits);
 }
 
+/* gmlp_gemm_packs on made-up contexts: the CPUs' forms row, and GMLP_PACK's two overrides */
+static void check_packs(void)
+{
+    static gmlp_context ctx; /* large: static */
+    ctx.dev = device(CL_DEVICE_TYPE_CPU, GMLP_VENDOR_ANY);
+    ctx.set.pack = 1;
+    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32) && gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16), "a CPU packs");
+    ctx.dev.engines = GMLP_ENGINE_AVX512_BF16;
+    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32) && gmlp_gemm_packs(&ctx, GMLP_GEMM_FP16) &&
+              !gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16),
+          "a CPU with AVX512_BF16 packs but BF16's linear weights");
+    ctx.set.pack = GMLP_PACK_ALL;
+    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16), "GMLP_PACK=1 packs BF16's too");
+    ctx.set.pack = 0;
+    CHECK(!gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32), "GMLP_PACK=0 packs none");
+    ctx.set.pack = 1;
+    ctx.dev = device(CL_DEVICE_TYPE_GPU, GMLP_VENDOR_NVIDIA);
+    CHECK(!gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32), "a GPU keeps the file's layout");
+}
+
 int main(void)
 {
     check_tilings();
+    check_packs();
     check_defaults();
     check_split();
     check_axes();

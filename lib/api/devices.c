@@ -74,7 +74,7 @@ static void add_kernels(report *r, gmlp_context *ctx)
     for (int p = GMLP_GEMM_FP32; p < GMLP_GEMM_PRECISIONS; p++) {
         const char *engine;
         if (gmlp_gemm_engine(ctx, (gmlp_elem)gmlp_weights_stored(GMLP_WEIGHTS_F32, (gmlp_gemm_precision)p),
-                             (gmlp_gemm_precision)p, gmlp_gemm_packs(ctx), &engine) != GMLP_OK) {
+                             (gmlp_gemm_precision)p, gmlp_gemm_packs(ctx, (gmlp_gemm_precision)p), &engine) != GMLP_OK) {
             add(r, "\n");
             add_failure(r, ctx->err.msg);
             return;
@@ -93,12 +93,15 @@ static void add_kernels(report *r, gmlp_context *ctx)
             : "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
               "fused wherever the kernel can)");
     /* how image models store their linear weights (model/load.c) */
-    add(r, "   linear weights: %s\n",
+    add(r, "   linear weights: %s%s\n",
         !ctx->set.pack ? "as the file stores them, out x in (GMLP_PACK=0)"
-        : gmlp_gemm_packs(ctx)
+        : gmlp_gemm_packs(ctx, GMLP_GEMM_FP32)
             ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed at "
               "load; GMLP_PACK=0: as the file stores them)"
-            : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)");
+            : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
+        gmlp_gemm_packs(ctx, GMLP_GEMM_FP32) && !gmlp_gemm_packs(ctx, GMLP_GEMM_BF16)
+            ? "; BF16's as the file stores them, for vdpbf16ps's pairs along k (bench/NOTES.md, BF16's linear weights)"
+            : "");
     /* how an LM decodes a token from a cache (model/lm_step.c) */
     add(r, "   LM decoding: %s\n",
         ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "

@@ -322,7 +322,7 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
         st = init_preproc(m, hf);
     /* the LM decoding step's kernels read the file's layout, which its
      * products of one token's row want: image models alone are packed */
-    m->linear_kn = st == GMLP_OK && !gmlp_arch_of(&m->cfg)->lm && gmlp_gemm_packs(ctx);
+    m->linear_kn = st == GMLP_OK && !gmlp_arch_of(&m->cfg)->lm && gmlp_gemm_packs(ctx, setup->precision);
     if (st == GMLP_OK)
         st = upload_all(m, &f);
     gmlp_st_free(&f);

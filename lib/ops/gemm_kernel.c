@@ -343,9 +343,11 @@ bool gmlp_gemm_fusing(const gmlp_context *ctx)
     return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && gmlp_gemm_forms_for(&ctx->dev)->norm_a);
 }
 
-bool gmlp_gemm_packs(const gmlp_context *ctx)
+bool gmlp_gemm_packs(const gmlp_context *ctx, gmlp_gemm_precision p)
 {
-    return ctx->set.pack == GMLP_PACK_ALL || (ctx->set.pack && gmlp_gemm_forms_for(&ctx->dev)->linear_kn);
+    const gmlp_gemm_forms_row *r = gmlp_gemm_forms_for(&ctx->dev);
+    const bool file = (r->file_precisions & GMLP_GEMM_PREC_SET(p)) && !(r->file_needs & ~ctx->dev.engines);
+    return ctx->set.pack == GMLP_PACK_ALL || (ctx->set.pack && r->linear_kn && !file);
 }
 
 gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)

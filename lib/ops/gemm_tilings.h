@@ -161,6 +161,10 @@ typedef struct gmlp_gemm_forms_row {
     gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
     bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
     bool linear_kn;         /* image models' linear weights stored in x out */
+    unsigned file_precisions; /* ... but as the file stores them in these precisions (GMLP_GEMM_PREC_SETs) where
+                               * the device has the engines file_needs: instructions that take k's pairs
+                               * contiguous, as NT's B has them */
+    unsigned file_needs;
     const char *measured;   /* where the choices come from */
 } gmlp_gemm_forms_row;
 /* The forms row for device d. */

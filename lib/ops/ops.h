@@ -250,9 +250,10 @@ gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const c
 /* Whether ctx fuses LayerNorms where a product can: its settings (GMLP_FUSE)
  * and the device's fuse row (gemm_tilings.c). */
 bool gmlp_gemm_fusing(const gmlp_context *ctx);
-/* Whether ctx stores image models' linear weights packed in x out: its
- * settings (GMLP_PACK) and the device's forms row (gemm_tilings.c). */
-bool gmlp_gemm_packs(const gmlp_context *ctx);
+/* Whether ctx stores image models' linear weights packed in x out in
+ * precision p: its settings (GMLP_PACK) and the device's forms row
+ * (gemm_tilings.c). */
+bool gmlp_gemm_packs(const gmlp_context *ctx, gmlp_gemm_precision p);
 /* Whether g, with its halves of the fused LayerNorm, runs fused on ctx's
  * device (*fuses): the device's fuse row takes them (gemm_tilings.c) and
  * the kernel runs g's plain form on a family that has them; a product
