@@ -43,6 +43,7 @@ names = sorted(images)
 PROMPTS = ["Life is ", "You will ", "A man who ", "Q: How many "]  # greedy texts that differ, not blanks
 MAX_TOKENS = 16
 PROB_TOL = 1e-5  # the server batches images dynamically: other batch sizes, other float rounding
+socket.setdefaulttimeout(120)  # requests and http.client: a reply that never comes is a failure, not a hang
 
 # --- references, from the CLIs -------------------------------------------------------------------------
 out = subprocess.run([os.path.join(apps, "gmlp-classify"), "-q", "--json", *examples],
