@@ -73,13 +73,14 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "   precision modes:");
     for (int p = GMLP_GEMM_FP32; p < GMLP_GEMM_PRECISIONS; p++) {
         const char *engine;
-        if (gmlp_gemm_engine(ctx, (gmlp_elem)gmlp_weights_stored(GMLP_WEIGHTS_F32, (gmlp_gemm_precision)p),
-                             (gmlp_gemm_precision)p, gmlp_gemm_packs(ctx, (gmlp_gemm_precision)p), &engine) != GMLP_OK) {
+        const gmlp_gemm_precision prec = (gmlp_gemm_precision)p;
+        if (gmlp_gemm_engine(ctx, (gmlp_elem)gmlp_weights_stored(GMLP_WEIGHTS_F32, prec), prec,
+                             gmlp_gemm_packs(ctx, prec), &engine) != GMLP_OK) {
             add(r, "\n");
             add_failure(r, ctx->err.msg);
             return;
         }
-        add(r, "%s %s %s", p == GMLP_GEMM_FP32 ? "" : ",", gmlp_gemm_precision_name((gmlp_gemm_precision)p), engine);
+        add(r, "%s %s %s", p == GMLP_GEMM_FP32 ? "" : ",", gmlp_gemm_precision_name(prec), engine);
     }
     add(r, "\n");
     /* how a recorded forward replays (cl/record.h) */
