@@ -8,14 +8,14 @@ after --; GMLP_DEVICE and the other variables reach both programs."""
 import argparse
 import concurrent.futures
 import os
-import re
 import statistics
 import subprocess
-import sys
 import threading
 import time
 
 import requests
+
+import server_start
 
 ap = argparse.ArgumentParser()
 ap.add_argument("build")
@@ -44,18 +44,8 @@ def measure(job, n, concurrency):
     return n / wall, 1e3 * statistics.median(lat), 1e3 * lat[min(n - 1, int(0.99 * n))]
 
 
-proc = subprocess.Popen([os.path.join(a.build, "apps", "gmlp-server"), "--port", "0", "-q", *a.server_args],
-                        stderr=subprocess.PIPE, text=True)
-port = None
-for line in proc.stderr:
-    m = re.search(r"listening on http://[^ ]*:(\d+)", line)
-    port = int(m.group(1)) if m else port
-    if port:
-        break
-threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+proc, port, _ = server_start.start(os.path.join(a.build, "apps", "gmlp-server"), a.server_args)
 url = f"http://127.0.0.1:{port}"
-while requests.get(url + "/health").status_code != 200:
-    time.sleep(0.1)
 local = threading.local()
 
 

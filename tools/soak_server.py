@@ -14,7 +14,6 @@ import http.client
 import json
 import os
 import random
-import re
 import signal
 import socket
 import subprocess
@@ -23,6 +22,8 @@ import threading
 import time
 
 import requests
+
+import server_start
 
 ap = argparse.ArgumentParser()
 ap.add_argument("build")
@@ -65,23 +66,11 @@ ref_text = {p: generate(p) for p in PROMPTS}
 ref_chat = {p: generate(f"user: {p}\nassistant: ") for p in PROMPTS}
 
 # --- the server ----------------------------------------------------------------------------------------
-proc = subprocess.Popen([os.path.join(apps, "gmlp-server"), "--port", "0", "-q",
-                         "--model", os.path.join(root, "models", "fashion-mnist-gmlp.safetensors"),
-                         "--lm", os.path.join(root, "models", "fortunes-gmlp-lm.safetensors"), *a.server_args],
-                        stderr=subprocess.PIPE, text=True, errors="replace")
-port = None
-for line in proc.stderr:
-    m = re.search(r"listening on http://[^ ]*:(\d+)", line)
-    if m:
-        port = int(m.group(1))
-        break
-if port is None:
-    sys.exit(f"soak_server: the server exited ({proc.wait()}) without listening")
-stderr_tail = collections.deque(maxlen=50)
-threading.Thread(target=lambda: [stderr_tail.append(l) for l in proc.stderr], daemon=True).start()
+proc, port, stderr_tail = server_start.start(
+    os.path.join(apps, "gmlp-server"),
+    ["--model", os.path.join(root, "models", "fashion-mnist-gmlp.safetensors"),
+     "--lm", os.path.join(root, "models", "fortunes-gmlp-lm.safetensors"), *a.server_args], keep=50)
 url = f"http://127.0.0.1:{port}"
-while requests.get(url + "/health").status_code != 200:
-    time.sleep(0.1)
 grace_s = float(a.server_args[a.server_args.index("--grace-s") + 1]) if "--grace-s" in a.server_args else 10
 
 

@@ -94,13 +94,13 @@ static void add_kernels(report *r, gmlp_context *ctx)
             : "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
               "fused wherever the kernel can)");
     /* how image models store their linear weights (model/load.c) */
+    const bool packs = gmlp_gemm_packs(ctx, GMLP_GEMM_FP32);
     add(r, "   linear weights: %s%s\n",
         !ctx->set.pack ? "as the file stores them, out x in (GMLP_PACK=0)"
-        : gmlp_gemm_packs(ctx, GMLP_GEMM_FP32)
-            ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed at "
-              "load; GMLP_PACK=0: as the file stores them)"
-            : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
-        gmlp_gemm_packs(ctx, GMLP_GEMM_FP32) && !gmlp_gemm_packs(ctx, GMLP_GEMM_BF16)
+        : packs ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed "
+                  "at load; GMLP_PACK=0: as the file stores them)"
+                : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
+        packs && !gmlp_gemm_packs(ctx, GMLP_GEMM_BF16)
             ? "; BF16's as the file stores them, for vdpbf16ps's pairs along k (bench/NOTES.md, BF16's linear weights)"
             : "");
     /* how an LM decodes a token from a cache (model/lm_step.c) */
@@ -118,28 +118,25 @@ static void add_kernels(report *r, gmlp_context *ctx)
 }
 
 /* The OpenCL CPU implementations measured against each other on the same
- * CPU, by platform name: what a user choosing between them should know.
- * The default device never depends on it (the first GPU, else the first
- * device in the ICD loader's order). */
+ * CPU: what a user choosing between them should know, and how to choose the
+ * other (by platform name).  The default device never depends on it (the
+ * first GPU, else the first device in the ICD loader's order). */
+#define CPU_RUNTIMES_MEASURED                                                                                          \
+    "PoCL ran gmlp_ti16_224 and gmlp_s16_224 1.0-1.2x as fast as Intel's OpenCL CPU runtime in FP32, mixer_b16_224 " \
+    "0.9-1.0x (2-core EPYC, Zen 5, 2026-12-03; bench/NOTES.md, The CPU against ONNX Runtime and OpenVINO)"
 static const struct {
     const char *platform;
-    const char *measured;
+    const char *other; /* how -d chooses the other one */
 } cpu_runtimes[] = {
-    {"Portable Computing Language",
-     "PoCL ran gmlp_ti16_224 and gmlp_s16_224 1.0-1.2x as fast as Intel's OpenCL CPU runtime in FP32, "
-     "mixer_b16_224 0.9-1.0x (2-core EPYC, Zen 5, 2026-12-03; bench/NOTES.md, The CPU against ONNX Runtime "
-     "and OpenVINO); -d intel chooses Intel's"},
-    {"Intel(R) OpenCL",
-     "PoCL ran gmlp_ti16_224 and gmlp_s16_224 1.0-1.2x as fast as this runtime in FP32, mixer_b16_224 "
-     "0.9-1.0x (2-core EPYC, Zen 5, 2026-12-03; bench/NOTES.md, The CPU against ONNX Runtime and OpenVINO); "
-     "-d pocl chooses PoCL"},
+    {"Portable Computing Language", "-d intel chooses Intel's"},
+    {"Intel(R) OpenCL", "-d pocl chooses PoCL"},
 };
 
 static void add_cpu_runtime(report *r, const gmlp_devinfo *d)
 {
     for (size_t i = 0; (d->type & CL_DEVICE_TYPE_CPU) && i < sizeof cpu_runtimes / sizeof *cpu_runtimes; i++)
         if (!strcmp(d->platform_name, cpu_runtimes[i].platform))
-            add(r, "   CPU runtimes: %s\n", cpu_runtimes[i].measured);
+            add(r, "   CPU runtimes: %s; %s\n", CPU_RUNTIMES_MEASURED, cpu_runtimes[i].other);
 }
 
 size_t gmlp_device_report(const char *device, char *buf, size_t size)
