@@ -777,21 +777,27 @@ static void oclgrind_sweep(void)
     static const int modes[] = {KERNEL, B_HALF, A_HALF, B_BF16};
     const cl_uint cus = ctx->dev.compute_units;
     const cl_device_type type = ctx->dev.type;
-    /* large, small, the CPU's direct (and its narrow one), narrow on GPUs
-     * (small tiles), deep k */
+    const cl_uint native = ctx->dev.native_floats;
+    /* large, small, the CPU's direct (and its narrow one; again with
+     * AVX-512's 16-wide vectors, whose NN block no other device here picks:
+     * Oclgrind and rusticl say 1), narrow on GPUs (small tiles), deep k */
     const struct {
         cl_uint cus;
         cl_device_type type;
         size_t m, n, k;
-    } classes[] = {{0, CL_DEVICE_TYPE_GPU, 19, 37, 13},   {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 37, 13},
-                   {0, CL_DEVICE_TYPE_CPU, 19, 37, 13},   {0, CL_DEVICE_TYPE_CPU, 3, 37, 13},
-                   {0, CL_DEVICE_TYPE_GPU, 3, 37, 13},    {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259}};
+        cl_uint native;
+    } classes[] = {{0, CL_DEVICE_TYPE_GPU, 19, 37, 13, native}, {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 37, 13, native},
+                   {0, CL_DEVICE_TYPE_CPU, 19, 37, 13, native}, {0, CL_DEVICE_TYPE_CPU, 3, 37, 13, native},
+                   {0, CL_DEVICE_TYPE_CPU, 19, 37, 13, 16},     {0, CL_DEVICE_TYPE_GPU, 3, 37, 13, native},
+                   {UINT32_MAX, CL_DEVICE_TYPE_GPU, 19, 21, 259, native}};
     for (size_t c = 0; c < sizeof classes / sizeof *classes; c++)
         for (int t = 0; t < 4; t++) {
             pretend(classes[c].type, classes[c].cus, ctx->dev.vendor_id);
+            ctx->dev.native_floats = classes[c].native;
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
                       modes[(c + (size_t)t) % 4] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
+    ctx->dev.native_floats = native;
     pretend(type, cus, ctx->dev.vendor_id);
     /* split-K forced: a shorter last part (NT, half B), parts of 4 (NN, the gate) */
     ctx->set.gemm_split = 3;
