@@ -233,7 +233,11 @@ static inline void gmlp_c_put(__global float *p, float v)
  * Prologue NORM_A: op(A)[i, q] becomes (A[i, q] - mean_i) rstd_i w[q] + b[q]
  * before the precision's rounding, mean_i and rstd_i = 1 / sqrt(M2 / count
  * + eps) from pro_stats' row p m + i (pro_parts parts); pro_stats NULL: mean
- * 0, rstd 1 (ResMLP's Affine). */
+ * 0, rstd 1 (ResMLP's Affine).
+ * Prologue NORM_B: op(B)[q, j] becomes (B[q, j] - mean_q) rstd_q w[j] + b[j],
+ * the statistics' row p k + q: the LayerNorm (or Affine) whose output a
+ * token-axis GEMM reads as B (the SGU's LN(v), the Mixer's and ResMLP's
+ * token MLPs). */
 #define GMLP_NORM_PARAMS                                                                                      \
     __global const float *pro_stats, ulong pro_parts, __global const float *pro_w, __global const float *pro_b, \
         float pro_eps, __global float *stats, int stats_col0

@@ -62,27 +62,51 @@ static inline vecf direct_ldv(const int op, __global const void *p)
     return direct_stage_element(direct_vload(op, p), op);
 }
 
-/* The prologue NORM_A (gemm_common.cl): op(A)'s row normalised by nr
- * (mean, rstd) and scaled and shifted per k, elements q .. (or q, one) of
- * the row at p, then rounded as staged; without a prologue, the plain load.
- * pro: the prologue's per-k weight and bias. */
+/* The prologues (gemm_common.cl): NORM_A, op(A)'s row normalised by nr
+ * (mean, rstd) and scaled and shifted per k; NORM_B, op(B)'s row q
+ * normalised by its own nr and scaled and shifted per column.  An element
+ * at p whose weight and bias sit at index x (or DV of them from there),
+ * then rounded as staged.  pro: the weights, and (NORM_B) the statistics
+ * of op(B)'s rows. */
 typedef struct direct_pro {
-    __global const float *w, *b;
+    __global const float *w, *b, *stats;
+    ulong parts;
+    size_t row0; /* the statistics' row of op(B)'s row 0 in this matrix */
+    float eps;
 } direct_pro;
 #define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
+#define NORM_B (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_B)
+static inline vecf direct_normed_v(const int op, __global const void *p, int x, float2 nr, const direct_pro *pro)
+{
+    return direct_stage_element((direct_vload(op, p) - nr.x) * nr.y * VLOADF(0, pro->w + x) + VLOADF(0, pro->b + x),
+                                op);
+}
+static inline float direct_normed_1(const int op, __global const void *p, int x, float2 nr, const direct_pro *pro)
+{
+    return gmlp_stage_element((gmlp_elem_get(GMLP_STAGE_STORE(op), p, 0) - nr.x) * nr.y * pro->w[x] + pro->b[x], op);
+}
+/* op(A)'s row at p, elements q .. q + DV (or q): under NORM_A normalised */
 static inline vecf direct_a_v(__global const A_TYPE *p, int q, float2 nr, const direct_pro *pro)
 {
-    if (!NORM_A)
-        return direct_ldv(0, p + q);
-    const vecf x = direct_vload(0, p + q);
-    return direct_stage_element((x - nr.x) * nr.y * VLOADF(0, pro->w + q) + VLOADF(0, pro->b + q), 0);
+    return NORM_A ? direct_normed_v(0, p + q, q, nr, pro) : direct_ldv(0, p + q);
 }
 static inline float direct_a_1(__global const A_TYPE *p, int q, float2 nr, const direct_pro *pro)
 {
-    if (!NORM_A)
-        return direct_ld1(0, p + q);
-    const float x = gmlp_elem_get(GMLP_GEMM_A, p, (size_t)q);
-    return gmlp_stage_element((x - nr.x) * nr.y * pro->w[q] + pro->b[q], 0);
+    return NORM_A ? direct_normed_1(0, p + q, q, nr, pro) : direct_ld1(0, p + q);
+}
+/* op(B)'s row q at row, columns j .. j + DV (or j): under NORM_B normalised by nr */
+static inline vecf direct_b_v(__global const B_TYPE *row, int j, float2 nr, const direct_pro *pro)
+{
+    return NORM_B ? direct_normed_v(1, row + j, j, nr, pro) : direct_ldv(1, row + j);
+}
+static inline float direct_b_1(__global const B_TYPE *row, int j, float2 nr, const direct_pro *pro)
+{
+    return NORM_B ? direct_normed_1(1, row + j, j, nr, pro) : direct_ld1(1, row + j);
+}
+/* (mean, rstd) of statistics row r, or (0, 1) without statistics (an Affine) */
+static inline float2 direct_norm_of(__global const float *stats, ulong parts, size_t r, float eps)
+{
+    return stats ? gmlp_stats_norm(stats, parts, r, eps) : (float2)(0.0f, 1.0f);
 }
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
@@ -170,13 +194,13 @@ static inline void direct_put(__global C_TYPE *c, ulong ldc, int m, int n, int i
  * multiplied and accumulated in fp32 (its denormals flushed); float
  * operands round to bfloat16 by vcvtne2ps2bf16 (to nearest even), so that
  * float and bfloat16 storage give the same bits.  Half operands, and the
- * prologue, take the portable loop. */
+ * prologues, take the portable loop. */
 #ifndef GMLP_DIRECT_DPBF16
 #define GMLP_DIRECT_DPBF16 0
 #endif
 #define DPBF16                                                                                                         \
     (GMLP_DIRECT_DPBF16 && GMLP_GEMM_ISSUE == GMLP_GEMM_ISSUE_NATIVE && GMLP_GEMM_PRECISION == GMLP_GEMM_PREC_BF16 &&  \
-     !GMLP_GEMM_A_HALF && !GMLP_GEMM_B_HALF && !NORM_A && DV == 16)
+     !GMLP_GEMM_A_HALF && !GMLP_GEMM_B_HALF && GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NONE && DV == 16)
 #if DPBF16
 #define DPBF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 /* 32 bfloat16 from p (2-byte aligned) as vdpbf16ps takes them */
@@ -383,14 +407,16 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
     for (int q = 0; q < k; q++) {
         vecf bv[WV];
+        const float2 nb = NORM_B ? direct_norm_of(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
+        __global const B_TYPE *row = b + (size_t)q * ldb; /* op(B)'s row q, where B is not transposed */
         if (contiguous) {
-            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_ldv(1, b + (size_t)q * ldb + j0 + s * DV);
+            _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_b_v(row, j0 + s * DV, nb, pro);
         } else {
             float e[WN];
             _Pragma("unroll") for (int s = 0; s < WN; s++)
             {
-                const size_t j = (size_t)min(j0 + s, n - 1);
-                e[s] = direct_ld1(1, b + (GMLP_GEMM_TB ? j * ldb + q : (size_t)q * ldb + j));
+                const int j = min(j0 + s, n - 1);
+                e[s] = GMLP_GEMM_TB ? direct_ld1(1, b + (size_t)j * ldb + q) : direct_b_1(row, j, nb, pro);
             }
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = VLOADF(s, e);
         }
@@ -405,6 +431,9 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
 
 #if NORM_A && GMLP_GEMM_TA
 #error "direct: the prologue normalises op(A)'s rows along k: A not transposed"
+#endif
+#if NORM_B && GMLP_GEMM_TB
+#error "direct: the prologue normalises op(B)'s rows across n: B not transposed"
 #endif
 
 /* The row statistics (gemm_common.cl) of this work-item's
@@ -444,11 +473,11 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     a += a_off + p * a_stride;
     b += b_off + p * b_stride;
     const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
-    const direct_pro pro = {pro_w, pro_b};
-    float2 nr[WM]; /* the prologue's (mean, rstd) of A's rows */
+    const direct_pro pro = {pro_w, pro_b, pro_stats, pro_parts, p * (size_t)k, pro_eps};
+    float2 nr[WM]; /* NORM_A's (mean, rstd) of A's rows */
     _Pragma("unroll") for (int r = 0; r < WM; r++) nr[r] =
-        NORM_A && pro_stats ? gmlp_stats_norm(pro_stats, pro_parts, p * (size_t)m + (size_t)min(i0 + r, m - 1), pro_eps)
-                            : (float2)(0.0f, 1.0f);
+        NORM_A ? direct_norm_of(pro_stats, pro_parts, p * (size_t)m + (size_t)min(i0 + r, m - 1), pro_eps)
+               : (float2)(0.0f, 1.0f);
 #if DOT && GMLP_GEMM_C_16
     /* the block's sums kept, then put as direct_finish's vectors: rounded once */
     float x[WM][WN];

@@ -9,7 +9,9 @@
  *   LayerNorm) or by none (ResMLP's Affine): against the float64 normalisation, rounded to the precision
  *   after it (that the rounding follows the normalisation, bit for bit, test_e2e's rounding references
  *   check on whole models, in e2e-plain's fused forwards);
- * - the refusals: a transposed A under the prologue, statistics too big for their buffer, a tiling
+ * - a consumer of op(B) (NN batched, as the spatial GEMM and the token MLPs: bias per row and GELU)
+ *   normalises the same statistics' rows across its n as it loads them, against the same float64 rows;
+ * - the refusals: a transposed A (or B) under its prologue, an unknown operand, statistics too big for their buffer, a tiling
  *   without the halves (skipped, saying why); and that two runs write the same statistics bit for bit.
  * The quick tier (check_quick_tier): the host's pick alone, FP32 and BF16. */
 #include <math.h>
@@ -181,7 +183,33 @@ static void fused_pair(const fused_case *fc, const gmlp_tiling *t, gmlp_gemm_pre
         }
         free(want);
     }
-    cl_mem bufs[] = {dact, dw, dbias, dx, dplain, dstats, dv, db2, dgw, dgb, dy};
+    /* the consumer of op(B): Z[p] = GELU(V2 (n2 x m) . norm(X[p][:, col0 ..]) + bias per row), X[p]'s m rows
+     * normalised across its kk columns (the spatial GEMM's LN(v), the token MLPs' LN(x)), batched */
+    float *v2 = rnd(n2 * m), *b3 = rnd(n2), *z = calloc(B * n2 * kk + 1, sizeof *z);
+    cl_mem dv2 = up(v2, n2 * m), db3 = up(b3, n2), dz = up(z, B * n2 * kk);
+    if (ok) {
+        const gmlp_gemm cons = {.m = n2, .n = kk, .k = m, .batch = B, .a = {.buf = dv2, .ld = m},
+                                .b = {.buf = dx, .off = col0, .ld = n, .stride = m * n},
+                                .c = {.buf = dz, .ld = kk, .stride = n2 * kk}, .bias = db3, .bias_rows = 1,
+                                .act = GMLP_ACT_GELU, .precision = prec,
+                                .norm = {.w = dgw, .b = dgb, .stats = affine ? NULL : dstats, .parts = parts,
+                                         .eps = eps, .of = GMLP_NORM_OF_B}};
+        float *want = calloc(B * n2 * kk + 1, sizeof *want);
+        const ref_epi re = {b3, 1, GMLP_ACT_GELU, NULL, 0, 0};
+        ref_gemm_prec(n2, kk, m, v2, m, 0, 0, normed, kk, m * kk, 0, 0.0f, want, kk, n2 * kk, B, (int)prec);
+        ref_epilogue(want, n2, kk, kk, n2 * kk, B, &re);
+        char whatb[230];
+        snprintf(whatb, sizeof whatb, "%s, B normalised", what);
+        if (run(&cons, t, whatb)) {
+            const double ulp = prec == GMLP_GEMM_FP32 ? 0 : prec == GMLP_GEMM_BF16 ? 0x1p-7 : 0x1p-10;
+            expect(whatb, dz, want, B * n2 * kk, 2e-5 + 2 * ulp / sqrt((double)(m ? m : 1)));
+            dz = NULL;
+            cases_run++;
+        }
+        free(want);
+    }
+    free(v2), free(b3), free(z);
+    cl_mem bufs[] = {dact, dw, dbias, dx, dplain, dstats, dv, db2, dgw, dgb, dy, dv2, db3, dz};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         if (bufs[i])
             gmlp_buffer_release(ctx, &bufs[i]);
@@ -200,6 +228,13 @@ static void refusals(void)
     CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "transposed"),
           "a transposed A under the prologue: %s", gmlp_last_error(ctx));
     g.a.trans = 0;
+    g.norm.of = GMLP_NORM_OF_B; /* B is transposed */
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "B not transposed"),
+          "a transposed B under the prologue of B: %s", gmlp_last_error(ctx));
+    g.norm.of = (gmlp_gemm_norm_of)7;
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "neither"),
+          "the prologue of an unknown operand: %s", gmlp_last_error(ctx));
+    g.norm.of = GMLP_NORM_OF_A;
     g.norm.stats = s, g.norm.parts = 1; /* 4 rows of 1 part need 12 floats, not 6 */
     CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "statistics"),
           "the prologue's statistics past their buffer: %s", gmlp_last_error(ctx));

@@ -86,13 +86,17 @@ static void add_kernels(report *r, gmlp_context *ctx)
     /* how a recorded forward replays (cl/record.h) */
     add(r, "   recorded forwards: %s\n", ctx->cmdbuf_why);
     /* where the blocks' LayerNorms run (model/block.c: the fused LayerNorm) */
-    add(r, "   LayerNorms: %s\n",
+    const bool fuse_a = gmlp_gemm_fusing(ctx, GMLP_NORM_OF_A), fuse_b = gmlp_gemm_fusing(ctx, GMLP_NORM_OF_B);
+    add(r, "   LayerNorms: %s%s%s%s\n",
         !ctx->set.fuse ? "kernels of their own (GMLP_FUSE=0)"
-        : gmlp_gemm_fusing(ctx)
-            ? "fused into fc1 (its A normalised as it loads, the statistics from the product before) where the "
-              "block allows (GMLP_FUSE=0: kernels of their own)"
-            : "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
-              "fused wherever the kernel can)");
+        : !fuse_a && !fuse_b
+            ? "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
+              "fused wherever the kernel can)"
+            : "fused where the block allows (GMLP_FUSE=0: kernels of their own): ",
+        ctx->set.fuse && fuse_a ? "into fc1, its A normalised as it loads" : "",
+        ctx->set.fuse && fuse_a && fuse_b ? "; " : "",
+        ctx->set.fuse && fuse_b ? "into the token-axis products (the spatial GEMM, the token MLPs), their B normalised "
+                                  "as it loads" : "");
     /* how image models store their linear weights (model/load.c) */
     const bool packs = gmlp_gemm_packs(ctx, GMLP_GEMM_FP32);
     add(r, "   linear weights: %s%s\n",

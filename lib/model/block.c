@@ -18,10 +18,13 @@
  * The fused LayerNorm (ops.h's gmlp_gemm_norm): where the device's tables
  * and the products' tiling allow (gmlp_gemm_fuses), the product that writes
  * x (the stem, fc2, the Mixer's token fc2) also writes x's row statistics,
- * and the next fc1 normalises x as it loads it (ResMLP's Affine needs no
- * statistics): the LayerNorm's launch and its pass over x go.  Wherever
- * LN(x) is stored anyway (token shift, attention) or a half does not fuse,
- * the LayerNorm runs as its own kernel into y, as GMLP_FUSE=0 makes every
+ * and the next product that reads LN(x) (fc1; the Mixer's token fc1, whose
+ * B it is) normalises x as it loads it (ResMLP's Affine needs no
+ * statistics); likewise fc1 writes v's and the spatial GEMM normalises v:
+ * a gMLP block in 3 launches.  The LayerNorm's launch and its pass over
+ * memory go.  Wherever LN(x) or LN(v) is stored anyway (token shift,
+ * attention, the decoding cache, several heads) or a half does not fuse,
+ * the LayerNorm runs as its own kernel, as GMLP_FUSE=0 makes every
  * one run. */
 #include <math.h>
 
@@ -87,7 +90,10 @@ gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl
 
 bool gmlp_block_takes_stats(const gmlp_config *c)
 {
-    return gmlp_arch_of(c)->mix == GMLP_MIX_SGU && !c->shift_tokens && !c->attn_dim;
+    const gmlp_arch_desc *arch = gmlp_arch_of(c);
+    if (arch->norm != GMLP_NORM_LAYERNORM)
+        return false;
+    return arch->mix == GMLP_MIX_SGU ? !c->shift_tokens && !c->attn_dim : arch->mix == GMLP_MIX_MLP;
 }
 
 gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want)
@@ -105,21 +111,23 @@ gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want)
     return gmlp_op_gemm(m->ctx, fuses ? &with : &g);
 }
 
-/* The product that reads norm(x) (fc1, both of GluMlp's halves: norm the
- * block's LayerNorm or ResMLP's Affine, weights w and b), its A set: x
+/* The product g that reads norm(x) as its operand of (A: fc1, both of
+ * GluMlp's halves; B: the Mixer's token fc1), norm the block's LayerNorm or
+ * ResMLP's Affine, weights w and b, g's operand set to y's view: x
  * normalised as its prologue where that fuses (a LayerNorm needs x's
  * statistics), else y, norm(x) computed into it first.  x's statistics are
  * used up either way. */
-static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm *g)
+static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm_norm_of of, gmlp_gemm *g)
 {
     gmlp_model *m = p->m;
     const bool ln = gmlp_arch_of(&m->cfg)->norm == GMLP_NORM_LAYERNORM;
     const gmlp_view x = gmlp_held(p, GMLP_HELD_X), y = gmlp_held(p, GMLP_HELD_LN);
     gmlp_gemm f = *g;
-    f.a = x;
+    gmlp_view *in = of == GMLP_NORM_OF_A ? &f.a : &f.b;
+    *in = in->stride ? gmlp_per_seq(x, in->stride / in->ld) : x; /* y's rows and pitch, x's storage */
     f.precision = m->precision;
     f.norm = (gmlp_gemm_norm){.w = w, .b = b, .stats = ln ? m->ws.stats : NULL, .parts = m->ws.x_parts,
-                              .eps = m->cfg.norm_eps};
+                              .eps = m->cfg.norm_eps, .of = of};
     bool fuses = !ln || m->ws.x_parts;
     if (fuses)
         GMLP_TRY(gmlp_gemm_fuses(m->ctx, &f, &fuses));
@@ -128,9 +136,7 @@ static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm *g)
         *g = f;
         return GMLP_OK;
     }
-    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), w, b, p->rows));
-    g->a = y;
-    return GMLP_OK;
+    return gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), w, b, p->rows);
 }
 
 /* The channel MLP's two halves, shared by the blocks:
@@ -160,6 +166,54 @@ static gmlp_view cols_from(gmlp_view v, size_t col)
     return v;
 }
 
+/* Head hd's spatial GEMM, per sequence, the gate in its epilogue (beta 1
+ * adds the attention's output, gated's already):
+ * gated[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . gate[0 .. L) (L x dh) + gated + b_h[..]) * u,
+ * gate LN(v)'s rows, or v's where the GEMM normalises them (its norm). */
+static gmlp_gemm spatial(const gmlp_pass *p, const gmlp_block_weights *wt, size_t hd, gmlp_view gate,
+                         gmlp_view gated)
+{
+    gmlp_model *m = p->m;
+    const size_t g = p->h / 2, dh = g / p->heads, S = p->N;
+    const gmlp_view u = gmlp_per_seq(gmlp_held(p, GMLP_HELD_UV), p->n);
+    return (gmlp_gemm){.m = p->n, .n = dh, .k = p->len, .batch = p->seqs,
+                       .a = gmlp_weight(m, wt->sgu_w, (hd * S + p->p0) * S, S), .b = cols_from(gate, hd * dh),
+                       .c = cols_from(gmlp_per_seq(gated, p->n), hd * dh), .beta = p->a ? 1.0f : 0.0f,
+                       .bias = wt->sgu_b, .bias_off = hd * S + p->p0, .bias_rows = 1, .act = m->cfg.gate_act,
+                       .gate = cols_from(u, hd * dh), .precision = m->precision};
+}
+
+/* LN(v) fused into the spatial GEMM, its B normalised as it loads (*vnorm
+ * set; none: w NULL), fc1 (*up) writing v's statistics: where one head
+ * reads LN(v), no decoding cache keeps it, and both products fuse.  The
+ * gated product then goes apart from v (GMLP_HELD_GATED_APART), which the
+ * GEMM reads to its end. */
+static gmlp_status fuse_v(const gmlp_pass *p, const gmlp_block_weights *wt, gmlp_gemm *up, gmlp_gemm_norm *vnorm)
+{
+    gmlp_model *m = p->m;
+    const size_t g = p->h / 2;
+    *vnorm = (gmlp_gemm_norm){0};
+    if (p->heads != 1 || p->cache || !m->ws.stats_v)
+        return GMLP_OK;
+    gmlp_gemm with = *up;
+    with.precision = m->precision;
+    with.stats = m->ws.stats_v, with.stats_col0 = g;
+    bool fuses;
+    GMLP_TRY(gmlp_gemm_fuses(m->ctx, &with, &fuses));
+    if (!fuses)
+        return GMLP_OK;
+    gmlp_gemm_norm norm = {.w = wt->sgu_norm_w, .b = wt->sgu_norm_b, .stats = m->ws.stats_v, .eps = m->cfg.sgu_eps,
+                           .of = GMLP_NORM_OF_B};
+    GMLP_TRY(gmlp_gemm_stats_parts(m->ctx, &with, &norm.parts));
+    gmlp_gemm sg = spatial(p, wt, 0, gmlp_per_seq(cols_from(gmlp_held(p, GMLP_HELD_UV), g), p->n),
+                           gmlp_held(p, GMLP_HELD_GATED_APART));
+    sg.norm = norm;
+    GMLP_TRY(gmlp_gemm_fuses(m->ctx, &sg, &fuses));
+    if (fuses)
+        *up = with, *vnorm = norm;
+    return GMLP_OK;
+}
+
 gmlp_status gmlp_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
@@ -167,14 +221,14 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     const gmlp_config *c = &m->cfg;
     const gmlp_block_weights *wt = &m->blocks[l];
     const gmlp_workspace *w = &m->ws;
-    const size_t d = p->d, h = p->h, g = h / 2, a = p->a, dh = g / p->heads;
-    const size_t n = p->n, L = p->len, S = p->N, B = p->seqs, rows = p->rows;
+    const size_t d = p->d, h = p->h, g = h / 2, a = p->a;
+    const size_t n = p->n, S = p->N, rows = p->rows;
     const gmlp_view y = gmlp_held(p, GMLP_HELD_LN);
     /* [u | v] (rows x h) = GELU(LN(x) (or its shift) . W_in^T + b_in) */
     const gmlp_view uv = gmlp_held(p, GMLP_HELD_UV), v = cols_from(uv, g);
     gmlp_gemm up = fc1(p, wt, y, uv);
     if (gmlp_block_takes_stats(c))
-        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     else /* LN(x) stored: the shift and the attention read it */
         GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(gmlp_held(p, GMLP_HELD_X)), gmlp_rows_of(y), wt->norm_w,
                                    wt->norm_b, rows, d, c->norm_eps));
@@ -196,34 +250,34 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
         GMLP_TRY(attention(p, l, in));
     if (c->shift_tokens)
         up.a = in;
+    gmlp_gemm_norm vnorm;
+    GMLP_TRY(fuse_v(p, wt, &up, &vnorm));
     GMLP_TRY(gmlp_model_gemm(m, up));
-    /* LN(v) (rows x g) */
-    const gmlp_view lnv = gmlp_held(p, GMLP_HELD_LNV);
-    GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(v), gmlp_rows_of(lnv), wt->sgu_norm_w, wt->sgu_norm_b, rows, g,
-                               c->sgu_eps));
-    gmlp_view gate = gmlp_per_seq(lnv, n);
-    if (p->cache) {
-        GMLP_TRY(to_cache(p, lnv, g, p->cache->gate[l]));
-        gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g, .elem = lnv.elem};
+    /* the spatial GEMM's B, LN(v): v itself, normalised as it loads, where that fuses; else LN(v) (rows x g)
+     * stored first */
+    gmlp_view gate = gmlp_per_seq(v, n), gated = gmlp_held(p, vnorm.w ? GMLP_HELD_GATED_APART : GMLP_HELD_GATED);
+    if (!vnorm.w) {
+        const gmlp_view lnv = gmlp_held(p, GMLP_HELD_LNV);
+        GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(v), gmlp_rows_of(lnv), wt->sgu_norm_w, wt->sgu_norm_b, rows, g,
+                                   c->sgu_eps));
+        gate = gmlp_per_seq(lnv, n);
+        if (p->cache) {
+            GMLP_TRY(to_cache(p, lnv, g, p->cache->gate[l]));
+            gate = (gmlp_view){.buf = p->cache->gate[l], .ld = g, .stride = S * g, .elem = lnv.elem};
+        }
     }
-    /* gated (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to (over v's half) */
+    /* gated (rows x g) = ao . W_o^T + b_o, which the spatial matmuls add to */
     if (a)
         GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = rows, .n = g, .k = a, .a = {.buf = w->ao, .ld = a},
-                                                .b = gmlp_linear_weight(m, wt->attn_out_w, g, a),
-                                                .c = gmlp_held(p, GMLP_HELD_GATED), .bias = wt->attn_out_b}));
-    /* per head and sequence, the gate in the GEMM's epilogue (beta 1 adds the attention's output):
-     * gated[p0 .. p0+n) (n x dh) = act(W_h[p0 .. p0+n, 0 .. L) . LN(v)[0 .. L) (L x dh) + gated + b_h[..]) * u */
-    const gmlp_view gated = gmlp_per_seq(gmlp_held(p, GMLP_HELD_GATED), n), u = gmlp_per_seq(uv, n);
+                                                .b = gmlp_linear_weight(m, wt->attn_out_w, g, a), .c = gated,
+                                                .bias = wt->attn_out_b}));
     for (size_t hd = 0; hd < p->heads; hd++) {
-        GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = n, .n = dh, .k = L, .batch = B,
-                                                .a = gmlp_weight(m, wt->sgu_w, (hd * S + p->p0) * S, S),
-                                                .b = cols_from(gate, hd * dh), .c = cols_from(gated, hd * dh),
-                                                .beta = a ? 1.0f : 0.0f, .bias = wt->sgu_b,
-                                                .bias_off = hd * S + p->p0, .bias_rows = 1, .act = c->gate_act,
-                                                .gate = cols_from(u, hd * dh)}));
+        gmlp_gemm sg = spatial(p, wt, hd, gate, gated);
+        sg.norm = vnorm;
+        GMLP_TRY(gmlp_model_gemm(m, sg));
     }
     /* x (rows x d) += gated . W_out^T + b_out, its statistics for the next block's fused LayerNorm */
-    return fc2(p, wt, gmlp_held(p, GMLP_HELD_GATED), g, l + 1 < c->depth && gmlp_block_takes_stats(c));
+    return fc2(p, wt, gated, g, l + 1 < c->depth && gmlp_block_takes_stats(c));
 }
 
 /* timm MixerBlock: a token MLP across the token axis, then a channel MLP.
@@ -239,23 +293,21 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const int glu = arch->halves;
     const size_t tu = glu ? t / 2 : t, h = p->h, g = h / 2; /* tu: the token fc2's inputs */
     const gmlp_view x = gmlp_held(p, GMLP_HELD_X), y = gmlp_held(p, GMLP_HELD_LN);
-    gmlp_context *ctx = m->ctx;
-    GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(x), gmlp_rows_of(y), wt->norm1_w, wt->norm1_b, p->rows, d,
-                               c->norm_eps));
-    /* per image, no transposes copied: tokens (t x d) = W_t1 (t x N) . y (N x d) + b per row, then
+    /* per image, no transposes copied: tokens (t x d) = W_t1 (t x N) . LN(x) (N x d) + b per row, then
      * Mlp:    tokens = mlp_act(tokens) (GELU)
      * GluMlp: tokens = x1 * act(x2), [x1 | x2] its two halves (tu x d each), x1 (the gate, mlp_act
      *         identity) computed first */
     const gmlp_view ys = gmlp_per_seq(y, N), x1 = gmlp_per_seq(gmlp_held(p, GMLP_HELD_TOKENS_GATE), t);
     const gmlp_view tokens = gmlp_per_seq(gmlp_held(p, GMLP_HELD_TOKENS), t);
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = ys, .c = glu ? x1 : tokens, .bias = wt->tok1_b, .bias_rows = 1,
-                                            .act = arch->mlp_act}));
-    if (glu) {
-        GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = tu, .n = d, .k = N, .batch = B,
-                                                .a = gmlp_weight(m, wt->tok1_w, tu * N, N), .b = ys, .c = tokens,
-                                                .bias = wt->tok1_b, .bias_off = tu, .bias_rows = 1, .act = c->gate_act,
-                                                .gate = x1}));
+    gmlp_gemm tok = {.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N), .b = ys,
+                     .c = glu ? x1 : tokens, .bias = wt->tok1_b, .bias_rows = 1, .act = arch->mlp_act};
+    GMLP_TRY(normed(p, wt->norm1_w, wt->norm1_b, GMLP_NORM_OF_B, &tok)); /* LN(x) as B: x's rows across d */
+    GMLP_TRY(gmlp_model_gemm(m, tok));
+    if (glu) { /* the same B, and its prologue */
+        gmlp_gemm gated = tok;
+        gated.a = gmlp_weight(m, wt->tok1_w, tu * N, N);
+        gated.c = tokens, gated.bias_off = tu, gated.act = c->gate_act, gated.gate = x1;
+        GMLP_TRY(gmlp_model_gemm(m, gated));
     }
     /* per image: x (N x d) += W_t2 (N x tu) . tokens (tu x d) + b per row */
     /* ... its statistics for the channel MLP's fused LayerNorm */
@@ -267,16 +319,16 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
     gmlp_gemm up = fc1(p, wt, y, hidden);
     if (!glu) {
-        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
         GMLP_TRY(gmlp_model_gemm(m, up));
-        return fc2(p, wt, hidden, h, false);
+        return fc2(p, wt, hidden, h, l + 1 < c->depth && gmlp_block_takes_stats(c));
     }
     /* GluMlp: u (rows x g) = LN(x) . W_1[0 .. g)^T + b, then hidden (rows x g, over the second half) =
      * u * act(LN(x) . W_1[g .. h)^T + b): the halves as two products (the second's epilogue gates with
      * the first), both normalising x where it fuses */
     up.n = g;
     up.c = gmlp_held(p, GMLP_HELD_UV);
-    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     GMLP_TRY(gmlp_model_gemm(m, up));
     gmlp_gemm gated = up;
     gated.b = gmlp_linear_outputs(up.b, g);
@@ -285,7 +337,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     gated.act = c->gate_act;
     gated.gate = up.c;
     GMLP_TRY(gmlp_model_gemm(m, gated));
-    return fc2(p, wt, hidden, g, false);
+    return fc2(p, wt, hidden, g, l + 1 < c->depth && gmlp_block_takes_stats(c));
 }
 
 /* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
@@ -313,7 +365,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
      * hidden (rows x h) = GELU(Aff2(x) W_1^T + b_1) */
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
     gmlp_gemm up = fc1(p, wt, y, hidden);
-    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, &up));
+    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     GMLP_TRY(gmlp_model_gemm(m, up));
     return fc2(p, wt, hidden, p->h, false);
 }

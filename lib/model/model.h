@@ -43,6 +43,7 @@ typedef enum gmlp_held_id {
     GMLP_HELD_PATCHES,     /* rows x C*ph*pw: the stem's input */
     GMLP_HELD_UV,          /* rows x h: fc1's [u | v] (GluMlp's [x1 | x2]: x1 the gate) */
     GMLP_HELD_GATED,       /* rows x g over v's half: act(W_h . LN(v) + b) * u, fc2's input */
+    GMLP_HELD_GATED_APART, /* rows x g, the same where the spatial GEMM normalises v as it reads it */
     GMLP_HELD_HIDDEN,      /* rows x h: the channel MLP's hidden product (GluMlp: x2 gated, over its half) */
     GMLP_HELD_TOKENS_GATE, /* per image t/2 x d: GluMlp's token gate */
     GMLP_HELD_TOKENS,      /* per image t x d: the token MLP's hidden product (GluMlp: its gated half) */
@@ -62,7 +63,9 @@ typedef struct gmlp_workspace {
     cl_mem qkv, sim, ao; /* tiny attention: rows x 3a, rows x kv_len, rows x a */
     cl_mem pooled; /* seqs x d: mean over tokens (vision) */
     cl_mem out;    /* out_rows x classes (or vocabulary): logits */
-    cl_mem stats;  /* rows x parts x 3: x's row statistics, for a LayerNorm fused into fc1 (block.c); NULL: none */
+    cl_mem stats;  /* rows x parts x 3: x's row statistics, for a LayerNorm fused into the product that reads
+                    * it (fc1, a token MLP: block.c); NULL: none */
+    cl_mem stats_v; /* rows x parts x 3: the SGU's v's, for LN(v) fused into the spatial GEMM; NULL: none */
     size_t x_parts; /* the parts per row of the statistics the last product writing x wrote; 0: none (reset per pass) */
     gmlp_recorded recorded[GMLP_RECORDINGS]; /* freed with the buffers they use (model/replay.c) */
     size_t next_recorded;                    /* the slot a new key takes */

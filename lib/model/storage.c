@@ -28,6 +28,7 @@ static const struct {
     /* act(W_h . LN(v) + b) * u: fc2's A, but where it adds to the attention's float output or a decoding
      * step's (whose history is float) */
     [GMLP_HELD_GATED] = {AS_OUTPUT, UNLESS_ATTENTION | UNLESS_CACHE},
+    [GMLP_HELD_GATED_APART] = {AS_OUTPUT, UNLESS_ATTENTION | UNLESS_CACHE},
     /* the channel MLP's hidden product (Mixer, ResMLP; GluMlp's gated half): fc2's A */
     [GMLP_HELD_HIDDEN] = {AS_OUTPUT, 0},
     /* the Mixer's token-MLP hidden product (GluMlp's gated half): tok2's B */
@@ -74,6 +75,7 @@ static place place_of(const gmlp_pass *p, gmlp_held_id what)
     case GMLP_HELD_SHIFTED:
         return (place){w->ys, 0, d, 0};
     case GMLP_HELD_LNV: /* y again: fc1 has consumed LN(x) */
+    case GMLP_HELD_GATED_APART: /* the same y, free where LN(v) is not stored: v is read to the end */
         return (place){w->y, 0, g, 0};
     /* z's jobs: the stem's patches, fc1's [u | v] with the gated product over v's half (read by then;
      * a 16-bit [u | v] lies in the first half of its float slots, clear of it), the channel MLP's hidden

@@ -14,7 +14,7 @@ typedef struct buffer_plan {
     const char *what;
 } buffer_plan;
 
-enum { N_BUFFERS = 12 };
+enum { N_BUFFERS = 13 };
 
 static size_t max2(size_t a, size_t b)
 {
@@ -33,8 +33,10 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
     const size_t patch = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
     const size_t classes = lm ? (size_t)c->vocab_size : max2((size_t)c->num_classes, 1);
     const size_t z = max2(rows * max2(h, lm ? 0 : patch), mixer ? seqs * (size_t)c->token_dim * d : 0);
-    /* x's row statistics where a LayerNorm may fuse into fc1 (block.c): the most parts a tiling writes */
-    const bool stats = arch->norm == GMLP_NORM_LAYERNORM && gmlp_gemm_fusing(m->ctx);
+    /* row statistics where a LayerNorm may fuse into the product that reads it (block.c): the most parts
+     * a tiling writes; x's (fc1, the Mixer's token MLP), the SGU's v's */
+    const bool fuse_a = gmlp_gemm_fusing(m->ctx, GMLP_NORM_OF_A), fuse_b = gmlp_gemm_fusing(m->ctx, GMLP_NORM_OF_B);
+    const bool stats = arch->norm == GMLP_NORM_LAYERNORM && (fuse_a || (mixer && fuse_b));
     const buffer_plan all[N_BUFFERS] = {
         {&w->input, lm ? rows * sizeof(cl_int) : seqs * image * f, lm ? "the token ids" : "the input images"},
         {&w->x, rows * d * f, "the residual stream"},
@@ -47,6 +49,7 @@ static void plan(gmlp_model *m, size_t rows, size_t seqs, size_t kv_len, size_t 
         {&w->pooled, lm ? 0 : seqs * d * f, "the pooled features"},
         {&w->out, out_rows * classes * f, lm ? "the logits" : "the logits or features"},
         {&w->stats, stats ? rows * gmlp_gemm_stats_parts_max(d) * 3 * f : 0, "the row statistics"},
+        {&w->stats_v, sgu && fuse_b ? rows * gmlp_gemm_stats_parts_max(h) * 3 * f : 0, "the gate's row statistics"},
         {NULL, 0, NULL},
     };
     for (int i = 0; i < N_BUFFERS; i++)

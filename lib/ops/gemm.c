@@ -26,12 +26,34 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view 
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t parts)
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t rows,
+                                  size_t parts)
 {
     if (!parts)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s of no parts", name);
-    const gmlp_view s = {.buf = stats, .ld = 3 * parts, .stride = g->m * 3 * parts};
-    return check_operand(ctx, name, s, g->m, 3 * parts, g->batch ? g->batch : 1);
+    const gmlp_view s = {.buf = stats, .ld = 3 * parts, .stride = rows * 3 * parts};
+    return check_operand(ctx, name, s, rows, 3 * parts, g->batch ? g->batch : 1);
+}
+
+/* The prologue's operands: its operand not transposed, a weight and bias per
+ * element along the normalised rows (k of A's, n of B's), the statistics of
+ * the rows (m of A's, k of B's) */
+static gmlp_status check_norm(gmlp_context *ctx, const gmlp_gemm *g)
+{
+    const gmlp_gemm_norm *nm = &g->norm;
+    const bool of_a = nm->of == GMLP_NORM_OF_A;
+    if (nm->of != GMLP_NORM_OF_A && nm->of != GMLP_NORM_OF_B)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the prologue's operand %d is neither A nor B",
+                         (int)nm->of);
+    if (of_a ? g->a.trans : g->b.trans)
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the prologue normalises %s: %s not transposed",
+                         of_a ? "A's rows along k" : "B's rows across n", of_a ? "A" : "B");
+    const size_t along = of_a ? g->k : g->n, rows = of_a ? g->m : g->k;
+    GMLP_TRY(check_operand(ctx, "the prologue's weight", (gmlp_view){.buf = nm->w, .ld = 1}, along, 1, 1));
+    GMLP_TRY(check_operand(ctx, "the prologue's bias", (gmlp_view){.buf = nm->b, .ld = 1}, along, 1, 1));
+    if (nm->stats)
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the prologue's statistics", nm->stats, rows, nm->parts));
+    return GMLP_OK;
 }
 
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
@@ -56,15 +78,8 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown precision %d", (int)g->precision);
     if (g->act < 0 || g->act >= GMLP_ACTS)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: unknown activation %d", g->act);
-    if (g->norm.w) {
-        if (g->a.trans)
-            return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: the prologue normalises A's rows: A not "
-                             "transposed");
-        GMLP_TRY(check_operand(ctx, "the prologue's weight", (gmlp_view){.buf = g->norm.w, .ld = 1}, g->k, 1, 1));
-        GMLP_TRY(check_operand(ctx, "the prologue's bias", (gmlp_view){.buf = g->norm.b, .ld = 1}, g->k, 1, 1));
-        if (g->norm.stats)
-            GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the prologue's statistics", g->norm.stats, g->norm.parts));
-    }
+    if (g->norm.w)
+        GMLP_TRY(check_norm(ctx, g));
     if (g->stats_col0 > g->n)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: statistics from column %zu of %zu",
                          g->stats_col0, g->n);

@@ -173,16 +173,27 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
     return GMLP_OK;
 }
 
-/* The fused LayerNorm's prologue form of a model's plain form f (planned
+/* The fused LayerNorms' prologue forms of a model's plain form f (planned
  * as p) on the direct kernel, where the device fuses: fc1 (a linear
  * product) on float x storing the model's inputs (its [u | v] or hidden
- * product; the row statistics need no program of their own). */
+ * product); a token-axis product (mixing) on its B as f has it (the SGU's
+ * v) or on float x (the token MLPs).  The row statistics need no program
+ * of their own. */
 static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_model_product prod, gmlp_gemm_size size,
                                  const gmlp_gemm_plan *p, gmlp_elem inputs)
 {
     const gmlp_gemm_plan *q;
-    if (!gmlp_gemm_fusing(ctx) || !p || !gmlp_tiling_direct(p->tiling) || prod == GMLP_PRODUCT_MIXING ||
-        f.a != GMLP_ELEM_F32)
+    if (!p || !gmlp_tiling_direct(p->tiling))
+        return GMLP_OK;
+    if (prod == GMLP_PRODUCT_MIXING) {
+        if (!gmlp_gemm_fusing(ctx, GMLP_NORM_OF_B))
+            return GMLP_OK;
+        f.prologue = GMLP_PROLOGUE_NORM_B;
+        GMLP_TRY(planned(ctx, &f, size, &q));
+        f.b = GMLP_ELEM_F32;
+        return planned(ctx, &f, size, &q);
+    }
+    if (!gmlp_gemm_fusing(ctx, GMLP_NORM_OF_A) || f.a != GMLP_ELEM_F32)
         return GMLP_OK;
     f.prologue = GMLP_PROLOGUE_NORM_A;
     f.c = (uint8_t)inputs;
@@ -307,7 +318,9 @@ static form form_of(const gmlp_gemm *g)
     int va = vector_width(&g->a), vb = vector_width(&g->b);
     return (form){.a = (uint8_t)g->a.elem, .b = (uint8_t)g->b.elem, .c = (uint8_t)g->c.elem, .ta = g->a.trans != 0,
                   .tb = g->b.trans != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision,
-                  .prologue = (uint8_t)(g->norm.w ? GMLP_PROLOGUE_NORM_A : GMLP_PROLOGUE_NONE),
+                  .prologue = (uint8_t)(!g->norm.w                     ? GMLP_PROLOGUE_NONE
+                                        : g->norm.of == GMLP_NORM_OF_B ? GMLP_PROLOGUE_NORM_B
+                                                                       : GMLP_PROLOGUE_NORM_A),
                   .stats = (uint8_t)(g->stats ? GMLP_GEMM_STATS_ROWS : GMLP_GEMM_STATS_NONE)};
 }
 
@@ -338,9 +351,10 @@ gmlp_status gmlp_gemm_stats_parts(gmlp_context *ctx, const gmlp_gemm *g, size_t 
     return GMLP_OK;
 }
 
-bool gmlp_gemm_fusing(const gmlp_context *ctx)
+bool gmlp_gemm_fusing(const gmlp_context *ctx, gmlp_gemm_norm_of of)
 {
-    return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && gmlp_gemm_forms_for(&ctx->dev)->norm_a);
+    const gmlp_gemm_forms_row *r = gmlp_gemm_forms_for(&ctx->dev);
+    return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && (of == GMLP_NORM_OF_B ? r->norm_b : r->norm_a));
 }
 
 bool gmlp_gemm_packs(const gmlp_context *ctx, gmlp_gemm_precision p)
@@ -357,7 +371,11 @@ gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
     plain.stats = NULL;
     const int cls = gmlp_gemm_class(ctx, g);
     *fuses = false;
-    if (!gmlp_gemm_fusing(ctx) || !g->m || !g->n || g->a.trans || gmlp_gemm_on_clblast(ctx, cls, &plain))
+    /* a producer of statistics alone fuses where either prologue does */
+    const bool fusing = g->norm.w ? gmlp_gemm_fusing(ctx, g->norm.of)
+                                  : gmlp_gemm_fusing(ctx, GMLP_NORM_OF_A) || gmlp_gemm_fusing(ctx, GMLP_NORM_OF_B);
+    const bool transposed = g->norm.w && (g->norm.of == GMLP_NORM_OF_B ? g->b.trans : g->a.trans);
+    if (!fusing || !g->m || !g->n || transposed || gmlp_gemm_on_clblast(ctx, cls, &plain))
         return GMLP_OK;
     /* planned on a family that has the halves (variant() refuses the
      * others): prepared at load (gmlp_gemm_prepare), so nothing builds */
@@ -373,7 +391,7 @@ gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_k
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     if (g->stats)
-        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the row statistics", g->stats, parts_on(g, t)));
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the row statistics", g->stats, g->m, parts_on(g, t)));
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
                               ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),

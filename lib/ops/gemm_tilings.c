@@ -247,13 +247,13 @@ static const gmlp_gemm_forms_row forms[] = {
      * batch 1 and 8 ran at 0.56-0.96x unfused on PoCL (2-core EPYC, 2026-12-02).  The linear weights packed
      * in x out: the linear layers on the outer products */
     /* (BF16 through vdpbf16ps, whose pairs along k NN's B has in two rows: 1.2-1.6x packed, 2026-12-03) */
-    {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .linear_kn = true,
+    {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .norm_b = false, .linear_kn = true,
      .file_precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .file_needs = GMLP_ENGINE_AVX512_BF16,
      .measured = "bench/NOTES.md, The fused LayerNorm; Linear weights packed at load; BF16's linear weights"},
     /* GPUs and others: unfused until measured on one (the tensor-core rows
      * stage operands untouched, and have no prologue yet); the file's
      * layout, which the tuned tilings were chosen on */
-    {.norm_a = false, .linear_kn = false, .measured = "none measured"},
+    {.norm_a = false, .norm_b = false, .linear_kn = false, .measured = "none measured"},
 };
 
 static const gmlp_gemm_default defaults[] = {

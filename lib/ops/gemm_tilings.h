@@ -160,6 +160,7 @@ typedef struct gmlp_gemm_forms_row {
     cl_device_type devices; /* 0: any */
     gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
     bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
+    bool norm_b;            /* op(B)'s rows so (the spatial GEMM's LN(v), the token MLPs' LN(x)) */
     bool linear_kn;         /* image models' linear weights stored in x out */
     unsigned file_precisions; /* ... but as the file stores them in these precisions (GMLP_GEMM_PREC_SETs) where
                                * the device has the engines file_needs: instructions that take k's pairs

@@ -22,7 +22,8 @@ static const gmlp_gemm_axis axes[] = {
     {AXIS(c), "GMLP_GEMM_C", GMLP_ELEMS, STORAGE, {"", " C:half", " C:bf16"}, 1},
     {AXIS(precision), "GMLP_GEMM_PRECISION", GMLP_GEMM_PRECISIONS,
      {GMLP_GEMM_FP32, GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16}, {" fp32", " tf32", " fp16", " bf16"}, 1},
-    {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES, {GMLP_PROLOGUE_NONE, GMLP_PROLOGUE_NORM_A}, {"", " norm(A)"}, 1},
+    {AXIS(prologue), "GMLP_GEMM_PROLOGUE", GMLP_PROLOGUES,
+     {GMLP_PROLOGUE_NONE, GMLP_PROLOGUE_NORM_A, GMLP_PROLOGUE_NORM_B}, {"", " norm(A)", " norm(B)"}, 1},
     /* no macro: the direct kernel writes the statistics where its argument is set, one program either way
      * (keyed: a product writing them is planned on a tiling that has them) */
     {AXIS(stats), NULL, 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},

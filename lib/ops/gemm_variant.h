@@ -14,11 +14,13 @@
 #include "ops/gemm_tilings.h"
 
 /* What an operand's elements pass through as a kernel stages them, before
- * the product: nothing, or op(A)'s rows normalised along k (the fused
- * LayerNorm or Affine before fc1: ops.h's gmlp_gemm_norm). */
+ * the product: nothing, op(A)'s rows normalised along k (the fused
+ * LayerNorm or Affine before fc1), or op(B)'s rows normalised across n (the
+ * one before the spatial GEMM or a token MLP): ops.h's gmlp_gemm_norm. */
 typedef enum gmlp_gemm_prologue {
     GMLP_PROLOGUE_NONE = GMLP_GEMM_PROLOGUE_NONE,
     GMLP_PROLOGUE_NORM_A = GMLP_GEMM_PROLOGUE_NORM_A,
+    GMLP_PROLOGUE_NORM_B = GMLP_GEMM_PROLOGUE_NORM_B,
     GMLP_PROLOGUES
 } gmlp_gemm_prologue;
 

@@ -153,15 +153,21 @@ typedef struct gmlp_view {
  * kernel's alone so far: gmlp_gemm_fuses).  Row statistics: per row of a
  * product's C (r = p m + i over a batch) and part, (count, mean, M2) as 3
  * floats at (r parts + part) 3, parts the producing product's
- * (gmlp_gemm_stats_parts).  The prologue: op(A)'s rows, not transposed,
- * normalised along k as loaded, (A[i, q] - mean_i) rstd_i w[q] + b[q],
- * mean_i and rstd_i = 1 / sqrt(var_i + eps) from stats' row p m + i (its
- * parts merged in order); stats NULL: mean 0 and rstd 1 (an Affine). */
+ * (gmlp_gemm_stats_parts).  The prologue normalises, as it loads:
+ * - GMLP_NORM_OF_A: op(A)'s rows (A not transposed) along k, (A[i, q] -
+ *   mean_i) rstd_i w[q] + b[q], from stats' row p m + i (fc1's LayerNorm);
+ * - GMLP_NORM_OF_B: op(B)'s k rows (B not transposed) across n, (B[q, j] -
+ *   mean_q) rstd_q w[j] + b[j], from stats' row p k + q (the LayerNorm
+ *   before the spatial GEMM or a token MLP);
+ * mean and rstd = 1 / sqrt(var + eps) from the row's parts merged in order;
+ * stats NULL: mean 0 and rstd 1 (an Affine). */
+typedef enum gmlp_gemm_norm_of { GMLP_NORM_OF_A, GMLP_NORM_OF_B } gmlp_gemm_norm_of;
 typedef struct gmlp_gemm_norm {
     cl_mem w, b;  /* w NULL: no prologue */
     cl_mem stats; /* NULL: an Affine */
     size_t parts;
     float eps;
+    gmlp_gemm_norm_of of;
 } gmlp_gemm_norm;
 
 /* C[p] = epilogue(op(A[p]) . op(B[p]) + beta * C[p]) for p < batch, C m x n,
@@ -169,7 +175,8 @@ typedef struct gmlp_gemm_norm {
  * plus the bias (per column, or per row of each matrix with bias_rows),
  * then act, then times the gate's element (the SGU: the gate fused into the
  * spatial matmul, u beside v in the same buffer).  Fused LayerNorms (norm,
- * stats): op(A) normalised as it loads, and C's row statistics written. */
+ * stats): op(A) or op(B) normalised as it loads, and C's row statistics
+ * written. */
 typedef struct gmlp_gemm {
     size_t m, n, k;
     size_t batch;  /* 0 counts as 1 */
@@ -244,12 +251,15 @@ gmlp_status gmlp_op_gemm_clblast(gmlp_context *ctx, const gmlp_gemm *g);
 int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
-/* Checks that row statistics of parts parts per row of g's C (or op(A)'s)
- * rows fit buffer stats; name says which in a failure. */
-gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t parts);
-/* Whether ctx fuses LayerNorms where a product can: its settings (GMLP_FUSE)
- * and the device's fuse row (gemm_tilings.c). */
-bool gmlp_gemm_fusing(const gmlp_context *ctx);
+/* Checks that row statistics of parts parts per row, rows rows per matrix
+ * of g's batch (C's or op(A)'s m, op(B)'s k), fit buffer stats; name says
+ * which in a failure. */
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t rows,
+                                  size_t parts);
+/* Whether ctx fuses the LayerNorms that a prologue on operand of would
+ * take where a product can: its settings (GMLP_FUSE) and the device's fuse
+ * row (gemm_tilings.c). */
+bool gmlp_gemm_fusing(const gmlp_context *ctx, gmlp_gemm_norm_of of);
 /* Whether ctx stores image models' linear weights packed in x out in
  * precision p: its settings (GMLP_PACK) and the device's forms row
  * (gemm_tilings.c). */
