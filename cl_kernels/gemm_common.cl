@@ -58,9 +58,9 @@
 #endif
 #define GMLP_GEMM_EPI_OF(p) GMLP_EPI_OF(p, GMLP_GEMM_GATE)
 /* The fused LayerNorm's two halves (the prologue and the row statistics)
- * are written for the direct kernel alone so far, which defines
- * GMLP_GEMM_FUSES; the planner asks no other family for them
- * (lib/ops/gemm_kernel.c), and the others ignore the stats argument. */
+ * are written for the portable kernels, direct and tiled, which define
+ * GMLP_GEMM_FUSES; the planner asks no matrix engine's family for them
+ * (lib/ops/gemm_kernel.c), and those ignore the stats argument. */
 #if !defined(GMLP_GEMM_FUSES) && GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
 #error "gemm_common.cl: this kernel family has no prologue"
 #endif

@@ -11,8 +11,30 @@
  * of local memory are float4 and neighbours' runs neighbour.  Edges are
  * zero-padded on load and masked on store: any m, n, k.  Large blocks apply
  * the epilogue in a second sweep (EPILOGUE_SWEEP).  The staging:
- * gmlp_tiled_fetch and gmlp_tiled_stash, below. */
+ * gmlp_tiled_fetch and gmlp_tiled_stash, below.
+ * It has the fused LayerNorm's halves (gemm_common.cl) as the direct kernel
+ * has them: a prologue that normalises op(A)'s rows (NORM_A) or op(B)'s
+ * (NORM_B) as they are fetched, by (mean, rstd) that the group merges once
+ * into local memory (its TM rows of A; all k rows of B, at most
+ * GMLP_NORM_B_ROWS: lib/ops refuses deeper products), and the row
+ * statistics of what it stored. */
+#define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
+#define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
+#define NORM_B (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_B)
+#define NORM_OP (NORM_B ? 1 : 0) /* the operand the prologue normalises */
+#define NORM_ROWS (NORM_A ? TM : NORM_B ? GMLP_NORM_B_ROWS : 1)
+#if NORM_A && GMLP_GEMM_TA || NORM_B && GMLP_GEMM_TB
+#error "gemm_tiled.cl: the prologue normalises an operand's rows as stored: not transposed"
+#endif
+
+/* The prologue's weight and bias per element along the normalised rows, and
+ * the rows' (mean, rstd) in local memory, from row nr0 of the operand */
+typedef struct tiled_pro {
+    __global const float *w, *b;
+    __local const float2 *nr;
+    int nr0;
+} tiled_pro;
 
 /* v (1, 2 or 4: a constant once inlined) floats from p into d through a
  * vector pointer: p is v-aligned (global memory: host-checked; local: the
@@ -95,8 +117,9 @@ static inline int gmlp_tiled_at(const int op, int t, int l, int *w, int *q)
     return TILED_VECS(op) % NT == 0 || e < TILED_VECS(op);
 }
 static inline void gmlp_tiled_fetch(const int op, __global const void *p, ulong ld, int base, int dim, int q0, int k,
-                                    int t, float *r)
+                                    int t, float *r, const tiled_pro *pro)
 {
+    const int normed = GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE && op == NORM_OP;
     const int contig = GMLP_STAGE_CONTIG_K(op), nv = GMLP_STAGE_V(op);
     GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(TILED_PER); l++)
     {
@@ -111,6 +134,12 @@ static inline void gmlp_tiled_fetch(const int op, __global const void *p, ulong 
             } else {
                 GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (v < nv) r[l * nv + v] =
                     gr < rows && gc + v < cols ? gmlp_elem_get(GMLP_STAGE_STORE(op), src, v) : 0.0f;
+            }
+            /* the prologue: the stored row gr, its element gc + v (the padding stays 0) */
+            GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (normed && v < nv && gr < rows && gc + v < cols)
+            {
+                const float2 s = pro->nr[gr - pro->nr0];
+                r[l * nv + v] = (r[l * nv + v] - s.x) * s.y * pro->w[gc + v] + pro->b[gc + v];
             }
             GMLP_UNROLL for (int v = 0; v < VMAX; v++) if (v < nv) r[l * nv + v] =
                 gmlp_stage_element(r[l * nv + v], op);
@@ -141,6 +170,40 @@ static inline void gmlp_tiled_stash(const int op, __local float *lds, const floa
 #error "gemm_tiled.cl: a 16-bit C needs the epilogue in registers: at most 16 outputs a work-item"
 #endif
 
+/* The row statistics (gemm_common.cl) of this work-item's outputs in C's
+ * rows (its part: get_global_id(0) of get_global_size(0)), from column col0
+ * on: two passes over the values as stored. */
+static inline void tiled_stats(__global const C_TYPE *c, ulong ldc, int m, int n, size_t p, int i0, int j0, int x,
+                               int y, int col0, __global float *stats)
+{
+    const size_t part = get_global_id(0), parts = get_global_size(0);
+    for (int r = 0; r < WM; r++) {
+        const int gi = i0 + OWN_ROW(y, r);
+        if (gi >= m)
+            continue;
+        __global const C_TYPE *row = c + (size_t)gi * ldc;
+        float sum = 0.0f, m2 = 0.0f;
+        int count = 0;
+        for (int s = 0; s < WN; s++) {
+            const int gj = j0 + OWN_COL(x, s);
+            if (gj >= col0 && gj < n)
+                sum += gmlp_c_get(row + gj), count++;
+        }
+        const float mean = count ? sum / (float)count : 0.0f;
+        for (int s = 0; s < WN; s++) {
+            const int gj = j0 + OWN_COL(x, s);
+            if (gj >= col0 && gj < n) {
+                const float d = gmlp_c_get(row + gj) - mean;
+                m2 += d * d;
+            }
+        }
+        vstore3((float3)((float)count, mean, m2), (p * (size_t)m + (size_t)gi) * parts + part, stats);
+    }
+}
+
+/* the staging of the k loop, the prologue's state in scope */
+#define TILED_FETCH(op, p, ld, base, dim, q0, k, t, r) gmlp_tiled_fetch(op, p, ld, base, dim, q0, k, t, r, &pro)
+
 GMLP_GEMM_KERNEL(gmlp_gemm)
 {
     const int x = get_local_id(0), y = get_local_id(1);
@@ -166,7 +229,19 @@ GMLP_UNROLL
     __local float bs[2 * TILED_SIZE(1)] __attribute__((aligned(16)));
     const int t = y * RX + x;
     float pa[TILED_PER(0) * GMLP_STAGE_V(0)], pb[TILED_PER(1) * GMLP_STAGE_V(1)];
-    GMLP_SLICES_BEGIN(float, TILED_SIZE, gmlp_tiled_fetch, gmlp_tiled_stash)
+#if GMLP_GEMM_PROLOGUE != GMLP_GEMM_PROLOGUE_NONE
+    /* the prologue's rows' (mean, rstd), merged once a group: A's TM from i0, op(B)'s k */
+    __local float2 nr[NORM_ROWS] __attribute__((aligned(16))); /* the PTX checker, as as and bs below */
+    const tiled_pro pro = {pro_w, pro_b, nr, NORM_A ? i0 : 0};
+    const int nrows = NORM_A ? min(TM, m - i0) : k;
+    const size_t r0 = NORM_A ? p * (size_t)m + (size_t)i0 : p * (size_t)k;
+    for (int r = t; r < nrows; r += NT)
+        nr[r] = pro_stats ? gmlp_stats_norm(pro_stats, pro_parts, r0 + (size_t)r, pro_eps) : (float2)(0.0f, 1.0f);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    const tiled_pro pro = {0};
+#endif
+    GMLP_SLICES_BEGIN(float, TILED_SIZE, TILED_FETCH, gmlp_tiled_stash)
 GMLP_UNROLL
         for (int q = 0; q < TK; q++) {
             float av[WM], bv[WN];
@@ -200,15 +275,16 @@ GMLP_UNROLL
 #if EPILOGUE_SWEEP
     /* the epilogue as a second sweep over this work-item's outputs, once the
      * accumulators are dead (a loop not unrolled: GELU 64 times over spilled) */
-    if (!gmlp_epi_any(&e))
-        return;
-    for (int r = 0; r < WM; r++)
-        for (int s = 0; s < WN; s++) {
-            const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
-            if (gi < m && gj < n) {
-                __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
-                gmlp_c_put(cv, gmlp_epilogue(gmlp_c_get(cv), gi, gj, &e));
+    if (gmlp_epi_any(&e))
+        for (int r = 0; r < WM; r++)
+            for (int s = 0; s < WN; s++) {
+                const int gi = i0 + OWN_ROW(y, r), gj = j0 + OWN_COL(x, s);
+                if (gi < m && gj < n) {
+                    __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
+                    gmlp_c_put(cv, gmlp_epilogue(gmlp_c_get(cv), gi, gj, &e));
+                }
             }
-        }
 #endif
+    if (stats)
+        tiled_stats(c, ldc, m, n, p, i0, j0, x, y, stats_col0, stats);
 }

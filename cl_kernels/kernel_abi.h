@@ -37,6 +37,8 @@
 #define GMLP_GEMM_PROLOGUE_NONE 0
 #define GMLP_GEMM_PROLOGUE_NORM_A 1 /* op(A)'s rows normalised along k: the LayerNorm or Affine before fc1 */
 #define GMLP_GEMM_PROLOGUE_NORM_B 2 /* op(B)'s k rows normalised across n: the one before a token-axis GEMM */
+/* NORM_B in the tiled kernel: the most k rows whose (mean, rstd) a group holds in local memory */
+#define GMLP_NORM_B_ROWS 1024
 /* Whether a GEMM's epilogue also writes its rows' partial statistics (the
  * direct kernel's stats argument): what a later prologue normalises by. */
 #define GMLP_GEMM_STATS_NONE 0

@@ -11,8 +11,9 @@
  *   check on whole models, in e2e-plain's fused forwards);
  * - a consumer of op(B) (NN batched, as the spatial GEMM and the token MLPs: bias per row and GELU)
  *   normalises the same statistics' rows across its n as it loads them, against the same float64 rows;
- * - the refusals: a transposed A (or B) under its prologue, an unknown operand, statistics too big for their buffer, a tiling
- *   without the halves (skipped, saying why); and that two runs write the same statistics bit for bit.
+ * - the refusals: a transposed A (or B) under its prologue, an unknown operand, statistics too big for their buffer, a
+ *   matrix engine's tiling (no halves: skipped, saying why), B's rows deeper than the tiled kernel holds; and that two
+ *   runs write the same statistics bit for bit.
  * The quick tier (check_quick_tier): the host's pick alone, FP32 and BF16. */
 #include <math.h>
 #include <string.h>
@@ -246,31 +247,80 @@ static void refusals(void)
     CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT, "statistics from past the last column");
     g.stats = NULL, g.stats_col0 = 0;
     g.norm = (gmlp_gemm_norm){.w = a, .b = a};
+    /* a matrix engine's tiling (the engine pretended: the skip comes before any build) */
     const char *skipped = NULL;
-    const gmlp_tiling *tiled = gmlp_gemm_tiling_named("tiled_32x32x8_4x4");
-    CHECK(tiled, "the tiling tiled_32x32x8_4x4 exists");
-    if (tiled && gmlp_gemm_tiling_fits(&ctx->dev, tiled))
-        CHECK(gmlp_op_gemm_tiled(ctx, &g, tiled, &skipped) == GMLP_OK && skipped && strstr(skipped, "prologue"),
+    const gmlp_tiling *mma = gmlp_gemm_tiling_named("mma_64x64x16_4x8");
+    CHECK(mma, "the tiling mma_64x64x16_4x8 exists");
+    const gmlp_devinfo dev = ctx->dev;
+    ctx->dev.vendor_id = GMLP_VENDOR_NVIDIA, ctx->dev.engines = GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_EMULATED;
+    if (mma && gmlp_gemm_tiling_fits(&ctx->dev, mma))
+        CHECK(gmlp_op_gemm_tiled(ctx, &g, mma, &skipped) == GMLP_OK && skipped && strstr(skipped, "prologue"),
               "a tiling without the halves skipped, saying why: %s", skipped ? skipped : "(ran)");
+    else
+        printf("skip: mma_64x64x16_4x8 does not fit this device's work-groups or local memory\n");
+    ctx->dev = dev;
+    /* op(B)'s rows deeper than the tiled kernel's local memory holds */
+    const gmlp_tiling *tiled = gmlp_gemm_tiling_named("tiled_16x16x4_4x4");
+    const size_t deep = GMLP_NORM_B_ROWS + 1;
+    float *hd = rnd(4 * deep);
+    cl_mem bd = up(hd, 4 * deep);
+    const gmlp_gemm too_deep = {.m = 4, .n = 4, .k = deep, .a = {.buf = bd, .ld = deep}, .b = {.buf = bd, .ld = 4},
+                                .c = {.buf = a, .ld = 4}, .norm = {.w = a, .b = a, .of = GMLP_NORM_OF_B}};
+    CHECK(tiled, "the tiling tiled_16x16x4_4x4 exists");
+    if (tiled && gmlp_gemm_tiling_fits(&ctx->dev, tiled))
+        CHECK(gmlp_op_gemm_tiled(ctx, &too_deep, tiled, &skipped) == GMLP_ERR_INVALID_ARGUMENT &&
+                  strstr(gmlp_last_error(ctx), "at most"),
+              "a prologue of B deeper than the tiled kernel holds: %s", gmlp_last_error(ctx));
+    gmlp_buffer_release(ctx, &bd);
+    free(hd);
     gmlp_buffer_release(ctx, &a);
     gmlp_buffer_release(ctx, &s);
     free(h);
 }
 
-int main(void)
+/* --oclgrind (tests/test_oclgrind.sh): both halves on the host's pick and a tiled tiling, FP32 and BF16, on
+ * two awkward cases (statistics from column 0, and past a column) */
+static void oclgrind_sweep(void)
+{
+    static const char *const names[] = {NULL, "tiled_32x32x8_4x4"};
+    for (size_t ti = 0; ti < sizeof names / sizeof *names; ti++) {
+        const gmlp_tiling *t = names[ti] ? gmlp_gemm_tiling_named(names[ti]) : NULL;
+        if (names[ti] && (!t || !gmlp_gemm_tiling_fits(&ctx->dev, t)))
+            continue;
+        for (int p = 0; p < GMLP_GEMM_PRECISIONS; p += 3) {
+            fused_pair(&cases[1], t, (gmlp_gemm_precision)p, false);
+            fused_pair(&cases[4], t, (gmlp_gemm_precision)p, p != 0);
+        }
+    }
+}
+
+int main(int argc, char **argv)
 {
     const bool quick = check_quick_tier();
     ctx = check_context();
+    if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
+        oclgrind_sweep();
+        gmlp_context_destroy(ctx);
+        return cases_summary("test_gemm_fused --oclgrind");
+    }
     refusals();
-    /* the direct tilings this device runs (the CPUs' defaults and a GPU-sized one), after the host's pick */
-    static const char *const names[] = {NULL, "direct_16x32_4x16_v8", "direct_24x32_6x16_v8", "direct_4x64_1x32_v8",
-                                        "direct_4x64_1x4_v4"};
+    /* after the host's pick, the direct tilings this device runs (the CPUs' defaults and a GPU-sized one) and
+     * the tiled kernel's (the epilogue in registers; in a second sweep) */
+    static const char *const names[] = {NULL,
+                                        "direct_16x32_4x16_v8",
+                                        "direct_24x32_6x16_v8",
+                                        "direct_4x64_1x32_v8",
+                                        "direct_4x64_1x4_v4",
+                                        "tiled_32x32x8_4x4",
+                                        "tiled_128x128x2_8x8"};
     for (size_t ti = 0; ti < (quick ? 1 : sizeof names / sizeof *names); ti++) {
         const gmlp_tiling *t = names[ti] ? gmlp_gemm_tiling_named(names[ti]) : NULL;
         CHECK(!names[ti] || t, "the tiling %s exists", names[ti]);
         if (names[ti] && (!t || !gmlp_gemm_tiling_fits(&ctx->dev, t)))
             continue;
-        for (int p = 0; p < GMLP_GEMM_PRECISIONS; p += quick ? 3 : 1)
+        /* the tiled kernel's in FP32 and BF16: its rounding is the direct kernel's hook */
+        const bool tiled = t && !gmlp_tiling_direct(t);
+        for (int p = 0; p < GMLP_GEMM_PRECISIONS; p += quick || tiled ? 3 : 1)
             for (size_t c = 0; c < N_CASES; c++)
                 fused_pair(&cases[c], t, (gmlp_gemm_precision)p, (c + ti) % 3 == 2);
     }

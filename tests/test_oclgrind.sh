@@ -6,7 +6,8 @@
 # one image and the bundled language model on a prompt and four decoding
 # steps (every element-wise kernel, the GEMMs as the model calls them), and
 # further image models on the same image: a gMLPVision with heads and a tiny
-# attention, a ResMLP (its Affine kernel, the rank-1 GEMM).
+# attention, a ResMLP (its Affine kernel, the rank-1 GEMM); the bundled image
+# model again with its LayerNorms fused (GMLP_FUSE=1).
 # Fails on any report in Oclgrind's log (race, out-of-bounds access, API
 # error).  Exits 77 (skip) without oclgrind.
 #   test_oclgrind.sh TEST_GEMM [GMLP_CLASSIFY IMAGE_MODEL IMAGE GMLP_GENERATE LM [MORE_IMAGE_MODELS...]]
@@ -33,11 +34,13 @@ simulated() {
 }
 simulated "$1" --oclgrind
 [ $# -ge 6 ] || exit $fail
-classify=$2 image=$4
+classify=$2 bundled=$3 image=$4
 simulated "$classify" -m "$3" "$image"
 simulated "$5" -m "$6" -n 4 -s 1 "The "
 shift 6
 for model in "$@"; do
     simulated "$classify" -m "$model" "$image"
 done
+# the bundled image model with its LayerNorms fused into the products that read them
+GMLP_FUSE=1 simulated "$classify" -m "$bundled" "$image"
 exit $fail

@@ -43,9 +43,25 @@ static gmlp_gemm form_gemm(const form *f)
 static const char *const why_ladder = "its matrix engine failed the capability ladder on this device";
 static const char *const why_sweep =
     "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
-static const char *const why_fused = "its kernel has no prologue or row statistics (the direct kernel's alone)";
+static const char *const why_fused = "its kernel has no prologue or row statistics (the portable kernels' alone)";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
+
+/* The local memory of the tiled kernel's prologue: (mean, rstd) of its
+ * rows (gemm_tiled.cl's NORM_ROWS) */
+static size_t prologue_bytes(int prologue, const gmlp_tiling *t)
+{
+    if (gmlp_tiling_direct(t) || prologue == GMLP_PROLOGUE_NONE)
+        return 0;
+    return 2 * sizeof(float) * (prologue == GMLP_PROLOGUE_NORM_A ? (size_t)t->tm : GMLP_NORM_B_ROWS);
+}
+
+/* Whether g's prologue is deeper than tiling t holds: NORM_B's rows on the
+ * tiled kernel */
+static bool prologue_too_deep(const gmlp_gemm *g, const gmlp_tiling *t)
+{
+    return g->norm.w && g->norm.of == GMLP_NORM_OF_B && !gmlp_tiling_direct(t) && g->k > GMLP_NORM_B_ROWS;
+}
 
 /* Tiling t's variant for form f; *k NULL when the compiled kernel cannot
  * run a whole tile (too many registers for that many work-items, say), or
@@ -60,13 +76,14 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
             *why = why_sweep;
         return GMLP_OK;
     }
-    if ((f->prologue || f->stats) && !gmlp_tiling_direct(t)) {
+    if ((f->prologue || f->stats) && !gmlp_tiling_fuses(t)) {
         if (why)
             *why = why_fused;
         return GMLP_OK;
     }
     const gmlp_gemm_operands ops = {f->a, f->b, !f->ta, f->tb, f->precision};
-    if (gmlp_gemm_tiling_form_bytes(t, &ops) > ctx->dev.local_mem) { /* float operands of a cp.async tiling */
+    /* float operands of a cp.async tiling; the tiled kernel's prologue rows */
+    if (gmlp_gemm_tiling_form_bytes(t, &ops) + prologue_bytes(f->prologue, t) > ctx->dev.local_mem) {
         if (why)
             *why = gmlp_gemm_tiled_too_big;
         return GMLP_OK;
@@ -174,7 +191,7 @@ static gmlp_status planned(gmlp_context *ctx, const form *f, gmlp_gemm_size size
 }
 
 /* The fused LayerNorms' prologue forms of a model's plain form f (planned
- * as p) on the direct kernel, where the device fuses: fc1 (a linear
+ * as p) on a portable kernel, where the device fuses: fc1 (a linear
  * product) on float x storing the model's inputs (its [u | v] or hidden
  * product); a token-axis product (mixing) on its B as f has it (the SGU's
  * v) or on float x (the token MLPs).  The row statistics need no program
@@ -183,7 +200,7 @@ static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_model_product p
                                  const gmlp_gemm_plan *p, gmlp_elem inputs)
 {
     const gmlp_gemm_plan *q;
-    if (!p || !gmlp_tiling_direct(p->tiling))
+    if (!p || !gmlp_tiling_fuses(p->tiling))
         return GMLP_OK;
     if (prod == GMLP_PRODUCT_MIXING) {
         if (!gmlp_gemm_fusing(ctx, GMLP_NORM_OF_B))
@@ -336,7 +353,7 @@ size_t gmlp_gemm_stats_parts_max(size_t n)
     const gmlp_tiling *all = gmlp_gemm_tilings(&count);
     for (const gmlp_tiling *t = all; t < all + count; t++) {
         const gmlp_gemm g = {.n = n};
-        if (gmlp_tiling_direct(t) && parts_on(&g, t) > most)
+        if (gmlp_tiling_fuses(t) && parts_on(&g, t) > most)
             most = parts_on(&g, t);
     }
     return most;
@@ -377,12 +394,17 @@ gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)
     const bool transposed = g->norm.w && (g->norm.of == GMLP_NORM_OF_B ? g->b.trans : g->a.trans);
     if (!fusing || !g->m || !g->n || transposed || gmlp_gemm_on_clblast(ctx, cls, &plain))
         return GMLP_OK;
-    /* planned on a family that has the halves (variant() refuses the
-     * others): prepared at load (gmlp_gemm_prepare), so nothing builds */
-    const form f = form_of(g);
-    const gmlp_gemm_plan *p;
+    /* only where the plain product's own tiling has the halves: a matrix
+     * engine's row would give way to a portable one; then planned on such a
+     * family (variant() refuses the others), prepared at load
+     * (gmlp_gemm_prepare), so nothing builds */
+    const form pf = form_of(&plain), f = form_of(g);
+    const gmlp_gemm_plan *pp, *p;
+    GMLP_TRY(planned(ctx, &pf, (gmlp_gemm_size)cls, &pp));
+    if (!gmlp_tiling_fuses(pp->tiling))
+        return GMLP_OK;
     GMLP_TRY(planned(ctx, &f, (gmlp_gemm_size)cls, &p));
-    *fuses = true;
+    *fuses = !prologue_too_deep(g, p->tiling);
     return GMLP_OK;
 }
 
@@ -392,6 +414,10 @@ gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_k
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     if (g->stats)
         GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the row statistics", g->stats, g->m, parts_on(g, t)));
+    if (prologue_too_deep(g, t))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
+                         "gemm: the prologue normalises %zu rows of B; the tiled kernel holds at most %d", g->k,
+                         GMLP_NORM_B_ROWS);
     GMLP_TRY(gmlp_kernel_args(ctx, k, ARG_INT(m), ARG_INT(n), ARG_INT(g->k), ARG_MEM(g->a.buf), ARG_ULONG(g->a.off),
                               ARG_ULONG(g->a.ld), ARG_ULONG(g->a.stride), ARG_MEM(g->b.buf), ARG_ULONG(g->b.off),
                               ARG_ULONG(g->b.ld), ARG_ULONG(g->b.stride), ARG_FLOAT(g->beta), ARG_MEM(g->c.buf),

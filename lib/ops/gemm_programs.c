@@ -26,8 +26,9 @@ typedef enum listed_on {
  * bfloat16 weights and activations (with bfloat16 outputs too, which apply
  * the epilogue in registers where float ones sweep), the FP16 mode's of
  * half weights, activations and outputs, and the float forms rounding to
- * FP16 (the precision modes' costliest rounding); all with float4 loads,
- * whose staging needs the most registers. */
+ * FP16 (the precision modes' costliest rounding); the fused LayerNorm's
+ * prologues, fc1's (NT, float x) in FP32 and the spatial GEMM's (NN) in
+ * BF16; all with float4 loads, whose staging needs the most registers. */
 static const struct listed {
     gmlp_gemm_variant v;
     listed_on on;
@@ -46,6 +47,8 @@ static const struct listed {
     {{.a = BF16, .b = BF16, .c = BF16, .vw = 4, PREC(BF16)}, DEFAULT_BLOCKS},
     {{.a = F16, .b = F16, .c = F16, .tb = 1, .vw = 4, PREC(FP16)}, DEFAULT_BLOCKS},
     {{.a = F16, .b = F16, .c = F16, .vw = 4, PREC(FP16)}, DEFAULT_BLOCKS},
+    {{.tb = 1, .vw = 4, .prologue = GMLP_PROLOGUE_NORM_A}, DEFAULT_BLOCKS},
+    {{.a = BF16, .b = BF16, .c = BF16, .vw = 4, PREC(BF16), .prologue = GMLP_PROLOGUE_NORM_B}, DEFAULT_BLOCKS},
 };
 
 static bool listed_for(const struct listed *l, const gmlp_tiling *t)

@@ -250,9 +250,10 @@ static const gmlp_gemm_forms_row forms[] = {
     {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .norm_b = false, .linear_kn = true,
      .file_precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .file_needs = GMLP_ENGINE_AVX512_BF16,
      .measured = "bench/NOTES.md, The fused LayerNorm; Linear weights packed at load; BF16's linear weights"},
-    /* GPUs and others: unfused until measured on one (the tensor-core rows
-     * stage operands untouched, and have no prologue yet); the file's
-     * layout, which the tuned tilings were chosen on */
+    /* GPUs and others: unfused until measured on one (the portable tiled
+     * kernel has both prologues; the tensor-core rows stage operands
+     * untouched and have none); the file's layout, which the tuned tilings
+     * were chosen on */
     {.norm_a = false, .norm_b = false, .linear_kn = false, .measured = "none measured"},
 };
 

@@ -118,6 +118,12 @@ static inline bool gmlp_tiling_direct(const gmlp_tiling *t)
 {
     return t->kernel == &gmlp_gemm_direct;
 }
+/* Whether t's kernel has the fused LayerNorm's halves (a prologue, row
+ * statistics: the portable kernels, direct and tiled). */
+static inline bool gmlp_tiling_fuses(const gmlp_tiling *t)
+{
+    return t->kernel == &gmlp_gemm_direct || t->kernel == &gmlp_gemm_tiled;
+}
 
 /* Where products change size class, per device type. */
 typedef struct gmlp_gemm_sizes {
