@@ -90,8 +90,8 @@ static void add_kernels(report *r, gmlp_context *ctx)
     add(r, "   LayerNorms: %s%s%s%s\n",
         !ctx->set.fuse ? "kernels of their own (GMLP_FUSE=0)"
         : !fuse_a && !fuse_b
-            ? "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm; GMLP_FUSE=1: "
-              "fused wherever the kernel can)"
+            ? "kernels of their own: not fused on this device (bench/NOTES.md, The fused LayerNorm's second half; "
+              "GMLP_FUSE=1: fused wherever the kernel can)"
             : "fused where the block allows (GMLP_FUSE=0: kernels of their own): ",
         ctx->set.fuse && fuse_a ? "into fc1, its A normalised as it loads" : "",
         ctx->set.fuse && fuse_a && fuse_b ? "; " : "",

@@ -242,14 +242,16 @@ static const gmlp_gemm_split_row splits[] = {
 };
 
 static const gmlp_gemm_forms_row forms[] = {
-    /* CPUs: not fused.  The direct kernel's prologue normalises every element of A again for each block
-     * of columns it multiplies, where the LayerNorm normalises it once: gmlp_ti16_224 and gmlp_s16_224 at
-     * batch 1 and 8 ran at 0.56-0.96x unfused on PoCL (2-core EPYC, 2026-12-02).  The linear weights packed
+    /* CPUs: not fused.  The LayerNorms are 3% of gmlp_ti16_224's forward on PoCL, and the direct kernel's
+     * prologues cost more: norm(A) normalises and broadcasts each A element as a scalar in the outer
+     * products, norm(B) merges each k row's parts again in every work-item (the spatial GEMM 11x its plain
+     * time); whole forwards 0.10-0.92x unfused (2-core EPYC, Zen 5, 2026-12-03).  The linear weights packed
      * in x out: the linear layers on the outer products */
     /* (BF16 through vdpbf16ps, whose pairs along k NN's B has in two rows: 1.2-1.6x packed, 2026-12-03) */
     {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .norm_b = false, .linear_kn = true,
      .file_precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .file_needs = GMLP_ENGINE_AVX512_BF16,
-     .measured = "bench/NOTES.md, The fused LayerNorm; Linear weights packed at load; BF16's linear weights"},
+     .measured = "bench/NOTES.md, The fused LayerNorm's second half; Linear weights packed at load; BF16's linear "
+                 "weights"},
     /* GPUs and others: unfused until measured on one (the portable tiled
      * kernel has both prologues; the tensor-core rows stage operands
      * untouched and have none); the file's layout, which the tuned tilings
