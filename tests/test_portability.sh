@@ -19,7 +19,8 @@
 # precision's default weights.  The tensor-core GEMM (gemm_mma.cl) compiles
 # for sm_90 each form, for sm_80 each row's first: no spill, and the
 # instruction's HMMA (the ldmatrix rows'
-# LDSM too, FP16's half operands' saturation HMNMX2) in the SASS (cuobjdump
+# LDSM too, FP16's half operands' saturation HMNMX2) in the SASS, and prints
+# the main loop's instructions per HMMA (tests/sass_loop.py) (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
 # fails).  Exits 77 (skip) when neither compiler is installed.
@@ -256,10 +257,11 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
+    here=$(cd "$(dirname "$0")" && pwd)
     # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS
     check_mma_form() {
         local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 hmma native regs smem bad \
-            n_hmma n_ldsm hmnmx ld want_ldsm=0
+            n_hmma n_ldsm hmnmx ld loop_ins loop_hmma loop_per want_ldsm=0
         case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
         # ldmatrix: of every 16-bit fragment staged through registers; through cp.async, of the operands
         # stored along k (A; B of NT) as the instruction's bits (FP16 half, BF16 bfloat16)
@@ -286,7 +288,11 @@ else
             n_ldsm=$(grep -c 'LDSM' "$w/k.sass")
             hmnmx=$(grep -c 'HMNMX2' "$w/k.sass")
             ld=; [ "$ldsm" = 1 ] && ld=", $n_ldsm LDSM"
-            echo "$name $sm: $regs registers, $smem, $n_hmma $hmma$ld${bad:+, $bad}"
+            # the main loop's instructions per HMMA (sass_loop.py: INSTRUCTIONS HMMAS PER), the figure issue
+            # #52's rows are to bring to 3; printed, not yet bounded
+            read -r loop_ins loop_hmma loop_per <<<"$(python3 "$here/sass_loop.py" "$w/k.sass" "$hmma")"
+            echo "$name $sm: $regs registers, $smem, $n_hmma $hmma$ld${bad:+, $bad}, main loop" \
+                "$loop_ins instructions for $loop_hmma: $loop_per a HMMA"
             if [ -n "$bad" ]; then
                 fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
             elif [ "$n_hmma" = 0 ]; then
@@ -296,6 +302,7 @@ else
             elif [ "$prec" = 2 ] && { [ "$ah" = 1 ] || [ "$bh" = 1 ]; } && [ "$hmnmx" = 0 ]; then
                 # half operands taken as the instruction's bits: saturated by max / min of f16x2
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no HMNMX2 (FP16's saturation) in the SASS"
+
             else
                 pass=$((pass + 1))
             fi
