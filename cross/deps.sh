@@ -47,8 +47,9 @@ cmake_build() {  # NAME [cmake options]: configure, build and install one CMake 
     cmake -S "$src/$name" -B "$src/$name-build" -G Ninja -DCMAKE_SYSTEM_NAME=Windows -DCMAKE_SYSTEM_PROCESSOR=x86_64 \
         -DCMAKE_C_COMPILER=$cc -DCMAKE_RC_COMPILER=x86_64-w64-mingw32-windres \
         -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$prefix/lib" \
-        -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" >"$src/$name.log"
-    ninja -C "$src/$name-build" -j "$jobs" install >>"$src/$name.log"
+        -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" >"$src/$name.log" 2>&1 &&
+        ninja -C "$src/$name-build" -j "$jobs" install >>"$src/$name.log" 2>&1 ||
+        { cat "$src/$name.log" >&2; echo "windows: building $name failed" >&2; exit 1; }
 }
 cmake_build jansson -DJANSSON_BUILD_SHARED_LIBS=OFF -DJANSSON_BUILD_DOCS=OFF -DJANSSON_WITHOUT_TESTS=ON \
     -DJANSSON_EXAMPLES=OFF
@@ -61,7 +62,8 @@ cmake_build libwebp -DBUILD_SHARED_LIBS=OFF -DWEBP_BUILD_ANIM_UTILS=OFF -DWEBP_B
 # stb: Debian builds each header's implementation into libstb; the programs use stb_image alone
 mkdir -p "$prefix/include/stb"
 cp "$src/libstb/stb_image.h" "$prefix/include/stb/"
-$cc -O2 -fwrapv -DSTB_IMAGE_IMPLEMENTATION -x c -c "$src/libstb/stb_image.h" -o "$src/stb_image.o"
+# (compiled where it lies: its asserts name the file, not the cache's path)
+(cd "$src/libstb" && $cc -O2 -fwrapv -DSTB_IMAGE_IMPLEMENTATION -x c -c stb_image.h -o "$src/stb_image.o")
 x86_64-w64-mingw32-ar rcs "$prefix/lib/libstb.a" "$src/stb_image.o"
 printf 'prefix=%s\nName: stb\nDescription: stb_image\nVersion: 0.0\nLibs: -L${prefix}/lib -lstb\nCflags: -I${prefix}/include\n' \
     "$prefix" >"$prefix/lib/pkgconfig/stb.pc"

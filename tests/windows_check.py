@@ -54,6 +54,12 @@ report("the DLL exports exactly the headers' GMLP_API functions", exports == dec
        f"{len(exports)} exports" if exports == declared else
        f"exported, not declared: {sorted(exports - declared)}; declared, not exported: {sorted(declared - exports)}")
 
+# Nothing in the zip names the machine that built it (the source tree, the third-party cache).
+paths = [os.path.realpath(src).encode(), os.path.realpath(os.environ["GMLP_MINGW_CACHE"]).encode()]
+naming = [os.path.relpath(os.path.join(d, f), top) for d, _, fs in os.walk(top) for f in fs
+          if any(p in open(os.path.join(d, f), "rb").read() for p in paths)]
+report("no build path in the zip", not naming, ", ".join(naming))
+
 rc, out, err = win("gmlp-classify", "--list-devices")
 report("gmlp-classify --list-devices", rc == 0 and out.startswith("0: "),
        out.splitlines()[0] if rc == 0 and out else f"status {rc}: {err.strip()}")
