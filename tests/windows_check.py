@@ -109,16 +109,20 @@ lin, wine = run([linux_generate, *args]), win("gmlp-generate", *args)
 report("gmlp-generate's seeded text as on Linux", lin[0] == wine[0] == 0 and lin[1] == wine[1] and lin[1] != "",
        repr(wine[1][:60]) if lin[1] == wine[1] else f"Linux: {lin[0]} {lin[1]!r}; Wine: {wine[0]} {wine[1]!r} {wine[2]}")
 
-# --output and --resume: the rows written in binary mode, the file continued where it ended.
+# --files-from (a list with Windows' line ends) and --output, then --resume over the examples' folder: the
+# rows written in binary mode (no \r), the file continued where it ended, the folder's images alone.
 with tempfile.TemporaryDirectory() as tmp:
-    out = os.path.join(tmp, "out.jsonl")
-    first = win("gmlp-classify", "-q", "-o", out, *images[:4])
-    again = win("gmlp-classify", "-q", "-o", out, "--resume", *images)
-    rows = [json.loads(line) for line in open(out, "rb").read().decode().split("\n") if line]
-    files = [r.get("file") for r in rows if "file" in r]
-    report("gmlp-classify --output, then --resume", first[0] == again[0] == 0 and sorted(files) == images and
-           b"\r" not in open(out, "rb").read(), f"{len(files)} rows" if sorted(files) == images else
-           f"status {first[0]}, {again[0]}: {again[2].strip()}; rows for {files}")
+    out, listed = os.path.join(tmp, "out.jsonl"), os.path.join(tmp, "list.txt")
+    with open(listed, "wb") as f:
+        f.write("".join(path + "\r\n" for path in images[:4]).encode())
+    first = win("gmlp-classify", "-q", "--files-from", listed, "-o", out)
+    again = win("gmlp-classify", "-q", "-o", out, "--resume", os.path.join(src, "examples"))
+    data = open(out, "rb").read()
+    files = [r["file"] for r in (json.loads(line) for line in data.decode().split("\n") if line) if "file" in r]
+    report("gmlp-classify --files-from, --output, then --resume on a folder",
+           first[0] == again[0] == 0 and sorted(files) == images and b"\r" not in data,
+           f"{len(files)} rows" if sorted(files) == images else
+           f"status {first[0]}, {again[0]}: {first[2].strip()} {again[2].strip()}; rows for {files}")
 
 print(f"{results['ok']} passed, {results['fail']} failed, {results['skip']} skipped")
 sys.exit(1 if results["fail"] else 0)
