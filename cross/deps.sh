@@ -31,11 +31,12 @@ if [ -f "$prefix/.complete" ]; then
     echo "$prefix"
     exit 0
 fi
-echo "windows: building the third-party libraries with MinGW-w64 into $prefix:" $versions >&2
+echo "windows: building the third-party libraries with MinGW-w64 into $prefix: ${versions//$'\n'/ }" >&2
 rm -rf "$prefix"
 src=$prefix/src
 mkdir -p "$src" "$prefix/lib/pkgconfig" "$prefix/include"
-(cd "$src" && apt-get "${apt_opts[@]}" source -qq --download-only $(echo "$versions" | tr '\n' ' ') >&2)
+mapfile -t sources <<<"$versions"  # NAME=VERSION each
+(cd "$src" && apt-get "${apt_opts[@]}" source -qq --download-only "${sources[@]}" >&2)
 for p in "${packages[@]}"; do
     dpkg-source --no-check -x "$src/${p}_"*.dsc "$src/$p" >/dev/null  # with Debian's patches
 done
@@ -44,12 +45,21 @@ jobs=$(nproc)
 cmake_build() {  # NAME [cmake options]: configure, build and install one CMake project
     local name=$1
     shift
-    cmake -S "$src/$name" -B "$src/$name-build" -G Ninja -DCMAKE_SYSTEM_NAME=Windows -DCMAKE_SYSTEM_PROCESSOR=x86_64 \
-        -DCMAKE_C_COMPILER=$cc -DCMAKE_RC_COMPILER=x86_64-w64-mingw32-windres \
-        -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$prefix/lib" \
-        -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" >"$src/$name.log" 2>&1 &&
-        ninja -C "$src/$name-build" -j "$jobs" install >>"$src/$name.log" 2>&1 ||
-        { cat "$src/$name.log" >&2; echo "windows: building $name failed" >&2; exit 1; }
+    if ! { cmake -S "$src/$name" -B "$src/$name-build" -G Ninja -DCMAKE_SYSTEM_NAME=Windows \
+               -DCMAKE_SYSTEM_PROCESSOR=x86_64 -DCMAKE_C_COMPILER=$cc -DCMAKE_RC_COMPILER=x86_64-w64-mingw32-windres \
+               -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$prefix/lib" \
+               -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" &&
+           ninja -C "$src/$name-build" -j "$jobs" install; } >"$src/$name.log" 2>&1; then
+        cat "$src/$name.log" >&2
+        echo "windows: building $name failed" >&2
+        exit 1
+    fi
+}
+
+pc() {  # NAME DESCRIPTION VERSION LIBRARY: a pkg-config file for a library of the prefix
+    # shellcheck disable=SC2016  # ${prefix} is pkg-config's
+    printf 'prefix=%s\nName: %s\nDescription: %s\nVersion: %s\nLibs: -L${prefix}/lib -l%s\nCflags: -I${prefix}/include\n' \
+        "$prefix" "$1" "$2" "$3" "$4" >"$prefix/lib/pkgconfig/$1.pc"
 }
 cmake_build jansson -DJANSSON_BUILD_SHARED_LIBS=OFF -DJANSSON_BUILD_DOCS=OFF -DJANSSON_WITHOUT_TESTS=ON \
     -DJANSSON_EXAMPLES=OFF
@@ -65,15 +75,13 @@ cp "$src/libstb/stb_image.h" "$prefix/include/stb/"
 # (compiled where it lies: its asserts name the file, not the cache's path)
 (cd "$src/libstb" && $cc -O2 -fwrapv -DSTB_IMAGE_IMPLEMENTATION -x c -c stb_image.h -o "$src/stb_image.o")
 x86_64-w64-mingw32-ar rcs "$prefix/lib/libstb.a" "$src/stb_image.o"
-printf 'prefix=%s\nName: stb\nDescription: stb_image\nVersion: 0.0\nLibs: -L${prefix}/lib -lstb\nCflags: -I${prefix}/include\n' \
-    "$prefix" >"$prefix/lib/pkgconfig/stb.pc"
+pc stb stb_image 0.0 stb
 
 # OpenCL: Khronos' headers (Debian's opencl-headers) and an import library of OpenCL.dll (the ICD
 # loader a driver installs; Wine's own under Wine), named .a so that static links find it too
 cp -r /usr/include/CL "$prefix/include/"
 x86_64-w64-mingw32-dlltool -d "$here/OpenCL.def" -l "$prefix/lib/libOpenCL.a"
-printf 'prefix=%s\nName: OpenCL\nDescription: OpenCL ICD loader (OpenCL.dll)\nVersion: 3.0\nLibs: -L${prefix}/lib -lOpenCL\nCflags: -I${prefix}/include\n' \
-    "$prefix" >"$prefix/lib/pkgconfig/OpenCL.pc"
+pc OpenCL "OpenCL ICD loader (OpenCL.dll)" 3.0 OpenCL
 
 # their licences, for the zip (Debian's copyright files name every one)
 mkdir -p "$prefix/licenses"
@@ -81,6 +89,6 @@ for p in "${packages[@]}"; do
     cp "$src/$p/debian/copyright" "$prefix/licenses/$p.copyright"
 done
 echo "$versions" >"$prefix/versions"
-rm -rf "$src" "$prefix/bin" "$prefix/share" "$prefix/cmake" "$prefix/lib/cmake"  # the libraries alone
+rm -rf "$src" "${prefix:?}/bin" "$prefix/share" "$prefix/cmake" "$prefix/lib/cmake"  # the libraries alone
 touch "$prefix/.complete"
 echo "$prefix"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/windows and scripts/windows-test: the cache of the Windows build (the third-party
 # libraries, cross/deps.sh) and Wine's prefix inside it, made on first use; no debug output, no
 # display (console programs alone), and no Mono or Gecko for wineboot to offer.
