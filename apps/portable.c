@@ -5,6 +5,8 @@
 #include <string.h>
 
 #ifdef _WIN32
+#include <direct.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <io.h>
 #include <windows.h>
@@ -78,6 +80,26 @@ int app_lstat(const char *path, struct stat *st)
     return stat(path, st);
 }
 
+int app_mkdtemp(const char *prefix, char *buf, size_t size)
+{
+    char dir[MAX_PATH + 1];
+    if (!GetTempPathA(sizeof dir, dir))
+        return 0;
+    for (int i = 0; i < 26; i++) { /* _mktemp_s's names: the pid and a letter; a taken one, the next letter */
+        if (snprintf(buf, size, "%s%sXXXXXX", dir, prefix) >= (int)size) {
+            errno = ENAMETOOLONG;
+            return 0;
+        }
+        if (_mktemp_s(buf, strlen(buf) + 1) != 0)
+            return 0;
+        if (_mkdir(buf) == 0)
+            return 1;
+        if (errno != EEXIST)
+            return 0;
+    }
+    return 0;
+}
+
 int app_exe_dir(char *buf, size_t size)
 {
     DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)size);
@@ -103,6 +125,7 @@ void app_on_stop_signals(void (*handler)(int))
     signal(SIGTERM, handler);
 }
 #else
+#include <errno.h>
 #include <unistd.h>
 
 FILE *app_fmemopen(void *data, size_t size)
@@ -128,6 +151,15 @@ char *app_realpath(const char *path, char *buf)
 int app_lstat(const char *path, struct stat *st)
 {
     return lstat(path, st);
+}
+
+int app_mkdtemp(const char *prefix, char *buf, size_t size)
+{
+    if (snprintf(buf, size, "/tmp/%sXXXXXX", prefix) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return 0;
+    }
+    return mkdtemp(buf) != NULL;
 }
 
 int app_exe_dir(char *buf, size_t size)

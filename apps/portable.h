@@ -26,6 +26,9 @@ char *app_strndup(const char *s, size_t n);
 char *app_realpath(const char *path, char *buf);
 /* lstat; stat on Windows, whose C runtime has no symbolic links to tell apart */
 int app_lstat(const char *path, struct stat *st);
+/* A new folder /tmp/PREFIXxxxxxx (mkdtemp; on Windows in the user's temporary
+ * folder) into buf; 0 on failure, with errno set. */
+int app_mkdtemp(const char *prefix, char *buf, size_t size);
 /* The folder of the running program into buf; 0 when unknown. */
 int app_exe_dir(char *buf, size_t size);
 /* The processors online, at least 1. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Windows build under Wine (scripts/windows-test): its unit suites, then the zip as a user gets it
 (unpacked), each check against the Linux build's gmlp-classify on the same inputs in the same run:
-  windows_check.py SRC_ROOT WIN_BUILD_DIR ZIP LINUX_CLASSIFY LINUX_GENERATE
+  windows_check.py SRC_ROOT WIN_BUILD_DIR ZIP LINUX_CLASSIFY LINUX_GENERATE LINUX_BENCH
 Prints "ok: CHECK" or "FAIL: CHECK: why" for each, then "N passed, N failed, N skipped"."""
 import glob
 import json
@@ -12,7 +12,7 @@ import sys
 import tempfile
 import zipfile
 
-src, build, zip_path, linux_classify, linux_generate = sys.argv[1:6]
+src, build, zip_path, linux_classify, linux_generate, linux_bench = sys.argv[1:7]
 results = {"ok": 0, "fail": 0, "skip": 0}
 
 
@@ -123,6 +123,22 @@ with tempfile.TemporaryDirectory() as tmp:
            first[0] == again[0] == 0 and sorted(files) == images and b"\r" not in data,
            f"{len(files)} rows" if sorted(files) == images else
            f"status {first[0]}, {again[0]}: {first[2].strip()} {again[2].strip()}; rows for {files}")
+
+# gmlp-bench --tiny: the rows of the Linux build's (configurations, batches, device memory), each timed,
+# the first results' too (their scratch kernel cache: a temporary folder, made and removed).
+with tempfile.TemporaryDirectory() as tmp:
+    rows = {}
+    for where, cmd in [("Linux", [linux_bench]), ("Wine", ["wine", os.path.join(top, "bin", "gmlp-bench.exe")])]:
+        out = os.path.join(tmp, where + ".json")
+        rc, _, err = run(cmd + ["--tiny", "-j", out])
+        rows[where] = json.load(open(out))["results"] if rc == 0 else err.strip()
+    key = ("model", "weights", "gemm", "precision", "batch", "mode", "peak_device_bytes", "weight_bytes")
+    same = [[r.get(k) for k in key] for r in rows["Wine"]] == [[r.get(k) for k in key] for r in rows["Linux"]] \
+        if isinstance(rows["Wine"], list) and isinstance(rows["Linux"], list) else False
+    timed = same and all((r.get("images_per_s") or r.get("tokens_per_s") or 0) > 0 for r in rows["Wine"]) and all(
+        r["first_result_cold_s"] > 0 for r in rows["Wine"] if "first_result_cold_s" in r)
+    report("gmlp-bench --tiny: the Linux build's rows, each timed", timed,
+           f"{len(rows['Wine'])} rows" if timed else f"Linux: {rows['Linux']}; Wine: {rows['Wine']}")
 
 print(f"{results['ok']} passed, {results['fail']} failed, {results['skip']} skipped")
 sys.exit(1 if results["fail"] else 0)
