@@ -75,6 +75,14 @@ char *app_realpath(const char *path, char *buf)
     return stat(path, &st) == 0 ? _fullpath(buf, path, PATH_MAX) : NULL;
 }
 
+int app_rename(const char *from, const char *to)
+{
+    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        return 0;
+    errno = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : EACCES;
+    return -1;
+}
+
 int app_lstat(const char *path, struct stat *st)
 {
     return stat(path, st);
@@ -146,6 +154,11 @@ char *app_strndup(const char *s, size_t n)
 char *app_realpath(const char *path, char *buf)
 {
     return realpath(path, buf);
+}
+
+int app_rename(const char *from, const char *to)
+{
+    return rename(from, to);
 }
 
 int app_lstat(const char *path, struct stat *st)

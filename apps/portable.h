@@ -24,6 +24,9 @@ ssize_t app_getline(char **line, size_t *cap, FILE *f);
 char *app_strndup(const char *s, size_t n);
 /* realpath into buf (PATH_MAX bytes); NULL on failure */
 char *app_realpath(const char *path, char *buf);
+/* rename, replacing to where it exists (Windows' rename refuses; the library's
+ * own twin, lib/core/portable.c, is not exported) */
+int app_rename(const char *from, const char *to);
 /* lstat; stat on Windows, whose C runtime has no symbolic links to tell apart */
 int app_lstat(const char *path, struct stat *st);
 /* A new folder /tmp/PREFIXxxxxxx (mkdtemp; on Windows in the user's temporary

@@ -21,9 +21,9 @@ def report(name, ok, detail=""):
     print(f"ok: {name}{' (' + detail + ')' if detail else ''}" if ok else f"FAIL: {name}: {detail}", flush=True)
 
 
-def run(cmd, env=None):
+def run(cmd, env=None, cwd=None):
     """(status, stdout, stderr) of a program; Windows' line ends read as Linux's."""
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})}, cwd=cwd)
     return p.returncode, p.stdout.replace("\r\n", "\n"), p.stderr.replace("\r\n", "\n")
 
 
@@ -41,8 +41,8 @@ top = os.path.join(unpacked, os.listdir(unpacked)[0])
 dll = glob.glob(os.path.join(top, "bin", "libgmlp-*.dll"))[0]
 
 
-def win(program, *args, env=None):
-    return run(["wine", os.path.join(top, "bin", program + ".exe"), *args], env)
+def win(program, *args, env=None, cwd=None):
+    return run(["wine", os.path.join(top, "bin", program + ".exe"), *args], env, cwd)
 
 
 # The DLL exports exactly the API the installed headers declare (tests/test_install.sh's check on Linux).
@@ -123,6 +123,47 @@ with tempfile.TemporaryDirectory() as tmp:
            first[0] == again[0] == 0 and sorted(files) == images and b"\r" not in data,
            f"{len(files)} rows" if sorted(files) == images else
            f"status {first[0]}, {again[0]}: {first[2].strip()} {again[2].strip()}; rows for {files}")
+
+# --resume after a torn last row (truncated away) with --retry-errors (the file rewritten without its error
+# rows, replacing it): the rows and statuses of the Linux build's.
+def torn_and_retried(cmd):
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "bad.png"), "w") as f:
+            f.write("not an image")
+        first = run(cmd + ["-q", "-o", "out.jsonl", images[0], "bad.png"], cwd=tmp)[0]
+        with open(os.path.join(tmp, "out.jsonl"), "ab") as f:
+            f.write(b'{"file": "' + images[1][:10].encode())
+        again = run(cmd + ["-q", "-o", "out.jsonl", "--resume", "--retry-errors", images[0], images[1], "bad.png"],
+                    cwd=tmp)
+        rows = [jsonl_row(line) for line in open(os.path.join(tmp, "out.jsonl"), "rb").read().decode().split("\n")
+                if line]
+        return first, again[0], again[2], [(r.get("file"), r.get("error"), [c["index"] for c in r.get("top", [])])
+                                           for r in rows if "file" in r]
+
+
+def jsonl_row(line):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return {"file": "(a row that does not parse: " + line + ")"}
+
+
+lin, wine = torn_and_retried([linux_classify]), torn_and_retried(["wine", os.path.join(top, "bin", "gmlp-classify.exe")])
+report("gmlp-classify --resume --retry-errors after a torn row, as on Linux", lin == wine and len(wine[3]) == 3,
+       f"{len(wine[3])} rows, one an error" if lin == wine else f"Linux: {lin}; Wine: {wine}")
+
+# --features into .npy, then --resume with one image more (the file truncated to its rows, the shape rewritten
+# in place): the same bytes as the Linux build's.
+def features_resumed(cmd):
+    with tempfile.TemporaryDirectory() as tmp:
+        statuses = [run(cmd + ["-q", "--features", "-o", "f.npy", *more], cwd=tmp)[0]
+                    for more in (images[:2], ["--resume", *images[:3]])]
+        return statuses, open(os.path.join(tmp, "f.npy"), "rb").read(), open(os.path.join(tmp, "f.paths.txt")).read()
+
+
+lin, wine = features_resumed([linux_classify]), features_resumed(["wine", os.path.join(top, "bin", "gmlp-classify.exe")])
+report("gmlp-classify --features into .npy, then --resume: the Linux build's bytes",
+       lin == wine and wine[0] == [0, 0], f"{len(wine[1])} bytes" if lin == wine else f"Linux: {lin}; Wine: {wine}")
 
 # gmlp-bench --tiny: the rows of the Linux build's (configurations, batches, device memory), each timed,
 # the first results' too (their scratch kernel cache: a temporary folder, made and removed).
