@@ -1,6 +1,7 @@
 #include "batch.h"
 
 #include "image.h"
+#include "portable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ int app_batch_add_blob(app_batch *b, const char *name, app_blob blob)
 /* The blob's pixels: the file readers through a stream on its bytes. */
 static unsigned char *decode_blob(const app_blob *blob, int *w, int *h, int *ch, char *why)
 {
-    FILE *f = blob->size ? fmemopen(blob->data, blob->size, "rb") : NULL;
+    FILE *f = blob->size ? app_fmemopen(blob->data, blob->size) : NULL;
     if (!f) {
         snprintf(why, APP_IMAGE_REASON_SIZE, "%s", blob->size ? "out of host memory" : "the image is empty");
         return NULL;

@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "common.h"
+#include "portable.h"
 
 #define DEFAULT_MODEL "fashion-mnist-gmlp.safetensors"
 
@@ -119,7 +120,7 @@ static int open_inputs(const app_options *o, char **args, int n_args, app_inputs
         /* the model as a real path: a --resume names the same file however it was written */
         char real[PATH_MAX];
         const char *model = app_model_path(o);
-        app_run_id id = {.model = realpath(model, real) ? real : model, .top = o->top,
+        app_run_id id = {.model = app_realpath(model, real) ? real : model, .top = o->top,
                          .precision = app_precision_name(o), .features = o->features};
         int st = app_output_open(o->output, o->format, &id, o->resume, o->retry_errors, &done, &out);
         if (st != 1)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "portable.h"
+
 #ifndef GMLP_DATADIR
 #define GMLP_DATADIR "/usr/local/share/gmlp-cl"
 #endif
@@ -27,12 +29,7 @@ const char *app_default_model(const char *env, const char *file)
      * is compiled in */
     static char path[4096];
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
+    if (app_exe_dir(exe, sizeof exe)) {
         const char *rel[] = {"../share/gmlp-cl/models", "../models"};
         for (int i = 0; i < 2; i++)
             if (snprintf(path, sizeof path, "%s/%s/%s", exe, rel[i], file) < (int)sizeof path &&

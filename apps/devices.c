@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "portable.h"
 
 static int all_devices(const char *program, char ***devices, int *n)
 {
@@ -41,7 +42,7 @@ int app_split_devices(const char *program, const char *spec, char ***devices, in
     *devices = calloc(strlen(s) + 2, sizeof **devices);
     for (const char *p = s; *devices;) {
         size_t len = strcspn(p, ",");
-        char *d = strndup(p, len);
+        char *d = app_strndup(p, len);
         for (int i = 0; d && i < *n; i++)
             if (!strcmp((*devices)[i], d)) {
                 fprintf(stderr, "%s: --device names '%s' twice\n", program, d);

@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "eval.h"
+#include "portable.h"
 
 /* An image before the classes are known: its class by name, or by index (a CSV's number; name NULL). */
 typedef struct entry {
@@ -127,7 +128,7 @@ static int add_csv(entries *l, const char *csv)
     char *line = NULL;
     size_t cap = 0, number = 0;
     int ok = 1;
-    for (ssize_t len; ok && (len = getline(&line, &cap, f)) != -1;) {
+    for (ssize_t len; ok && (len = app_getline(&line, &cap, f)) != -1;) {
         number++;
         line[strcspn(line, "\r\n")] = 0;
         char *comma = strrchr(line, ',');
@@ -164,7 +165,7 @@ static char **read_class_map(const char *file, int *n)
     size_t cap = 0;
     int oom = 0;
     *n = 0;
-    for (ssize_t len; !oom && (len = getline(&line, &cap, f)) != -1 && *n < INT32_MAX;) {
+    for (ssize_t len; !oom && (len = app_getline(&line, &cap, f)) != -1 && *n < INT32_MAX;) {
         char *s = line, *end = line + len;
         while (s < end && isspace((unsigned char)*s))
             s++;

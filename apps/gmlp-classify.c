@@ -16,6 +16,7 @@
 #include "eval.h"
 #include "common.h"
 #include "devices.h"
+#include "portable.h"
 
 #define MAX_TOP (1 << 20)
 #define MAX_BATCH 4096
@@ -94,7 +95,8 @@ static int list_devices(void)
     gmlp_list_devices(buf, n + 1);
     /* each device, its limits and whether the library's kernels build there */
     int index = 0;
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), index++) {
+    char *rest; /* strtok_r: gmlp_device_report must not end this loop's strtok */
+    for (char *line = strtok_r(buf, "\n", &rest); line; line = strtok_r(NULL, "\n", &rest), index++) {
         char spec[16], report[16384];
         snprintf(spec, sizeof spec, "%d", index);
         if (gmlp_device_report(spec, report, sizeof report))
@@ -227,7 +229,7 @@ static int read_labels(app_options *o)
     app_buf b = {0};
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, f) != -1) {
+    while (app_getline(&line, &cap, f) != -1) {
         line[strcspn(line, "\r\n")] = 0;
         app_buf_printf(&b, "%s%s", b.len ? "\n" : "", line);
     }
@@ -255,8 +257,8 @@ static int parse_args(int argc, char **argv, app_options *o)
 {
     o->top = 5;
     o->batch = 32;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+    int cores = app_cpu_count();
+    o->threads = cores > MAX_THREADS ? MAX_THREADS : cores;
     for (int c; (c = getopt_long(argc, argv, "m:l:k:d:b:t:o:jqrhV", longopts, NULL)) != -1;) {
         switch (c) {
         case 'm': o->model = optarg; break;
@@ -347,10 +349,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return APP_EXIT_USAGE;
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    app_on_stop_signals(on_signal);
     int st = o.labels_file && !read_labels(&o) ? APP_EXIT_FAIL : app_split_devices("gmlp-classify", o.device, &o.devices, &o.n_devices);
     if (st == APP_EXIT_OK) {
 #ifdef APP_HAVE_MPI

@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "portable.h"
+
 /* what apps/image.c decodes */
 static const char *const image_ext[] = {"png", "jpg", "jpeg", "bmp", "gif", "tga", "psd",
                                         "hdr", "pbm", "pgm", "ppm", "pnm", "pic", "webp", NULL};
@@ -113,7 +115,7 @@ static int add_folder(app_inputs *in, const char *dir)
             ok = out_of_memory(dir);
         else if (names[i][0] == '.')
             in->skipped++; /* dotfiles and dot folders */
-        else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        else if (app_lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
             ok = !in->recursive || add_folder(in, path);
         else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             ; /* a symlinked folder: not followed */
@@ -148,7 +150,7 @@ int app_inputs_add_list(app_inputs *in, FILE *f)
     size_t cap = 0;
     ssize_t len;
     int ok = 1;
-    while (ok && (len = getline(&line, &cap, f)) != -1) {
+    while (ok && (len = app_getline(&line, &cap, f)) != -1) {
         if (len && line[len - 1] == '\n')
             line[--len] = 0;
         if (len && line[len - 1] == '\r')

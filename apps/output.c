@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "portable.h"
 
 static char *sidecar_path(const char *path)
 {
@@ -70,7 +71,7 @@ static int check_sidecar(const char *path, const app_run_id *id)
 /* A new file at path, refused when it exists: 1, 0 (run-time failure) or 2, with a message. */
 static int create(const char *path, const char *mode, FILE **f)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_BINARY, 0666);
     if (fd >= 0 && (*f = fdopen(fd, mode)))
         return 1;
     if (errno == EEXIST)

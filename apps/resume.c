@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "portable.h"
 #include "strbuf.h"
 
 static int by_str(const void *a, const void *b)
@@ -114,7 +115,7 @@ static int rewrite(const char *path, const char *s, const app_writer *w, const a
             ok = fwrite(s + r[i].start, 1, r[i].end - r[i].start, o) == r[i].end - r[i].start;
     if (o && fclose(o))
         ok = 0;
-    ok = ok && rename(tmp, path) == 0;
+    ok = ok && app_rename(tmp, path) == 0;
     if (!ok)
         fprintf(stderr, "gmlp-classify: cannot rewrite %s without its error rows: %s\n", path, strerror(errno));
     free(tmp);

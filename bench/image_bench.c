@@ -4,7 +4,7 @@
  * the median and spread of the forward (device to device; host to host
  * beside it), images/s, effective TFLOP/s and the peak device memory, a
  * bench_row each, written as it is measured. */
-#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "common.h"
 #include "gmlp_cl.h"
 #include "gmlp_diag.h"
+#include "portable.h"
 #include "report.h"
 
 /* name, arch, image size, patch, dim, depth, ffn, token dim, classes */
@@ -222,8 +223,8 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
  * failure. */
 static int first_results(const variant *v, bench_row *r, gmlp_context **ctx, gmlp_model **m)
 {
-    char dir[] = "/tmp/gmlp-bench-cache-XXXXXX";
-    if (!mkdtemp(dir)) {
+    char dir[4096];
+    if (!app_mkdtemp("gmlp-bench-cache-", dir, sizeof dir)) {
         perror(BENCH_PROGRAM ": mkdtemp");
         return 0;
     }

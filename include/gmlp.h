@@ -61,7 +61,9 @@
 extern "C" {
 #endif
 
-#if defined(GMLP_BUILDING_LIBRARY) && defined(__GNUC__)
+#if defined(GMLP_BUILDING_LIBRARY) && defined(_WIN32)
+#define GMLP_API __declspec(dllexport) /* the DLL exports these alone (no auto-export) */
+#elif defined(GMLP_BUILDING_LIBRARY) && defined(__GNUC__)
 #define GMLP_API __attribute__((visibility("default")))
 #else
 #define GMLP_API
@@ -228,7 +230,8 @@ typedef struct gmlp_context_options {
     const char *device;         /* as gmlp_context_create's argument; NULL: $GMLP_DEVICE, else the first GPU */
     gmlp_gemm_backend gemm;     /* GMLP_GEMM_AUTO: $GMLP_GEMM, else the kernel */
     const char *cache_dir;      /* compiled kernels (not PoCL's: PoCL caches its own) and tuning files; NULL:
-                                 * $GMLP_CACHE_DIR, else $XDG_CACHE_HOME/gmlp, else ~/.cache/gmlp; "": none */
+                                 * $GMLP_CACHE_DIR, else $XDG_CACHE_HOME/gmlp, else ~/.cache/gmlp, else (Windows)
+                                 * %LOCALAPPDATA%/gmlp; "": none */
     gmlp_log_level log_level;   /* GMLP_LOG_AUTO: $GMLP_LOG */
     gmlp_log_callback log;      /* NULL: stderr */
     void *log_user;             /* passed to log */

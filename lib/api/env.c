@@ -1,6 +1,6 @@
 /* The one reader of the environment (DEVELOPERS: no other code in lib/ calls
  * getenv).  Each variable fills the option a caller left at its default:
- * GMLP_DEVICE, GMLP_GEMM, GMLP_CACHE_DIR (else XDG_CACHE_HOME, HOME),
+ * GMLP_DEVICE, GMLP_GEMM, GMLP_CACHE_DIR (else XDG_CACHE_HOME, HOME, LOCALAPPDATA),
  * GMLP_LOG, GMLP_CL_OPTIONS, GMLP_DEVICE_MEMORY_LIMIT, GMLP_PRECISION
  * (the precision of models loaded with GMLP_PRECISION_AUTO) and
  * GMLP_COMMAND_BUFFERS (0: recorded forwards replay by plain enqueues even
@@ -119,6 +119,8 @@ gmlp_status gmlp_env_settings(const gmlp_context_options *opts, gmlp_settings *o
         ok = snprintf(out->cache_dir, sizeof out->cache_dir, "%s/gmlp", v) < (int)sizeof out->cache_dir;
     else if ((v = env("HOME")))
         ok = snprintf(out->cache_dir, sizeof out->cache_dir, "%s/.cache/gmlp", v) < (int)sizeof out->cache_dir;
+    else if ((v = env("LOCALAPPDATA"))) /* Windows, where HOME is seldom set */
+        ok = snprintf(out->cache_dir, sizeof out->cache_dir, "%s/gmlp", v) < (int)sizeof out->cache_dir;
     if (!ok)
         out->cache_dir[0] = 0; /* a path too long to hold: no disk cache rather than a wrong one */
     v = opts->cl_options ? opts->cl_options : env("GMLP_CL_OPTIONS");

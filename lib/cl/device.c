@@ -55,7 +55,9 @@ int gmlp_device_has_extension(cl_device_id d, const char *name)
     int found = 0;
     if (ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
         ext[n] = 0;
-        for (char *t = strtok(ext, " "); t && !found; t = strtok(NULL, " "))
+        /* strtok_r: the caller's own strtok may be halfway through a string */
+        char *rest;
+        for (char *t = strtok_r(ext, " ", &rest); t && !found; t = strtok_r(NULL, " ", &rest))
             found = !strcmp(t, name);
     }
     free(ext);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cl/clerr.h"
@@ -13,6 +12,7 @@
 #include "cl/sources.h"
 #include "gmlp_version.h"
 #include "core/alloc.h"
+#include "core/portable.h"
 
 #define CACHE_MAGIC "GMLPBIN1"
 
@@ -63,11 +63,11 @@ static void make_dirs(char *path)
     for (char *p = path + 1; *p; p++) {
         if (*p == '/') {
             *p = 0;
-            mkdir(path, 0755);
+            gmlp_mkdir(path);
             *p = '/';
         }
     }
-    mkdir(path, 0755);
+    gmlp_mkdir(path);
 }
 
 /* dir/<128-bit hash of parts><ext>, dir made if missing; 0 when there is
@@ -172,7 +172,7 @@ static void store_cached(cl_program prog, const char *path)
                  fwrite(bin, 1, len, f) == len;
         ok = (fclose(f) == 0) && ok;
         /* rename is atomic: concurrent processes never see half a file */
-        if (!ok || rename(tmp, path) != 0)
+        if (!ok || gmlp_rename(tmp, path) != 0)
             remove(tmp);
     }
     free(bin);

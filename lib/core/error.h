@@ -8,12 +8,15 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h> /* MinGW-w64: __MINGW_PRINTF_FORMAT */
 
 #include "gmlp.h"
 
 #define GMLP_ERRMSG_SIZE 4096
 
-#if defined(__GNUC__)
+#if defined(__MINGW_PRINTF_FORMAT) /* MinGW-w64 reads "printf" as msvcrt's, without %zu; its C99 one is this */
+#define GMLP_PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__)
 #define GMLP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GMLP_PRINTF(f, a)

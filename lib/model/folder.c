@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/portable.h"
 #include "model/model.h"
 
 static int ends_with(const char *s, const char *tail)
@@ -49,7 +50,7 @@ static gmlp_status read_config(gmlp_context *ctx, const char *dir, gmlp_hf_confi
     struct stat sb;
     snprintf(path, sizeof path, "%s/config.json", dir);
     *present = 0;
-    if (lstat(path, &sb) != 0 && errno == ENOENT)
+    if (gmlp_lstat(path, &sb) != 0 && errno == ENOENT)
         return GMLP_OK;
     if (stat(path, &sb) != 0)
         return gmlp_fail(&ctx->err, GMLP_ERR_IO, "cannot read '%s': %s", path, strerror(errno));

@@ -9,6 +9,7 @@
 
 #include "cl/program.h"
 #include "core/alloc.h"
+#include "core/portable.h"
 #include "format/json.h"
 #include "gmlp_version.h"
 #include "ops/gemm_tune.h"
@@ -246,7 +247,7 @@ gmlp_status gmlp_tune_save(gmlp_context *ctx, const gmlp_tuned *t, const double 
     if (ok && snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp && (f = fopen(tmp, "w"))) {
         ok = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0;
         ok = fclose(f) == 0 && ok;
-        ok = ok && rename(tmp, path) == 0; /* atomic: readers never see half a file */
+        ok = ok && gmlp_rename(tmp, path) == 0; /* atomic: readers never see half a file */
         if (!ok)
             remove(tmp);
     } else {
