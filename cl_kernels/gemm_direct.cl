@@ -74,8 +74,6 @@ typedef struct direct_pro {
     size_t row0; /* the statistics' row of op(B)'s row 0 in this matrix */
     float eps;
 } direct_pro;
-#define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
-#define NORM_B (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_B)
 static inline vecf direct_normed_v(const int op, __global const void *p, int x, float2 nr, const direct_pro *pro)
 {
     return direct_stage_element((direct_vload(op, p) - nr.x) * nr.y * VLOADF(0, pro->w + x) + VLOADF(0, pro->b + x),
@@ -102,11 +100,6 @@ static inline vecf direct_b_v(__global const B_TYPE *row, int j, float2 nr, cons
 static inline float direct_b_1(__global const B_TYPE *row, int j, float2 nr, const direct_pro *pro)
 {
     return NORM_B ? direct_normed_1(1, row + j, j, nr, pro) : direct_ld1(1, row + j);
-}
-/* (mean, rstd) of statistics row r, or (0, 1) without statistics (an Affine) */
-static inline float2 direct_norm_of(__global const float *stats, ulong parts, size_t r, float eps)
-{
-    return stats ? gmlp_stats_norm(stats, parts, r, eps) : (float2)(0.0f, 1.0f);
 }
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
 #define WV (WN / DV) /* vectors per row of a block */
@@ -407,7 +400,7 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
     for (int q = 0; q < k; q++) {
         vecf bv[WV];
-        const float2 nb = NORM_B ? direct_norm_of(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
+        const float2 nb = NORM_B ? gmlp_stats_norm(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
         __global const B_TYPE *row = b + (size_t)q * ldb; /* op(B)'s row q, where B is not transposed */
         if (contiguous) {
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_b_v(row, j0 + s * DV, nb, pro);
@@ -476,7 +469,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
     const direct_pro pro = {pro_w, pro_b, pro_stats, pro_parts, p * (size_t)k, pro_eps};
     float2 nr[WM]; /* NORM_A's (mean, rstd) of A's rows */
     _Pragma("unroll") for (int r = 0; r < WM; r++) nr[r] =
-        NORM_A ? direct_norm_of(pro_stats, pro_parts, p * (size_t)m + (size_t)min(i0 + r, m - 1), pro_eps)
+        NORM_A ? gmlp_stats_norm(pro_stats, pro_parts, p * (size_t)m + (size_t)min(i0 + r, m - 1), pro_eps)
                : (float2)(0.0f, 1.0f);
 #if DOT && GMLP_GEMM_C_16
     /* the block's sums kept, then put as direct_finish's vectors: rounded once */

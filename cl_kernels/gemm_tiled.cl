@@ -20,8 +20,6 @@
  * statistics of what it stored. */
 #define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
-#define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
-#define NORM_B (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_B)
 #define NORM_OP (NORM_B ? 1 : 0) /* the operand the prologue normalises */
 #define NORM_ROWS (NORM_A ? TM : NORM_B ? GMLP_NORM_B_ROWS : 1)
 #if NORM_A && GMLP_GEMM_TA || NORM_B && GMLP_GEMM_TB
@@ -236,7 +234,7 @@ GMLP_UNROLL
     const int nrows = NORM_A ? min(TM, m - i0) : k;
     const size_t r0 = NORM_A ? p * (size_t)m + (size_t)i0 : p * (size_t)k;
     for (int r = t; r < nrows; r += NT)
-        nr[r] = pro_stats ? gmlp_stats_norm(pro_stats, pro_parts, r0 + (size_t)r, pro_eps) : (float2)(0.0f, 1.0f);
+        nr[r] = gmlp_stats_norm(pro_stats, pro_parts, r0 + (size_t)r, pro_eps);
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     const tiled_pro pro = {0};
