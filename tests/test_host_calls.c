@@ -127,8 +127,8 @@ static void test_vision(void)
 /* Launches per block, unfused (GMLP_FUSE=0) and fused (GMLP_FUSE=1), of
  * each image family: the blocks' LayerNorms fused into the products that
  * read them (fc1's A; the spatial GEMM's and the Mixer's token fc1's B).
- * ResMLP's first Affine stays a kernel: its token product's C is x, which
- * the prologue would read, and its rank-1 bias a product of its own. */
+ * ResMLP's first Affine stays a kernel (its token product's C is x, which
+ * the prologue would read) and adds the token bias's rank-1 term to x. */
 static const struct {
     gmlp_config cfg;
     const char *name;
@@ -145,7 +145,7 @@ static const struct {
      "gmixer (GluMlp)", 8, 6},
     {{.arch = GMLP_ARCH_RESMLP, .in_chans = 3, .img_h = 20, .img_w = 28, .patch_h = 4, .patch_w = 4, .dim = 40,
       .ffn_dim = 40, .num_classes = 7},
-     "ResMLP", 6, 5},
+     "ResMLP", 5, 4},
 };
 
 /* The plain replay's launches of cfg at depth, fused or not; its pooled features into out (40: a random

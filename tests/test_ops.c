@@ -139,7 +139,7 @@ static gmlp_status layernorm_op(gmlp_rows x, gmlp_rows y, cl_mem w, cl_mem b, co
 static gmlp_status affine_op(gmlp_rows x, gmlp_rows y, cl_mem w, cl_mem b, const params *p, float eps)
 {
     (void)eps;
-    return gmlp_op_affine(ctx, x, y, w, b, p->rows, p->cols);
+    return gmlp_op_affine(ctx, x, y, w, b, p->rows, p->cols, (gmlp_outer){0});
 }
 
 /* the 16-bit outputs: bfloat16; half, within its range, past it and in its subnormals */
@@ -200,7 +200,7 @@ static void run_affine(const params *p, int reps)
     ref_affine(x + off, ld, want + off, ld, a, b, p->rows, p->cols);
     cl_mem dx = up(x, n), dy = up(y, n), da = up(a, p->cols), db = up(b, p->cols);
     RUN(reps, gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld}, (gmlp_rows){.buf = dy, .off = off, .ld = ld}, da, db,
-                                    p->rows, p->cols));
+                                    p->rows, p->cols, (gmlp_outer){0}));
     for (gmlp_elem e = GMLP_ELEM_F16; !reps && e <= GMLP_ELEM_BF16; e++) {
         /* 16-bit out (a BF16 or FP16 ResMLP's, for GEMMs): the float result rounded, bit for bit */
         float *f = malloc(n * sizeof *f);
@@ -208,7 +208,8 @@ static void run_affine(const params *p, int reps)
         down(dy, f, n);
         cl_mem db16 = up_bytes(got, n * sizeof *got);
         CHECK(gmlp_op_affine(ctx, (gmlp_rows){.buf = dx, .off = off, .ld = ld},
-                             (gmlp_rows){.buf = db16, .off = off, .ld = ld, .elem = e}, da, db, p->rows, p->cols) ==
+                             (gmlp_rows){.buf = db16, .off = off, .ld = ld, .elem = e}, da, db, p->rows, p->cols,
+                             (gmlp_outer){0}) ==
                       GMLP_OK &&
                   clEnqueueReadBuffer(ctx->queue, db16, CL_TRUE, 0, n * sizeof *got, got, 0, NULL, NULL) == CL_SUCCESS,
               "affine to %s: %s", gmlp_elem_name(e), gmlp_last_error(ctx));
@@ -223,6 +224,30 @@ static void run_affine(const params *p, int reps)
         from_16(affine_op, "affine", x, n, (gmlp_rows){.off = off, .ld = ld}, da, db, p, 0.0f, e);
     }
     expect("affine", dy, want, n, 1e-6);
+    if (!reps && p->rows) {
+        /* ResMLP's rank-1 term: x += r[row % period] * s once x is read, y from x as it was */
+        size_t period = p->rows > 1 ? 2 : 1; /* rows' least divisor past 1 */
+        while ((size_t)p->rows % period)
+            period++;
+        float *r = rnd(period), *s = rnd(p->cols), *xw = malloc(n * sizeof *xw);
+        memcpy(xw, x, n * sizeof *xw);
+        for (size_t row = 0; row < (size_t)p->rows; row++)
+            for (size_t c = 0; c < (size_t)p->cols; c++)
+                xw[off + row * ld + c] += r[row % period] * s[c];
+        cl_mem dx2 = up(x, n), dy2 = up(y, n), dr = up(r, period), ds = up(s, p->cols);
+        const gmlp_rows xr = {.buf = dx2, .off = off, .ld = ld}, yr = {.buf = dy2, .off = off, .ld = ld};
+        CHECK(gmlp_op_affine(ctx, xr, yr, da, db, p->rows, p->cols, (gmlp_outer){.r = dr, .s = ds, .period = period}) ==
+                  GMLP_OK,
+              "affine with an outer product: %s", gmlp_last_error(ctx));
+        CHECK(gmlp_op_affine(ctx, xr, yr, da, db, p->rows, p->cols,
+                             (gmlp_outer){.r = dr, .s = ds, .period = (size_t)p->rows + 1}) == GMLP_ERR_INVALID_ARGUMENT,
+              "affine: an outer product whose period does not divide %d rows accepted", p->rows);
+        expect("affine's y beside an outer product", dy2, want, n, 1e-6);
+        expect("affine's x plus the outer product", dx2, xw, n, 1e-6);
+        gmlp_buffer_release(ctx, &dr);
+        gmlp_buffer_release(ctx, &ds);
+        free(r), free(s), free(xw);
+    }
     gmlp_buffer_release(ctx, &dx);
     gmlp_buffer_release(ctx, &da);
     gmlp_buffer_release(ctx, &db);

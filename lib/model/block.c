@@ -84,7 +84,7 @@ gmlp_status gmlp_norm_rows(const gmlp_model *m, gmlp_rows from, gmlp_rows to, cl
 {
     const gmlp_config *c = &m->cfg;
     return gmlp_arch_of(c)->norm == GMLP_NORM_AFFINE
-               ? gmlp_op_affine(m->ctx, from, to, w, b, rows, c->dim)
+               ? gmlp_op_affine(m->ctx, from, to, w, b, rows, c->dim, (gmlp_outer){0})
                : gmlp_op_layernorm(m->ctx, from, to, w, b, rows, c->dim, c->norm_eps);
 }
 
@@ -344,23 +344,22 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
  *   x += ls1 * linear_tokens(Aff1(x)^T)^T
  *   x += ls2 * Mlp(Aff2(x))
  * ls1 is folded into Aff1 and ls2 into fc2 at upload (tensors.c); what
- * stays of ls1 is linear_tokens' bias times it, a rank-1 product. */
+ * stays of ls1 is linear_tokens' bias times it, a rank-1 term, which Aff1's
+ * kernel adds to x as it reads it.  Aff1 stays a kernel of its own: the
+ * token GEMM writes x, its C, in place, where a prologue would read x as B
+ * in every group. */
 gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
 {
     gmlp_model *m = p->m;
     const gmlp_block_weights *wt = &m->blocks[l];
     const size_t N = p->N, d = p->d, B = p->seqs;
     const gmlp_view x = gmlp_held(p, GMLP_HELD_X), y = gmlp_held(p, GMLP_HELD_LN);
-    const gmlp_view xs = gmlp_per_seq(x, N);
-    gmlp_context *ctx = m->ctx;
-    /* y = ls1 * Aff1(x) */
-    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), wt->norm1_w, wt->norm1_b, p->rows));
+    /* y = ls1 * Aff1(x), then x += b_tok (N x 1, per image) . ls1 (1 x d) */
+    GMLP_TRY(gmlp_op_affine(m->ctx, gmlp_rows_of(x), gmlp_rows_of(y), wt->norm1_w, wt->norm1_b, (int)p->rows, (int)d,
+                            (gmlp_outer){.r = wt->tok1_b, .s = wt->ls1, .period = N}));
     /* per image: x (N x d) += W_tok (N x N) . y (N x d) */
     GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = N, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N),
-                                            .b = gmlp_per_seq(y, N), .c = xs, .beta = 1.0f}));
-    /* per image: x (N x d) += b_tok (N x 1) . ls1 (1 x d) */
-    GMLP_TRY(gmlp_op_gemm(ctx, &(gmlp_gemm){.m = N, .n = d, .k = 1, .batch = B, .a = {.buf = wt->tok1_b, .ld = 1},
-                                            .b = {.buf = wt->ls1, .ld = d}, .c = xs, .beta = 1.0f}));
+                                            .b = gmlp_per_seq(y, N), .c = gmlp_per_seq(x, N), .beta = 1.0f}));
     /* the channel MLP on Aff2(x) (fc1's prologue where it fuses), ls2 inside fc2:
      * hidden (rows x h) = GELU(Aff2(x) W_1^T + b_1) */
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);

@@ -65,15 +65,22 @@ gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_me
 
 static const gmlp_kernel_spec affine = {"affine.cl", "gmlp_affine"};
 
-gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols)
+gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows, int cols,
+                           gmlp_outer add)
 {
     GMLP_TRY(norm_elems(ctx, "affine", x, y));
+    if (add.r && (!add.s || !add.period || (size_t)rows % add.period))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "affine: an outer product over %d rows of period %zu",
+                         rows, add.period);
     size_t global[2] = {(size_t)cols, (size_t)rows};
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &affine, NULL, NULL, &k));
-    return LAUNCH(ctx, k, 2, global, NULL, norm_moves(x, y, rows, cols), ARG_MEM(x.buf), ARG_ULONG(x.off),
-        ARG_ULONG(x.ld), ARG_INT(x.elem), ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem),
-        ARG_MEM(alpha), ARG_MEM(beta));
+    size_t moves = norm_moves(x, y, rows, cols);
+    if (add.r) /* x written back, r and s read */
+        moves += (size_t)rows * (size_t)cols * gmlp_elem_size(x.elem) + (add.period + (size_t)cols) * sizeof(float);
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_INT(x.elem),
+        ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem), ARG_MEM(alpha), ARG_MEM(beta),
+        ARG_MEM(add.r), ARG_MEM(add.s), ARG_ULONG(add.r ? add.period : 1));
 }
 
 static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};

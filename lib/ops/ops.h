@@ -26,10 +26,18 @@ typedef struct gmlp_rows {
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps);
 
+/* An outer product r[row % period] * s[col] over rows of images of period
+ * rows each; r NULL: none. */
+typedef struct gmlp_outer {
+    cl_mem r, s;
+    size_t period;
+} gmlp_outer;
+
 /* y rows = x rows * alpha + beta per column (timm ResMLP's Affine); x and y
- * of any storage. */
+ * of any storage.  Then x += add where add.r is set (x as it was read goes
+ * to y). */
 gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem alpha, cl_mem beta, int rows,
-                           int cols);
+                           int cols, gmlp_outer add);
 
 /* images (batch, chans, height, width) from element img_off -> patches
  * (batch * ntok, chans*ph*pw), rows in (c, ky, kx) order: the stem's GEMM input. */
