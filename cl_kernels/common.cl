@@ -171,3 +171,30 @@ static inline float gmlp_epilogue(float v, int i, int j, const gmlp_epi *e)
     v = gmlp_act(v, e->act);
     return e->gate ? v * gmlp_elem_get(e->gate_store, e->gate, (size_t)i * e->ldg + j) : v;
 }
+
+/* Row statistics (count, mean, M2), as the GEMMs write them for a LayerNorm
+ * fused into their consumer (gemm_common.cl says how). */
+/* (count, mean, M2) of two sets of values, as of their union */
+static inline float3 gmlp_stats_merge(float3 a, float3 b)
+{
+    if (b.x == 0.0f)
+        return a;
+    if (a.x == 0.0f)
+        return b;
+    const float n = a.x + b.x, d = b.y - a.y, f = b.x / n;
+    return (float3)(n, a.y + d * f, a.z + b.z + d * d * a.x * f);
+}
+
+/* (mean, rstd) of statistics row r: its parts merged in order, as the
+ * LayerNorm kernel's 1 / sqrt(variance + eps); without statistics (stats
+ * NULL: an Affine) (0, 1) */
+static inline float2 gmlp_stats_norm(__global const float *stats, ulong parts, size_t r, float eps)
+{
+    if (!stats)
+        return (float2)(0.0f, 1.0f);
+    __global const float *s = stats + r * parts * 3;
+    float3 t = vload3(0, s);
+    for (ulong q = 1; q < parts; q++)
+        t = gmlp_stats_merge(t, vload3(q, s));
+    return (float2)(t.y, 1.0f / sqrt(t.z / t.x + eps));
+}

@@ -242,30 +242,6 @@ static inline void gmlp_c_put(__global float *p, float v)
     __global const float *pro_stats, ulong pro_parts, __global const float *pro_w, __global const float *pro_b, \
         float pro_eps, __global float *stats, int stats_col0
 
-/* (count, mean, M2) of two sets of values, as of their union */
-static inline float3 gmlp_stats_merge(float3 a, float3 b)
-{
-    if (b.x == 0.0f)
-        return a;
-    if (a.x == 0.0f)
-        return b;
-    const float n = a.x + b.x, d = b.y - a.y, f = b.x / n;
-    return (float3)(n, a.y + d * f, a.z + b.z + d * d * a.x * f);
-}
-
-/* (mean, rstd) of statistics row r: its parts merged in order, as the
- * LayerNorm kernel's 1 / sqrt(variance + eps); without statistics (stats
- * NULL: an Affine) (0, 1) */
-static inline float2 gmlp_stats_norm(__global const float *stats, ulong parts, size_t r, float eps)
-{
-    if (!stats)
-        return (float2)(0.0f, 1.0f);
-    __global const float *s = stats + r * parts * 3;
-    float3 t = vload3(0, s);
-    for (ulong q = 1; q < parts; q++)
-        t = gmlp_stats_merge(t, vload3(q, s));
-    return (float2)(t.y, 1.0f / sqrt(t.z / t.x + eps));
-}
 /* which prologue a variant has (the portable kernels') */
 #define NORM_A (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_A)
 #define NORM_B (GMLP_GEMM_PROLOGUE == GMLP_GEMM_PROLOGUE_NORM_B)

@@ -39,6 +39,8 @@
 #define GMLP_GEMM_PROLOGUE_NORM_B 2 /* op(B)'s k rows normalised across n: the one before a token-axis GEMM */
 /* NORM_B in the tiled kernel: the most k rows whose (mean, rstd) a group holds in local memory */
 #define GMLP_NORM_B_ROWS 1024
+/* The pooling's work-groups (mean_tokens.cl): at most this many columns, and tokens a run */
+#define GMLP_POOL_GROUP 64
 /* Whether a GEMM's epilogue also writes its rows' partial statistics (the
  * direct kernel's stats argument): what a later prologue normalises by. */
 #define GMLP_GEMM_STATS_NONE 0

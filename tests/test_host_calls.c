@@ -182,21 +182,26 @@ static void test_families(void)
     for (size_t i = 0; i < sizeof image / sizeof *image; i++)
         image[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
     for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
-        unsigned long per[2];
+        unsigned long per[2], tail[2];
         for (int fuse = 0; fuse < 2; fuse++) {
             const unsigned long two = family_launches(families[f].cfg, 2, fuse, image, scratch);
             per[fuse] = family_launches(families[f].cfg, 3, fuse, image, fuse ? b : a) - two;
+            tail[fuse] = two - 2 * per[fuse];
         }
         CHECK(per[0] == families[f].unfused && per[1] == families[f].fused,
               "%s: %lu launches a block unfused, %lu fused; want %lu and %lu", families[f].name, per[0], per[1],
               families[f].unfused, families[f].fused);
+        /* the rest: the stem (patches, their GEMM), the final norm (fused: in the pooling), the pooling */
+        CHECK(tail[0] == 4 && tail[1] == 3, "%s: %lu launches besides the blocks unfused, %lu fused; want 4 and 3",
+              families[f].name, tail[0], tail[1]);
         double diff = 0, top = 1e-3;
         for (int i = 0; i < 40; i++)
             diff = fmax(diff, fabs((double)b[i] - a[i])), top = fmax(top, fabs((double)a[i]));
         CHECK(diff / top <= 1e-5, "%s: fused and unfused features %.3g apart (relative), want <= 1e-5",
               families[f].name, diff / top);
-        printf("%s: %lu launches a block, %lu with the LayerNorms fused (GMLP_FUSE=1); features %.2g apart\n",
-               families[f].name, per[0], per[1], diff / top);
+        printf("%s: %lu launches a block, %lu with the LayerNorms fused (GMLP_FUSE=1), %lu and %lu besides; "
+               "features %.2g apart\n",
+               families[f].name, per[0], per[1], tail[0], tail[1], diff / top);
     }
 }
 
@@ -378,13 +383,17 @@ static void test_no_builds_after_load(const char *path)
 
 int main(int argc, char **argv)
 {
+    /* --families alone: small vision models, which every implementation counts (rusticl too) */
+    if (argc == 2 && !strcmp(argv[1], "--families")) {
+        test_families();
+        return check_summary("test_host_calls --families");
+    }
     if (argc < 3) {
-        printf("usage: test_host_calls BUNDLED_LM.safetensors VISION_MODEL.safetensors\n");
+        printf("usage: test_host_calls BUNDLED_LM.safetensors VISION_MODEL.safetensors | --families\n");
         return 2;
     }
     test_no_builds_after_load(argv[2]);
     test_vision();
-    test_families();
     test_lm(argv[1]);
     test_generation(argv[1]);
     return check_summary("test_host_calls");

@@ -409,6 +409,71 @@ static void run_patchify(const params *p, int reps)
     free(img), free(want);
 }
 
+/* The final norm fused into the pooling (ResMLP's Affine; a LayerNorm by
+ * row statistics as a GEMM writes them, 3 parts of uneven columns, some
+ * empty where dim is small) against float64: the mean over tokens of the
+ * norm of each row. */
+static void mean_tokens_normed(const params *p, const float *x, cl_mem dx, const float *out)
+{
+    const size_t rows = (size_t)p->batch * p->n, dim = (size_t)p->dim, parts = 3, off = (size_t)p->off;
+    const size_t no = (size_t)p->batch * dim + off;
+    float *w = rnd(dim), *b = rnd(dim), *stats = calloc(rows * parts * 3, sizeof *stats);
+    double *mean = calloc(rows, sizeof *mean), *rstd = calloc(rows, sizeof *rstd);
+    const float eps = 1e-5f;
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * dim;
+        double s = 0, q = 0;
+        for (size_t c = 0; c < dim; c++)
+            s += xr[c];
+        mean[r] = s / (double)dim;
+        for (size_t c = 0; c < dim; c++)
+            q += (xr[c] - mean[r]) * (xr[c] - mean[r]);
+        rstd[r] = 1.0 / sqrt(q / (double)dim + eps);
+        for (size_t k = 0, c0 = 0; k < parts; k++) { /* parts of dim / 2, dim / 4 and the rest columns */
+            const size_t c1 = k == parts - 1 ? dim : c0 + dim / (2u << k);
+            double ps = 0, pq = 0;
+            for (size_t c = c0; c < c1; c++)
+                ps += xr[c];
+            const double pm = c1 > c0 ? ps / (double)(c1 - c0) : 0;
+            for (size_t c = c0; c < c1; c++)
+                pq += (xr[c] - pm) * (xr[c] - pm);
+            float *st = stats + (r * parts + k) * 3;
+            st[0] = (float)(c1 - c0), st[1] = (float)pm, st[2] = (float)pq;
+            c0 = c1;
+        }
+    }
+    cl_mem dw = up(w, dim), db = up(b, dim), dstats = up(stats, rows * parts * 3);
+    for (int ln = 0; ln < 2; ln++) {
+        float *want = malloc(no * sizeof *want);
+        memcpy(want, out, no * sizeof *want);
+        for (size_t i = 0; i < (size_t)p->batch; i++)
+            for (size_t c = 0; c < dim; c++) {
+                double acc = 0;
+                for (size_t t = 0; t < (size_t)p->n; t++) {
+                    const size_t r = i * p->n + t;
+                    acc += ln ? (x[r * dim + c] - mean[r]) * rstd[r] : x[r * dim + c];
+                }
+                want[off + i * dim + c] = (float)(w[c] * (acc / p->n) + b[c]);
+            }
+        const gmlp_gemm_norm norm = {.w = dw, .b = db, .stats = ln ? dstats : NULL, .parts = parts, .eps = eps};
+        cl_mem dout = up(out, no);
+        CHECK(gmlp_op_mean_tokens(ctx, dx, dout, off, p->batch, p->n, p->dim, &norm) == GMLP_OK, "mean_tokens, %s: %s",
+              ln ? "LayerNorm" : "Affine", gmlp_last_error(ctx));
+        expect(ln ? "mean_tokens of the LayerNorm by statistics" : "mean_tokens of the Affine", dout, want, no, 1e-5);
+        free(want);
+    }
+    /* statistics of fewer rows than the pooling reads */
+    const gmlp_gemm_norm short_stats = {.w = dw, .b = db, .stats = dstats, .parts = parts + 1, .eps = eps};
+    cl_mem dout = up(out, no);
+    CHECK(gmlp_op_mean_tokens(ctx, dx, dout, off, p->batch, p->n, p->dim, &short_stats) == GMLP_ERR_INVALID_ARGUMENT,
+          "mean_tokens: statistics of %zu rows x %zu parts in a buffer of %zu parts accepted", rows, parts + 1, parts);
+    gmlp_buffer_release(ctx, &dout);
+    gmlp_buffer_release(ctx, &dw);
+    gmlp_buffer_release(ctx, &db);
+    gmlp_buffer_release(ctx, &dstats);
+    free(w), free(b), free(stats), free(mean), free(rstd);
+}
+
 /* Written from float off of the output, the rest left alone. */
 static void run_mean_tokens(const params *p, int reps)
 {
@@ -417,8 +482,10 @@ static void run_mean_tokens(const params *p, int reps)
     memcpy(want, out, no * sizeof *want);
     ref_mean_tokens(x, want + off, p->batch, p->n, p->dim);
     cl_mem dx = up(x, nx), dout = up(out, no);
-    RUN(reps, gmlp_op_mean_tokens(ctx, dx, dout, off, p->batch, p->n, p->dim));
+    RUN(reps, gmlp_op_mean_tokens(ctx, dx, dout, off, p->batch, p->n, p->dim, NULL));
     expect("mean_tokens", dout, want, no, 2e-6);
+    if (!reps)
+        mean_tokens_normed(p, x, dx, out);
     gmlp_buffer_release(ctx, &dx);
     free(x), free(out), free(want);
 }

@@ -111,19 +111,14 @@ gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want)
     return gmlp_op_gemm(m->ctx, fuses ? &with : &g);
 }
 
-/* The product g that reads norm(x) as its operand of (A: fc1, both of
- * GluMlp's halves; B: the Mixer's token fc1), norm the block's LayerNorm or
- * ResMLP's Affine, weights w and b, g's operand set to y's view: x
- * normalised as its prologue where that fuses (a LayerNorm needs x's
- * statistics), else y, norm(x) computed into it first.  x's statistics are
- * used up either way. */
-static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm_norm_of of, gmlp_gemm *g)
+gmlp_status gmlp_normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm_norm_of of, gmlp_gemm *g)
 {
     gmlp_model *m = p->m;
     const bool ln = gmlp_arch_of(&m->cfg)->norm == GMLP_NORM_LAYERNORM;
-    const gmlp_view x = gmlp_held(p, GMLP_HELD_X), y = gmlp_held(p, GMLP_HELD_LN);
+    const gmlp_view x = gmlp_held(p, GMLP_HELD_X);
     gmlp_gemm f = *g;
     gmlp_view *in = of == GMLP_NORM_OF_A ? &f.a : &f.b;
+    const gmlp_view y = *in;
     *in = in->stride ? gmlp_per_seq(x, in->stride / in->ld) : x; /* y's rows and pitch, x's storage */
     f.precision = m->precision;
     f.norm = (gmlp_gemm_norm){.w = w, .b = b, .stats = ln ? m->ws.stats : NULL, .parts = m->ws.x_parts,
@@ -137,6 +132,16 @@ static gmlp_status normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm_norm
         return GMLP_OK;
     }
     return gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), w, b, p->rows);
+}
+
+/* Whether the product that writes x last in block l writes x's statistics:
+ * for the next block's fused LayerNorm, or the last block's for the
+ * forward's tail (the final LayerNorm in the pooling or the LM head). */
+static bool stats_after(const gmlp_pass *p, int l)
+{
+    const gmlp_config *c = &p->m->cfg;
+    return l + 1 < c->depth ? gmlp_block_takes_stats(c)
+                            : p->tail_stats && gmlp_arch_of(c)->norm == GMLP_NORM_LAYERNORM;
 }
 
 /* The channel MLP's two halves, shared by the blocks:
@@ -228,7 +233,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
     const gmlp_view uv = gmlp_held(p, GMLP_HELD_UV), v = cols_from(uv, g);
     gmlp_gemm up = fc1(p, wt, y, uv);
     if (gmlp_block_takes_stats(c))
-        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
+        GMLP_TRY(gmlp_normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     else /* LN(x) stored: the shift and the attention read it */
         GMLP_TRY(gmlp_op_layernorm(ctx, gmlp_rows_of(gmlp_held(p, GMLP_HELD_X)), gmlp_rows_of(y), wt->norm_w,
                                    wt->norm_b, rows, d, c->norm_eps));
@@ -277,7 +282,7 @@ gmlp_status gmlp_block(const gmlp_pass *p, int l)
         GMLP_TRY(gmlp_model_gemm(m, sg));
     }
     /* x (rows x d) += gated . W_out^T + b_out, its statistics for the next block's fused LayerNorm */
-    return fc2(p, wt, gated, g, l + 1 < c->depth && gmlp_block_takes_stats(c));
+    return fc2(p, wt, gated, g, stats_after(p, l));
 }
 
 /* timm MixerBlock: a token MLP across the token axis, then a channel MLP.
@@ -301,7 +306,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_view tokens = gmlp_per_seq(gmlp_held(p, GMLP_HELD_TOKENS), t);
     gmlp_gemm tok = {.m = tu, .n = d, .k = N, .batch = B, .a = gmlp_weight(m, wt->tok1_w, 0, N), .b = ys,
                      .c = glu ? x1 : tokens, .bias = wt->tok1_b, .bias_rows = 1, .act = arch->mlp_act};
-    GMLP_TRY(normed(p, wt->norm1_w, wt->norm1_b, GMLP_NORM_OF_B, &tok)); /* LN(x) as B: x's rows across d */
+    GMLP_TRY(gmlp_normed(p, wt->norm1_w, wt->norm1_b, GMLP_NORM_OF_B, &tok)); /* LN(x) as B: x's rows across d */
     GMLP_TRY(gmlp_model_gemm(m, tok));
     if (glu) { /* the same B, and its prologue */
         gmlp_gemm gated = tok;
@@ -319,16 +324,16 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
     gmlp_gemm up = fc1(p, wt, y, hidden);
     if (!glu) {
-        GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
+        GMLP_TRY(gmlp_normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
         GMLP_TRY(gmlp_model_gemm(m, up));
-        return fc2(p, wt, hidden, h, l + 1 < c->depth && gmlp_block_takes_stats(c));
+        return fc2(p, wt, hidden, h, stats_after(p, l));
     }
     /* GluMlp: u (rows x g) = LN(x) . W_1[0 .. g)^T + b, then hidden (rows x g, over the second half) =
      * u * act(LN(x) . W_1[g .. h)^T + b): the halves as two products (the second's epilogue gates with
      * the first), both normalising x where it fuses */
     up.n = g;
     up.c = gmlp_held(p, GMLP_HELD_UV);
-    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
+    GMLP_TRY(gmlp_normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     GMLP_TRY(gmlp_model_gemm(m, up));
     gmlp_gemm gated = up;
     gated.b = gmlp_linear_outputs(up.b, g);
@@ -337,7 +342,7 @@ gmlp_status gmlp_mixer_block(const gmlp_pass *p, int l)
     gated.act = c->gate_act;
     gated.gate = up.c;
     GMLP_TRY(gmlp_model_gemm(m, gated));
-    return fc2(p, wt, hidden, g, l + 1 < c->depth && gmlp_block_takes_stats(c));
+    return fc2(p, wt, hidden, g, stats_after(p, l));
 }
 
 /* timm ResMLP's ResBlock, with Aff(x) = alpha * x + beta:
@@ -364,7 +369,7 @@ gmlp_status gmlp_resmlp_block(const gmlp_pass *p, int l)
      * hidden (rows x h) = GELU(Aff2(x) W_1^T + b_1) */
     const gmlp_view hidden = gmlp_held(p, GMLP_HELD_HIDDEN);
     gmlp_gemm up = fc1(p, wt, y, hidden);
-    GMLP_TRY(normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
+    GMLP_TRY(gmlp_normed(p, wt->norm_w, wt->norm_b, GMLP_NORM_OF_A, &up));
     GMLP_TRY(gmlp_model_gemm(m, up));
     return fc2(p, wt, hidden, p->h, false);
 }

@@ -16,7 +16,8 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     const gmlp_workspace *w = &m->ws;
     const size_t N = (size_t)c->seq_len, d = (size_t)c->dim, rows = b * N;
     const size_t k = (size_t)c->in_chans * (size_t)c->patch_h * (size_t)c->patch_w;
-    const gmlp_pass p = gmlp_pass_of(m, b, 0, N, NULL);
+    gmlp_pass p = gmlp_pass_of(m, b, 0, N, NULL);
+    p.tail_stats = true;
     const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), patches = gmlp_held(&p, GMLP_HELD_PATCHES);
     const gmlp_view stem = gmlp_held(&p, GMLP_HELD_STEM), y = gmlp_held(&p, GMLP_HELD_FINAL);
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
@@ -30,9 +31,17 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
         GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(stem), gmlp_rows_of(x), m->stem_norm_w, m->stem_norm_b, rows));
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
-    GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), m->norm_w, m->norm_b, rows));
-    GMLP_TRY(gmlp_op_mean_tokens(ctx, y.buf, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off, b, c->seq_len,
-                                 c->dim));
+    /* pooled (b x d) = the mean over tokens of norm(x): the norm in the pooling where the last product wrote
+     * x's statistics (a LayerNorm) or, for ResMLP's Affine, which needs none, where LayerNorms fuse */
+    const bool ln = gmlp_arch_of(c)->norm == GMLP_NORM_LAYERNORM;
+    const gmlp_gemm_norm norm = {.w = m->norm_w, .b = m->norm_b, .stats = ln ? w->stats : NULL, .parts = w->x_parts,
+                                 .eps = c->norm_eps};
+    const bool fused = ln ? w->x_parts != 0 : gmlp_gemm_fusing(ctx, GMLP_NORM_OF_A);
+    m->ws.x_parts = 0;
+    if (!fused)
+        GMLP_TRY(gmlp_norm_rows(m, gmlp_rows_of(x), gmlp_rows_of(y), m->norm_w, m->norm_b, rows));
+    GMLP_TRY(gmlp_op_mean_tokens(ctx, fused ? x.buf : y.buf, want_logits ? w->pooled : dst, want_logits ? 0 : dst_off,
+                                 b, c->seq_len, c->dim, fused ? &norm : NULL));
     if (!want_logits)
         return GMLP_OK;
     /* logits (b x classes) = pooled (b x d) . W_head^T + b_head */

@@ -23,19 +23,24 @@ static gmlp_status forward(gmlp_model *m, const int32_t *tokens, size_t batch, s
     if (e != CL_SUCCESS)
         return gmlp_fail_cl(&ctx->err, "clEnqueueWriteBuffer(tokens)", e);
     GMLP_TRY(gmlp_op_embed(ctx, w->input, m->embed_w, w->x, (int)rows, (int)d));
-    const gmlp_pass p = gmlp_pass_of(m, batch, p0, n, cache);
+    gmlp_pass p = gmlp_pass_of(m, batch, p0, n, cache);
+    p.tail_stats = out_rows == rows; /* the head's rows are x's: the final LayerNorm may go into its prologue */
     for (int l = 0; l < c->depth; l++)
         GMLP_TRY(gmlp_arch_of(c)->block(&p, l));
     /* to_logits on every row, or on each sequence's last:
      * logits (out_rows x V) = LN(x) . W_head^T + b_head */
     const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), y = gmlp_held(&p, GMLP_HELD_FINAL);
-    gmlp_rows from = gmlp_rows_of(x); /* every row, or each sequence's last */
-    if (last_only)
+    gmlp_gemm head = {.m = out_rows, .n = V, .k = d, .a = y, .b = gmlp_linear_weight(m, m->head_w, V, d),
+                      .c = {.buf = w->out, .ld = V}, .bias = m->head_b};
+    if (p.tail_stats) {
+        GMLP_TRY(gmlp_normed(&p, m->norm_w, m->norm_b, GMLP_NORM_OF_A, &head));
+    } else { /* each sequence's last row */
+        gmlp_rows from = gmlp_rows_of(x);
         from.off += (n - 1) * x.ld, from.ld = n * x.ld;
-    GMLP_TRY(gmlp_op_layernorm(ctx, from, gmlp_rows_of(y), m->norm_w, m->norm_b, (int)out_rows, (int)d, c->norm_eps));
-    GMLP_TRY(gmlp_model_gemm(m, (gmlp_gemm){.m = out_rows, .n = V, .k = d, .a = y,
-                                            .b = gmlp_linear_weight(m, m->head_w, V, d), .c = {.buf = w->out, .ld = V},
-                                            .bias = m->head_b}));
+        GMLP_TRY(gmlp_op_layernorm(ctx, from, gmlp_rows_of(y), m->norm_w, m->norm_b, (int)out_rows, (int)d,
+                                   c->norm_eps));
+    }
+    GMLP_TRY(gmlp_model_gemm(m, head));
     if (!logits)
         return GMLP_OK;
     e = clEnqueueReadBuffer(ctx->queue, w->out, CL_TRUE, 0, out_rows * V * sizeof(float), logits, 0, NULL, NULL);

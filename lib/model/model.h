@@ -226,6 +226,7 @@ typedef struct gmlp_pass {
     size_t seqs, p0, n, rows, len;
     const gmlp_lm_cache *cache;
     size_t d, h, N, t, a, heads;
+    bool tail_stats; /* the last block writes x's statistics for the forward's tail (gmlp_pass_of: false) */
 } gmlp_pass;
 
 /* The pass over positions p0 .. p0+n-1 of seqs sequences of m (block.c);
@@ -235,6 +236,14 @@ gmlp_pass gmlp_pass_of(gmlp_model *m, size_t seqs, size_t p0, size_t n, const gm
  * writing x's row statistics too where want (a LayerNorm fused into the
  * next fc1 reads them: gmlp_block_takes_stats) and g can (block.c). */
 gmlp_status gmlp_x_gemm(const gmlp_pass *p, gmlp_gemm g, bool want);
+/* The product g that reads norm(x) as its operand of (A: fc1, both of
+ * GluMlp's halves, the LM head; B: the Mixer's token fc1), norm the
+ * model's LayerNorm or ResMLP's Affine, weights w and b, g's operand set
+ * to the view of the pass's rows that norm(x) would fill: x normalised as
+ * g's prologue where that fuses (a LayerNorm needs x's statistics), else
+ * norm(x) computed into that view first.  x's statistics are used up
+ * either way (block.c). */
+gmlp_status gmlp_normed(const gmlp_pass *p, cl_mem w, cl_mem b, gmlp_gemm_norm_of of, gmlp_gemm *g);
 /* Whether the first block of a model of configuration c fuses its
  * LayerNorm into fc1 given x's row statistics (a gMLP block without token
  * shift or attention, which read LN(x) too). */

@@ -99,14 +99,24 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, c
 
 static const gmlp_kernel_spec mean_tokens = {"mean_tokens.cl", "gmlp_mean_tokens"};
 
-gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok, int dim)
+gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok, int dim,
+                                const gmlp_gemm_norm *norm)
 {
-    size_t global[2] = {(size_t)dim, (size_t)batch};
+    const gmlp_gemm_norm none = {0}, *nm = norm && norm->w ? norm : &none;
+    if (nm->w && nm->stats)
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, &(gmlp_gemm){0}, "the final norm's statistics", nm->stats,
+                                       (size_t)batch * (size_t)ntok, nm->parts));
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &mean_tokens, NULL, NULL, &k));
-    const size_t moves = (size_t)batch * (size_t)(ntok + 1) * (size_t)dim * sizeof(float); /* tokens in, means out */
-    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok),
-        ARG_INT(dim));
+    /* a group: a run of columns of one image (its barriers want the same size in every group) */
+    const size_t wg = k->wg_max < GMLP_POOL_GROUP ? k->wg_max : GMLP_POOL_GROUP;
+    size_t global[2] = {((size_t)dim + wg - 1) / wg * wg, (size_t)batch}, local[2] = {wg, 1};
+    size_t moves = (size_t)batch * (size_t)(ntok + 1) * (size_t)dim * sizeof(float); /* tokens in, means out */
+    if (nm->stats) /* each group's statistics */
+        moves += global[0] / wg * (size_t)batch * (size_t)ntok * nm->parts * 3 * sizeof(float);
+    return LAUNCH(ctx, k, 2, global, local, moves, ARG_MEM(x), ARG_MEM(out), ARG_ULONG(out_off), ARG_INT(ntok),
+        ARG_INT(dim), ARG_MEM(nm->stats), ARG_ULONG(nm->stats ? nm->parts : 1), ARG_MEM(nm->w), ARG_MEM(nm->b),
+        ARG_FLOAT(nm->eps));
 }
 
 static const gmlp_kernel_spec embed = {"embed.cl", "gmlp_embed"};

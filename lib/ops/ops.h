@@ -44,9 +44,13 @@ gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem a
 gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
                              int height, int width, int ph, int pw);
 
-/* out[out_off + b * dim + c] = mean over t of x[b, t, c]. */
+/* out[out_off + b * dim + c] = mean over t of y[b, t, c], y the tokens x,
+ * or where norm is not NULL the final norm of them, normalised as they are
+ * read by norm's statistics (rows b ntok + t) and vectors along dim, as a
+ * GEMM's prologue (gmlp_gemm_norm, below; its operand ignored). */
+struct gmlp_gemm_norm;
 gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t out_off, int batch, int ntok,
-                                int dim);
+                                int dim, const struct gmlp_gemm_norm *norm);
 
 /* x[r, :] = table[tokens[r], :] for rows token ids (already range-checked). */
 gmlp_status gmlp_op_embed(gmlp_context *ctx, cl_mem tokens, cl_mem table, cl_mem x, int rows, int dim);
