@@ -12,7 +12,7 @@ __kernel void gmlp_mean_tokens(__global const float *x, __global float *out, ulo
                                __global const float *stats, ulong parts, __global const float *w,
                                __global const float *bn, float eps)
 {
-    __local float2 nr[GMLP_POOL_GROUP];
+    __local float mean[GMLP_POOL_GROUP], rstd[GMLP_POOL_GROUP]; /* apart: no 8-byte local vectors to align */
     out += out_off;
     const int c = get_global_id(0), lc = get_local_id(0), wg = get_local_size(0);
     const size_t b = get_global_id(1);
@@ -22,14 +22,16 @@ __kernel void gmlp_mean_tokens(__global const float *x, __global float *out, ulo
         const int run = min(wg, ntok - t0);
         if (w) {
             barrier(CLK_LOCAL_MEM_FENCE); /* the last run's pairs read */
-            if (lc < run)
-                nr[lc] = gmlp_stats_norm(stats, parts, b * (size_t)ntok + (size_t)(t0 + lc), eps);
+            if (lc < run) {
+                const float2 nr = gmlp_stats_norm(stats, parts, b * (size_t)ntok + (size_t)(t0 + lc), eps);
+                mean[lc] = nr.x, rstd[lc] = nr.y;
+            }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         if (c < dim)
             for (int t = 0; t < run; t++) {
                 const float v = xb[(size_t)(t0 + t) * dim];
-                s += w ? (v - nr[t].x) * nr[t].y : v;
+                s += w ? (v - mean[t]) * rstd[t] : v;
             }
     }
     if (c < dim)
