@@ -34,6 +34,19 @@
  * (bfloat16 in BF16, half in FP16): slices copied, fragments loaded,
  * nothing computed but FP16's saturation (two instructions a word).
  *
+ * GMLP_MMA_SWIZZLE=1 (with cp.async) stores the slices of operands held as
+ * the instruction's 16-bit bits unpadded, each 16-byte chunk of a row at
+ * its index XOR the row's (CUTLASS sm80's layout: the 8 rows an ldmatrix
+ * matrix reads fall on 8 distinct 16-byte bank groups), and loads their
+ * fragments by ldmatrix whichever way they are stored: .trans for those
+ * stored across k (NN's B, TN's A), in place of a load a 16-bit element.
+ * GMLP_MMA_FRAG2=1 (with cp.async) pipelines the slice loop as CUTLASS's
+ * sm80 mainloop: the fragments of k-step s + 1 (the next slice's first
+ * after the last) load while step s's mma run, the next slice's copies are
+ * issued at the first k-step, and a block inside m and n copies its slices
+ * inside k without an edge check in a loop of its own (the edge path, the
+ * last slices', in a second).
+ *
  * GMLP_GEMM_ISSUE=1 (emulated) replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
  * warp's fragments go through local memory by the documented lane layout,
@@ -91,12 +104,29 @@
  * instruction's bits (the register staging packs them so; cp.async's
  * slices hold them as stored, so there only native storage, up to FP16's
  * saturation: gmlp_mma_native_bits, below) */
-#define LDSM_A (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_A)))
-#define LDSM_B (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_B)))
+#define LDSM_A (SWZ_A || (GMLP_MMA_LDSM && !GMLP_GEMM_TA && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_A))))
+#define LDSM_B (SWZ_B || (GMLP_MMA_LDSM && GMLP_GEMM_TB && (!GMLP_MMA_STAGES || MMA_NATIVE(GMLP_GEMM_B))))
 #define STAGES GMLP_MMA_STAGES
 #if STAGES == 1 || STAGES > 4
 #error "gemm_mma.cl: GMLP_MMA_STAGES is 0 (registers) or 2 to 4 (cp.async)"
 #endif
+#ifndef GMLP_MMA_SWIZZLE
+#define GMLP_MMA_SWIZZLE 0
+#endif
+#ifndef GMLP_MMA_FRAG2
+#define GMLP_MMA_FRAG2 0
+#endif
+#if (GMLP_MMA_SWIZZLE || GMLP_MMA_FRAG2) && !STAGES
+#error "gemm_mma.cl: GMLP_MMA_SWIZZLE and GMLP_MMA_FRAG2 take cp.async (GMLP_MMA_STAGES)"
+#endif
+/* whether op(A) / op(B)'s slices are swizzled (GMLP_MMA_SWIZZLE): 16-bit
+ * formats, stored as the instruction's bits; their fragments by ldmatrix,
+ * .trans where stored across k (TRANS_A / TRANS_B) */
+#define SWZ_A (GMLP_MMA_SWIZZLE && PK == 2 && MMA_NATIVE(GMLP_GEMM_A))
+#define SWZ_B (GMLP_MMA_SWIZZLE && PK == 2 && MMA_NATIVE(GMLP_GEMM_B))
+#define SWZ(op) ((op) ? SWZ_B : SWZ_A)
+#define TRANS_A (SWZ_A && GMLP_GEMM_TA)
+#define TRANS_B (SWZ_B && !GMLP_GEMM_TB)
 
 /* The staging, inlined however large: clang's NVPTX left the 16-bit
  * formats' fetch a call, its words on the stack (64 bytes a thread) */
@@ -506,19 +536,36 @@ static inline float gmlp_mma_raw_value(int store, ushort h)
  * fragment reads on distinct banks (TF32: rows g, columns tg; 16-bit: a
  * float2 of (2 tg, 2 tg + 1) along k, or two loads across).
  * gmlp_mma_raw_issue copies this work-item's chunks (V elements contiguous
- * in memory) of the slice at k q0; gmlp_mma_raw_word gives word kw of row r
+ * in memory) of the slice at k q0 (checked, a constant: 0 where it lies
+ * inside the matrix, no edge computed); gmlp_mma_raw_word gives word kw of row r
  * of the W (elements PK kw and PK kw + 1 along k) through the hook
  * gmlp_mma_word, rounded and packed for the instruction. */
-#define MMA_RAW_LD(op) (GMLP_STAGE_CONTIG_K(op) ? TK + (PK == 1 ? 4 : 8) : GMLP_STAGE_W(op) + (PK == 1 ? 8 : 4))
+#define MMA_RAW_LEN(op) (GMLP_STAGE_CONTIG_K(op) ? TK : GMLP_STAGE_W(op)) /* elements of a stored row */
+#define MMA_RAW_LD(op) (SWZ(op) ? MMA_RAW_LEN(op) : MMA_RAW_LEN(op) + (GMLP_STAGE_CONTIG_K(op) == (PK == 1) ? 4 : 8))
 #define MMA_RAW_SIZE(op) ((GMLP_STAGE_CONTIG_K(op) ? GMLP_STAGE_W(op) : TK) * MMA_RAW_LD(op))
 #define MMA_RAW_CHUNKS(op) (GMLP_STAGE_W(op) * TK / GMLP_STAGE_V(op))
 #define MMA_RAW_PER(op) ((MMA_RAW_CHUNKS(op) + NT - 1) / NT)
+/* The swizzle: a stored row's C 16-byte chunks (8 elements), C a power of
+ * two; rows of 128 bytes or less share a 128-byte line L = 8 / C at a time,
+ * and line y's chunks are XORed with y mod C (mod 8 past 8 chunks), so
+ * that 8 consecutive rows' chunk c lie on 8 distinct 16-byte bank groups. */
+#define MMA_SWZ_C(op) (MMA_RAW_LEN(op) / 8)
+#define MMA_SWZ_L(op) (MMA_SWZ_C(op) < 8 ? 8 / MMA_SWZ_C(op) : 1)
+#define MMA_SWZ_X(op) (MMA_SWZ_C(op) < 8 ? MMA_SWZ_C(op) : 8)
+#if (SWZ_A && (MMA_RAW_LEN(0) % 8 || MMA_SWZ_C(0) & (MMA_SWZ_C(0) - 1))) ||                                    \
+    (SWZ_B && (MMA_RAW_LEN(1) % 8 || MMA_SWZ_C(1) & (MMA_SWZ_C(1) - 1)))
+#error "gemm_mma.cl: GMLP_MMA_SWIZZLE takes stored rows of a power of two of 16-byte chunks"
+#endif
+/* element q of k in row r of the W, stored along k or across */
 static inline int gmlp_mma_raw_idx(const int op, int r, int q)
 {
-    return GMLP_STAGE_CONTIG_K(op) ? r * MMA_RAW_LD(op) + q : q * MMA_RAW_LD(op) + r;
+    const int row = GMLP_STAGE_CONTIG_K(op) ? r : q, col = GMLP_STAGE_CONTIG_K(op) ? q : r;
+    if (!SWZ(op))
+        return row * MMA_RAW_LD(op) + col;
+    return row * MMA_RAW_LD(op) + ((col >> 3 ^ row / MMA_SWZ_L(op) % MMA_SWZ_X(op)) << 3) + (col & 7);
 }
 GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global const void *p, ulong ld, int base,
-                                        int dim, int q0, int k, int t)
+                                        int dim, int q0, int k, int t, const int checked)
 {
     const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op), v = GMLP_STAGE_V(op);
     GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(MMA_RAW_PER); l++)
@@ -530,7 +577,7 @@ GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global 
             const int q = contig ? e % (TK / v) * v : e / (GMLP_STAGE_W(op) / v);
             const int gr = contig ? base + w : q0 + q, gc = contig ? q0 + q : base + w;
             const int rows = contig ? dim : k, cols = contig ? k : dim;
-            const int n = gr < rows ? clamp(cols - gc, 0, v) : 0, i = gmlp_mma_raw_idx(op, w, q);
+            const int n = !checked ? v : gr < rows ? clamp(cols - gc, 0, v) : 0, i = gmlp_mma_raw_idx(op, w, q);
             __local void *d = store == GMLP_STORE_FLOAT ? (__local void *)((__local float *)s + i)
                                                              : (__local void *)((__local ushort *)s + i);
             __global const void *src = n ? gmlp_mma_addr(store, p, ld, gr, gc) : p;
@@ -645,70 +692,101 @@ static inline void gmlp_mma(float *d, const uint *a, const uint *b)
 
 /* ldmatrix .x4 (.b16): lane l gives the row address of matrix l / 8 (8
  * rows of 16 bytes: four words of 16-bit pairs), and d[i] gets word l % 4
- * of row l / 4 of matrix i (PTX ISA, "Warp-level matrix load instruction:
- * ldmatrix").  The emulation passes the rows' word offsets from base
- * through the warp's scratch, so that a wrong lane-to-row mapping gives
- * wrong fragments there too; every work-item of the group calls it alike. */
+ * of row l / 4 of matrix i; with .trans (trans, a constant) the matrix
+ * transposed: elements l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1 (PTX ISA,
+ * "Warp-level matrix load instruction: ldmatrix").  The emulation passes
+ * the rows' word offsets from base through the warp's scratch, so that a
+ * wrong lane-to-row mapping gives wrong fragments there too; every
+ * work-item of the group calls it alike. */
 #if GMLP_GEMM_ISSUE
-static inline void gmlp_mma_ldsm4(__local const uint *base, __local const uint *row, uint *d, __local int *rows,
-                                  int lane)
+static inline void gmlp_mma_ldsm4(__local const uint *base, __local const uint *row, uint *d, const int trans,
+                                  __local int *rows, int lane)
 {
     rows[lane] = (int)(row - base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int i = 0; i < 4; i++)
-        d[i] = base[rows[8 * i + lane / 4] + lane % 4];
+    for (int i = 0; i < 4; i++) {
+        __local const ushort *lo = (__local const ushort *)(base + rows[8 * i + lane % 4 * 2]) + lane / 4,
+                             *hi = (__local const ushort *)(base + rows[8 * i + lane % 4 * 2 + 1]) + lane / 4;
+        d[i] = trans ? (uint)*lo | (uint)*hi << 16 : base[rows[8 * i + lane / 4] + lane % 4];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
-#define GMLP_MMA_LDSM4(base, row, d) gmlp_mma_ldsm4((__local const uint *)(base), row, d, ldsm_rows, lane)
+#define GMLP_MMA_LDSM4(base, row, d, trans)                                                                  \
+    gmlp_mma_ldsm4((__local const uint *)(base), row, d, trans, ldsm_rows, lane)
 #else
-static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d)
+static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d, const int trans)
 {
     /* after the slice's barrier, before the next one's stores: the memory clobber keeps it between them */
-    GMLP_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-                      : "r"((uint)(size_t)row)
-                      : "memory");
+    if (trans)
+        GMLP_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                          : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                          : "r"((uint)(size_t)row)
+                          : "memory");
+    else
+        GMLP_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                          : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                          : "r"((uint)(size_t)row)
+                          : "memory");
 }
-#define GMLP_MMA_LDSM4(base, row, d) gmlp_mma_ldsm4(row, d)
+#define GMLP_MMA_LDSM4(base, row, d, trans) gmlp_mma_ldsm4(row, d, trans)
 #endif
 
-/* One TK-deep slice's products into acc: the warp's fragments (the
- * documented layouts, in words: A (g, tg), (g + 8, tg), (g, tg + 4),
- * (g + 8, tg + 4), B (g, tg), (g, tg + 4)) through WORD_A (row of op(A),
- * word of k) and WORD_B (column of op(B), word of k); by ldmatrix
- * (LDSM_A / LDSM_B) from the slices at la / lb through ROW_A / ROW_B (the
- * same words' addresses): A's four 8 x 8 matrices are rows 0-7 and 8-15 of
- * the tile at words kw and kw + 4 (lanes 0-7, 8-15, 16-23, 24-31), B's two
- * n-tiles' words kw and kw + 4 each. */
-#define GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)                                                            \
-    GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                        \
-    {                                                                                                           \
-        uint fa[MT][4], fb[NTL][2];                                                                             \
+/* The warp's fragments fa, fb of the k-step at word kw of the slices at
+ * la / lb (the documented layouts, in words: A (g, tg), (g + 8, tg),
+ * (g, tg + 4), (g + 8, tg + 4), B (g, tg), (g, tg + 4)) through WORD_A (l,
+ * row of op(A), word of k) and WORD_B (l, column of op(B), word of k); by
+ * ldmatrix (LDSM_A / LDSM_B) through ROW_A / ROW_B (l, row, word of k: its
+ * address), or across k ROWT_A / ROWT_B (l, row, element of k): along k
+ * A's four 8 x 8 matrices are rows 0-7 and 8-15 of the tile at words kw
+ * and kw + 4 (lanes 0-7, 8-15, 16-23, 24-31), B's two
+ * n-tiles' words kw and kw + 4 each; across k (.trans) the matrices are 8
+ * rows of k of 8 elements of the W, A's at m + 8 (lanes 8-15) and k + 8
+ * (16-23), B's at k + 8 (lanes 8-15) and n + 8 (16-23). */
+#define GMLP_MMA_FRAGS(fa, fb, la, lb, kw, WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B)                        \
+    do {                                                                                                        \
         /* ldmatrix of cp.async's slices: the stored bits (the register staging stores operands) */             \
         if (LDSM_A) {                                                                                           \
             GMLP_UNROLL for (int i = 0; i < MT; i++)                                                            \
             {                                                                                                   \
-                GMLP_MMA_LDSM4(la, ROW_A(wm0 + i * 16 + (lane & 15), kw + (lane >> 4) * 4), fa[i]);             \
+                if (TRANS_A)                                                                                    \
+                    GMLP_MMA_LDSM4(la,                                                                          \
+                                   ROWT_A(la, wm0 + i * 16 + (lane >> 3 & 1) * 8, 2 * (kw) + (lane & 7) + (lane >> 4) * 8), \
+                                   fa[i], 1);                                                                   \
+                else                                                                                            \
+                    GMLP_MMA_LDSM4(la, ROW_A(la, wm0 + i * 16 + (lane & 15), (kw) + (lane >> 4) * 4), fa[i], 0); \
                 GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) fa[i][r] =                                    \
                     gmlp_mma_native_bits(GMLP_GEMM_A, fa[i][r]);                                                \
             }                                                                                                   \
         } else {                                                                                                \
             GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int r = 0; r < 4; r++) fa[i][r] =          \
-                WORD_A(wm0 + i * 16 + g + 8 * (r & 1), kw + tg + 4 * (r >> 1));                                \
+                WORD_A(la, wm0 + i * 16 + g + 8 * (r & 1), (kw) + tg + 4 * (r >> 1));                           \
         }                                                                                                       \
         GMLP_UNROLL for (int j = 0; j < NTL; j++)                                                               \
         {                                                                                                       \
             if (LDSM_B && j % 2 == 0 && j + 1 < NTL) {                                                          \
                 uint w[4];                                                                                      \
-                GMLP_MMA_LDSM4(lb, ROW_B(wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, kw + (lane >> 3 & 1) * 4), w); \
+                if (TRANS_B)                                                                                    \
+                    GMLP_MMA_LDSM4(lb, ROWT_B(lb, wn0 + j * 8 + (lane >> 4) * 8, 2 * (kw) + (lane & 15)), w, 1); \
+                else                                                                                            \
+                    GMLP_MMA_LDSM4(lb, ROW_B(lb, wn0 + j * 8 + (lane & 7) + (lane >> 4) * 8, (kw) + (lane >> 3 & 1) * 4), w, \
+                                   0);                                                                       \
                 GMLP_UNROLL for (int r = 0; r < 4 && STAGES; r++) w[r] = gmlp_mma_native_bits(GMLP_GEMM_B, w[r]); \
                 fb[j][0] = w[0], fb[j][1] = w[1], fb[j + 1][0] = w[2], fb[j + 1][1] = w[3];                     \
             } else if (!LDSM_B || j % 2 == 0) { /* an odd last n-tile by words */                              \
-                GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(wn0 + j * 8 + g, kw + tg + 4 * r);    \
+                GMLP_UNROLL for (int r = 0; r < 2; r++) fb[j][r] = WORD_B(lb, wn0 + j * 8 + g, (kw) + tg + 4 * r); \
             }                                                                                                   \
         }                                                                                                       \
-        GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int j = 0; j < NTL; j++)                       \
-            GMLP_MMA_DO(acc[i][j], fa[i], fb[j]);                                                               \
+    } while (0)
+#define GMLP_MMA_PRODUCTS(fa, fb)                                                                               \
+    GMLP_UNROLL for (int i = 0; i < MT; i++) GMLP_UNROLL for (int j = 0; j < NTL; j++)                           \
+        GMLP_MMA_DO(acc[i][j], fa[i], fb[j])
+/* One TK-deep slice's products into acc, a k-step's fragments at a time. */
+#define GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B)                                            \
+    GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                        \
+    {                                                                                                           \
+        uint fa[MT][4], fb[NTL][2];                                                                             \
+        GMLP_MMA_FRAGS(fa, fb, la, lb, kw, WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B);                       \
+        GMLP_MMA_PRODUCTS(fa, fb);                                                                              \
     }
 #if GMLP_GEMM_ISSUE
 #define GMLP_MMA_DO(d, a, b) gmlp_mma(d, a, b, emu, lane)
@@ -772,44 +850,107 @@ GMLP_UNROLL
     /* the first STAGES - 1 slices in flight, a group each (empty past the last) */
     for (int sl = 0; sl < STAGES - 1; sl++) {
         if (sl < slices) {
-            gmlp_mma_raw_issue(0, as + sl * MMA_RAW_SIZE(0), a, lda, i0, m, sl * TK, k, t);
-            gmlp_mma_raw_issue(1, bs + sl * MMA_RAW_SIZE(1), b, ldb, j0, n, sl * TK, k, t);
+            gmlp_mma_raw_issue(0, as + sl * MMA_RAW_SIZE(0), a, lda, i0, m, sl * TK, k, t, 1);
+            gmlp_mma_raw_issue(1, bs + sl * MMA_RAW_SIZE(1), b, ldb, j0, n, sl * TK, k, t, 1);
         }
         gmlp_mma_commit();
     }
+#define WORD_A(l, r, kw) gmlp_mma_raw_word(0, l, r, kw)
+#define WORD_B(l, r, kw) gmlp_mma_raw_word(1, l, r, kw)
+/* the 16-byte row from element 2 kw of k of row r (padded: TK + 8 elements apart; swizzled: a chunk); across
+ * k, from element r of the W of row q of k */
+#define ROW_A(l, r, kw) ((__local const uint *)((l) + gmlp_mma_raw_idx(0, r, 2 * (kw))))
+#define ROW_B(l, r, kw) ((__local const uint *)((l) + gmlp_mma_raw_idx(1, r, 2 * (kw))))
+#define ROWT_A(l, r, q) ((__local const uint *)((l) + gmlp_mma_raw_idx(0, r, q)))
+#define ROWT_B(l, r, q) ((__local const uint *)((l) + gmlp_mma_raw_idx(1, r, q)))
+#if GMLP_MMA_FRAG2
+    /* slices below full lie inside the matrix (a block inside m and n; CPUs but the emulation's tests
+     * compile one loop, as gmlp_mma_stage_fetch) */
+    const int full = (GMLP_GEMM_UNROLL || GMLP_GEMM_ISSUE) && i0 + TM <= m && j0 + TN <= n ? k / TK : 0;
+    uint fa[2][MT][4], fb[2][NTL][2]; /* k-step s's fragments in [s % 2] (TK / 16 odd: moved to [0]) */
+    gmlp_mma_wait();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slices > 0)
+        GMLP_MMA_FRAGS(fa[0], fb[0], as, bs, 0, WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B);
+    /* Slice sl from buffer sl % STAGES: at its first k-step slice sl + STAGES - 1 issued into slice
+     * sl - 1's buffer (everyone past the barrier after its last reads); at its last, slice sl + 1's copies
+     * waited for and the next fragments loaded from its buffer after the barrier.  checked: a constant. */
+#define GMLP_MMA_PIPE_SLICE(checked)                                                                          \
+    {                                                                                                         \
+        __local const RAW_A *la = as + sl % STAGES * MMA_RAW_SIZE(0);                                         \
+        __local const RAW_B *lb = bs + sl % STAGES * MMA_RAW_SIZE(1);                                         \
+        GMLP_UNROLL for (int kw = 0; kw < TKW; kw += MMA_KW)                                                  \
+        {                                                                                                     \
+            const int cur = kw / MMA_KW % 2, next = sl + STAGES - 1;                                          \
+            if (kw == 0) {                                                                                    \
+                if (!(checked) || next < slices) {                                                            \
+                    gmlp_mma_raw_issue(0, as + next % STAGES * MMA_RAW_SIZE(0), a, lda, i0, m, next * TK, k, t,  \
+                                       checked);                                                              \
+                    gmlp_mma_raw_issue(1, bs + next % STAGES * MMA_RAW_SIZE(1), b, ldb, j0, n, next * TK, k, t,  \
+                                       checked);                                                              \
+                }                                                                                             \
+                gmlp_mma_commit();                                                                            \
+            }                                                                                                 \
+            if (kw + MMA_KW < TKW) {                                                                          \
+                GMLP_MMA_FRAGS(fa[1 - cur], fb[1 - cur], la, lb, kw + MMA_KW, WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A,   \
+                               ROWT_B);                                                                       \
+            } else {                                                                                          \
+                gmlp_mma_wait();                                                                              \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                 \
+                if (sl + 1 < slices)                                                                          \
+                    GMLP_MMA_FRAGS(fa[1 - cur], fb[1 - cur], as + (sl + 1) % STAGES * MMA_RAW_SIZE(0),         \
+                                   bs + (sl + 1) % STAGES * MMA_RAW_SIZE(1), 0, WORD_A, WORD_B, ROW_A, ROW_B, \
+                                   ROWT_A, ROWT_B);                                                           \
+            }                                                                                                 \
+            GMLP_MMA_PRODUCTS(fa[cur], fb[cur]);                                                              \
+        }                                                                                                     \
+        if (TKW / MMA_KW % 2)                                                                                 \
+            GMLP_UNROLL for (int i = 0; i < MT * 4 || i < NTL * 2; i++)                                       \
+            {                                                                                                 \
+                if (i < MT * 4)                                                                               \
+                    fa[0][i / 4][i % 4] = fa[1][i / 4][i % 4];                                                \
+                if (i < NTL * 2)                                                                              \
+                    fb[0][i / 2][i % 2] = fb[1][i / 2][i % 2];                                                \
+            }                                                                                                 \
+    }
+    int sl = 0;
+    for (; sl + STAGES - 1 < full; sl++)
+        GMLP_MMA_PIPE_SLICE(0)
+    for (; sl < slices; sl++)
+        GMLP_MMA_PIPE_SLICE(1)
+#undef GMLP_MMA_PIPE_SLICE
+#else
     for (int sl = 0; sl < slices; sl++) {
         gmlp_mma_wait(); /* slice sl's copies, this work-item's */
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone's; and everyone done with slice sl - 1's buffer */
         const int next = sl + STAGES - 1;
         if (next < slices) { /* into slice sl - 1's buffer */
-            gmlp_mma_raw_issue(0, as + next % STAGES * MMA_RAW_SIZE(0), a, lda, i0, m, next * TK, k, t);
-            gmlp_mma_raw_issue(1, bs + next % STAGES * MMA_RAW_SIZE(1), b, ldb, j0, n, next * TK, k, t);
+            gmlp_mma_raw_issue(0, as + next % STAGES * MMA_RAW_SIZE(0), a, lda, i0, m, next * TK, k, t, 1);
+            gmlp_mma_raw_issue(1, bs + next % STAGES * MMA_RAW_SIZE(1), b, ldb, j0, n, next * TK, k, t, 1);
         }
         gmlp_mma_commit();
         __local const RAW_A *la = as + sl % STAGES * MMA_RAW_SIZE(0);
         __local const RAW_B *lb = bs + sl % STAGES * MMA_RAW_SIZE(1);
-#define WORD_A(r, kw) gmlp_mma_raw_word(0, la, r, kw)
-#define WORD_B(r, kw) gmlp_mma_raw_word(1, lb, r, kw)
-/* element pairs from element 2 kw of row r: 16-byte rows (TK + 8 elements apart, 16-byte aligned) */
-#define ROW_A(r, kw) ((__local const uint *)(la + gmlp_mma_raw_idx(0, r, 2 * (kw))))
-#define ROW_B(r, kw) ((__local const uint *)(lb + gmlp_mma_raw_idx(1, r, 2 * (kw))))
-        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
+        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B)
+    }
+#endif
 #undef ROW_A
 #undef ROW_B
+#undef ROWT_A
+#undef ROWT_B
 #undef WORD_A
 #undef WORD_B
-    }
 #else
     /* 16-byte aligned: NVIDIA faults on a misaligned shared access (gemm_tiled.cl) */
     __local uint as[2 * MMA_STAGE_SIZE(0)] __attribute__((aligned(16)));
     __local uint bs[2 * MMA_STAGE_SIZE(1)] __attribute__((aligned(16)));
     float pa[MMA_STAGE_PER(0) * MMA_STAGE_ELEMS(0)], pb[MMA_STAGE_PER(1) * MMA_STAGE_ELEMS(1)];
     GMLP_SLICES_BEGIN(uint, MMA_STAGE_SIZE, gmlp_mma_stage_fetch, gmlp_mma_stage_stash)
-#define WORD_A(r, kw) la[gmlp_mma_stage_idx(0, r, kw)]
-#define WORD_B(r, kw) lb[gmlp_mma_stage_idx(1, r, kw)]
-#define ROW_A(r, kw) (la + gmlp_mma_stage_idx(0, r, kw))
-#define ROW_B(r, kw) (lb + gmlp_mma_stage_idx(1, r, kw))
-        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B)
+#define WORD_A(l, r, kw) (l)[gmlp_mma_stage_idx(0, r, kw)]
+#define WORD_B(l, r, kw) (l)[gmlp_mma_stage_idx(1, r, kw)]
+#define ROW_A(l, r, kw) ((l) + gmlp_mma_stage_idx(0, r, kw))
+#define ROW_B(l, r, kw) ((l) + gmlp_mma_stage_idx(1, r, kw))
+        GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B, ROW_A, ROW_B) /* stored along k (no .trans) */
 #undef WORD_A
 #undef WORD_B
 #undef ROW_A

@@ -38,6 +38,8 @@ static gmlp_elem elem_of(int flags, int x)
 typedef struct tiling {
     int tm, tn, tk, wm, wn, stages; /* stages: cp.async slices in flight, 0: staged through registers */
     int ldsm;                       /* 16-bit fragments of operands stored along k by ldmatrix */
+    int swizzle, frag2;             /* cp.async: 16-bit slices swizzled (ldmatrix .trans across k); fragments
+                                     * double-buffered, the slice loop pipelined */
 } tiling;
 
 static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
@@ -62,13 +64,14 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     /* the library's defines for this tiling and form, the instruction emulated, loops rolled as on CPUs */
     const gmlp_tiling row = {.name = "test", .kernel = &gmlp_gemm_mma, .tm = t->tm, .tn = t->tn, .tk = t->tk,
                              .wm = t->wm, .wn = t->wn, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC, .stages = t->stages,
-                             .ldsm = t->ldsm};
+                             .ldsm = t->ldsm, .swizzle = t->swizzle, .frag2 = t->frag2};
     const gmlp_gemm_variant v = {.ta = (uint8_t)ta, .tb = (uint8_t)!nn, .vw = (uint8_t)vw,
                                  .a = (uint8_t)elem_of(flags, 0), .b = (uint8_t)elem_of(flags, 1), .c = (uint8_t)ec,
                                  .precision = (uint8_t)prec, .issue = GMLP_ISSUE_EMULATED};
     gmlp_gemm_variant_defines(&v, &row, 0, defs, sizeof defs);
-    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
-             prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
+    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s%s%s %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
+             prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "",
+             t->swizzle ? " swizzled" : "", t->frag2 ? " frag2" : "", ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), gmlp_elem_name(ec), m, n, k, batch,
              (double)beta, epi, (double)a_scale, flags & B_SCALED ? " (B's too)" : "");
     const gmlp_kernel *kern;
@@ -136,6 +139,12 @@ int main(int argc, char **argv)
             EPI_GATE, 1.0f);
         /* FP16 of half operands holding infinities (saturated): ldmatrix of cp.async's slices (A and B) */
         run(&small_async_ldsm, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 37, 21, 40, 1, 0.0f, EPI_NONE,
+            0x1p16f);
+        /* swizzled slices, fragments double-buffered (issue #52): a block inside m and n over slices inside k
+         * and the edges, ldmatrix .trans of NN's B and TN's A */
+        static const tiling one_warp_swz = {32, 32, 16, 4, 8, 3, 1, 1, 1};
+        run(&one_warp_swz, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 37, 45, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&one_warp_swz, GMLP_GEMM_PREC_FP16, TA | NN | A_HALF | B_HALF | B_SCALED, 45, 37, 70, 1, 0.0f, EPI_NONE,
             0x1p16f);
         gmlp_context_destroy(ctx);
         return cases_summary(oclgrind ? "test_gemm_mma --oclgrind" : "test_gemm_mma (quick)");
@@ -229,6 +238,24 @@ int main(int argc, char **argv)
     run(&ldsm64, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&half16_64, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 61, 130, 49, 1, 0.0f, EPI_NONE,
         0x1p14f);
+    /* Issue #52's rows (swizzled slices, fragments double-buffered): blocks inside m and n over slices
+     * inside k (the unchecked loop) and the edges after, in every transpose (ldmatrix .trans of NN's B, TN's
+     * A), BF16 and FP16 (saturated), a float operand beside a swizzled one, element copies (vector width 1),
+     * one k-step a slice (TK 16: the fragments moved) and fewer slices than stages; then each axis alone */
+    static const tiling swz3 = {128, 128, 32, 8, 8, 3, 1, 1, 1}, swz2 = {128, 128, 32, 8, 8, 2, 1, 1, 1},
+                        swz4 = {128, 128, 16, 8, 8, 4, 1, 1, 1}, swz_only = {64, 64, 32, 4, 8, 3, 1, 1, 0},
+                        frag2_only = {64, 64, 16, 4, 8, 3, 1, 0, 1};
+    run(&swz3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 260, 137, 200, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&swz3, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 260, 170, 2, 0.0f, EPI_GATE, 1.0f);
+    run(&swz3, GMLP_GEMM_PREC_BF16, TA | NN | A_BF16 | B_BF16 | C_BF16, 131, 140, 200, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
+    run(&swz2, GMLP_GEMM_PREC_BF16, TA | A_BF16 | B_BF16 | PADDED, 140, 131, 99, 1, 1.0f, EPI_COLS, 1.0f);
+    run(&swz2, GMLP_GEMM_PREC_BF16, B_BF16, 256, 256, 128, 1, 0.0f, EPI_NONE, 1.0f);
+    run(&swz2, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 260, 137, 200, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&swz4, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | C_HALF | PADDED, 150, 140, 93, 1, 1.0f, EPI_COLS_GELU,
+        1.0f);
+    run(&swz4, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 130, 140, 9, 1, 0.0f, EPI_GATE_TANH, 1.0f);
+    run(&swz_only, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 137, 75, 1, 0.0f, EPI_COLS, 1.0f);
+    run(&frag2_only, GMLP_GEMM_PREC_FP16, TA | A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");
 }

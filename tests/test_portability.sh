@@ -20,7 +20,8 @@
 # for sm_90 each form, for sm_80 each row's first: no spill, and the
 # instruction's HMMA (the ldmatrix rows'
 # LDSM too, FP16's half operands' saturation HMNMX2) in the SASS, and prints
-# the main loop's instructions per HMMA (tests/sass_loop.py) (cuobjdump
+# the main loop's instructions per HMMA (tests/sass_loop.py; issue #52's
+# rows in every form on both, each form failing over its bound: mma_bounds) (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
 # fails).  Exits 77 (skip) when neither compiler is installed.
@@ -71,8 +72,30 @@ if [ $quick = 1 ]; then # of each file's tilings (a GEMM's geometry; shared.cl h
             print line[order[g], (g - 1) % n[order[g]] + 1]
     }' "$tmp/list" >"$tmp/sample" && mv "$tmp/sample" "$tmp/list"
 fi
+# Issue #52's tensor-core rows: the main loop's instructions per HMMA (tests/sass_loop.py) bounded on sm_80
+# and sm_90 in every form, "TILING:PRECISION:NATIVE=BOUND" (NATIVE: how many of A and B are stored as the
+# instruction's bits, FP16 half, BF16 bfloat16); each bound the figure measured offline, rounded up to the
+# tenth above (bench/NOTES.md, "Instructions per HMMA of issue #52's rows").  The other rows print theirs.
+mma_bounds="
+mma_128x128x32_8x8_s3_ldsm_swz_f2:3:2=4.6
+mma_128x128x32_8x8_s3_ldsm_swz_f2:2:2=7.7
+mma_128x128x32_8x8_s2_ldsm_swz_f2:3:2=4.1
+mma_128x128x32_8x8_s2_ldsm_swz_f2:3:1=8.4
+mma_128x128x32_8x8_s2_ldsm_swz_f2:2:2=7.2
+mma_128x128x32_8x8_s2_ldsm_swz_f2:2:1=14.3
+mma_128x128x16_8x8_s4_ldsm_swz_f2:3:2=6.3
+mma_128x128x16_8x8_s4_ldsm_swz_f2:3:1=12.0
+mma_128x128x16_8x8_s4_ldsm_swz_f2:2:2=9.9
+mma_128x128x16_8x8_s4_ldsm_swz_f2:2:1=18.1
+"
 # The matrix engines' sample: ENGINE ARCHS TILING DEFAULT PRECISION A B C TB STAGES LDSM COUNT LABEL | FILE OPTIONS
-"$programs" --engines | awk '
+# (a bounded row's every form)
+"$programs" --engines | awk -v bounded="$(for b in $mma_bounds; do case $b in *:*) echo "${b%%:*}" ;; esac; done)" '
+BEGIN {
+    split(bounded, names, "\n")
+    for (i in names)
+        is_bounded[names[i]] = 1
+}
 {
     key = $1 " " $3 " " $5
     if (!(key in n))
@@ -85,7 +108,7 @@ END {
         for (i = 1; i <= n[key]; i++) {
             $0 = line[key, i]
             weights = $9 == 1 ? $7 : $6 # B of NT, A of NN; a precision code less one is its default storage
-            if (i == (g - 1) % n[key] + 1 || ($1 == "mma" && $4 == 1 && weights == $5 - 1))
+            if (i == (g - 1) % n[key] + 1 || ($1 == "mma" && ($4 == 1 && weights == $5 - 1 || $3 in is_bounded)))
                 print
         }
     }
@@ -258,9 +281,9 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
 else
     export PATH="$nvbin:$PATH"
     here=$(cd "$(dirname "$0")" && pwd)
-    # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS
+    # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS BOUND (instructions per HMMA; "" none)
     check_mma_form() {
-        local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 hmma native regs smem bad \
+        local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 bound=${10} hmma native regs smem bad \
             n_hmma n_ldsm hmnmx ld loop_ins loop_hmma loop_per want_ldsm=0
         case $prec in 1) hmma=HMMA.1688.F32.TF32 ;; 2) hmma=HMMA.16816.F32 ;; *) hmma=HMMA.16816.F32.BF16 ;; esac
         # ldmatrix: of every 16-bit fragment staged through registers; through cp.async, of the operands
@@ -289,16 +312,18 @@ else
             hmnmx=$(grep -c 'HMNMX2' "$w/k.sass")
             ld=; [ "$ldsm" = 1 ] && ld=", $n_ldsm LDSM"
             # the main loop's instructions per HMMA (sass_loop.py: INSTRUCTIONS HMMAS PER), the figure issue
-            # #52's rows are to bring to 3; printed, not yet bounded
+            # #52's rows are to bring to 3; bounded for those rows (mma_bounds)
             read -r loop_ins loop_hmma loop_per <<<"$(python3 "$here/sass_loop.py" "$w/k.sass" "$hmma")"
             echo "$name $sm: $regs registers, $smem, $n_hmma $hmma$ld${bad:+, $bad}, main loop" \
-                "$loop_ins instructions for $loop_hmma: $loop_per a HMMA"
+                "$loop_ins instructions for $loop_hmma: $loop_per a HMMA${bound:+ (bound $bound)}"
             if [ -n "$bad" ]; then
                 fail=$((fail + 1)); echo "FAIL: $name spills on $sm"
             elif [ "$n_hmma" = 0 ]; then
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no $hmma in the SASS"
             elif [ $want_ldsm = 1 ] && [ "$n_ldsm" = 0 ]; then
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no LDSM in the SASS"
+            elif [ -n "$bound" ] && awk -v p="$loop_per" -v b="$bound" 'BEGIN { exit !(p == "none" || p > b) }'; then
+                fail=$((fail + 1)); echo "FAIL: $name on $sm: $loop_per instructions per HMMA, over its bound $bound"
             elif [ "$prec" = 2 ] && { [ "$ah" = 1 ] || [ "$bh" = 1 ]; } && [ "$hmnmx" = 0 ]; then
                 # half operands taken as the instruction's bits: saturated by max / min of f16x2
                 fail=$((fail + 1)); echo "FAIL: $name on $sm: no HMNMX2 (FP16's saturation) in the SASS"
@@ -313,12 +338,16 @@ else
     seen=" "
     while read -r engine archs tiling default prec ah bh ch tb stages ldsm count rest; do
         [ "$engine" = mma ] || continue
+        bound=
+        for b in $mma_bounds; do
+            [ "${b%%=*}" = "$tiling:$prec:$(((ah == prec - 1) + (bh == prec - 1)))" ] && bound=${b#*=}
+        done
         archs=sm_90
-        case $seen in *" $tiling "*) ;; *) seen="$seen$tiling " archs="sm_80 sm_90" ;; esac
+        case $seen in *" $tiling "*) [ -z "$bound" ] || archs="sm_80 sm_90" ;; *) seen="$seen$tiling " archs="sm_80 sm_90" ;; esac
         [ $quick = 0 ] || archs=$nv_sms
         label=${rest%% | *} rest=${rest#* | }
         spawn check_mma_form "$prec" "$ah" "$bh" "$tb" "$stages" "$ldsm" "${label#gmlp_gemm_mma }" "${rest#* }" \
-            "$archs" </dev/null
+            "$archs" "$bound" </dev/null
     done <"$tmp/engines"
     collect
 fi

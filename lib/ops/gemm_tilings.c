@@ -191,6 +191,18 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_128x128x16_8x16_s3_ldsm", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 16, .stages = 3,
      .ldsm = 1, LOW_16BIT},
     {.name = "mma_128x128x8_8x16_s3", MMA_SYNC, .tm = 128, .tn = 128, .tk = 8, .wm = 8, .wn = 16, .stages = 3, TF32},
+    /* Issue #52's: 16-bit operands' slices swizzled (no pad: 3 slices 32
+     * deep fill the 48 KiB), their fragments by ldmatrix either way they are
+     * stored, double-buffered in registers, the slice loop pipelined
+     * (gemm_mma.cl: GMLP_MMA_SWIZZLE, GMLP_MMA_FRAG2); 8 warps of 64 x 32: of
+     * 64 x 64 the accumulators and two k-steps' fragments spilled (255
+     * registers, sm_90, 2026-12-03).  Candidates until a GPU measures them. */
+    {.name = "mma_128x128x32_8x8_s3_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
+     .stages = 3, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
+    {.name = "mma_128x128x32_8x8_s2_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
+     .stages = 2, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
+    {.name = "mma_128x128x16_8x8_s4_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
+     .stages = 4, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
@@ -360,10 +372,15 @@ static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
 /* The cp.async staging's bytes of one operand's slice, W wide, stored as e
  * (the slices hold the stored elements): along k (W rows of TK, padded by 4
  * for tf32, by 8 for 16-bit pairs) or across it (TK rows of W, padded by 8,
- * by 4); gemm_mma.cl's MMA_RAW_LD and MMA_RAW_SIZE. */
+ * by 4); unpadded where swizzled (the instruction's 16-bit bits); gemm_mma.cl's
+ * MMA_RAW_LD and MMA_RAW_SIZE. */
 static size_t mma_raw_bytes(const gmlp_tiling *t, size_t w, gmlp_elem e, bool along_k, gmlp_gemm_precision p)
 {
     const size_t tk = (size_t)t->tk, tf32 = p == GMLP_GEMM_TF32;
+    const bool swizzled = t->swizzle && ((e == GMLP_ELEM_BF16 && p == GMLP_GEMM_BF16) ||
+                                         (e == GMLP_ELEM_F16 && p == GMLP_GEMM_FP16));
+    if (swizzled)
+        return w * tk * gmlp_elem_size(e);
     return (along_k ? w * (tk + (tf32 ? 4 : 8)) : tk * (w + (tf32 ? 8 : 4))) * gmlp_elem_size(e);
 }
 

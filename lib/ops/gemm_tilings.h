@@ -107,6 +107,8 @@ typedef struct gmlp_tiling {
     const char *defines;            /* -D options its kernel needs beside the tiling's; NULL: none */
     int stages;                     /* gemm_mma.cl: slices in flight through cp.async (2 to 4); 0: through registers */
     int ldsm;                       /* gemm_mma.cl, 16-bit formats through registers: fragments by ldmatrix */
+    int swizzle;                    /* gemm_mma.cl, cp.async: 16-bit operand slices swizzled, read by ldmatrix */
+    int frag2;                      /* gemm_mma.cl, cp.async: fragments double-buffered, the slice loop pipelined */
     bool native_vw;                 /* only where the device's native float vectors are vw wide or wider (a
                                      * CPU block whose accumulators fill AVX-512's registers would spill in
                                      * AVX2's, split in two) */
