@@ -97,25 +97,25 @@ int main(int argc, char **argv)
         sample_every = 7;
     if (oclgrind || getenv("GMLP_TEST_QUICK")) {
         /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
-        static const tiling small = {32, 32, 16, 4, 4, 0, 0};
+        static const tiling small = {32, 32, 16, 4, 4, 0, 0, 0, 0};
         for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             run(&small, prec, B_HALF, 37, 21, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
             run(&small, prec, NN | A_HALF | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         }
         /* the cp.async staging: three slices in flight */
-        static const tiling small_async = {32, 32, 16, 4, 4, 3, 0};
+        static const tiling small_async = {32, 32, 16, 4, 4, 3, 0, 0, 0};
         run(&small_async, GMLP_GEMM_PREC_TF32, B_HALF, 37, 21, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&small, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | A_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* fragments by ldmatrix: the emulation's exchange of rows through local memory, race-free */
-        static const tiling small_ldsm = {32, 32, 16, 4, 4, 0, 1};
+        static const tiling small_ldsm = {32, 32, 16, 4, 4, 0, 1, 0, 0};
         run(&small_ldsm, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_ldsm, GMLP_GEMM_PREC_FP16, NN | A_HALF, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
-        static const tiling small_async_ldsm = {32, 32, 16, 4, 4, 3, 1};
+        static const tiling small_async_ldsm = {32, 32, 16, 4, 4, 3, 1, 0, 0};
         run(&small_async_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         /* one warp (32 work-items: what rusticl's compiled kernels allow) */
-        static const tiling one_warp = {32, 32, 16, 4, 8, 0, 1}, one_warp_async = {32, 32, 16, 4, 8, 3, 1};
+        static const tiling one_warp = {32, 32, 16, 4, 8, 0, 1, 0, 0}, one_warp_async = {32, 32, 16, 4, 8, 3, 1, 0, 0};
         run(&one_warp, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 45, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_async, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* bfloat16 outputs (a BF16 model's products only GEMMs read): fc1's of the Mixer, the spatial matmul's */
@@ -127,11 +127,11 @@ int main(int argc, char **argv)
         run(&one_warp, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16, 19, 37, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
         /* a warp of 64 x 64 (32 mma tiles: the epilogue called), TF32 and BF16 by ldmatrix through cp.async */
-        static const tiling warp64 = {64, 64, 16, 8, 16, 0, 0}, warp64_async = {64, 64, 16, 8, 16, 2, 1};
+        static const tiling warp64 = {64, 64, 16, 8, 16, 0, 0, 0, 0}, warp64_async = {64, 64, 16, 8, 16, 2, 1, 0, 0};
         run(&warp64, GMLP_GEMM_PREC_TF32, B_HALF, 70, 69, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&warp64_async, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 67, 70, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* a warp of 64 x 32 into a half C (called too) */
-        static const tiling warp64x32 = {64, 32, 16, 8, 8, 0, 1};
+        static const tiling warp64x32 = {64, 32, 16, 8, 8, 0, 1, 0, 0};
         run(&warp64x32, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 70, 37, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         /* half outputs (an FP16 model's): NT of half operands, NN at an n edge */
         run(&one_warp, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
@@ -152,8 +152,8 @@ int main(int argc, char **argv)
     /* lib/ops/gemm_tilings.c's: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of
      * double-buffered local memory, NVIDIA allows 48) and 32 (16-bit); 64 x 64 blocks of 4 warps of 32 x 32.
      * Each variant is a program of its own, its build most of the time here: a few forms each. */
-    static const tiling tf32 = {128, 128, 16, 8, 8, 0, 0}, half16 = {128, 128, 32, 8, 8, 0, 0}, tf32_64 = {64, 64, 16, 4, 8, 0, 0},
-                        half16_64 = {64, 64, 32, 4, 8, 0, 0};
+    static const tiling tf32 = {128, 128, 16, 8, 8, 0, 0, 0, 0}, half16 = {128, 128, 32, 8, 8, 0, 0, 0, 0}, tf32_64 = {64, 64, 16, 4, 8, 0, 0, 0, 0},
+                        half16_64 = {64, 64, 32, 4, 8, 0, 0, 0, 0};
     for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
         const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
         run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);          /* NT, the linear layers */
@@ -168,8 +168,8 @@ int main(int argc, char **argv)
     /* fragments by ldmatrix (emulated through the warp's scratch: a lane's row, another lane's words): NT
      * (both operands), NN (A), A transposed (B), three n-tiles a warp (the odd one by words), bfloat16 and
      * half weights, vector width 1 */
-    static const tiling ldsm64 = {64, 64, 32, 4, 8, 0, 1}, ldsm128 = {128, 128, 16, 8, 8, 0, 1},
-                        ldsm_odd = {32, 48, 32, 4, 3, 0, 1};
+    static const tiling ldsm64 = {64, 64, 32, 4, 8, 0, 1, 0, 0}, ldsm128 = {128, 128, 16, 8, 8, 0, 1, 0, 0},
+                        ldsm_odd = {32, 48, 32, 4, 3, 0, 1, 0, 0};
     run(&ldsm64, GMLP_GEMM_PREC_BF16, B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&ldsm64, GMLP_GEMM_PREC_FP16, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&ldsm128, GMLP_GEMM_PREC_BF16, PADDED, 133, 140, 45, 1, 1.0f, EPI_GATE_TANH, 1.0f);
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
     run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     /* TF32 in 32-deep slices; 4 warps of 64 x 32 */
-    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0, 0};
+    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0, 0, 0, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0, 0, 0, 0};
     run(&tf32_64_32, GMLP_GEMM_PREC_TF32, B_HALF, 100, 70, 97, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&reg_128x64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 150, 75, 66, 1, 0.0f, EPI_GATE, 1.0f);
     /* bfloat16 weights, as a BF16 model stores them (the stored bits packed as they are): NT's B, NN's A,
@@ -196,8 +196,8 @@ int main(int argc, char **argv)
     /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
      * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
      * edges, half storage (FP16's bits used as they are) */
-    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2, 0}, async_tf32_3 = {128, 128, 8, 8, 8, 3, 0},
-                        async16 = {128, 64, 16, 8, 8, 2, 0}, async16_64 = {64, 64, 16, 4, 8, 3, 0};
+    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2, 0, 0, 0}, async_tf32_3 = {128, 128, 8, 8, 8, 3, 0, 0, 0},
+                        async16 = {128, 64, 16, 8, 8, 2, 0, 0, 0}, async16_64 = {64, 64, 16, 4, 8, 3, 0, 0, 0};
     run(&async_tf32, GMLP_GEMM_PREC_TF32, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&async_tf32_3, GMLP_GEMM_PREC_TF32, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16, GMLP_GEMM_PREC_FP16, B_HALF, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
     run(&async16, GMLP_GEMM_PREC_BF16, B_BF16, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
     /* cp.async with ldmatrix: bfloat16 operands copied and loaded as they are (NT both, NN A, vector width 1
      * too); float ones as the rows above (A of NT) */
-    static const tiling async_ldsm = {64, 64, 16, 4, 8, 3, 1}, async_ldsm4 = {64, 64, 16, 4, 8, 4, 1};
+    static const tiling async_ldsm = {64, 64, 16, 4, 8, 3, 1, 0, 0}, async_ldsm4 = {64, 64, 16, 4, 8, 4, 1, 0, 0};
     run(&async_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&async_ldsm, GMLP_GEMM_PREC_BF16, B_BF16, 61, 70, 49, 1, 1.0f, EPI_COLS, 1.0f);
     run(&async_ldsm4, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | PADDED, 77, 140, 50, 1, 0.0f, EPI_GATE, 1.0f);
@@ -225,8 +225,8 @@ int main(int argc, char **argv)
     run(&async_ldsm4, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
     /* 4 warps of 64 x 64 (the epilogue called): BF16 by ldmatrix through cp.async (two and three slices in
      * flight), TF32 three, FP16 of half operands */
-    static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0},
-                        w64_16 = {128, 128, 16, 8, 16, 2, 0}, w64_ldsm3 = {128, 128, 16, 8, 16, 3, 1};
+    static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1, 0, 0}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0, 0, 0},
+                        w64_16 = {128, 128, 16, 8, 16, 2, 0, 0, 0}, w64_ldsm3 = {128, 128, 16, 8, 16, 3, 1, 0, 0};
     run(&w64_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&w64_ldsm3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 260, 70, 1, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&w64_ldsm, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 196, 140, 77, 1, 0.0f, EPI_GATE, 1.0f);
