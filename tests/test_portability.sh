@@ -46,7 +46,7 @@ libclc=/usr/lib/clc/amdgcn--amdhsa.bc
 have_ocloc=0; command -v ocloc >/dev/null && have_ocloc=1
 have_amd=0; command -v clang-15 >/dev/null && [ -f "$libclc" ] && have_amd=1
 nvclc=/usr/lib/clc/nvptx64--nvidiacl.bc
-ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+. "$(dirname "$0")/nv_tools.sh" # ptxas, nvbin
 have_nv=0; command -v clang-15 >/dev/null && [ -f "$nvclc" ] && [ -x "$ptxas" ] && have_nv=1
 [ $have_nv = 1 ] || echo "SKIP: NVIDIA sm_80/sm_90 (needs clang-15, libclc-15's nvptx64--nvidiacl.bc and ptxas)"
 if [ $have_ocloc = 0 ] && [ $have_amd = 0 ] && [ $have_nv = 0 ]; then
@@ -261,16 +261,7 @@ done <"$tmp/list"
 collect
 [ "$variants" -ge 10 ] || { fail=$((fail + 1)); echo "FAIL: only $variants program variants listed"; }
 
-# The tensor cores: SASS through cuobjdump, which needs nvdisasm on PATH (the
-# tools venv's copies where PATH has none).
-nvbin=
-if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
-    nvbin=$(dirname "$(command -v cuobjdump)")
-else
-    for d in "$(dirname "$0")"/../.venv-tools/lib/python3*/site-packages/nvidia/*/bin; do
-        [ -x "$d/cuobjdump" ] && [ -x "$d/nvdisasm" ] && nvbin=$d
-    done
-fi
+# The tensor cores: SASS through cuobjdump (nvbin: nv_tools.sh, above).
 if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     why="the tensor-core GEMM's SASS (needs clang-15, libclc-15's nvptx64--nvidiacl.bc, ptxas, cuobjdump and nvdisasm)"
     if [ -z "$nvbin" ] && [ -n "${CI:-}" ]; then

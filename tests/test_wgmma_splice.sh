@@ -13,15 +13,7 @@ set -u
 splicer=$1 probe=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
-nvbin=
-if command -v cuobjdump >/dev/null && command -v nvdisasm >/dev/null; then
-    nvbin=$(dirname "$(command -v cuobjdump)")
-else
-    for d in "$(dirname "$0")"/../.venv-tools/lib/python3*/site-packages/nvidia/*/bin; do
-        [ -x "$d/cuobjdump" ] && [ -x "$d/nvdisasm" ] && nvbin=$d
-    done
-fi
+. "$(dirname "$0")/nv_tools.sh" # ptxas, nvbin
 if ! command -v clang-15 >/dev/null || [ ! -f /usr/lib/clc/nvptx64--nvidiacl.bc ] || [ ! -x "$ptxas" ] ||
     [ -z "$nvbin" ]; then
     echo "SKIP: the wgmma splice's SASS needs clang-15, libclc-15's nvptx64 library, ptxas, cuobjdump and nvdisasm"
