@@ -20,7 +20,7 @@
 # for sm_90 each form, for sm_80 each row's first: no spill, and the
 # instruction's HMMA (the ldmatrix rows'
 # LDSM too, FP16's half operands' saturation HMNMX2) in the SASS, and prints
-# the main loop's instructions per HMMA (tests/sass_loop.py; issue #52's
+# the main loop's instructions per HMMA (tests/asm_loop.py; issue #52's
 # rows in every form on both, each form failing over its bound: mma_bounds) (cuobjdump
 # and nvdisasm: PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, which
 # scripts/setup.sh installs into the tools venv; with CI set, their absence
@@ -46,7 +46,8 @@ libclc=/usr/lib/clc/amdgcn--amdhsa.bc
 have_ocloc=0; command -v ocloc >/dev/null && have_ocloc=1
 have_amd=0; command -v clang-15 >/dev/null && [ -f "$libclc" ] && have_amd=1
 nvclc=/usr/lib/clc/nvptx64--nvidiacl.bc
-. "$(dirname "$0")/nv_tools.sh" # ptxas, nvbin
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/nv_tools.sh" # ptxas, nvbin
 have_nv=0; command -v clang-15 >/dev/null && [ -f "$nvclc" ] && [ -x "$ptxas" ] && have_nv=1
 [ $have_nv = 1 ] || echo "SKIP: NVIDIA sm_80/sm_90 (needs clang-15, libclc-15's nvptx64--nvidiacl.bc and ptxas)"
 if [ $have_ocloc = 0 ] && [ $have_amd = 0 ] && [ $have_nv = 0 ]; then
@@ -72,7 +73,7 @@ if [ $quick = 1 ]; then # of each file's tilings (a GEMM's geometry; shared.cl h
             print line[order[g], (g - 1) % n[order[g]] + 1]
     }' "$tmp/list" >"$tmp/sample" && mv "$tmp/sample" "$tmp/list"
 fi
-# Issue #52's tensor-core rows: the main loop's instructions per HMMA (tests/sass_loop.py) bounded on sm_80
+# Issue #52's tensor-core rows: the main loop's instructions per HMMA (tests/asm_loop.py) bounded on sm_80
 # and sm_90 in every form, "TILING:PRECISION:NATIVE=BOUND" (NATIVE: how many of A and B are stored as the
 # instruction's bits, FP16 half, BF16 bfloat16); each bound the figure measured offline, rounded up to the
 # tenth above (bench/NOTES.md, "Instructions per HMMA of issue #52's rows").  The other rows print theirs.
@@ -271,7 +272,6 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
-    here=$(cd "$(dirname "$0")" && pwd)
     # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS BOUND (instructions per HMMA; "" none)
     check_mma_form() {
         local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 bound=${10} hmma native regs smem bad \
@@ -302,9 +302,9 @@ else
             n_ldsm=$(grep -c 'LDSM' "$w/k.sass")
             hmnmx=$(grep -c 'HMNMX2' "$w/k.sass")
             ld=; [ "$ldsm" = 1 ] && ld=", $n_ldsm LDSM"
-            # the main loop's instructions per HMMA (sass_loop.py: INSTRUCTIONS HMMAS PER), the figure issue
+            # the main loop's instructions per HMMA (asm_loop.py: INSTRUCTIONS HMMAS PER), the figure issue
             # #52's rows are to bring to 3; bounded for those rows (mma_bounds)
-            read -r loop_ins loop_hmma loop_per <<<"$(python3 "$here/sass_loop.py" "$w/k.sass" "$hmma")"
+            read -r loop_ins loop_hmma loop_per <<<"$(python3 "$here/asm_loop.py" "$w/k.sass" "$hmma")"
             echo "$name $sm: $regs registers, $smem, $n_hmma $hmma$ld${bad:+, $bad}, main loop" \
                 "$loop_ins instructions for $loop_hmma: $loop_per a HMMA${bound:+ (bound $bound)}"
             if [ -n "$bad" ]; then
@@ -354,6 +354,8 @@ fi
 # AMD: MFMA on gfx908 (no bf16_1k there), gfx90a and gfx940, WMMA on gfx1100
 # to gfx1103 in wave32 and wave64: the architectures the library's engine
 # rows list (kernel_programs --engines).
+# Each prints its main loop in instructions per matrix instruction
+# (tests/asm_loop.py: the figure issue #52 asks of every engine; no bound).
 # With CI set, a missing compiler fails.
 engine_missing() {
     if [ -n "${CI:-}" ]; then fail=$((fail + 1)); echo "FAIL: $1 (CI)"; else echo "SKIP: $1"; fi
@@ -380,7 +382,9 @@ else
                 intel_scratch "$(ls "$w"/ocl/*.bin | head -n 1)" "$dev")
             asm=$w/dis/gmlp_gemm_xmx_KernelHeap.asm
             dpas=$(grep -c '^ *dpas' "$asm" 2>/dev/null) calls=$(grep -c 'call' "$asm" 2>/dev/null)
-            echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread"
+            read -r loop_ins loop_ops loop_per <<<"$(python3 "$here/asm_loop.py" "$asm" dpas 2>/dev/null)"
+            echo "$name $dev: ${dpas:-no} dpas (of $want), ${calls:-?} calls, scratch $scratch bytes/thread," \
+                "main loop ${loop_ins:-?} instructions for ${loop_ops:-?}: ${loop_per:-?} a dpas"
             if [ "${dpas:-0}" != "$want" ] || [ "$calls" != 0 ] || [ "$scratch" != 0 ]; then
                 fail=$((fail + 1)); echo "FAIL: $name on $dev"
             else
@@ -413,7 +417,9 @@ else
             ops=$(grep -c "^[[:space:]]*$op" "$w/k.s")
             vgpr=$(grep -o 'VGPRs: [0-9]*' "$w/log" | head -n 1) agpr=$(grep -o 'AGPRs: [0-9]*' "$w/log" | head -n 1)
             scratch=$(grep -o 'ScratchSize \[bytes/lane\]: [0-9]*' "$w/log" | grep -o '[0-9]*$' | sort -n | tail -n 1)
-            echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane"
+            read -r loop_ins loop_ops loop_per <<<"$(python3 "$here/asm_loop.py" "$w/k.s" "$op")"
+            echo "$name $cpu: $ops $op (of $want), $vgpr${agpr:+, $agpr}, scratch ${scratch:-?} bytes/lane," \
+                "main loop $loop_ins instructions for $loop_ops: $loop_per a $op"
             if [ "$ops" != "$want" ] || [ "${scratch:-?}" != 0 ]; then
                 fail=$((fail + 1)); echo "FAIL: $name on $cpu"
             else
