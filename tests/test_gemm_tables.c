@@ -34,9 +34,12 @@ static void check_tilings(void)
             char stages[16] = "";
             if (t->stages)
                 snprintf(stages, sizeof stages, "_s%d", t->stages);
-            snprintf(want, sizeof want, "%s_%dx%dx%d_%dx%d%s%s%s%s", t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled",
+            char raster[16] = "";
+            if (t->raster)
+                snprintf(raster, sizeof raster, "_r%d", t->raster);
+            snprintf(want, sizeof want, "%s_%dx%dx%d_%dx%d%s%s%s%s%s", t->needs ? gmlp_engine_of(t->needs)->prefix : "tiled",
                      t->tm, t->tn, t->tk, t->wm, t->wn, stages, t->ldsm ? "_ldsm" : "", t->swizzle ? "_swz" : "",
-                     t->frag2 ? "_f2" : "");
+                     t->frag2 ? "_f2" : "", raster);
         }
         CHECK(!strcmp(t->name, want), "tiling %s spells %s", t->name, want);
         CHECK(gmlp_gemm_tiling_named(t->name) == t, "%s found by its name, once", t->name);

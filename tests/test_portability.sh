@@ -78,16 +78,16 @@ fi
 # instruction's bits, FP16 half, BF16 bfloat16); each bound the figure measured offline, rounded up to the
 # tenth above (bench/NOTES.md, "Instructions per HMMA of issue #52's rows").  The other rows print theirs.
 mma_bounds="
-mma_128x128x32_8x8_s3_ldsm_swz_f2:3:2=4.6
-mma_128x128x32_8x8_s3_ldsm_swz_f2:2:2=7.7
-mma_128x128x32_8x8_s2_ldsm_swz_f2:3:2=4.1
-mma_128x128x32_8x8_s2_ldsm_swz_f2:3:1=8.4
-mma_128x128x32_8x8_s2_ldsm_swz_f2:2:2=7.2
-mma_128x128x32_8x8_s2_ldsm_swz_f2:2:1=14.3
-mma_128x128x16_8x8_s4_ldsm_swz_f2:3:2=6.3
-mma_128x128x16_8x8_s4_ldsm_swz_f2:3:1=12.0
-mma_128x128x16_8x8_s4_ldsm_swz_f2:2:2=9.9
-mma_128x128x16_8x8_s4_ldsm_swz_f2:2:1=18.1
+mma_128x128x32_8x8_s3_ldsm_swz_f2_r8:3:2=4.6
+mma_128x128x32_8x8_s3_ldsm_swz_f2_r8:2:2=7.7
+mma_128x128x32_8x8_s2_ldsm_swz_f2_r8:3:2=4.1
+mma_128x128x32_8x8_s2_ldsm_swz_f2_r8:3:1=8.4
+mma_128x128x32_8x8_s2_ldsm_swz_f2_r8:2:2=7.2
+mma_128x128x32_8x8_s2_ldsm_swz_f2_r8:2:1=14.3
+mma_128x128x16_8x8_s4_ldsm_swz_f2_r8:3:2=6.3
+mma_128x128x16_8x8_s4_ldsm_swz_f2_r8:3:1=12.0
+mma_128x128x16_8x8_s4_ldsm_swz_f2_r8:2:2=9.9
+mma_128x128x16_8x8_s4_ldsm_swz_f2_r8:2:1=18.1
 "
 # The matrix engines' sample: ENGINE ARCHS TILING DEFAULT PRECISION A B C TB STAGES LDSM COUNT LABEL | FILE OPTIONS
 # (a bounded row's every form)

@@ -196,13 +196,15 @@ static const gmlp_tiling tilings[] = {
      * stored, double-buffered in registers, the slice loop pipelined
      * (gemm_mma.cl: GMLP_MMA_SWIZZLE, GMLP_MMA_FRAG2); 8 warps of 64 x 32: of
      * 64 x 64 the accumulators and two k-steps' fragments spilled (255
-     * registers, sm_90, 2026-12-03).  Candidates until a GPU measures them. */
-    {.name = "mma_128x128x32_8x8_s3_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
-     .stages = 3, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
-    {.name = "mma_128x128x32_8x8_s2_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
-     .stages = 2, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
-    {.name = "mma_128x128x16_8x8_s4_ldsm_swz_f2", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
-     .stages = 4, .ldsm = 1, .swizzle = 1, .frag2 = 1, LOW_16BIT},
+     * registers, sm_90, 2026-12-03); their blocks in bands of 8 block rows
+     * (GMLP_MMA_RASTER: L2 reuse over 1,024 rows of A).  Candidates until a
+     * GPU measures them. */
+    {.name = "mma_128x128x32_8x8_s3_ldsm_swz_f2_r8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
+     .stages = 3, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
+    {.name = "mma_128x128x32_8x8_s2_ldsm_swz_f2_r8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 32, .wm = 8, .wn = 8,
+     .stages = 2, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
+    {.name = "mma_128x128x16_8x8_s4_ldsm_swz_f2_r8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
+     .stages = 4, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */

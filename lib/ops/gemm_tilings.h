@@ -109,6 +109,8 @@ typedef struct gmlp_tiling {
     int ldsm;                       /* gemm_mma.cl, 16-bit formats through registers: fragments by ldmatrix */
     int swizzle;                    /* gemm_mma.cl, cp.async: 16-bit operand slices swizzled, read by ldmatrix */
     int frag2;                      /* gemm_mma.cl, cp.async: fragments double-buffered, the slice loop pipelined */
+    int raster;                     /* gemm_mma.cl: blocks of C walked in bands of this many block rows (L2
+                                     * reuse); 0: the launch's order */
     bool native_vw;                 /* only where the device's native float vectors are vw wide or wider (a
                                      * CPU block whose accumulators fill AVX-512's registers would spill in
                                      * AVX2's, split in two) */

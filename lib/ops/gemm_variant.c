@@ -109,6 +109,8 @@ int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t
         APPEND(buf, size, &n, " -DGMLP_MMA_SWIZZLE=1");
     if (t->frag2)
         APPEND(buf, size, &n, " -DGMLP_MMA_FRAG2=1");
+    if (t->raster)
+        APPEND(buf, size, &n, " -DGMLP_MMA_RASTER=%d", t->raster);
     if (t->defines)
         APPEND(buf, size, &n, " %s", t->defines);
     return n;

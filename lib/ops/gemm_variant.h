@@ -102,7 +102,7 @@ size_t gmlp_gemm_variant_key(const gmlp_gemm_variant *v);
 int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, int unroll, char *buf, size_t size);
 /* The tiling's own -D options: unrolled or not, its numbers, its cp.async
  * stages, ldmatrix, swizzle and double-buffered fragments switches, its
- * row's defines. */
+ * group order, its row's defines. */
 int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t size);
 /* "ENTRY TILING NT v4 A:float B:half fp16" (and C's storage, and how an
  * engine issues, where not the first value), for logs and profiles. */
