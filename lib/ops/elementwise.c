@@ -104,8 +104,8 @@ gmlp_status gmlp_op_mean_tokens(gmlp_context *ctx, cl_mem x, cl_mem out, size_t 
 {
     const gmlp_gemm_norm none = {0}, *nm = norm && norm->w ? norm : &none;
     if (nm->w && nm->stats)
-        GMLP_TRY(gmlp_gemm_check_stats(ctx, &(gmlp_gemm){0}, "the final norm's statistics", nm->stats,
-                                       (size_t)batch * (size_t)ntok, nm->parts));
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, "the final norm's statistics", nm->stats, (size_t)batch * (size_t)ntok,
+                                       nm->parts, 1));
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &mean_tokens, NULL, NULL, &k));
     /* a group: a run of columns of one image (its barriers want the same size in every group) */

@@ -26,13 +26,13 @@ static gmlp_status check_operand(gmlp_context *ctx, const char *name, gmlp_view 
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t rows,
-                                  size_t parts)
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const char *name, cl_mem stats, size_t rows, size_t parts,
+                                  size_t batch)
 {
     if (!parts)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: %s of no parts", name);
     const gmlp_view s = {.buf = stats, .ld = 3 * parts, .stride = rows * 3 * parts};
-    return check_operand(ctx, name, s, rows, 3 * parts, g->batch ? g->batch : 1);
+    return check_operand(ctx, name, s, rows, 3 * parts, batch ? batch : 1);
 }
 
 /* The prologue's operands: its operand not transposed, a weight and bias per
@@ -52,7 +52,7 @@ static gmlp_status check_norm(gmlp_context *ctx, const gmlp_gemm *g)
     GMLP_TRY(check_operand(ctx, "the prologue's weight", (gmlp_view){.buf = nm->w, .ld = 1}, along, 1, 1));
     GMLP_TRY(check_operand(ctx, "the prologue's bias", (gmlp_view){.buf = nm->b, .ld = 1}, along, 1, 1));
     if (nm->stats)
-        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the prologue's statistics", nm->stats, rows, nm->parts));
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, "the prologue's statistics", nm->stats, rows, nm->parts, g->batch));
     return GMLP_OK;
 }
 

@@ -413,7 +413,7 @@ gmlp_status gmlp_gemm_launch(gmlp_context *ctx, const gmlp_gemm *g, const gmlp_k
 {
     const size_t batch = g->batch ? g->batch : 1, m = g->m, n = g->n;
     if (g->stats)
-        GMLP_TRY(gmlp_gemm_check_stats(ctx, g, "the row statistics", g->stats, g->m, parts_on(g, t)));
+        GMLP_TRY(gmlp_gemm_check_stats(ctx, "the row statistics", g->stats, g->m, parts_on(g, t), g->batch));
     if (prologue_too_deep(g, t))
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT,
                          "gemm: the prologue normalises %zu rows of B; the tiled kernel holds at most %d", g->k,

@@ -264,10 +264,10 @@ int gmlp_gemm_on_clblast(const gmlp_context *ctx, int cls, const gmlp_gemm *g);
 /* Checks g's operands against their buffers (shared by both backends). */
 gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g);
 /* Checks that row statistics of parts parts per row, rows rows per matrix
- * of g's batch (C's or op(A)'s m, op(B)'s k), fit buffer stats; name says
- * which in a failure. */
-gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const gmlp_gemm *g, const char *name, cl_mem stats, size_t rows,
-                                  size_t parts);
+ * of batch (0 counts as 1: a product's C's or op(A)'s m, op(B)'s k; the
+ * pooling's tokens), fit buffer stats; name says which in a failure. */
+gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const char *name, cl_mem stats, size_t rows, size_t parts,
+                                  size_t batch);
 /* Whether ctx fuses the LayerNorms that a prologue on operand of would
  * take where a product can: its settings (GMLP_FUSE) and the device's fuse
  * row (gemm_tilings.c). */
