@@ -567,17 +567,23 @@ static inline int gmlp_mma_raw_idx(const int op, int r, int q)
         return row * MMA_RAW_LD(op) + col;
     return row * MMA_RAW_LD(op) + ((col >> 3 ^ row / MMA_SWZ_L(op) % MMA_SWZ_X(op)) << 3) + (col & 7);
 }
+/* Work-item t's chunk l of a slice: whether it has one, and where (row *w
+ * of the W, element *q of k) */
+static inline bool gmlp_mma_raw_chunk(const int op, int t, int l, int *w, int *q)
+{
+    const int contig = GMLP_STAGE_CONTIG_K(op), v = GMLP_STAGE_V(op), e = t + l * NT;
+    *w = contig ? e / (TK / v) : e % (GMLP_STAGE_W(op) / v) * v;
+    *q = contig ? e % (TK / v) * v : e / (GMLP_STAGE_W(op) / v);
+    return l < MMA_RAW_PER(op) && (MMA_RAW_CHUNKS(op) % NT == 0 || e < MMA_RAW_CHUNKS(op));
+}
 GMLP_MMA_INLINE void gmlp_mma_raw_issue(const int op, __local void *s, __global const void *p, ulong ld, int base,
                                         int dim, int q0, int k, int t, const int checked)
 {
     const int store = GMLP_STAGE_STORE(op), contig = GMLP_STAGE_CONTIG_K(op), v = GMLP_STAGE_V(op);
     GMLP_UNROLL for (int l = 0; l < GMLP_STAGE_MAX(MMA_RAW_PER); l++)
     {
-        const int e = t + l * NT;
-        if (l < MMA_RAW_PER(op) && (MMA_RAW_CHUNKS(op) % NT == 0 || e < MMA_RAW_CHUNKS(op))) {
-            /* chunk e: at row w of the W and element q of k */
-            const int w = contig ? e / (TK / v) : e % (GMLP_STAGE_W(op) / v) * v;
-            const int q = contig ? e % (TK / v) * v : e / (GMLP_STAGE_W(op) / v);
+        int w, q;
+        if (gmlp_mma_raw_chunk(op, t, l, &w, &q)) {
             const int gr = contig ? base + w : q0 + q, gc = contig ? q0 + q : base + w;
             const int rows = contig ? dim : k, cols = contig ? k : dim;
             const int n = !checked ? v : gr < rows ? clamp(cols - gc, 0, v) : 0, i = gmlp_mma_raw_idx(op, w, q);
@@ -803,7 +809,11 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d, const int tr
  * gave up and left the accumulators on the stack (512 bytes, sm_90); a
  * call keeps the loop small and them in registers.  Its operands as
  * scalars: a pointer to the private gmlp_epi would put that on the stack. */
-#define EPILOGUE_CALL (MT * NTL > 16 || (GMLP_GEMM_C_HALF && MT * NTL > 8))
+#ifndef GMLP_MMA_WGMMA
+#define GMLP_MMA_WGMMA 0
+#endif
+#define MMA_ACCS (GMLP_MMA_WGMMA ? TN / 2 : MT * NTL * 4) /* accumulators a work-item */
+#define EPILOGUE_CALL (MMA_ACCS > 64 || (GMLP_GEMM_C_HALF && MMA_ACCS > 32))
 #if EPILOGUE_CALL
 static __attribute__((noinline)) void gmlp_mma_finish(__global C_TYPE *cv, float v, int i, int j,
                                                       __global const float *bias, __global const void *gate,
@@ -838,6 +848,10 @@ static inline int2 gmlp_mma_block(void)
 #endif
 }
 
+#if GMLP_MMA_WGMMA
+#include "gemm_wgmma.cl"
+#endif
+
 GMLP_GEMM_KERNEL(gmlp_gemm_mma)
 {
     const int t = get_local_id(1) * RX + get_local_id(0), warp = t / 32, lane = t % 32;
@@ -851,6 +865,13 @@ GMLP_GEMM_KERNEL(gmlp_gemm_mma)
     c += c_off + p * c_stride;
     const gmlp_epi e = GMLP_GEMM_EPI_OF(p);
 
+#if GMLP_MMA_WGMMA
+    const int wg = warp / 4; /* the warp group: rows 64 wg of the block */
+    float acc[WG_ACCS];
+GMLP_UNROLL
+    for (int i = 0; i < WG_ACCS; i++)
+        acc[i] = 0.0f;
+#else
     float acc[MT][NTL][4];
 GMLP_UNROLL
     for (int i = 0; i < MT; i++)
@@ -859,7 +880,8 @@ GMLP_UNROLL
 GMLP_UNROLL
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
-#if GMLP_GEMM_ISSUE
+#endif
+#if GMLP_GEMM_ISSUE && !GMLP_MMA_WGMMA
     __local float emu_all[WARPS * EMU_SIZE];
     __local float *emu = emu_all + warp * EMU_SIZE;
     __local int ldsm_all[WARPS * 32]; /* ldmatrix's rows (GMLP_MMA_LDSM) */
@@ -868,9 +890,17 @@ GMLP_UNROLL
 
 #if STAGES
     const int slices = (k + TK - 1) / TK;
+#if GMLP_MMA_WGMMA
+    /* one array, the descriptors' addresses relative to it in the emulation; 1024-byte aligned: the swizzle's
+     * atoms (every slice a multiple of 1024 bytes) */
+    __local uchar wg_tiles[STAGES * (MMA_RAW_SIZE(0) + MMA_RAW_SIZE(1)) * 2] __attribute__((aligned(1024)));
+    __local RAW_A *as = (__local RAW_A *)wg_tiles;
+    __local RAW_B *bs = (__local RAW_B *)(wg_tiles + STAGES * MMA_RAW_SIZE(0) * 2);
+#else
     /* 16-byte aligned: cp.async's 16-byte copies */
     __local RAW_A as[STAGES * MMA_RAW_SIZE(0)] __attribute__((aligned(16)));
     __local RAW_B bs[STAGES * MMA_RAW_SIZE(1)] __attribute__((aligned(16)));
+#endif
     /* the first STAGES - 1 slices in flight, a group each (empty past the last) */
     for (int sl = 0; sl < STAGES - 1; sl++) {
         if (sl < slices) {
@@ -946,6 +976,10 @@ GMLP_UNROLL
 #else
     for (int sl = 0; sl < slices; sl++) {
         gmlp_mma_wait(); /* slice sl's copies, this work-item's */
+#if GMLP_MMA_WGMMA
+        gmlp_wg_saturate(as + sl % STAGES * MMA_RAW_SIZE(0), bs + sl % STAGES * MMA_RAW_SIZE(1), t);
+        GMLP_WG_PROXY();
+#endif
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone's; and everyone done with slice sl - 1's buffer */
         const int next = sl + STAGES - 1;
         if (next < slices) { /* into slice sl - 1's buffer */
@@ -955,7 +989,11 @@ GMLP_UNROLL
         gmlp_mma_commit();
         __local const RAW_A *la = as + sl % STAGES * MMA_RAW_SIZE(0);
         __local const RAW_B *lb = bs + sl % STAGES * MMA_RAW_SIZE(1);
+#if GMLP_MMA_WGMMA
+        GMLP_WG_SLICE(acc, la, lb, wg);
+#else
         GMLP_MMA_SLICE(WORD_A, WORD_B, ROW_A, ROW_B, ROWT_A, ROWT_B)
+#endif
     }
 #endif
 #undef ROW_A
@@ -982,18 +1020,28 @@ GMLP_UNROLL
     GMLP_SLICES_END(MMA_STAGE_SIZE, gmlp_mma_stage_stash)
 #endif
 
+#define GMLP_MMA_STORE(x, gi, gj)                                                                             \
+    do {                                                                                                      \
+        if ((gi) < m && (gj) < n) {                                                                           \
+            __global C_TYPE *cv = c + (size_t)(gi) * ldc + (gj);                                              \
+            const float v = beta == 0.0f ? (x) : (x) + beta * gmlp_c_get(cv);                                 \
+            GMLP_MMA_FINISH(cv, v, gi, gj, &e);                                                               \
+        }                                                                                                     \
+    } while (0)
+#if GMLP_MMA_WGMMA
+    /* accumulator i: row 16 (warp % 4) + g + 8 ((i / 2) % 2) of the warp group's, column 8 (i / 4) + 2 tg + i % 2 */
+GMLP_UNROLL
+    for (int i = 0; i < WG_ACCS; i++)
+        GMLP_MMA_STORE(acc[i], i0 + 64 * wg + 16 * (warp % 4) + g + 8 * (i >> 1 & 1), j0 + 8 * (i >> 2) + 2 * tg + (i & 1));
+#else
     /* accumulator r of tile (i, j) is C's element (g + 8 (r / 2), 2 tg + r % 2) of the tile */
 GMLP_UNROLL
     for (int i = 0; i < MT; i++)
 GMLP_UNROLL
         for (int j = 0; j < NTL; j++)
 GMLP_UNROLL
-            for (int r = 0; r < 4; r++) {
-                const int gi = i0 + wm0 + i * 16 + g + 8 * (r >> 1), gj = j0 + wn0 + j * 8 + 2 * tg + (r & 1);
-                if (gi < m && gj < n) {
-                    __global C_TYPE *cv = c + (size_t)gi * ldc + gj;
-                    const float v = beta == 0.0f ? acc[i][j][r] : acc[i][j][r] + beta * gmlp_c_get(cv);
-                    GMLP_MMA_FINISH(cv, v, gi, gj, &e);
-                }
-            }
+            for (int r = 0; r < 4; r++)
+                GMLP_MMA_STORE(acc[i][j][r], i0 + wm0 + i * 16 + g + 8 * (r >> 1), j0 + wn0 + j * 8 + 2 * tg + (r & 1));
+#endif
+#undef GMLP_MMA_STORE
 }

@@ -14,7 +14,7 @@ branch inside it count), or "0 0 none" without such a loop.
 import re
 import sys
 
-SASS = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+SASS = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Za-z0-9_.]*)([^;]*);")
 AMD_LABEL = re.compile(r"^(\.LBB\w+):")
 AMD_INS = re.compile(r"^\s+([a-z][a-z0-9_]*)\b(.*)")
 AMD_BRANCH = re.compile(r"^s_(c?branch\w*)$")

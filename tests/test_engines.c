@@ -42,8 +42,10 @@ static void check_detect(void)
         const char *arch;
         const gmlp_engine_facts *facts;
         unsigned want;
-    } cases[] = {{GMLP_VENDOR_NVIDIA, "sm_90", &none, GMLP_ENGINE_MMA_SYNC},
+    } cases[] = {{GMLP_VENDOR_NVIDIA, "sm_90", &none, GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_WGMMA}, /* Hopper */
                  {GMLP_VENDOR_NVIDIA, "sm_80", &none, GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_89", &none, GMLP_ENGINE_MMA_SYNC},
+                 {GMLP_VENDOR_NVIDIA, "sm_100", &none, GMLP_ENGINE_MMA_SYNC}, /* Blackwell: no wgmma */
                  {GMLP_VENDOR_NVIDIA, "sm_120", &none, GMLP_ENGINE_MMA_SYNC},
                  {GMLP_VENDOR_NVIDIA, "sm_75", &none, 0},
                  {GMLP_VENDOR_NVIDIA, "", &none, 0},

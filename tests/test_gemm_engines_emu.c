@@ -135,12 +135,12 @@ int main(int argc, char **argv)
     row_limit = check_quick_tier() ? 1 : 0;
     size_t n;
     const gmlp_tiling *rows = gmlp_gemm_tilings(&n);
-    /* the Intel and AMD rows (tests/test_gemm_mma.c: NVIDIA's), then XMX's through the sub-group's shuffles;
+    /* the Intel and AMD rows (tests/test_gemm_mma.c: NVIDIA's, mma.sync and wgmma), then XMX's through the sub-group's shuffles;
      * not the direct kernel's dpbf16 (its emulation is the direct kernel's own loop, which test_gemm checks,
      * and its instruction too, natively, where the host has it) */
     for (int issue = GMLP_ISSUE_EMULATED; issue <= GMLP_ISSUE_SHUFFLES; issue++)
         for (const gmlp_tiling *t = rows; t < rows + n; t++)
-            if (t->needs && t->needs != GMLP_ENGINE_MMA_SYNC && !gmlp_tiling_direct(t) &&
+            if (t->needs && t->kernel != &gmlp_gemm_mma && !gmlp_tiling_direct(t) &&
                 (issue == GMLP_ISSUE_EMULATED || t->subgroup))
                 check_row(t, (gmlp_gemm_issue)issue, oclgrind, quick);
     gmlp_context_destroy(ctx);

@@ -41,6 +41,7 @@ typedef struct tiling {
     int swizzle, frag2;             /* cp.async: 16-bit slices swizzled (ldmatrix .trans across k); fragments
                                      * double-buffered, the slice loop pipelined */
     int raster;                     /* blocks of C in bands of this many block rows; 0: the launch's order */
+    int wgmma;                      /* the products on Hopper's wgmma (a warp group per 64 rows, 64-deep slices) */
 } tiling;
 
 static const char *const prec_names[] = {"FP32", "TF32", "FP16", "BF16"};
@@ -65,14 +66,15 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
     /* the library's defines for this tiling and form, the instruction emulated, loops rolled as on CPUs */
     const gmlp_tiling row = {.name = "test", .kernel = &gmlp_gemm_mma, .tm = t->tm, .tn = t->tn, .tk = t->tk,
                              .wm = t->wm, .wn = t->wn, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC, .stages = t->stages,
-                             .ldsm = t->ldsm, .swizzle = t->swizzle, .frag2 = t->frag2, .raster = t->raster};
+                             .ldsm = t->ldsm, .swizzle = t->swizzle, .frag2 = t->frag2, .raster = t->raster,
+                             .wgmma = t->wgmma};
     const gmlp_gemm_variant v = {.ta = (uint8_t)ta, .tb = (uint8_t)!nn, .vw = (uint8_t)vw,
                                  .a = (uint8_t)elem_of(flags, 0), .b = (uint8_t)elem_of(flags, 1), .c = (uint8_t)ec,
                                  .precision = (uint8_t)prec, .issue = GMLP_ISSUE_EMULATED};
     gmlp_gemm_variant_defines(&v, &row, 0, defs, sizeof defs);
-    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s%s%s r%d %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
+    snprintf(what, sizeof what, "mma %s %dx%dx%d s%d%s%s%s%s r%d %s v%d A:%s B:%s C:%s %zux%zux%zu batch %zu beta %g epilogue %d scale %g%s",
              prec_names[prec], t->tm, t->tn, t->tk, t->stages, t->ldsm ? " ldmatrix" : "",
-             t->swizzle ? " swizzled" : "", t->frag2 ? " frag2" : "", t->raster, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
+             t->swizzle ? " swizzled" : "", t->frag2 ? " frag2" : "", t->wgmma ? " wgmma" : "", t->raster, ta ? (nn ? "TN" : "TT") : nn ? "NN" : "NT", vw,
              gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)), gmlp_elem_name(ec), m, n, k, batch,
              (double)beta, epi, (double)a_scale, flags & B_SCALED ? " (B's too)" : "");
     const gmlp_kernel *kern;
@@ -98,25 +100,25 @@ int main(int argc, char **argv)
         sample_every = 7;
     if (oclgrind || getenv("GMLP_TEST_QUICK")) {
         /* two warps of 16 x 32; every precision, NT with half B, NN with half A */
-        static const tiling small = {32, 32, 16, 4, 4, 0, 0, 0, 0, 0};
+        static const tiling small = {32, 32, 16, 4, 4, 0, 0, 0, 0, 0, 0};
         for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
             run(&small, prec, B_HALF, 37, 21, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
             run(&small, prec, NN | A_HALF | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         }
         /* the cp.async staging: three slices in flight */
-        static const tiling small_async = {32, 32, 16, 4, 4, 3, 0, 0, 0, 0};
+        static const tiling small_async = {32, 32, 16, 4, 4, 3, 0, 0, 0, 0, 0};
         run(&small_async, GMLP_GEMM_PREC_TF32, B_HALF, 37, 21, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | PADDED, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&small, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_async, GMLP_GEMM_PREC_BF16, NN | A_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* fragments by ldmatrix: the emulation's exchange of rows through local memory, race-free */
-        static const tiling small_ldsm = {32, 32, 16, 4, 4, 0, 1, 0, 0, 0};
+        static const tiling small_ldsm = {32, 32, 16, 4, 4, 0, 1, 0, 0, 0, 0};
         run(&small_ldsm, GMLP_GEMM_PREC_BF16, B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&small_ldsm, GMLP_GEMM_PREC_FP16, NN | A_HALF, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
-        static const tiling small_async_ldsm = {32, 32, 16, 4, 4, 3, 1, 0, 0, 0};
+        static const tiling small_async_ldsm = {32, 32, 16, 4, 4, 3, 1, 0, 0, 0, 0};
         run(&small_async_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 21, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         /* one warp (32 work-items: what rusticl's compiled kernels allow) */
-        static const tiling one_warp = {32, 32, 16, 4, 8, 0, 1, 0, 0, 0}, one_warp_async = {32, 32, 16, 4, 8, 3, 1, 0, 0, 0};
+        static const tiling one_warp = {32, 32, 16, 4, 8, 0, 1, 0, 0, 0, 0}, one_warp_async = {32, 32, 16, 4, 8, 3, 1, 0, 0, 0, 0};
         run(&one_warp, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 37, 45, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_async, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 19, 35, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* bfloat16 outputs (a BF16 model's products only GEMMs read): fc1's of the Mixer, the spatial matmul's */
@@ -128,11 +130,11 @@ int main(int argc, char **argv)
         run(&one_warp, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | C_BF16, 19, 37, 33, 1, 0.0f, EPI_GATE, 1.0f);
         run(&one_warp, GMLP_GEMM_PREC_FP16, B_HALF, 37, 21, 40, 1, 0.0f, EPI_NONE, 1.0f);
         /* a warp of 64 x 64 (32 mma tiles: the epilogue called), TF32 and BF16 by ldmatrix through cp.async */
-        static const tiling warp64 = {64, 64, 16, 8, 16, 0, 0, 0, 0, 0}, warp64_async = {64, 64, 16, 8, 16, 2, 1, 0, 0, 0};
+        static const tiling warp64 = {64, 64, 16, 8, 16, 0, 0, 0, 0, 0, 0}, warp64_async = {64, 64, 16, 8, 16, 2, 1, 0, 0, 0, 0};
         run(&warp64, GMLP_GEMM_PREC_TF32, B_HALF, 70, 69, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&warp64_async, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 67, 70, 33, 1, 0.0f, EPI_GATE, 1.0f);
         /* a warp of 64 x 32 into a half C (called too) */
-        static const tiling warp64x32 = {64, 32, 16, 8, 8, 0, 1, 0, 0, 0};
+        static const tiling warp64x32 = {64, 32, 16, 8, 8, 0, 1, 0, 0, 0, 0};
         run(&warp64x32, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 70, 37, 40, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         /* half outputs (an FP16 model's): NT of half operands, NN at an n edge */
         run(&one_warp, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 37, 45, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
@@ -143,21 +145,24 @@ int main(int argc, char **argv)
             0x1p16f);
         /* swizzled slices, fragments double-buffered (issue #52): a block inside m and n over slices inside k
          * and the edges, ldmatrix .trans of NN's B and TN's A */
-        static const tiling one_warp_swz = {32, 32, 16, 4, 8, 3, 1, 1, 1, 0};
+        static const tiling one_warp_swz = {32, 32, 16, 4, 8, 3, 1, 1, 1, 0, 0};
         /* the blocks in bands of 3 block rows: 5 rows and 5 columns of blocks, the last band of 2 */
-        static const tiling small_raster = {32, 32, 16, 4, 4, 0, 0, 0, 0, 3};
+        static const tiling small_raster = {32, 32, 16, 4, 4, 0, 0, 0, 0, 3, 0};
         run(&small_raster, GMLP_GEMM_PREC_TF32, B_HALF, 150, 137, 40, 2, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_swz, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 37, 45, 70, 1, 1.0f, EPI_COLS_GELU, 1.0f);
         run(&one_warp_swz, GMLP_GEMM_PREC_FP16, TA | NN | A_HALF | B_HALF | B_SCALED, 45, 37, 70, 1, 0.0f, EPI_NONE,
             0x1p16f);
+        /* wgmma (issue #53): one warp group's descriptors over 64-deep swizzled slices, edges in m, n and k */
+        static const tiling one_group_wg = {64, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1};
+        run(&one_group_wg, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 70, 45, 150, 2, 1.0f, EPI_COLS_GELU, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary(oclgrind ? "test_gemm_mma --oclgrind" : "test_gemm_mma (quick)");
     }
     /* lib/ops/gemm_tilings.c's: 128 x 128 blocks of 8 warps of 64 x 32, k-slices of 16 (TF32: 40 KiB of
      * double-buffered local memory, NVIDIA allows 48) and 32 (16-bit); 64 x 64 blocks of 4 warps of 32 x 32.
      * Each variant is a program of its own, its build most of the time here: a few forms each. */
-    static const tiling tf32 = {128, 128, 16, 8, 8, 0, 0, 0, 0, 0}, half16 = {128, 128, 32, 8, 8, 0, 0, 0, 0, 0}, tf32_64 = {64, 64, 16, 4, 8, 0, 0, 0, 0, 0},
-                        half16_64 = {64, 64, 32, 4, 8, 0, 0, 0, 0, 0};
+    static const tiling tf32 = {128, 128, 16, 8, 8, 0, 0, 0, 0, 0, 0}, half16 = {128, 128, 32, 8, 8, 0, 0, 0, 0, 0, 0}, tf32_64 = {64, 64, 16, 4, 8, 0, 0, 0, 0, 0, 0},
+                        half16_64 = {64, 64, 32, 4, 8, 0, 0, 0, 0, 0, 0};
     for (int prec = GMLP_GEMM_PREC_TF32; prec <= GMLP_GEMM_PREC_BF16; prec++) {
         const tiling *t = prec == GMLP_GEMM_PREC_TF32 ? &tf32 : &half16;
         run(t, prec, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);          /* NT, the linear layers */
@@ -172,8 +177,8 @@ int main(int argc, char **argv)
     /* fragments by ldmatrix (emulated through the warp's scratch: a lane's row, another lane's words): NT
      * (both operands), NN (A), A transposed (B), three n-tiles a warp (the odd one by words), bfloat16 and
      * half weights, vector width 1 */
-    static const tiling ldsm64 = {64, 64, 32, 4, 8, 0, 1, 0, 0, 0}, ldsm128 = {128, 128, 16, 8, 8, 0, 1, 0, 0, 0},
-                        ldsm_odd = {32, 48, 32, 4, 3, 0, 1, 0, 0, 0};
+    static const tiling ldsm64 = {64, 64, 32, 4, 8, 0, 1, 0, 0, 0, 0}, ldsm128 = {128, 128, 16, 8, 8, 0, 1, 0, 0, 0, 0},
+                        ldsm_odd = {32, 48, 32, 4, 3, 0, 1, 0, 0, 0, 0};
     run(&ldsm64, GMLP_GEMM_PREC_BF16, B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&ldsm64, GMLP_GEMM_PREC_FP16, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&ldsm128, GMLP_GEMM_PREC_BF16, PADDED, 133, 140, 45, 1, 1.0f, EPI_GATE_TANH, 1.0f);
@@ -188,7 +193,7 @@ int main(int argc, char **argv)
     run(&tf32_64, GMLP_GEMM_PREC_TF32, TA | NN, 77, 140, 50, 2, 1.0f, EPI_COLS, 1.0f);
     run(&half16, GMLP_GEMM_PREC_BF16, TA | A_HALF, 130, 66, 45, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
     /* TF32 in 32-deep slices; 4 warps of 64 x 32 */
-    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0, 0, 0, 0, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0, 0, 0, 0, 0};
+    static const tiling tf32_64_32 = {64, 64, 32, 4, 8, 0, 0, 0, 0, 0, 0}, reg_128x64 = {128, 64, 16, 8, 8, 0, 0, 0, 0, 0, 0};
     run(&tf32_64_32, GMLP_GEMM_PREC_TF32, B_HALF, 100, 70, 97, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&reg_128x64, GMLP_GEMM_PREC_BF16, NN | A_HALF, 150, 75, 66, 1, 0.0f, EPI_GATE, 1.0f);
     /* bfloat16 weights, as a BF16 model stores them (the stored bits packed as they are): NT's B, NN's A,
@@ -200,8 +205,8 @@ int main(int argc, char **argv)
     /* the cp.async staging (its copies emulated by loads and stores; the rounding at the fragments is the
      * kernel's own): three slices in flight over more slices than that and fewer, both layouts, zero-filled
      * edges, half storage (FP16's bits used as they are) */
-    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2, 0, 0, 0, 0}, async_tf32_3 = {128, 128, 8, 8, 8, 3, 0, 0, 0, 0},
-                        async16 = {128, 64, 16, 8, 8, 2, 0, 0, 0, 0}, async16_64 = {64, 64, 16, 4, 8, 3, 0, 0, 0, 0};
+    static const tiling async_tf32 = {128, 128, 16, 8, 8, 2, 0, 0, 0, 0, 0}, async_tf32_3 = {128, 128, 8, 8, 8, 3, 0, 0, 0, 0, 0},
+                        async16 = {128, 64, 16, 8, 8, 2, 0, 0, 0, 0, 0}, async16_64 = {64, 64, 16, 4, 8, 3, 0, 0, 0, 0, 0};
     run(&async_tf32, GMLP_GEMM_PREC_TF32, 0, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&async_tf32_3, GMLP_GEMM_PREC_TF32, NN | A_HALF, 61, 130, 49, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&async16, GMLP_GEMM_PREC_FP16, B_HALF, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
@@ -210,7 +215,7 @@ int main(int argc, char **argv)
     run(&async16, GMLP_GEMM_PREC_BF16, B_BF16, 130, 70, 83, 1, 1.0f, EPI_COLS, 1.0f);
     /* cp.async with ldmatrix: bfloat16 operands copied and loaded as they are (NT both, NN A, vector width 1
      * too); float ones as the rows above (A of NT) */
-    static const tiling async_ldsm = {64, 64, 16, 4, 8, 3, 1, 0, 0, 0}, async_ldsm4 = {64, 64, 16, 4, 8, 4, 1, 0, 0, 0};
+    static const tiling async_ldsm = {64, 64, 16, 4, 8, 3, 1, 0, 0, 0, 0}, async_ldsm4 = {64, 64, 16, 4, 8, 4, 1, 0, 0, 0, 0};
     run(&async_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 150, 137, 75, 2, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&async_ldsm, GMLP_GEMM_PREC_BF16, B_BF16, 61, 70, 49, 1, 1.0f, EPI_COLS, 1.0f);
     run(&async_ldsm4, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | PADDED, 77, 140, 50, 1, 0.0f, EPI_GATE, 1.0f);
@@ -229,8 +234,8 @@ int main(int argc, char **argv)
     run(&async_ldsm4, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED, 77, 140, 50, 1, 0.0f, EPI_NONE, 0x1p16f);
     /* 4 warps of 64 x 64 (the epilogue called): BF16 by ldmatrix through cp.async (two and three slices in
      * flight), TF32 three, FP16 of half operands */
-    static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1, 0, 0, 0}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0, 0, 0, 0},
-                        w64_16 = {128, 128, 16, 8, 16, 2, 0, 0, 0, 0}, w64_ldsm3 = {128, 128, 16, 8, 16, 3, 1, 0, 0, 0};
+    static const tiling w64_ldsm = {128, 128, 16, 8, 16, 2, 1, 0, 0, 0, 0}, w64_tf32 = {128, 128, 8, 8, 16, 3, 0, 0, 0, 0, 0},
+                        w64_16 = {128, 128, 16, 8, 16, 2, 0, 0, 0, 0, 0}, w64_ldsm3 = {128, 128, 16, 8, 16, 3, 1, 0, 0, 0, 0};
     run(&w64_ldsm, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 150, 137, 75, 2, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&w64_ldsm3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 260, 70, 1, 0.0f, EPI_COLS_GELU, 1.0f);
     run(&w64_ldsm, GMLP_GEMM_PREC_BF16, NN | A_BF16 | PADDED, 196, 140, 77, 1, 0.0f, EPI_GATE, 1.0f);
@@ -247,9 +252,9 @@ int main(int argc, char **argv)
      * A), BF16 and FP16 (saturated), a float operand beside a swizzled one, element copies (vector width 1),
      * one k-step a slice (TK 16: the fragments moved) and fewer slices than stages, their blocks in bands of
      * 2 block rows (the last band short where m has 3); then each axis alone */
-    static const tiling swz3 = {128, 128, 32, 8, 8, 3, 1, 1, 1, 2}, swz2 = {128, 128, 32, 8, 8, 2, 1, 1, 1, 2},
-                        swz4 = {128, 128, 16, 8, 8, 4, 1, 1, 1, 2}, swz_only = {64, 64, 32, 4, 8, 3, 1, 1, 0, 0},
-                        frag2_only = {64, 64, 16, 4, 8, 3, 1, 0, 1, 0};
+    static const tiling swz3 = {128, 128, 32, 8, 8, 3, 1, 1, 1, 2, 0}, swz2 = {128, 128, 32, 8, 8, 2, 1, 1, 1, 2, 0},
+                        swz4 = {128, 128, 16, 8, 8, 4, 1, 1, 1, 2, 0}, swz_only = {64, 64, 32, 4, 8, 3, 1, 1, 0, 0, 0},
+                        frag2_only = {64, 64, 16, 4, 8, 3, 1, 0, 1, 0, 0};
     run(&swz3, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 260, 137, 200, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&swz3, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 260, 170, 2, 0.0f, EPI_GATE, 1.0f);
     run(&swz3, GMLP_GEMM_PREC_BF16, TA | NN | A_BF16 | B_BF16 | C_BF16, 131, 140, 200, 1, 0.0f, EPI_ROWS_GELU, 1.0f);
@@ -261,6 +266,17 @@ int main(int argc, char **argv)
     run(&swz4, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 130, 140, 9, 1, 0.0f, EPI_GATE_TANH, 1.0f);
     run(&swz_only, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 137, 75, 1, 0.0f, EPI_COLS, 1.0f);
     run(&frag2_only, GMLP_GEMM_PREC_FP16, TA | A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
+    /* Issue #53's wgmma rows: two warp groups of 64 x 64 (m64n64k16), one of 64 x 128 (m64n128k16), three
+     * slices in flight in bands of 2; blocks inside and across m, n and k, fewer slices than stages, element
+     * copies (vector width 1), BF16 and FP16 (half operands saturated in local memory), 16-bit C */
+    static const tiling wg128x64 = {128, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1}, wg64x128 = {64, 128, 64, 8, 8, 2, 0, 1, 0, 0, 1},
+                        wg128x128 = {128, 128, 64, 8, 8, 3, 0, 1, 0, 2, 1};
+    run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 260, 137, 200, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 70, 99, 2, 0.0f, EPI_GATE, 1.0f);
+    run(&wg64x128, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 150, 260, 130, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&wg64x128, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 128, 256, 128, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 300, 260, 9, 2, 0.0f, EPI_GATE_TANH, 1.0f);
+    run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 256, 256, 256, 1, 1.0f, EPI_COLS, 1.0f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");
 }

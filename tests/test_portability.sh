@@ -33,13 +33,13 @@
 # compiler, file and tiling of the portable kernels, every engine, still
 # compiles and is checked, in a minute or two rather than twenty (the full
 # tier, CI's, compiles them all).
-#   test_portability.sh KERNEL_PROGRAMS
+#   test_portability.sh KERNEL_PROGRAMS [TEST_WGMMA_SPLICE]
 set -u
 intel_devs="tgllp dg2" amd_cpus="gfx906 gfx90a gfx1030 gfx1100" nv_sms="sm_80 sm_90" quick=0
 if [ "${GMLP_TEST_TIER:-}" = quick ]; then
     intel_devs=tgllp amd_cpus=gfx90a nv_sms=sm_80 quick=1
 fi
-programs=$1
+programs=$1 splicer=${2:-} # kernel_programs; test_wgmma_splice (the wgmma rows' splice), or none
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libclc=/usr/lib/clc/amdgcn--amdhsa.bc
@@ -341,6 +341,59 @@ else
             "$archs" "$bound" </dev/null
     done <"$tmp/engines"
     collect
+    # Hopper's wgmma rows (issue #53): each form's PTX, clang-15's rewritten to the form NVIDIA's OpenCL
+    # writes (.version 8.0, .target sm_90, texmode_independent), spliced by the library (SPLICER --splice),
+    # then ptxas -arch=sm_90a: no spill, as many HGMMA in the SASS as mma markers spliced, and the main loop's
+    # instructions per HGMMA (with the HMMA.16816's worth of work one does: N / 2 of them); the spliced
+    # instruction itself is proven only by a GPU's self-test
+    check_wgmma_form() {
+        local prec=$1 name=$2 defs=$3 tn hgmma mmas regs smem bad n loop_ins loop_n loop_per
+        tn=$(echo "$defs" | grep -o 'GMLP_GEMM_TN=[0-9]*' | cut -d= -f2)
+        hgmma=HGMMA.64x${tn}x16.F32; [ "$prec" = 3 ] && hgmma=$hgmma.BF16
+        # shellcheck disable=SC2086
+        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
+            -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
+            -S "$tmp/src/gemm_mma.cl" -o "$w/k.ptx" >"$w/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"; return
+        fi
+        sed -e 's/^\.version .*/.version 8.0/' -e 's/^\.target .*/.target sm_90, texmode_independent/' "$w/k.ptx" \
+            >"$w/nv.ptx"
+        if ! mmas=$("$splicer" --splice "$w/nv.ptx" "$w/spliced.ptx"); then
+            fail=$((fail + 1)); echo "FAIL: $name: the splice refused its PTX: $mmas"; return
+        fi
+        if ! "$ptxas" -v -arch=sm_90a "$w/spliced.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
+            fail=$((fail + 1)); echo "FAIL: $name ptxas sm_90a"; cat "$w/log"; return
+        fi
+        regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
+        smem=$(grep -o '[0-9]* bytes smem' "$w/log" | head -n 1)
+        bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
+            "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+        cuobjdump -sass "$w/k.cubin" >"$w/k.sass" 2>&1
+        n=$(grep -o 'HGMMA[.A-Za-z0-9]*' "$w/k.sass" | grep -cxF "$hgmma")
+        read -r loop_ins loop_n loop_per <<<"$(python3 "$here/asm_loop.py" "$w/k.sass" "$hgmma")"
+        echo "$name sm_90a: $regs registers, $smem, $n $hgmma of $mmas markers${bad:+, $bad}, main loop" \
+            "$loop_ins instructions for $loop_n: $loop_per a HGMMA ($(awk -v p="$loop_per" -v n="$tn" \
+            'BEGIN { if (p == "none") print "none"; else printf "%.2f", p / (n / 2) }') an HMMA.16816's work)"
+        if [ -n "$bad" ]; then
+            fail=$((fail + 1)); echo "FAIL: $name spills on sm_90a"
+        elif [ "$n" = 0 ] || [ "$n" != "$mmas" ]; then
+            fail=$((fail + 1)); echo "FAIL: $name on sm_90a: $mmas mma markers spliced, $n $hgmma in the SASS"
+        elif [ "$loop_per" = none ]; then
+            fail=$((fail + 1)); echo "FAIL: $name on sm_90a: no main loop of $hgmma"
+        else
+            pass=$((pass + 1))
+        fi
+    }
+    if [ -z "$splicer" ]; then
+        echo "SKIP: the wgmma rows' SASS (no splicer given)"
+    else
+        while read -r engine archs tiling default prec ah bh ch tb stages ldsm count rest; do
+            [ "$engine" = wgmma ] || continue
+            label=${rest%% | *} rest=${rest#* | }
+            spawn check_wgmma_form "$prec" "${label#gmlp_gemm_mma }" "${rest#* }" </dev/null
+        done <"$tmp/engines"
+        collect
+    fi
 fi
 # The Intel and AMD matrix engines (gemm_xmx.cl, gemm_mfma.cl: the library
 # builds them only where the capability ladder passed): the sample of each

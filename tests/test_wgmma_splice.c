@@ -47,7 +47,8 @@ static void test_spliced(void)
 {
     char body[1024], *out = NULL;
     size_t mmas;
-    snprintf(body, sizeof body, "\t// gmlp.wgmma.v1 fence\n%s\t// gmlp.wgmma.v1 commit\n\t// gmlp.wgmma.v1 wait 0\n",
+    snprintf(body, sizeof body,
+             "\t// gmlp.wgmma.v1 proxy\n\t// gmlp.wgmma.v1 fence\n%s\t// gmlp.wgmma.v1 commit\n\t// gmlp.wgmma.v1 wait 0\n",
              mma8);
     CHECK(splice("7.5", "sm_90, texmode_independent", body, &out, &mmas) == GMLP_OK, "a well-formed PTX refused");
     if (!out)
@@ -56,8 +57,9 @@ static void test_spliced(void)
     CHECK(strstr(out, "\n.version 8.0\n") != NULL, "ISA 7.5 not raised to 8.0 (wgmma's)");
     CHECK(strstr(out, "\n.target sm_90a, texmode_independent\n") != NULL, "the target not sm_90a with its options");
     CHECK(strstr(out, "\twgmma.fence.sync.aligned;\n") && strstr(out, "\twgmma.commit_group.sync.aligned;\n") &&
-              strstr(out, "\twgmma.wait_group.sync.aligned 0;\n"),
-          "fence, commit or wait not spliced, or not indented as their markers");
+              strstr(out, "\twgmma.wait_group.sync.aligned 0;\n") &&
+              strstr(out, "\tfence.proxy.async.shared::cta;\n"),
+          "proxy, fence, commit or wait not spliced, or not indented as their markers");
     CHECK(strstr(out, "\t{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
                       "{%f1, %f2, %f3, %f4}, %rd1, %rd2, p, 1, 1, 0, 1; }\n") != NULL,
           "the mma not spliced as wgmma.mma_async with its registers, scale-d set, transposes 0 and 1:\n%s", out);
@@ -121,6 +123,7 @@ static void test_refusals(void)
         {"8.0", "sm_90", "\t// gmlp.wgmma.v1 mma m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 0, 0 x\n",
          "text after the operands", GMLP_ERR_BUILD},
         {"8.0", "sm_90", "\t// gmlp.wgmma.v1 wait 8\n", "a wait past 7", GMLP_ERR_BUILD},
+        {"8.0", "sm_90", "\t// gmlp.wgmma.v1 proxy all\n", "text after proxy", GMLP_ERR_BUILD},
         {"8.0", "sm_90", "\t// gmlp.wgmma.v1 arrive\n", "an unknown verb", GMLP_ERR_BUILD},
         {"8.0", "sm_90", "\t// gmlp.wgmma.v2 fence\n", "a marker of another splice's version", GMLP_ERR_BUILD},
     };

@@ -15,6 +15,7 @@
 struct gmlp_program_entry {
     const char *file;
     char *defines;
+    const gmlp_program_rewrite *rewrite;
     cl_program program;
 };
 
@@ -66,7 +67,7 @@ static int is_solo(const char *file)
 
 /* The program holding spec's kernel, built on first use. */
 static gmlp_status program_for(gmlp_context *ctx, const gmlp_kernel_spec *spec, const char *defines,
-                               cl_program *out)
+                               const gmlp_program_rewrite *rw, cl_program *out)
 {
     gmlp_kernel_cache *c = &ctx->kernels;
     if (!is_solo(spec->file)) {
@@ -74,7 +75,8 @@ static gmlp_status program_for(gmlp_context *ctx, const gmlp_kernel_spec *spec, 
         return GMLP_OK;
     }
     for (size_t i = 0; i < c->n_programs; i++)
-        if (!strcmp(c->programs[i].file, spec->file) && same_defines(c->programs[i].defines, defines)) {
+        if (!strcmp(c->programs[i].file, spec->file) && same_defines(c->programs[i].defines, defines) &&
+            c->programs[i].rewrite == rw) {
             *out = c->programs[i].program;
             return GMLP_OK;
         }
@@ -84,10 +86,11 @@ static gmlp_status program_for(gmlp_context *ctx, const gmlp_kernel_spec *spec, 
     c->programs = grown;
     struct gmlp_program_entry *p = &c->programs[c->n_programs];
     p->file = spec->file;
+    p->rewrite = rw;
     p->defines = dup_or_null(defines);
     if (defines && !p->defines)
         return gmlp_fail(&ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory caching kernels");
-    gmlp_status st = gmlp_program_build(ctx, spec->file, defines ? defines : "", &p->program);
+    gmlp_status st = gmlp_program_build_rewritten(ctx, spec->file, defines ? defines : "", rw, &p->program);
     if (st != GMLP_OK) {
         free(p->defines);
         return st;
@@ -100,14 +103,24 @@ static gmlp_status program_for(gmlp_context *ctx, const gmlp_kernel_spec *spec, 
 gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, const char *defines, const char *label,
                             const gmlp_kernel **out)
 {
+    return gmlp_kernel_get_rewritten(ctx, spec, defines, NULL, label, out);
+}
+
+gmlp_status gmlp_kernel_get_rewritten(gmlp_context *ctx, const gmlp_kernel_spec *spec, const char *defines,
+                                      const gmlp_program_rewrite *rw, const char *label, const gmlp_kernel **out)
+{
     gmlp_kernel_cache *c = &ctx->kernels;
     for (size_t i = 0; i < c->n_kernels; i++)
-        if (c->kernels[i]->spec == spec && same_defines(c->kernels[i]->defines, defines)) {
+        if (c->kernels[i]->spec == spec && same_defines(c->kernels[i]->defines, defines) &&
+            c->kernels[i]->rewrite == rw) {
             *out = c->kernels[i];
             return GMLP_OK;
         }
+    if (rw && !is_solo(spec->file))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "a rewritten program of the shared sources (%s)",
+                         spec->file);
     cl_program prog = NULL;
-    GMLP_TRY(program_for(ctx, spec, defines, &prog));
+    GMLP_TRY(program_for(ctx, spec, defines, rw, &prog));
     gmlp_kernel **grown = gmlp_realloc(c->kernels, (c->n_kernels + 1) * sizeof *grown);
     gmlp_kernel *k = gmlp_calloc(1, sizeof *k);
     if (grown)
@@ -118,6 +131,7 @@ gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, con
     }
     cl_int e;
     k->spec = spec;
+    k->rewrite = rw;
     k->program = prog;
     k->k = clCreateKernel(prog, spec->entry, &e);
     if (e != CL_SUCCESS) {

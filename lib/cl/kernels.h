@@ -19,6 +19,7 @@ typedef struct gmlp_kernel_spec {
 typedef struct gmlp_kernel {
     const gmlp_kernel_spec *spec;
     char *defines;          /* of a solo file's variant, or NULL */
+    const struct gmlp_program_rewrite *rewrite; /* its program's (cl/program.h), or NULL */
     cl_kernel k;
     cl_program program;     /* k's, for the kernel objects of recordings (cl/record.h) */
     size_t wg_max;          /* work-items per group the compiled kernel allows */
@@ -45,6 +46,11 @@ void gmlp_kernels_release(gmlp_context *ctx);
  * label: how profiles and logs name it (NULL: the entry point). */
 gmlp_status gmlp_kernel_get(gmlp_context *ctx, const gmlp_kernel_spec *spec, const char *defines, const char *label,
                             const gmlp_kernel **out);
+/* The same from a solo file's program rewritten by rw (cl/program.h), a
+ * program of its own beside the unrewritten variant's. */
+gmlp_status gmlp_kernel_get_rewritten(gmlp_context *ctx, const gmlp_kernel_spec *spec, const char *defines,
+                                      const struct gmlp_program_rewrite *rw, const char *label,
+                                      const gmlp_kernel **out);
 
 /* Argument kinds for gmlp_kernel_args: each value is preceded by its kind. */
 enum { GMLP_ARG_END, GMLP_ARG_MEM, GMLP_ARG_INT, GMLP_ARG_ULONG, GMLP_ARG_FLOAT };

@@ -90,12 +90,13 @@ static int hashed_path(const char *dir, const char *const *parts, size_t n_parts
     return n > 0 && (size_t)n < size;
 }
 
-static int cache_path(const char *dir, const char *src, const char *options, const gmlp_devinfo *dev, char *buf,
-                      size_t size)
+/* a rewritten program's key holds its rewrite's tag too */
+static int cache_path(const char *dir, const char *src, const char *options, const gmlp_devinfo *dev,
+                      const gmlp_program_rewrite *rw, char *buf, size_t size)
 {
     const char *parts[] = {src, options, dev->platform_name, dev->name, dev->vendor, dev->version, dev->driver,
-                           GMLP_VERSION_STRING};
-    return hashed_path(dir, parts, sizeof parts / sizeof *parts, ".clbin", buf, size);
+                           GMLP_VERSION_STRING, rw ? rw->tag : ""};
+    return hashed_path(dir, parts, sizeof parts / sizeof *parts - !rw, ".clbin", buf, size);
 }
 
 /* ctx's device file, of these kernel sources too where digest is set */
@@ -122,9 +123,25 @@ static cl_int build(cl_program prog, const gmlp_devinfo *dev, const char *option
     return clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
 }
 
-static cl_program load_cached(gmlp_context *ctx, const char *path, const char *options)
+/* A program from binary bin (len bytes) built with options, *e the first
+ * error; after one the caller releases the program (a failed build's log
+ * read first). */
+static cl_program from_binary(gmlp_context *ctx, const unsigned char *bin, size_t len, const char *options,
+                              cl_int *e)
 {
-    const gmlp_devinfo *dev = &ctx->dev;
+    const unsigned char *bins[] = {bin};
+    cl_int status = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->dev.device, &len, bins, &status, e);
+    if (*e == CL_SUCCESS && status != CL_SUCCESS)
+        *e = status;
+    if (*e == CL_SUCCESS)
+        *e = build(prog, &ctx->dev, options);
+    return prog;
+}
+
+static cl_program load_cached(gmlp_context *ctx, const char *path, const char *options,
+                              const gmlp_program_rewrite *rw)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
@@ -133,19 +150,12 @@ static cl_program load_cached(gmlp_context *ctx, const char *path, const char *o
     unsigned char *bin = NULL;
     cl_program prog = NULL;
     if (fread(magic, 1, 8, f) == 8 && !memcmp(magic, CACHE_MAGIC, 8) && fread(&len, sizeof len, 1, f) == 1 &&
-        len > 0 && len < (1u << 30) && (bin = gmlp_malloc(len)) && fread(bin, 1, len, f) == len) {
-        size_t blen = len;
-        const unsigned char *bins[] = {bin};
-        cl_int e, status;
-        prog = clCreateProgramWithBinary(ctx->cl, 1, &dev->device, &blen, bins, &status, &e);
-        if (e != CL_SUCCESS || status != CL_SUCCESS) {
-            if (prog)
-                clReleaseProgram(prog);
-            prog = NULL;
-        } else if (build(prog, dev, options) != CL_SUCCESS) {
-            clReleaseProgram(prog);
-            prog = NULL;
-        }
+        len > 0 && len < (1u << 30) && (bin = gmlp_malloc(len)) && fread(bin, 1, len, f) == len &&
+        (!rw || rw->accepts((const char *)bin, len))) {
+        cl_int e;
+        prog = from_binary(ctx, bin, len, options, &e);
+        if (e != CL_SUCCESS && prog)
+            clReleaseProgram(prog), prog = NULL;
     }
     free(bin);
     fclose(f);
@@ -153,19 +163,26 @@ static cl_program load_cached(gmlp_context *ctx, const char *path, const char *o
     return prog;
 }
 
-static void store_cached(cl_program prog, const char *path)
+/* prog's binary (*len bytes, malloc'd); NULL if it has none or out of memory */
+static unsigned char *program_binary(cl_program prog, size_t *len)
 {
-    size_t len = 0;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || !len)
-        return;
-    unsigned char *bin = gmlp_malloc(len);
-    if (!bin)
-        return;
+    *len = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof *len, len, NULL) != CL_SUCCESS || !*len)
+        return NULL;
+    unsigned char *bin = gmlp_malloc(*len);
     unsigned char *bins[] = {bin};
+    if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) != CL_SUCCESS) {
+        free(bin);
+        bin = NULL;
+    }
+    return bin;
+}
+
+static void store_cached(const unsigned char *bin, size_t len, const char *path)
+{
     char tmp[1200];
     FILE *f = NULL;
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) < (int)sizeof tmp &&
-        clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS &&
+    if (bin && snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) < (int)sizeof tmp &&
         (f = fopen(tmp, "wb"))) {
         uint64_t l64 = len;
         int ok = fwrite(CACHE_MAGIC, 1, 8, f) == 8 && fwrite(&l64, sizeof l64, 1, f) == 1 &&
@@ -175,7 +192,6 @@ static void store_cached(cl_program prog, const char *path)
         if (!ok || gmlp_rename(tmp, path) != 0)
             remove(tmp);
     }
-    free(bin);
 }
 
 static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *options, cl_int e)
@@ -213,7 +229,41 @@ static int cache_serves(const gmlp_devinfo *dev)
     return 1;
 }
 
+/* prog (built from source) rewritten by rw and built again from the result, *bin (*len bytes) the rewritten
+ * binary for the cache; prog released either way */
+static gmlp_status rebuild_rewritten(gmlp_context *ctx, cl_program prog, const char *options,
+                                     const gmlp_program_rewrite *rw, cl_program *out, char **bin, size_t *len)
+{
+    size_t got;
+    unsigned char *built = program_binary(prog, &got);
+    clReleaseProgram(prog);
+    if (!built)
+        return gmlp_fail(&ctx->err, GMLP_ERR_BUILD, "%s: no binary of the program to rewrite on '%s'", rw->tag,
+                         ctx->dev.name);
+    gmlp_status st = rw->rewrite(&ctx->err, (const char *)built, got, bin, len);
+    free(built);
+    if (st != GMLP_OK)
+        return st;
+    cl_int e;
+    *out = from_binary(ctx, (const unsigned char *)*bin, *len, options, &e);
+    if (e == CL_SUCCESS)
+        return GMLP_OK;
+    st = *out ? build_error(ctx, *out, options, e) : gmlp_fail_cl(&ctx->err, "clCreateProgramWithBinary", e);
+    if (*out)
+        clReleaseProgram(*out);
+    *out = NULL;
+    free(*bin);
+    *bin = NULL;
+    return st;
+}
+
 gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out)
+{
+    return gmlp_program_build_rewritten(ctx, file, options, NULL, out);
+}
+
+gmlp_status gmlp_program_build_rewritten(gmlp_context *ctx, const char *file, const char *options,
+                                         const gmlp_program_rewrite *rw, cl_program *out)
 {
     *out = NULL;
     char opts[2048];
@@ -230,8 +280,8 @@ gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *
     if (!serves && *ctx->set.cache_dir)
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "kernel cache: %s's own (it caches compiled kernels)",
                  ctx->dev.platform_name);
-    int cacheable = serves && cache_path(ctx->set.cache_dir, src, opts, &ctx->dev, path, sizeof path);
-    cl_program prog = cacheable ? load_cached(ctx, path, opts) : NULL;
+    int cacheable = serves && cache_path(ctx->set.cache_dir, src, opts, &ctx->dev, rw, path, sizeof path);
+    cl_program prog = cacheable ? load_cached(ctx, path, opts, rw) : NULL;
     if (prog) {
         free(src);
         *out = prog;
@@ -249,8 +299,18 @@ gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *
         clReleaseProgram(prog);
         return st;
     }
-    if (cacheable)
-        store_cached(prog, path);
+    char *rewritten = NULL;
+    size_t len = 0;
+    if (rw) {
+        GMLP_TRY(rebuild_rewritten(ctx, prog, opts, rw, &prog, &rewritten, &len));
+        if (cacheable)
+            store_cached((const unsigned char *)rewritten, len, path);
+        free(rewritten);
+    } else if (cacheable) {
+        unsigned char *bin = program_binary(prog, &len);
+        store_cached(bin, len, path);
+        free(bin);
+    }
     *out = prog;
     return GMLP_OK;
 }

@@ -6,16 +6,35 @@
 #define GMLP_PROGRAM_H
 
 #include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
 
+#include "core/error.h"
 #include "gmlp.h"
 
 typedef struct gmlp_context gmlp_context;
+
+/* A rewrite of a program's binary as the implementation built it (NVIDIA's:
+ * PTX text) into the binary of the program to build instead, for what
+ * OpenCL C cannot say (an architecture's instructions spliced in by an op):
+ * tag names the rewrite and its version in the cache key; accepts says
+ * whether a cached binary is one it wrote (refused on load otherwise). */
+typedef struct gmlp_program_rewrite {
+    const char *tag;
+    gmlp_status (*rewrite)(gmlp_error *err, const char *bin, size_t len, char **out, size_t *out_len);
+    bool (*accepts)(const char *bin, size_t len);
+} gmlp_program_rewrite;
 
 /* The prelude, then file == NULL: every shared source (the context's shared
  * program), else the solo source of that name ("gemm.cl").  options: the
  * library's -D options; the context's extra build options are appended.  A
  * failure is GMLP_ERR_BUILD with the device's build log in ctx->err. */
 gmlp_status gmlp_program_build(gmlp_context *ctx, const char *file, const char *options, cl_program *out);
+/* The same, rw (not NULL) rewriting the built binary, then the program
+ * built again from the rewritten one (clCreateProgramWithBinary: NVIDIA's
+ * "program from PTX text"); cached rewritten. */
+gmlp_status gmlp_program_build_rewritten(gmlp_context *ctx, const char *file, const char *options,
+                                         const gmlp_program_rewrite *rw, cl_program *out);
 
 /* The text gmlp_program_build compiles for file (NULL: the shared program),
  * malloc'd; "" when file names no solo source, NULL when out of memory. */

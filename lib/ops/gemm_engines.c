@@ -2,7 +2,8 @@
  * (gmlp_tiling.needs) runs on a device only once, for its device and driver:
  *   1. the architecture has the engine (gmlp_engines_detect: NVIDIA's
  *      compute capability 8.0 or later, read through
- *      cl_nv_device_attribute_query, for mma.sync; Intel's extension
+ *      cl_nv_device_attribute_query, for mma.sync, exactly 9.0 for
+ *      wgmma; Intel's extension
  *      strings and smallest sub-group size for XMX; AMD's gfx name under
  *      AMD's own runtime for MFMA and WMMA, the wavefront width for WMMA's);
  *   2. the variant builds and fits (the probe build), and
@@ -84,14 +85,16 @@ unsigned gmlp_engines_for(const gmlp_devinfo *d, const gmlp_engine_facts *f)
         e |= GMLP_ENGINE_XMX16_TF32;
     if (f->host_bf16)
         e |= GMLP_ENGINE_AVX512_BF16;
-    /* AMD: the architectures the engines' rows list, under AMD's own
-     * compiler (ROCm: the builtins are not Mesa's), in the wavefront a row
-     * needs (WMMA's layout differs in wave32 and wave64) */
+    /* NVIDIA's other engines and AMD's: the architectures their rows list
+     * (wgmma: sm_90 exactly); AMD's under AMD's own compiler (ROCm: the
+     * builtins are not Mesa's), in the wavefront a row needs (WMMA's layout
+     * differs in wave32 and wave64) */
     size_t n;
     const gmlp_engine *rows = gmlp_engines(&n);
-    for (const gmlp_engine *r = rows; d->vendor_id == GMLP_VENDOR_AMD && f->amd_runtime && r < rows + n; r++)
-        if (r->vendor == GMLP_VENDOR_AMD && gmlp_engine_has_arch(r, d->arch) &&
-            (!r->wave || (r->wave == 64) == (f->wavefront == 64)))
+    for (const gmlp_engine *r = rows; r < rows + n; r++)
+        if (r->vendor == d->vendor_id && gmlp_engine_has_arch(r, d->arch) &&
+            (r->vendor == GMLP_VENDOR_NVIDIA ||
+             (r->vendor == GMLP_VENDOR_AMD && f->amd_runtime && (!r->wave || (r->wave == 64) == (f->wavefront == 64)))))
             e |= r->bit;
     return e;
 }

@@ -12,6 +12,7 @@
 #include "ops/gemm_split.h"
 #include "ops/gemm_variant.h"
 #include "ops/state.h"
+#include "ops/wgmma_splice.h"
 
 typedef gmlp_gemm_variant form; /* a product's: its vector width the operands' alignment */
 
@@ -44,6 +45,7 @@ static const char *const why_ladder = "its matrix engine failed the capability l
 static const char *const why_sweep =
     "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
 static const char *const why_fused = "its kernel has no prologue or row statistics (the portable kernels' alone)";
+static const char *const why_form = "it takes NT products of the instruction's 16-bit operands only (wgmma)";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -82,6 +84,11 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
         return GMLP_OK;
     }
     const gmlp_gemm_operands ops = {f->a, f->b, !f->ta, f->tb, f->precision};
+    if (!gmlp_gemm_tiling_takes(t, &ops)) {
+        if (why)
+            *why = why_form;
+        return GMLP_OK;
+    }
     /* float operands of a cp.async tiling; the tiled kernel's prologue rows */
     if (gmlp_gemm_tiling_form_bytes(t, &ops) + prologue_bytes(f->prologue, t) > ctx->dev.local_mem) {
         if (why)
@@ -100,7 +107,9 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
             *why = why_ladder;
         return GMLP_OK;
     }
-    GMLP_TRY(gmlp_kernel_get(ctx, t->kernel, defs, label, k));
+    /* wgmma's instructions spliced into the PTX (not where emulated: no PTX) */
+    const gmlp_program_rewrite *rw = t->wgmma && v.issue == GMLP_ISSUE_NATIVE ? &gmlp_wgmma_rewrite : NULL;
+    GMLP_TRY(gmlp_kernel_get_rewritten(ctx, t->kernel, defs, rw, label, k));
     if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
                  label, ctx->dev.name, (*k)->wg_max);

@@ -40,6 +40,9 @@ static const gmlp_engine engines[] = {
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}},
     {GMLP_ENGINE_WMMA64, "wmma64", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 64, 64, 16, 16, K16(16), KIB(64),
      {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}},
+    /* a warp group's m64nNk16 (N 8 to 256), its operands from local memory; NVIDIA's OpenCL reports 48 KiB */
+    {GMLP_ENGINE_WGMMA, "wgmma", NVIDIA, "sm_90", 0, 128, 64, 8, K16(16), KIB(48),
+     {[GMLP_GEMM_FP16] = "wgmma m64nNk16", [GMLP_GEMM_BF16] = "wgmma m64nNk16"}},
     /* one work-item's instruction: 16 sums of pairs; OpenCL's least local memory (the direct kernel takes none) */
     {GMLP_ENGINE_AVX512_BF16, "dpbf16", GMLP_VENDOR_ANY, "", 0, 1, 1, 16, {[GMLP_GEMM_BF16] = 2}, KIB(32),
      {[GMLP_GEMM_BF16] = "vdpbf16ps (AVX512_BF16)"}},
@@ -81,6 +84,9 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
 /* NVIDIA's tensor cores through mma.sync (cl_kernels/gemm_mma.cl): any
  * device whose capability ladder proved the engine (tests: emulated) */
 #define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
+/* Hopper's wgmma (gemm_mma.cl's GMLP_MMA_WGMMA): NT products of 16-bit operands, swizzled 64-deep slices */
+#define WGMMA .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_WGMMA, .tk = 64, .swizzle = 1, .wgmma = 1,     \
+              NVIDIA_ONLY, LOW_16BIT
 #define TF32 .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_TF32)
 #define PRECISIONS_16BIT (GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16))
 #define LOW_16BIT .precisions = PRECISIONS_16BIT
@@ -205,6 +211,12 @@ static const gmlp_tiling tilings[] = {
      .stages = 2, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
     {.name = "mma_128x128x16_8x8_s4_ldsm_swz_f2_r8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
      .stages = 4, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
+    /* Issue #53's: Hopper's wgmma, a warp group of 4 warps per 64 rows of C, its operands read by descriptor
+     * from 64-deep slices in the 128-byte swizzle, two slices in flight in NVIDIA's reported 48 KiB: 2 warp
+     * groups of 64 x 64 (m64n64k16), or one of 64 x 128 (m64n128k16).  Candidates until a GPU measures them
+     * (offline: bench/NOTES.md, "wgmma rows"). */
+    {.name = "wgmma_128x64x64_8x4_s2_swz_r8", WGMMA, .tm = 128, .tn = 64, .wm = 8, .wn = 4, .stages = 2, .raster = 8},
+    {.name = "wgmma_64x128x64_8x8_s2_swz_r8", WGMMA, .tm = 64, .tn = 128, .wm = 8, .wn = 8, .stages = 2, .raster = 8},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
@@ -376,14 +388,23 @@ static size_t mma_slice_words(size_t w, size_t tk, size_t pk)
  * for tf32, by 8 for 16-bit pairs) or across it (TK rows of W, padded by 8,
  * by 4); unpadded where swizzled (the instruction's 16-bit bits); gemm_mma.cl's
  * MMA_RAW_LD and MMA_RAW_SIZE. */
+/* whether storage e holds precision p's 16-bit operand bits */
+static bool native16(gmlp_elem e, gmlp_gemm_precision p)
+{
+    return (e == GMLP_ELEM_BF16 && p == GMLP_GEMM_BF16) || (e == GMLP_ELEM_F16 && p == GMLP_GEMM_FP16);
+}
+
 static size_t mma_raw_bytes(const gmlp_tiling *t, size_t w, gmlp_elem e, bool along_k, gmlp_gemm_precision p)
 {
     const size_t tk = (size_t)t->tk, tf32 = p == GMLP_GEMM_TF32;
-    const bool swizzled = t->swizzle && ((e == GMLP_ELEM_BF16 && p == GMLP_GEMM_BF16) ||
-                                         (e == GMLP_ELEM_F16 && p == GMLP_GEMM_FP16));
-    if (swizzled)
+    if (t->swizzle && native16(e, p))
         return w * tk * gmlp_elem_size(e);
     return (along_k ? w * (tk + (tf32 ? 4 : 8)) : tk * (w + (tf32 ? 8 : 4))) * gmlp_elem_size(e);
+}
+
+bool gmlp_gemm_tiling_takes(const gmlp_tiling *t, const gmlp_gemm_operands *o)
+{
+    return !t->wgmma || (o->a_along_k && o->b_along_k && native16(o->a, o->precision) && native16(o->b, o->precision));
 }
 
 size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o)

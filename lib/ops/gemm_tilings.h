@@ -63,7 +63,10 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p);
  * its OpenCL C reaches the instruction through a target attribute), the
  * host having it; the direct kernel's dpbf16 tilings */
 #define GMLP_ENGINE_AVX512_BF16 (1u << 8)
-/* bits 9 to 30: the next engines' */
+/* NVIDIA Hopper's warp-group wgmma (sm_90 exactly: Blackwell has none), its
+ * instructions spliced into the PTX (ops/wgmma_splice.h) */
+#define GMLP_ENGINE_WGMMA (1u << 9)
+/* bits 10 to 30: the next engines' */
 /* Tests only: the engines' tilings build with their instructions emulated
  * (portably, by their documented semantics) on a device without them. */
 #define GMLP_ENGINE_EMULATED (1u << 31)
@@ -111,6 +114,8 @@ typedef struct gmlp_tiling {
     int frag2;                      /* gemm_mma.cl, cp.async: fragments double-buffered, the slice loop pipelined */
     int raster;                     /* gemm_mma.cl: blocks of C walked in bands of this many block rows (L2
                                      * reuse); 0: the launch's order */
+    int wgmma;                      /* gemm_mma.cl, cp.async, swizzled: the products on Hopper's wgmma (a warp
+                                     * group per 64 rows; NT products of the instruction's 16-bit operands) */
     bool native_vw;                 /* only where the device's native float vectors are vw wide or wider (a
                                      * CPU block whose accumulators fill AVX-512's registers would spill in
                                      * AVX2's, split in two) */
@@ -226,6 +231,10 @@ typedef struct gmlp_gemm_operands {
  * cp.async staging holds them as stored (16-bit storage half a float's
  * bytes); the others the same for any. */
 size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o);
+/* Whether t's kernel takes products of operands o: a wgmma row only NT
+ * products of operands stored as the instruction's 16-bit bits (its
+ * descriptors name them in local memory as copied); every other, any. */
+bool gmlp_gemm_tiling_takes(const gmlp_tiling *t, const gmlp_gemm_operands *o);
 /* Whether some default names t (the portability suite builds defaults in every form). */
 bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t);
 

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "ops/wgmma_splice.h"
+
 _Static_assert(GMLP_ELEM_F32 == GMLP_STORE_FLOAT && GMLP_ELEM_F16 == GMLP_STORE_HALF &&
                    GMLP_ELEM_BF16 == GMLP_STORE_BF16,
                "the kernels' storage codes are gmlp_elem's");
@@ -111,6 +113,8 @@ int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t
         APPEND(buf, size, &n, " -DGMLP_MMA_FRAG2=1");
     if (t->raster)
         APPEND(buf, size, &n, " -DGMLP_MMA_RASTER=%d", t->raster);
+    if (t->wgmma) /* the splice's version: the kernel cache and the ladder's verdicts keyed by it */
+        APPEND(buf, size, &n, " -DGMLP_MMA_WGMMA=%d", GMLP_WGMMA_SPLICE_VERSION);
     if (t->defines)
         APPEND(buf, size, &n, " %s", t->defines);
     return n;

@@ -148,6 +148,10 @@ static bool splice_marker(cursor *c, text *t, size_t *mmas)
         puts_(t, "wgmma.fence.sync.aligned;");
         return at_end(c);
     }
+    if (take(c, "proxy")) {
+        puts_(t, "fence.proxy.async.shared::cta;");
+        return at_end(c);
+    }
     if (take(c, "commit")) {
         puts_(t, "wgmma.commit_group.sync.aligned;");
         return at_end(c);
@@ -303,3 +307,11 @@ bool gmlp_wgmma_is_spliced(const char *ptx, size_t len)
     return contains(ptx, len, ".target sm_90a") && contains(ptx, len, "wgmma.mma_async.sync.aligned") &&
            !contains(ptx, len, MARK);
 }
+
+static gmlp_status rewrite(gmlp_error *err, const char *bin, size_t len, char **out, size_t *out_len)
+{
+    size_t mmas;
+    return gmlp_wgmma_splice(err, bin, len, out, out_len, &mmas);
+}
+
+const gmlp_program_rewrite gmlp_wgmma_rewrite = {"gmlp.wgmma.v1", rewrite, gmlp_wgmma_is_spliced};

@@ -9,6 +9,8 @@
  * A marker is one PTX comment line, as `__asm__ volatile("// gmlp.wgmma.v1
  * ..." : operands)` writes it with the operands substituted:
  *   // gmlp.wgmma.v1 fence                      wgmma.fence.sync.aligned
+ *   // gmlp.wgmma.v1 proxy                      fence.proxy.async.shared::cta (the
+ *       work-item's writes of local memory made visible to wgmma's reads)
  *   // gmlp.wgmma.v1 commit                     wgmma.commit_group.sync.aligned
  *   // gmlp.wgmma.v1 wait N                     wgmma.wait_group.sync.aligned N (0-7)
  *   // gmlp.wgmma.v1 mma m64nNk16.f32.T.T {d0, .., d(N/2-1)}, adesc, bdesc, TA, TB
@@ -26,10 +28,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cl/program.h"
 #include "core/error.h"
 
 /* The splice's version: the kernel cache and the engines' verdicts are
- * keyed by it, so that a changed splice never meets an old entry. */
+ * keyed by it (the wgmma rows' -DGMLP_MMA_WGMMA=version), so that a changed
+ * splice never meets an old entry; the markers' "v1" is its text. */
 #define GMLP_WGMMA_SPLICE_VERSION 1
 
 /* ptx (len bytes, NUL-terminated or not) spliced into *out (NUL-terminated,
@@ -39,6 +43,10 @@
  * GMLP_ERR_UNSUPPORTED for another target, GMLP_ERR_HOST_MEMORY. */
 gmlp_status gmlp_wgmma_splice(gmlp_error *err, const char *ptx, size_t len, char **out, size_t *out_len,
                               size_t *mmas);
+
+/* The splice as the program builder's rewrite (cl/program.h): the programs
+ * of the wgmma rows (gemm_kernel.c), cached spliced. */
+extern const gmlp_program_rewrite gmlp_wgmma_rewrite;
 
 /* Whether ptx (len bytes) is spliced: sm_90a, a wgmma.mma_async in it and
  * no marker left (a cached program is refused on load otherwise). */
