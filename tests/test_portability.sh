@@ -272,6 +272,20 @@ if [ $have_nv = 0 ] || [ -z "$nvbin" ]; then
     fi
 else
     export PATH="$nvbin:$PATH"
+    # gemm_mma.cl with options DEFS as PTX in $w/k.ptx (clang-15's nvptx64, sm_80), its log in $w/log
+    mma_ptx() {
+        # shellcheck disable=SC2086
+        clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl -march=sm_80 \
+            -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $1 -S "$tmp/src/gemm_mma.cl" \
+            -o "$w/k.ptx" >"$w/log" 2>&1
+    }
+    # from ptxas -v's report in $w/log: regs, smem, and bad (a stack frame or spill; empty: none)
+    ptxas_figures() {
+        regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
+        smem=$(grep -o '[0-9]* bytes smem' "$w/log" | head -n 1)
+        bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
+            "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+    }
     # one sampled variant: PRECISION A B TB STAGES LDSM LABEL DEFS ARCHS BOUND (instructions per HMMA; "" none)
     check_mma_form() {
         local prec=$1 ah=$2 bh=$3 tb=$4 stages=$5 ldsm=$6 name=$7 defs=$8 archs=$9 bound=${10} hmma native regs smem bad \
@@ -282,20 +296,14 @@ else
         native=$((prec - 1))
         [ "$ldsm" = 1 ] && { [ "$stages" = 0 ] || [ "$ah" = $native ] || { [ "$tb" = 1 ] && [ "$bh" = $native ]; }; } &&
             want_ldsm=1
-        # shellcheck disable=SC2086
-        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
-            -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
-            -S "$tmp/src/gemm_mma.cl" -o "$w/k.ptx" >"$w/log" 2>&1; then
+        if ! mma_ptx "$defs"; then
             fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"; return
         fi
         for sm in $archs; do
             if ! "$ptxas" -v -arch=$sm "$w/k.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
                 fail=$((fail + 1)); echo "FAIL: $name ptxas $sm"; cat "$w/log"; continue
             fi
-            regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
-            smem=$(grep -o '[0-9]* bytes smem' "$w/log" | head -n 1)
-            bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
-                "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+            ptxas_figures
             # the instruction exactly ("HMMA.16816.F32" is FP16's, not a prefix of BF16's)
             cuobjdump -sass "$w/k.cubin" >"$w/k.sass" 2>&1
             n_hmma=$(grep -o 'HMMA[.A-Z0-9]*' "$w/k.sass" | grep -cxF "$hmma")
@@ -350,10 +358,7 @@ else
         local prec=$1 name=$2 defs=$3 tn hgmma mmas regs smem bad n loop_ins loop_n loop_per
         tn=$(echo "$defs" | grep -o 'GMLP_GEMM_TN=[0-9]*' | cut -d= -f2)
         hgmma=HGMMA.64x${tn}x16.F32; [ "$prec" = 3 ] && hgmma=$hgmma.BF16
-        # shellcheck disable=SC2086
-        if ! clang-15 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target nvptx64-nvidia-nvcl \
-            -march=sm_80 -O2 -Wno-linker-warnings -Xclang -mlink-bitcode-file -Xclang "$nvclc" $defs \
-            -S "$tmp/src/gemm_mma.cl" -o "$w/k.ptx" >"$w/log" 2>&1; then
+        if ! mma_ptx "$defs"; then
             fail=$((fail + 1)); echo "FAIL: $name nvptx"; cat "$w/log"; return
         fi
         sed -e 's/^\.version .*/.version 8.0/' -e 's/^\.target .*/.target sm_90, texmode_independent/' "$w/k.ptx" \
@@ -364,10 +369,7 @@ else
         if ! "$ptxas" -v -arch=sm_90a "$w/spliced.ptx" -o "$w/k.cubin" >"$w/log" 2>&1; then
             fail=$((fail + 1)); echo "FAIL: $name ptxas sm_90a"; cat "$w/log"; return
         fi
-        regs=$(grep -o 'Used [0-9]* registers' "$w/log" | grep -o '[0-9]*' | sort -n | tail -n 1)
-        smem=$(grep -o '[0-9]* bytes smem' "$w/log" | head -n 1)
-        bad=$(grep -o '[0-9]* bytes stack frame, [0-9]* bytes spill stores, [0-9]* bytes spill loads' \
-            "$w/log" | grep -v '^0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' | head -n 1)
+        ptxas_figures
         cuobjdump -sass "$w/k.cubin" >"$w/k.sass" 2>&1
         n=$(grep -o 'HGMMA[.A-Za-z0-9]*' "$w/k.sass" | grep -cxF "$hgmma")
         read -r loop_ins loop_n loop_per <<<"$(python3 "$here/asm_loop.py" "$w/k.sass" "$hgmma")"
