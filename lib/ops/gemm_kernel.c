@@ -90,7 +90,8 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
         return GMLP_OK;
     }
     /* float operands of a cp.async tiling; the tiled kernel's prologue rows */
-    if (gmlp_gemm_tiling_form_bytes(t, &ops) + prologue_bytes(f->prologue, t) > ctx->dev.local_mem) {
+    const size_t local_limit = gmlp_gemm_tiling_local_limit(&ctx->dev, t);
+    if (gmlp_gemm_tiling_form_bytes(t, &ops) + prologue_bytes(f->prologue, t) > local_limit) {
         if (why)
             *why = gmlp_gemm_tiled_too_big;
         return GMLP_OK;
@@ -110,7 +111,7 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     /* wgmma's instructions spliced into the PTX (not where emulated: no PTX) */
     const gmlp_program_rewrite *rw = t->wgmma && v.issue == GMLP_ISSUE_NATIVE ? &gmlp_wgmma_rewrite : NULL;
     GMLP_TRY(gmlp_kernel_get_rewritten(ctx, t->kernel, defs, rw, label, k));
-    if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > ctx->dev.local_mem) {
+    if ((*k)->wg_max < (size_t)(t->tn / t->wn * (t->tm / t->wm)) || (*k)->local_mem > local_limit) {
         gmlp_log(&ctx->set.log, GMLP_LOG_INFO, "%s on '%s': %zu work-items allowed, too few; trying smaller tiles",
                  label, ctx->dev.name, (*k)->wg_max);
         *k = NULL;

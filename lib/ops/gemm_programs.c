@@ -75,7 +75,7 @@ static void engine_forms(const gmlp_tiling *t, gmlp_gemm_precision p, gmlp_gemm_
                 const gmlp_gemm_variant v = gmlp_gemm_model_form((gmlp_elem)w, inputs, x, gpu_products[i], p);
                 const gmlp_gemm_operands o = {v.a, v.b, !v.ta, v.tb, p};
                 if (gmlp_gemm_tiling_stores(t, v.c) && gmlp_gemm_tiling_takes(t, &o) &&
-                    gmlp_gemm_tiling_form_bytes(t, &o) <= e->local_mem)
+                    gmlp_gemm_tiling_form_bytes(t, &o) <= (e->probed_local_mem ? e->probed_local_mem : e->local_mem))
                     fn(user, t, &v, e->prefix);
             }
 }

@@ -24,28 +24,28 @@ const gmlp_kernel_spec gmlp_gemm_mfma = {"gemm_mfma.cl", "gmlp_gemm_mfma"};
 static const gmlp_engine engines[] = {
     {GMLP_ENGINE_MMA_SYNC, "mma", NVIDIA, "sm_80 sm_90", 0, 32, 16, 8,
      {[GMLP_GEMM_TF32] = 8, [GMLP_GEMM_FP16] = 16, [GMLP_GEMM_BF16] = 16}, KIB(48),
-     {[GMLP_GEMM_TF32] = "mma.sync m16n8k8", [GMLP_GEMM_FP16] = "mma.sync m16n8k16", [GMLP_GEMM_BF16] = "mma.sync m16n8k16"}},
+     {[GMLP_GEMM_TF32] = "mma.sync m16n8k8", [GMLP_GEMM_FP16] = "mma.sync m16n8k16", [GMLP_GEMM_BF16] = "mma.sync m16n8k16"}, 0},
     {GMLP_ENGINE_XMX8, "xmx8", INTEL, "dg2", 0, 8, 8, 8, K16(16), KIB(64),
-     {[GMLP_GEMM_FP16] = "dpas (SIMD8)", [GMLP_GEMM_BF16] = "dpas (SIMD8)"}},
+     {[GMLP_GEMM_FP16] = "dpas (SIMD8)", [GMLP_GEMM_BF16] = "dpas (SIMD8)"}, 0},
     {GMLP_ENGINE_XMX16, "xmx16", INTEL, "pvc", 0, 16, 8, 16, K16(16), KIB(64),
-     {[GMLP_GEMM_FP16] = "dpas (SIMD16)", [GMLP_GEMM_BF16] = "dpas (SIMD16)"}},
+     {[GMLP_GEMM_FP16] = "dpas (SIMD16)", [GMLP_GEMM_BF16] = "dpas (SIMD16)"}, 0},
     {GMLP_ENGINE_XMX16_TF32, "xmx16tf32", INTEL, "pvc", 0, 16, 8, 16, {[GMLP_GEMM_TF32] = 8}, KIB(64),
-     {[GMLP_GEMM_TF32] = "dpas tf32 (SIMD16)"}},
+     {[GMLP_GEMM_TF32] = "dpas tf32 (SIMD16)"}, 0},
     {GMLP_ENGINE_MFMA, "mfma", AMD, "gfx908 gfx90a gfx940 gfx941 gfx942", 0, 64, 16, 16,
      {[GMLP_GEMM_TF32] = 4, [GMLP_GEMM_FP16] = 16}, KIB(64),
-     {[GMLP_GEMM_TF32] = "v_mfma_f32_16x16x4f32", [GMLP_GEMM_FP16] = "v_mfma_f32_16x16x16f16"}},
+     {[GMLP_GEMM_TF32] = "v_mfma_f32_16x16x4f32", [GMLP_GEMM_FP16] = "v_mfma_f32_16x16x16f16"}, 0},
     {GMLP_ENGINE_MFMA_BF16, "mfmabf16", AMD, "gfx90a gfx940 gfx941 gfx942", 0, 64, 16, 16, {[GMLP_GEMM_BF16] = 16},
-     KIB(64), {[GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}},
+     KIB(64), {[GMLP_GEMM_BF16] = "v_mfma_f32_16x16x16bf16_1k"}, 0},
     {GMLP_ENGINE_WMMA32, "wmma", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 32, 32, 16, 16, K16(16), KIB(64),
-     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}},
+     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave32)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave32)"}, 0},
     {GMLP_ENGINE_WMMA64, "wmma64", AMD, "gfx1100 gfx1101 gfx1102 gfx1103", 64, 64, 16, 16, K16(16), KIB(64),
-     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}},
+     {[GMLP_GEMM_FP16] = "v_wmma_f32_16x16x16_f16 (wave64)", [GMLP_GEMM_BF16] = "v_wmma_f32_16x16x16_bf16 (wave64)"}, 0},
     /* a warp group's m64nNk16 (N 8 to 256), its operands from local memory; NVIDIA's OpenCL reports 48 KiB */
     {GMLP_ENGINE_WGMMA, "wgmma", NVIDIA, "sm_90", 0, 128, 64, 8, K16(16), KIB(48),
-     {[GMLP_GEMM_FP16] = "wgmma m64nNk16", [GMLP_GEMM_BF16] = "wgmma m64nNk16"}},
+     {[GMLP_GEMM_FP16] = "wgmma m64nNk16", [GMLP_GEMM_BF16] = "wgmma m64nNk16"}, KIB(227)},
     /* one work-item's instruction: 16 sums of pairs; OpenCL's least local memory (the direct kernel takes none) */
     {GMLP_ENGINE_AVX512_BF16, "dpbf16", GMLP_VENDOR_ANY, "", 0, 1, 1, 16, {[GMLP_GEMM_BF16] = 2}, KIB(32),
-     {[GMLP_GEMM_BF16] = "vdpbf16ps (AVX512_BF16)"}},
+     {[GMLP_GEMM_BF16] = "vdpbf16ps (AVX512_BF16)"}, 0},
 };
 
 const gmlp_engine *gmlp_engine_of(unsigned needs)
@@ -216,6 +216,9 @@ static const gmlp_tiling tilings[] = {
      * (offline: bench/NOTES.md, "wgmma rows"). */
     {.name = "wgmma_128x64x64_8x4_s2_swz_r8", WGMMA, .tm = 128, .tn = 64, .wm = 8, .wn = 4, .stages = 2, .raster = 8},
     {.name = "wgmma_64x128x64_8x8_s2_swz_r8", WGMMA, .tm = 64, .tn = 128, .wm = 8, .wn = 8, .stages = 2, .raster = 8},
+    /* two warp groups of 64 x 128, three slices in flight: 96 KiB, past what NVIDIA's OpenCL reports (the
+     * ladder's self-test is its probe) */
+    {.name = "wgmma_128x128x64_8x8_s3_swz_r8", WGMMA, .tm = 128, .tn = 128, .wm = 8, .wn = 8, .stages = 3, .raster = 8},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
@@ -447,11 +450,18 @@ static bool device_matches(const gmlp_devinfo *d, cl_device_type devices, gmlp_v
     return (!devices || (d->type & devices)) && (vendor == GMLP_VENDOR_ANY || vendor == d->vendor_id);
 }
 
+size_t gmlp_gemm_tiling_local_limit(const gmlp_devinfo *d, const gmlp_tiling *t)
+{
+    const gmlp_engine *e = gmlp_engine_of(t->needs);
+    return e && e->probed_local_mem > d->local_mem ? e->probed_local_mem : d->local_mem;
+}
+
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t)
 {
     size_t rx = (size_t)(t->tn / t->wn), ry = (size_t)(t->tm / t->wm);
     return device_matches(d, t->devices, t->vendor) && !(t->needs & ~d->engines) && rx * ry <= d->max_wg &&
-           rx <= d->max_wi[0] && ry <= d->max_wi[1] && gmlp_gemm_tiling_local_bytes(t) <= d->local_mem &&
+           rx <= d->max_wi[0] && ry <= d->max_wi[1] &&
+           gmlp_gemm_tiling_local_bytes(t) <= gmlp_gemm_tiling_local_limit(d, t) &&
            (!t->native_vw || d->native_floats >= (cl_uint)t->vw);
 }
 

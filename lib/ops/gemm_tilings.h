@@ -87,6 +87,10 @@ typedef struct gmlp_engine {
     int k[GMLP_GEMM_PRECISIONS];    /* its depth per precision it runs */
     size_t local_mem;               /* bytes: NVIDIA's OpenCL gives every GPU 48 KiB */
     const char *op[GMLP_GEMM_PRECISIONS];
+    size_t probed_local_mem;        /* bytes a work-group may stage past the reported size where the driver
+                                     * accepts it (NVIDIA's OpenCL reports 48 KiB on a Hopper that has 227):
+                                     * each variant's launch in the ladder's self-test is the probe; 0: the
+                                     * reported size alone */
 } gmlp_engine;
 /* The engine whose bit is needs' lowest; NULL for none. */
 const gmlp_engine *gmlp_engine_of(unsigned needs);
@@ -207,6 +211,9 @@ const gmlp_tiling *gmlp_gemm_tilings(size_t *n);
 const gmlp_tiling *gmlp_gemm_tiling_named(const char *name);
 /* Whether device d may run tiling t: its type, vendor, engines and limits. */
 bool gmlp_gemm_tiling_fits(const gmlp_devinfo *d, const gmlp_tiling *t);
+/* The local memory t's work-groups may stage on d: the reported size, or
+ * past it its engine's probed size (gmlp_engine.probed_local_mem). */
+size_t gmlp_gemm_tiling_local_limit(const gmlp_devinfo *d, const gmlp_tiling *t);
 /* Whether t runs products of precision p. */
 bool gmlp_gemm_tiling_runs(const gmlp_tiling *t, gmlp_gemm_precision p);
 /* Whether t's kernel stores a C of elements c: float always; 16-bit (a
