@@ -136,6 +136,22 @@ static void check_defaults(void)
               gmlp_gemm_tiling_form_bytes(s3, &float_nt) == 3 * 2 * 128 * 24 * 4 && gmlp_gemm_tiling_fits(&nv48, s3),
           "cp.async slices as stored: %zu and %zu bytes", s3 ? gmlp_gemm_tiling_form_bytes(s3, &bf16_nt) : 0,
           s3 ? gmlp_gemm_tiling_form_bytes(s3, &float_nt) : 0);
+    /* Hopper's wgmma rows: three 64-deep slices of 128 x 128 bfloat16 operands (96 KiB) past the 48 KiB the
+     * driver reports, up to the engine's probed 227 KiB (the ladder's launch proves it), on sm_90 alone; NT
+     * products of the instruction's 16-bit operands only */
+    gmlp_devinfo h100 = nv48;
+    h100.engines = GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_WGMMA;
+    const gmlp_tiling *wg = gmlp_gemm_tiling_named("wgmma_128x128x64_8x8_s3_swz_r8");
+    const gmlp_gemm_operands bf16_nn = {GMLP_ELEM_BF16, GMLP_ELEM_BF16, true, false, GMLP_GEMM_BF16},
+                             half_bf16 = {GMLP_ELEM_F16, GMLP_ELEM_F16, true, true, GMLP_GEMM_BF16};
+    CHECK(wg && gmlp_gemm_tiling_form_bytes(wg, &bf16_nt) == 3 * 2 * 128 * 64 * 2 &&
+              gmlp_gemm_tiling_local_limit(&h100, wg) == 227 * 1024 && gmlp_gemm_tiling_fits(&h100, wg) &&
+              !gmlp_gemm_tiling_fits(&nv48, wg) && gmlp_gemm_tiling_local_limit(&h100, s3) == 48 * 1024,
+          "wgmma's 96 KiB past the reported 48 on sm_90 alone");
+    CHECK(wg && gmlp_gemm_tiling_takes(wg, &bf16_nt) && !gmlp_gemm_tiling_takes(wg, &bf16_nn) &&
+              !gmlp_gemm_tiling_takes(wg, &float_nt) && !gmlp_gemm_tiling_takes(wg, &half_bf16) &&
+              gmlp_gemm_tiling_takes(s3, &bf16_nn),
+          "wgmma takes NT products of the instruction's 16-bit operands alone");
     const gmlp_tiling *reg = gmlp_gemm_tiling_named("mma_64x64x32_4x8");
     CHECK(reg && gmlp_gemm_tiling_form_bytes(reg, &float_nt) == gmlp_gemm_tiling_local_bytes(reg) &&
               gmlp_gemm_tiling_form_bytes(reg, &bf16_nt) == gmlp_gemm_tiling_local_bytes(reg),
