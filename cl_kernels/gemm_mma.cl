@@ -119,6 +119,9 @@
 #ifndef GMLP_MMA_FRAG2
 #define GMLP_MMA_FRAG2 0
 #endif
+#ifndef GMLP_MMA_WGMMA
+#define GMLP_MMA_WGMMA 0
+#endif
 #if (GMLP_MMA_SWIZZLE || GMLP_MMA_FRAG2) && !STAGES
 #error "gemm_mma.cl: GMLP_MMA_SWIZZLE and GMLP_MMA_FRAG2 take cp.async (GMLP_MMA_STAGES)"
 #endif
@@ -565,6 +568,9 @@ static inline int gmlp_mma_raw_idx(const int op, int r, int q)
     const int row = GMLP_STAGE_CONTIG_K(op) ? r : q, col = GMLP_STAGE_CONTIG_K(op) ? q : r;
     if (!SWZ(op))
         return row * MMA_RAW_LD(op) + col;
+    if (GMLP_MMA_WGMMA && !GMLP_STAGE_CONTIG_K(op)) /* wgmma's MN-major layout: blocks of 64 of the W, each TK
+                                                      * rows of k of 128 bytes, swizzled alike (gemm_wgmma.cl) */
+        return col / 64 * (TK * 64) + row * 64 + ((col >> 3 & 7 ^ row % 8) << 3) + (col & 7);
     return row * MMA_RAW_LD(op) + ((col >> 3 ^ row / MMA_SWZ_L(op) % MMA_SWZ_X(op)) << 3) + (col & 7);
 }
 /* Work-item t's chunk l of a slice: whether it has one, and where (row *w
@@ -809,9 +815,6 @@ static inline void gmlp_mma_ldsm4(__local const uint *row, uint *d, const int tr
  * gave up and left the accumulators on the stack (512 bytes, sm_90); a
  * call keeps the loop small and them in registers.  Its operands as
  * scalars: a pointer to the private gmlp_epi would put that on the stack. */
-#ifndef GMLP_MMA_WGMMA
-#define GMLP_MMA_WGMMA 0
-#endif
 #define MMA_ACCS (GMLP_MMA_WGMMA ? TN / 2 : MT * NTL * 4) /* accumulators a work-item */
 #define EPILOGUE_CALL (MMA_ACCS > 64 || (GMLP_GEMM_C_HALF && MMA_ACCS > 32))
 #if EPILOGUE_CALL

@@ -9,14 +9,20 @@
  * the markers are comments and the kernel would compute nothing, which the
  * splice and the capability ladder refuse.
  *
- * The layout (PTX ISA, "Shared Memory Matrix Layout", K-major with the
- * 128-byte swizzle): a slice of 64 k is 128 bytes a row of op(A) or of
- * op(B)'s columns, 8 rows an atom of 1024 bytes, the 16-byte chunk c of row
- * r stored at c ^ (r mod 8): gemm_mma.cl's GMLP_MMA_SWIZZLE of 64-deep
- * slices, the slices 1024-byte aligned.  A descriptor names an operand's
- * first row and k step: its start address, the stride between atoms (SBO,
- * 1024 bytes) and the swizzle; a k step of 16 moves the start by 32 bytes
- * and the hardware swizzles the address it computes.
+ * The layouts (PTX ISA, "Shared Memory Matrix Layout", the 128-byte
+ * swizzle; CUTLASS's canonical GMMA layouts): atoms of 8 rows of 128
+ * bytes (1024 bytes, the slices 1024-byte aligned), the 16-byte chunk c of
+ * row r stored at c ^ (r mod 8).  An operand stored along k (op(A) of NN
+ * and NT, op(B) of NT) is K-major: a row of 64 k a row of the operand,
+ * gemm_mma.cl's GMLP_MMA_SWIZZLE of 64-deep slices; the stride between
+ * atoms (SBO) 1024 bytes; a k step of 16 moves the start by 32 bytes.  One
+ * stored across k (NN's B, TN's A) is MN-major, the instruction's
+ * transpose: rows of 64 elements of m or n, a row a k, the 64 rows of a
+ * slice one block of 8 KiB per 64 of m or n (LBO 8192 bytes apart), SBO
+ * 1024 between groups of 8 k; a k step moves the start by two atoms.  A
+ * descriptor names an operand's first row and k step by its start
+ * address, LBO, SBO and the swizzle; the hardware swizzles the address it
+ * computes.
  *
  * A warp group (4 warps, 128 work-items) computes 64 rows of C by TN
  * columns, m64nTNk16 a k step; the work-group's WGS warp groups tile TM.
@@ -33,20 +39,25 @@
 #define WGS (WARPS / 4)    /* warp groups */
 #define WG_ACCS (TN / 2)   /* accumulators a work-item */
 #define WG_SLICE_BYTES 128 /* a row of a 64-deep slice of 16-bit elements */
-#if !(STAGES && SWZ_A && SWZ_B && !TRANS_A && !TRANS_B && !GMLP_MMA_FRAG2 && TK == 64 && WARPS % 4 == 0 &&           \
-      TM == 64 * WGS && (TN == 64 || TN == 128))
-#error "gemm_mma.cl: GMLP_MMA_WGMMA takes NT products of the instruction's 16-bit operands through cp.async, \
-64-deep slices, a warp group per 64 rows and 64 or 128 columns"
+#if !(STAGES && SWZ_A && SWZ_B && !GMLP_MMA_FRAG2 && TK == 64 && WARPS % 4 == 0 && TM == 64 * WGS &&                \
+      (TN == 64 || TN == 128))
+#error "gemm_mma.cl: GMLP_MMA_WGMMA takes the instruction's 16-bit operands through cp.async, 64-deep slices, \
+a warp group per 64 rows and 64 or 128 columns"
 #endif
+/* the instruction's transposes: an operand stored across k, MN-major */
+#define WG_MN_A GMLP_GEMM_TA
+#define WG_MN_B (!GMLP_GEMM_TB)
+#define WG_KSTEP(mn) ((mn) ? 2048u : 32u) /* bytes a k step of 16 moves an operand's start */
 
-/* The descriptor of a K-major operand with the 128-byte swizzle whose row 0
- * and k step start at local address addr (1024-byte aligned, plus 32 a k
- * step): start >> 4 (bits 0-13), LBO 16 bytes (bits 16-29; unused by this
- * layout), SBO 1024 bytes (bits 32-45), base offset 0 (bits 49-51),
+/* The descriptor of an operand in the 128-byte swizzle, K-major or (mn)
+ * MN-major, whose row 0 and k step start at local address addr: start >> 4
+ * (bits 0-13), LBO (bits 16-29: K-major's unused, 16; MN-major's the 64-row
+ * blocks' 8192), SBO 1024 bytes (bits 32-45), base offset 0 (bits 49-51),
  * swizzle 1 = 128 bytes (bits 62-63). */
-static inline ulong gmlp_wg_desc(uint addr)
+static inline ulong gmlp_wg_desc(uint addr, const int mn)
 {
-    return (ulong)(addr >> 4 & 0x3fffu) | (ulong)(16 >> 4) << 16 | (ulong)(1024 >> 4) << 32 | (ulong)1 << 62;
+    return (ulong)(addr >> 4 & 0x3fffu) | (ulong)((mn ? 8192 : 16) >> 4) << 16 | (ulong)(1024 >> 4) << 32 |
+           (ulong)1 << 62;
 }
 
 #if GMLP_GEMM_ISSUE
@@ -54,22 +65,29 @@ static inline ulong gmlp_wg_desc(uint addr)
  * tiles 1024-byte aligned, so the offset's bits are the address's). */
 #define GMLP_WG_ADDR(p) ((uint)((__local const uchar *)(p) - wg_tiles))
 
-/* Element (mn, kk) of the operand desc names (kk < 16), as the instruction
- * reads it: the address of the unswizzled layout, then the 128-byte
- * swizzle on its bits (16-byte chunk bits 4-6 XOR row bits 7-9); NaN for a
- * descriptor of any other layout or swizzle, so that it fails the test. */
-static inline float gmlp_wg_element(__local const uchar *base, ulong desc, int mn, int kk)
+/* Element (mn, kk) of the operand desc names (kk < 16; mn: transposed,
+ * MN-major), as the instruction reads it: the address of the unswizzled
+ * canonical layout (K-major: rows of k 128 bytes apart in 8-row atoms SBO
+ * apart; MN-major: 64 of m or n 2 bytes apart a row, rows of k 128 bytes
+ * apart in 8-row atoms SBO apart, the 64-row blocks LBO apart), then the
+ * 128-byte swizzle on its bits (16-byte chunk bits 4-6 XOR row bits 7-9);
+ * NaN for a descriptor of any other swizzle or a base offset, so that it
+ * fails the test. */
+static inline float gmlp_wg_element(__local const uchar *base, ulong desc, int mn, int kk, const int mn_major)
 {
     if (desc >> 62 != 1 || (desc >> 49 & 7))
         return NAN;
-    const uint start = (uint)(desc & 0x3fffu) << 4, sbo = (uint)(desc >> 32 & 0x3fffu) << 4;
-    uint addr = start + (uint)(mn / 8) * sbo + (uint)(mn % 8) * WG_SLICE_BYTES + (uint)kk * 2;
+    const uint start = (uint)(desc & 0x3fffu) << 4, lbo = (uint)(desc >> 16 & 0x3fffu) << 4,
+               sbo = (uint)(desc >> 32 & 0x3fffu) << 4;
+    uint addr = mn_major ? start + (uint)(mn / 64) * lbo + (uint)(mn % 64) * 2 + (uint)(kk / 8) * sbo +
+                               (uint)(kk % 8) * WG_SLICE_BYTES
+                         : start + (uint)(mn / 8) * sbo + (uint)(mn % 8) * WG_SLICE_BYTES + (uint)kk * 2;
     addr ^= (addr >> 7 & 7u) << 4;
     return gmlp_mma_value(*(__local const ushort *)(base + addr));
 }
 /* d += A . B for work-item w of a warp group, A 64 x 16 and B 16 x TN at
- * their descriptors (both K-major: no transpose); every work-item of the
- * group calls it alike. */
+ * their descriptors, transposed (MN-major) as WG_MN_A and WG_MN_B say;
+ * every work-item of the group calls it alike. */
 static inline void gmlp_wg_mma(float *d, ulong adesc, ulong bdesc, __local const uchar *base, int w)
 {
     GMLP_UNROLL for (int i = 0; i < WG_ACCS; i++)
@@ -77,7 +95,7 @@ static inline void gmlp_wg_mma(float *d, ulong adesc, ulong bdesc, __local const
         const int row = 16 * (w / 32) + w % 32 / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (w % 4) + i % 2;
         float s = d[i];
         for (int kk = 0; kk < 16; kk++)
-            s = fma(gmlp_wg_element(base, adesc, row, kk), gmlp_wg_element(base, bdesc, col, kk), s);
+            s = fma(gmlp_wg_element(base, adesc, row, kk, WG_MN_A), gmlp_wg_element(base, bdesc, col, kk, WG_MN_B), s);
         d[i] = s;
     }
 }
@@ -108,12 +126,23 @@ static inline void gmlp_wg_mma(float *d, ulong adesc, ulong bdesc, __local const
  * stale values once unrolled), so that the compiler keeps them in
  * registers across the markers and never reads one between an mma and
  * the wait that completes it. */
+#if WG_MN_A
+#define GMLP_WG_TRANS_A "1"
+#else
+#define GMLP_WG_TRANS_A "0"
+#endif
+#if WG_MN_B
+#define GMLP_WG_TRANS_B "1"
+#else
+#define GMLP_WG_TRANS_B "0"
+#endif
+#define GMLP_WG_TRANS ", " GMLP_WG_TRANS_A ", " GMLP_WG_TRANS_B
 #if TN == 64
 #define GMLP_WG_ACCS(d) GMLP_WG_ACC32(0)
-#define GMLP_WG_MMA_TEXT "mma m64n64k16" GMLP_WG_TYPES " {" GMLP_WG_LIST32 "}, %32, %33, 0, 0"
+#define GMLP_WG_MMA_TEXT "mma m64n64k16" GMLP_WG_TYPES " {" GMLP_WG_LIST32 "}, %32, %33" GMLP_WG_TRANS
 #else
 #define GMLP_WG_ACCS(d) GMLP_WG_ACC32(0), GMLP_WG_ACC32(32)
-#define GMLP_WG_MMA_TEXT "mma m64n128k16" GMLP_WG_TYPES " {" GMLP_WG_LIST32 ", " GMLP_WG_LIST32_HI "}, %64, %65, 0, 0"
+#define GMLP_WG_MMA_TEXT "mma m64n128k16" GMLP_WG_TYPES " {" GMLP_WG_LIST32 ", " GMLP_WG_LIST32_HI "}, %64, %65" GMLP_WG_TRANS
 #endif
 static inline void gmlp_wg_mma(float *d, ulong adesc, ulong bdesc)
 {
@@ -163,14 +192,15 @@ static inline void gmlp_wg_saturate(__local RAW_A *la, __local RAW_B *lb, int t)
 }
 
 /* A slice's products into warp group wg's accumulators d: its 64 rows of
- * op(A) at la, op(B)'s TN columns at lb, four k steps; then waited for, so
- * that the slice's buffer may be refilled after the next barrier. */
+ * op(A) at la (8 KiB a warp group either way: 64 rows of 128 bytes, or one
+ * 64-row block), op(B)'s TN columns at lb, four k steps; then waited for,
+ * so that the slice's buffer may be refilled after the next barrier. */
 #define GMLP_WG_SLICE(d, la, lb, wg)                                                                          \
     do {                                                                                                      \
         const uint a0 = GMLP_WG_ADDR(la) + (uint)(wg) * 64 * WG_SLICE_BYTES, b0 = GMLP_WG_ADDR(lb);           \
         GMLP_WG_FENCE();                                                                                      \
-        GMLP_UNROLL for (int kk = 0; kk < TK / 16; kk++) GMLP_WG_MMA(d, gmlp_wg_desc(a0 + 32 * kk),            \
-                                                                     gmlp_wg_desc(b0 + 32 * kk));             \
+        GMLP_UNROLL for (int kk = 0; kk < TK / 16; kk++) GMLP_WG_MMA(                                          \
+            d, gmlp_wg_desc(a0 + WG_KSTEP(WG_MN_A) * kk, WG_MN_A), gmlp_wg_desc(b0 + WG_KSTEP(WG_MN_B) * kk, WG_MN_B)); \
         GMLP_WG_COMMIT();                                                                                     \
         GMLP_WG_WAIT0(d);                                                                                     \
     } while (0)

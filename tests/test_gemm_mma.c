@@ -155,6 +155,7 @@ int main(int argc, char **argv)
         /* wgmma (issue #53): one warp group's descriptors over 64-deep swizzled slices, edges in m, n and k */
         static const tiling one_group_wg = {64, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1};
         run(&one_group_wg, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 70, 45, 150, 2, 1.0f, EPI_COLS_GELU, 1.0f);
+        run(&one_group_wg, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 45, 70, 99, 1, 0.0f, EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary(oclgrind ? "test_gemm_mma --oclgrind" : "test_gemm_mma (quick)");
     }
@@ -266,7 +267,7 @@ int main(int argc, char **argv)
     run(&swz4, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 130, 140, 9, 1, 0.0f, EPI_GATE_TANH, 1.0f);
     run(&swz_only, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 137, 75, 1, 0.0f, EPI_COLS, 1.0f);
     run(&frag2_only, GMLP_GEMM_PREC_FP16, TA | A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
-    /* Issue #53's wgmma rows: two warp groups of 64 x 64 (m64n64k16), one of 64 x 128 (m64n128k16), three
+    /* Issue #53's wgmma rows, NT (both K-major): two warp groups of 64 x 64 (m64n64k16), one of 64 x 128 (m64n128k16), three
      * slices in flight in bands of 2; blocks inside and across m, n and k, fewer slices than stages, element
      * copies (vector width 1), BF16 and FP16 (half operands saturated in local memory), 16-bit C */
     static const tiling wg128x64 = {128, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1}, wg64x128 = {64, 128, 64, 8, 8, 2, 0, 1, 0, 0, 1},
@@ -277,6 +278,12 @@ int main(int argc, char **argv)
     run(&wg64x128, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 128, 256, 128, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 300, 260, 9, 2, 0.0f, EPI_GATE_TANH, 1.0f);
     run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 256, 256, 256, 1, 1.0f, EPI_COLS, 1.0f);
+    /* operands stored across k: MN-major, the instruction's transposes (NN's B in one and two 64-column
+     * blocks, TN's A in two warp groups' blocks, both) */
+    run(&wg128x64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
+    run(&wg64x128, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED, 150, 260, 130, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&wg128x128, GMLP_GEMM_PREC_BF16, TA | A_BF16 | B_BF16 | PADDED, 260, 140, 99, 2, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&wg128x64, GMLP_GEMM_PREC_BF16, TA | NN | A_BF16 | B_BF16 | C_BF16, 131, 137, 70, 1, 0.0f, EPI_COLS, 1.0f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");
 }

@@ -137,8 +137,8 @@ static void check_defaults(void)
           "cp.async slices as stored: %zu and %zu bytes", s3 ? gmlp_gemm_tiling_form_bytes(s3, &bf16_nt) : 0,
           s3 ? gmlp_gemm_tiling_form_bytes(s3, &float_nt) : 0);
     /* Hopper's wgmma rows: three 64-deep slices of 128 x 128 bfloat16 operands (96 KiB) past the 48 KiB the
-     * driver reports, up to the engine's probed 227 KiB (the ladder's launch proves it), on sm_90 alone; NT
-     * products of the instruction's 16-bit operands only */
+     * driver reports, up to the engine's probed 227 KiB (the ladder's launch proves it), on sm_90 alone; the
+     * instruction's 16-bit operands only */
     gmlp_devinfo h100 = nv48;
     h100.engines = GMLP_ENGINE_MMA_SYNC | GMLP_ENGINE_WGMMA;
     const gmlp_tiling *wg = gmlp_gemm_tiling_named("wgmma_128x128x64_8x8_s3_swz_r8");
@@ -148,10 +148,10 @@ static void check_defaults(void)
               gmlp_gemm_tiling_local_limit(&h100, wg) == 227 * 1024 && gmlp_gemm_tiling_fits(&h100, wg) &&
               !gmlp_gemm_tiling_fits(&nv48, wg) && gmlp_gemm_tiling_local_limit(&h100, s3) == 48 * 1024,
           "wgmma's 96 KiB past the reported 48 on sm_90 alone");
-    CHECK(wg && gmlp_gemm_tiling_takes(wg, &bf16_nt) && !gmlp_gemm_tiling_takes(wg, &bf16_nn) &&
+    CHECK(wg && gmlp_gemm_tiling_takes(wg, &bf16_nt) && gmlp_gemm_tiling_takes(wg, &bf16_nn) &&
               !gmlp_gemm_tiling_takes(wg, &float_nt) && !gmlp_gemm_tiling_takes(wg, &half_bf16) &&
-              gmlp_gemm_tiling_takes(s3, &bf16_nn),
-          "wgmma takes NT products of the instruction's 16-bit operands alone");
+              gmlp_gemm_tiling_takes(s3, &float_nt),
+          "wgmma takes the instruction's 16-bit operands alone");
     const gmlp_tiling *reg = gmlp_gemm_tiling_named("mma_64x64x32_4x8");
     CHECK(reg && gmlp_gemm_tiling_form_bytes(reg, &float_nt) == gmlp_gemm_tiling_local_bytes(reg) &&
               gmlp_gemm_tiling_form_bytes(reg, &bf16_nt) == gmlp_gemm_tiling_local_bytes(reg),

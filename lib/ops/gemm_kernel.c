@@ -45,7 +45,7 @@ static const char *const why_ladder = "its matrix engine failed the capability l
 static const char *const why_sweep =
     "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
 static const char *const why_fused = "its kernel has no prologue or row statistics (the portable kernels' alone)";
-static const char *const why_form = "it takes NT products of the instruction's 16-bit operands only (wgmma)";
+static const char *const why_form = "it takes the instruction's 16-bit operands only (wgmma)";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 

@@ -211,7 +211,8 @@ static const gmlp_tiling tilings[] = {
     {.name = "mma_128x128x16_8x8_s4_ldsm_swz_f2_r8", MMA_SYNC, .tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8,
      .stages = 4, .ldsm = 1, .swizzle = 1, .frag2 = 1, .raster = 8, LOW_16BIT},
     /* Issue #53's: Hopper's wgmma, a warp group of 4 warps per 64 rows of C, its operands read by descriptor
-     * from 64-deep slices in the 128-byte swizzle, two slices in flight in NVIDIA's reported 48 KiB: 2 warp
+     * from 64-deep slices in the 128-byte swizzle (K-major, or MN-major where stored across k), every
+     * transpose; two slices in flight in NVIDIA's reported 48 KiB: 2 warp
      * groups of 64 x 64 (m64n64k16), or one of 64 x 128 (m64n128k16).  Candidates until a GPU measures them
      * (offline: bench/NOTES.md, "wgmma rows"). */
     {.name = "wgmma_128x64x64_8x4_s2_swz_r8", WGMMA, .tm = 128, .tn = 64, .wm = 8, .wn = 4, .stages = 2, .raster = 8},
@@ -406,7 +407,7 @@ static size_t mma_raw_bytes(const gmlp_tiling *t, size_t w, gmlp_elem e, bool al
 
 bool gmlp_gemm_tiling_takes(const gmlp_tiling *t, const gmlp_gemm_operands *o)
 {
-    return !t->wgmma || (o->a_along_k && o->b_along_k && native16(o->a, o->precision) && native16(o->b, o->precision));
+    return !t->wgmma || (native16(o->a, o->precision) && native16(o->b, o->precision));
 }
 
 size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o)

@@ -119,7 +119,7 @@ typedef struct gmlp_tiling {
     int raster;                     /* gemm_mma.cl: blocks of C walked in bands of this many block rows (L2
                                      * reuse); 0: the launch's order */
     int wgmma;                      /* gemm_mma.cl, cp.async, swizzled: the products on Hopper's wgmma (a warp
-                                     * group per 64 rows; NT products of the instruction's 16-bit operands) */
+                                     * group per 64 rows; the instruction's 16-bit operands only) */
     bool native_vw;                 /* only where the device's native float vectors are vw wide or wider (a
                                      * CPU block whose accumulators fill AVX-512's registers would spill in
                                      * AVX2's, split in two) */
@@ -238,9 +238,9 @@ typedef struct gmlp_gemm_operands {
  * cp.async staging holds them as stored (16-bit storage half a float's
  * bytes); the others the same for any. */
 size_t gmlp_gemm_tiling_form_bytes(const gmlp_tiling *t, const gmlp_gemm_operands *o);
-/* Whether t's kernel takes products of operands o: a wgmma row only NT
- * products of operands stored as the instruction's 16-bit bits (its
- * descriptors name them in local memory as copied); every other, any. */
+/* Whether t's kernel takes products of operands o: a wgmma row only
+ * operands stored as the instruction's 16-bit bits (its descriptors name
+ * them in local memory as copied); every other, any. */
 bool gmlp_gemm_tiling_takes(const gmlp_tiling *t, const gmlp_gemm_operands *o);
 /* Whether some default names t (the portability suite builds defaults in every form). */
 bool gmlp_gemm_tiling_is_default(const gmlp_tiling *t);
