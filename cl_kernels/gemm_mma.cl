@@ -462,7 +462,7 @@ GMLP_MMA_INLINE void gmlp_mma_stage_stash(const int op, __local uint *lds, const
 #define RAW_B float
 #endif
 
-/* v (1, 2 or 4: a constant once inlined) stored elements from s to d, of
+/* v (1, 2, 4, or 8 of 16-bit storage: a constant once inlined) stored elements from s to d, of
  * which the first n (0 to v) lie inside the matrix and the rest read as
  * zero.  By cp.async: s and d are v-element aligned (host-checked; local
  * rows of multiples of 4 elements), s is a valid address even for n = 0
@@ -489,6 +489,10 @@ static inline void gmlp_mma_copy_bits16(__local ushort *d, __global const ushort
 {
 #if !GMLP_GEMM_ISSUE
     const uint to = (uint)(size_t)d, bytes = 2u * (uint)n; /* cp.async copies 4, 8 or 16 bytes */
+    if (v == 8) { /* 16 bytes: around L1, as the float copies */
+        GMLP_ASM volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
+        return;
+    }
     if (v == 4) {
         GMLP_ASM volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(to), "l"(s), "r"(bytes) : "memory");
         return;

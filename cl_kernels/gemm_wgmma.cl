@@ -174,11 +174,17 @@ static inline void gmlp_wg_saturate_op(const int op, __local ushort *s, int t)
         int w, q;
         if (gmlp_mma_raw_chunk(op, t, l, &w, &q)) {
             __local ushort *x = s + gmlp_mma_raw_idx(op, w, q);
-            for (int j = 0; j < v; j += 2) { /* v 1: the element and a zero */
-                const uint lo = x[j], hi = v > 1 ? x[j + 1] : 0u, d = gmlp_mma_sat(lo | hi << 16);
-                x[j] = (ushort)d;
-                if (v > 1)
-                    x[j + 1] = (ushort)(d >> 16);
+            if (v == 8) { /* a 16-byte chunk: one load and store (its local address is 16-byte aligned) */
+                uint4 c = *(__local uint4 *)x;
+                c = (uint4)(gmlp_mma_sat(c.x), gmlp_mma_sat(c.y), gmlp_mma_sat(c.z), gmlp_mma_sat(c.w));
+                *(__local uint4 *)x = c;
+            } else if (v == 4) {
+                uint2 c = *(__local uint2 *)x;
+                *(__local uint2 *)x = (uint2)(gmlp_mma_sat(c.x), gmlp_mma_sat(c.y));
+            } else if (v == 2) {
+                *(__local uint *)x = gmlp_mma_sat(*(__local uint *)x);
+            } else {
+                x[0] = (ushort)gmlp_mma_sat(x[0]); /* with a zero above it */
             }
         }
     }

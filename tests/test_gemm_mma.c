@@ -27,7 +27,7 @@
 /* NN: B not transposed; TA: A transposed; C_BF16, C_HALF: C stored as bfloat16, half; B_SCALED: the
  * scale of A's values B's too */
 enum { A_HALF = 1, B_HALF = 2, PADDED = 4, NN = 8, TA = 16, A_BF16 = 32, B_BF16 = 64, C_BF16 = 128, C_HALF = 256,
-       B_SCALED = 512 };
+       B_SCALED = 512, V8 = 1024 }; /* V8: 16-bit operands copied 8 elements (16 bytes) at a time */
 
 /* operand x's storage (0: A, 1: B) */
 static gmlp_elem elem_of(int flags, int x)
@@ -60,7 +60,8 @@ static void run(const tiling *t, int prec, int flags, size_t m, size_t n, size_t
 {
     if (cases_seen++ % sample_every)
         return;
-    const int nn = (flags & NN) != 0, ta = (flags & TA) != 0, padded = (flags & PADDED) != 0, vw = padded ? 1 : 4;
+    const int nn = (flags & NN) != 0, ta = (flags & TA) != 0, padded = (flags & PADDED) != 0,
+              vw = padded ? 1 : flags & V8 ? 8 : 4;
     char defs[400], what[300];
     const gmlp_elem ec = flags & C_BF16 ? GMLP_ELEM_BF16 : flags & C_HALF ? GMLP_ELEM_F16 : GMLP_ELEM_F32;
     /* the library's defines for this tiling and form, the instruction emulated, loops rolled as on CPUs */
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
         /* wgmma (issue #53): one warp group's descriptors over 64-deep swizzled slices, edges in m, n and k */
         static const tiling one_group_wg = {64, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1};
         run(&one_group_wg, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 70, 45, 150, 2, 1.0f, EPI_COLS_GELU, 1.0f);
-        run(&one_group_wg, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 45, 70, 99, 1, 0.0f, EPI_GATE, 1.0f);
+        run(&one_group_wg, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16 | V8, 45, 70, 99, 1, 0.0f, EPI_GATE, 1.0f);
         gmlp_context_destroy(ctx);
         return cases_summary(oclgrind ? "test_gemm_mma --oclgrind" : "test_gemm_mma (quick)");
     }
@@ -269,19 +270,22 @@ int main(int argc, char **argv)
     run(&frag2_only, GMLP_GEMM_PREC_FP16, TA | A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
     /* Issue #53's wgmma rows, NT (both K-major): two warp groups of 64 x 64 (m64n64k16), one of 64 x 128 (m64n128k16), three
      * slices in flight in bands of 2; blocks inside and across m, n and k, fewer slices than stages, element
-     * copies (vector width 1), BF16 and FP16 (half operands saturated in local memory), 16-bit C */
+     * copies (vector width 1) and 16-byte ones (8), BF16 and FP16 (half operands saturated in local memory),
+     * 16-bit C */
     static const tiling wg128x64 = {128, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1}, wg64x128 = {64, 128, 64, 8, 8, 2, 0, 1, 0, 0, 1},
                         wg128x128 = {128, 128, 64, 8, 8, 3, 0, 1, 0, 2, 1};
     run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 260, 137, 200, 1, 1.0f, EPI_COLS_GELU, 1.0f);
+    run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | V8, 260, 137, 196, 2, 0.0f, EPI_COLS, 1.0f);
     run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 70, 99, 2, 0.0f, EPI_GATE, 1.0f);
     run(&wg64x128, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | B_SCALED, 150, 260, 130, 1, 0.0f, EPI_NONE, 0x1p16f);
     run(&wg64x128, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF, 128, 256, 128, 1, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 300, 260, 9, 2, 0.0f, EPI_GATE_TANH, 1.0f);
-    run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16, 256, 256, 256, 1, 1.0f, EPI_COLS, 1.0f);
+    run(&wg128x128, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | V8, 256, 256, 256, 1, 1.0f, EPI_COLS, 1.0f);
     /* operands stored across k: MN-major, the instruction's transposes (NN's B in one and two 64-column
      * blocks, TN's A in two warp groups' blocks, both) */
     run(&wg128x64, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 196, 200, 196, 1, 0.0f, EPI_GATE, 1.0f);
-    run(&wg64x128, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED, 150, 260, 130, 1, 0.0f, EPI_NONE, 0x1p16f);
+    run(&wg64x128, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED | V8, 150, 260, 130, 1, 0.0f, EPI_NONE,
+        0x1p16f);
     run(&wg128x128, GMLP_GEMM_PREC_BF16, TA | A_BF16 | B_BF16 | PADDED, 260, 140, 99, 2, 1.0f, EPI_ROWS_GELU, 1.0f);
     run(&wg128x64, GMLP_GEMM_PREC_BF16, TA | NN | A_BF16 | B_BF16 | C_BF16, 131, 137, 70, 1, 0.0f, EPI_COLS, 1.0f);
     gmlp_context_destroy(ctx);

@@ -315,14 +315,15 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp
     return GMLP_OK;
 }
 
-/* The widest of 4, 2, 1 that divides an operand's offset, leading
- * dimension and batch stride: vector pointers need that alignment (the
- * tensor cores' staging loads 16-bit operands so too; the portable kernels
- * take them through vload_halfN or vloadN, which need none). */
+/* The widest of 4, 2, 1 (8 for 16-bit storage: 16 bytes) that divides an
+ * operand's offset, leading dimension and batch stride: vector pointers
+ * need that alignment (the tensor cores' staging loads 16-bit operands so
+ * too; the portable kernels take them through vload_halfN or vloadN, which
+ * need none). */
 static int vector_width(const gmlp_view *v)
 {
     size_t bits = v->off | v->ld | v->stride;
-    return bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
+    return bits % 8 == 0 && v->elem != GMLP_ELEM_F32 ? 8 : bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
 }
 
 int gmlp_gemm_class(const gmlp_context *ctx, const gmlp_gemm *g)

@@ -85,7 +85,7 @@ const char *gmlp_gemm_precision_name(gmlp_gemm_precision p)
  * device whose capability ladder proved the engine (tests: emulated) */
 #define MMA_SYNC .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_MMA_SYNC
 /* Hopper's wgmma (gemm_mma.cl's GMLP_MMA_WGMMA): NT products of 16-bit operands, swizzled 64-deep slices */
-#define WGMMA .kernel = &gmlp_gemm_mma, .vw = 4, .needs = GMLP_ENGINE_WGMMA, .tk = 64, .swizzle = 1, .wgmma = 1, LOW_16BIT
+#define WGMMA .kernel = &gmlp_gemm_mma, .vw = 8, .needs = GMLP_ENGINE_WGMMA, .tk = 64, .swizzle = 1, .wgmma = 1, LOW_16BIT
 #define TF32 .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_TF32)
 #define PRECISIONS_16BIT (GMLP_GEMM_PREC_SET(GMLP_GEMM_FP16) | GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16))
 #define LOW_16BIT .precisions = PRECISIONS_16BIT

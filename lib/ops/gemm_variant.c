@@ -18,7 +18,8 @@ _Static_assert(GMLP_ELEM_F32 == GMLP_STORE_FLOAT && GMLP_ELEM_F16 == GMLP_STORE_
 static const gmlp_gemm_axis axes[] = {
     {AXIS(ta), "GMLP_GEMM_TA", 2, {0, 1}, {" N", " T"}, 1},
     {AXIS(tb), "GMLP_GEMM_TB", 2, {0, 1}, {"N", "T"}, 1},
-    {AXIS(vw), "GMLP_GEMM_VW", 3, {1, 2, 4}, {" v%d", " v%d", " v%d"}, 1}, /* the direct kernel's 8, 16 too */
+    /* 8: 16-bit operands' 16-byte copies (the wgmma rows'); the direct kernel's 8, 16 its own */
+    {AXIS(vw), "GMLP_GEMM_VW", 4, {1, 2, 4, 8}, {" v%d", " v%d", " v%d", " v%d"}, 1},
     {AXIS(a), "GMLP_GEMM_A", GMLP_ELEMS, STORAGE, {" A:float", " A:half", " A:bf16"}, 1},
     {AXIS(b), "GMLP_GEMM_B", GMLP_ELEMS, STORAGE, {" B:float", " B:half", " B:bf16"}, 1},
     {AXIS(c), "GMLP_GEMM_C", GMLP_ELEMS, STORAGE, {"", " C:half", " C:bf16"}, 1},
@@ -71,9 +72,12 @@ gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gml
                                        gmlp_gemm_precision p)
 {
     const uint8_t in = (uint8_t)(x == 0 ? GMLP_ELEM_F32 : inputs), out = (uint8_t)(x == 2 ? inputs : GMLP_ELEM_F32);
+    /* a model's dimensions are multiples of 8: 16-bit operands 16 bytes aligned (a tiling takes its own
+     * width at most: gmlp_gemm_variant_on) */
+    const uint8_t vw = w != GMLP_ELEM_F32 && in != GMLP_ELEM_F32 ? 8 : 4;
     if (prod == GMLP_PRODUCT_MIXING)
-        return (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = 4, .precision = (uint8_t)p};
-    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR, .vw = 4,
+        return (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = vw, .precision = (uint8_t)p};
+    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR, .vw = vw,
                                .precision = (uint8_t)p};
 }
 

@@ -38,8 +38,8 @@ typedef enum gmlp_gemm_issue {
  * offset, all one byte. */
 typedef struct gmlp_gemm_variant {
     uint8_t ta, tb;    /* op(A), op(B) used transposed */
-    uint8_t vw;        /* loads up to this many elements wide: 1, 2 or 4 (the operands' alignment; a
-                        * tiling's variant: at most its own; the direct kernel's own, up to 16) */
+    uint8_t vw;        /* loads up to this many elements wide: 1, 2, 4 or 8 (16-bit operands) (the operands'
+                        * alignment; a tiling's variant: at most its own; the direct kernel's own, up to 16) */
     uint8_t a, b, c;   /* gmlp_elem: how A, B and C are stored */
     uint8_t precision; /* gmlp_gemm_precision: what A and B round to */
     uint8_t prologue;  /* gmlp_gemm_prologue */
@@ -67,7 +67,7 @@ typedef struct gmlp_gemm_axis {
 const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
 /* The plan keys of one size class: the keyed axes' radices multiplied
  * (test_gemm_tables checks the table against it). */
-#define GMLP_GEMM_VARIANT_KEYS (4 * 3 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2)
+#define GMLP_GEMM_VARIANT_KEYS (4 * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2)
 
 /* The products of a model: activations x linear weights (the weights B),
  * NT on the file's out x in or NN on weights packed in x out at load; and
