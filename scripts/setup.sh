@@ -40,7 +40,8 @@ test_optional=(
 )
 # PyPI packages of the tools venv ($root/.venv-tools, on top of Debian's torch).
 test_pip=(timm==1.0.31 safetensors g-mlp-pytorch==0.1.5 einops==0.8.2 openai==3.57.0  # openai: the server suite
-    nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)  # portability: the tensor-core GEMM's SASS
+    nvidia-cuda-nvcc==13.5.37 nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)  # portability:
+    # ptxas and the tensor-core GEMMs' SASS (the instructions per HMMA the suite bounds are this ptxas's)
 
 # Optional packages apt could not install are listed here and not tried again
 # (so apt-get update does not run on every call); delete the file to retry.

@@ -269,11 +269,11 @@ int main(int argc, char **argv)
     run(&swz_only, GMLP_GEMM_PREC_BF16, NN | A_BF16 | B_BF16, 150, 137, 75, 1, 0.0f, EPI_COLS, 1.0f);
     run(&frag2_only, GMLP_GEMM_PREC_FP16, TA | A_HALF | B_HALF | B_SCALED, 150, 137, 75, 1, 0.0f, EPI_NONE, 0x1p16f);
     /* Issue #53's wgmma rows, NT (both K-major): two warp groups of 64 x 64 (m64n64k16), one of 64 x 128 (m64n128k16), three
-     * slices in flight in bands of 2; blocks inside and across m, n and k, fewer slices than stages, element
+     * slices in flight in bands of 2, four (392 deep: more slices than stages, twice); blocks inside and across m, n and k, fewer slices than stages, element
      * copies (vector width 1) and 16-byte ones (8), BF16 and FP16 (half operands saturated in local memory),
      * 16-bit C */
     static const tiling wg128x64 = {128, 64, 64, 8, 4, 2, 0, 1, 0, 0, 1}, wg64x128 = {64, 128, 64, 8, 8, 2, 0, 1, 0, 0, 1},
-                        wg128x128 = {128, 128, 64, 8, 8, 3, 0, 1, 0, 2, 1};
+                        wg128x128 = {128, 128, 64, 8, 8, 3, 0, 1, 0, 2, 1}, wg128x128_4 = {128, 128, 64, 8, 8, 4, 0, 1, 0, 0, 1};
     run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16, 260, 137, 200, 1, 1.0f, EPI_COLS_GELU, 1.0f);
     run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | V8, 260, 137, 196, 2, 0.0f, EPI_COLS, 1.0f);
     run(&wg128x64, GMLP_GEMM_PREC_BF16, A_BF16 | B_BF16 | C_BF16 | PADDED, 131, 70, 99, 2, 0.0f, EPI_GATE, 1.0f);
@@ -287,6 +287,7 @@ int main(int argc, char **argv)
     run(&wg64x128, GMLP_GEMM_PREC_FP16, NN | A_HALF | B_HALF | B_SCALED | V8, 150, 260, 130, 1, 0.0f, EPI_NONE,
         0x1p16f);
     run(&wg128x128, GMLP_GEMM_PREC_BF16, TA | A_BF16 | B_BF16 | PADDED, 260, 140, 99, 2, 1.0f, EPI_ROWS_GELU, 1.0f);
+    run(&wg128x128_4, GMLP_GEMM_PREC_FP16, A_HALF | B_HALF | C_HALF | V8, 200, 260, 392, 1, 0.0f, EPI_GATE, 1.0f);
     run(&wg128x64, GMLP_GEMM_PREC_BF16, TA | NN | A_BF16 | B_BF16 | C_BF16, 131, 137, 70, 1, 0.0f, EPI_COLS, 1.0f);
     gmlp_context_destroy(ctx);
     return cases_summary("test_gemm_mma");

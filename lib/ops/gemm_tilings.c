@@ -217,9 +217,10 @@ static const gmlp_tiling tilings[] = {
      * (offline: bench/NOTES.md, "wgmma rows"). */
     {.name = "wgmma_128x64x64_8x4_s2_swz_r8", WGMMA, .tm = 128, .tn = 64, .wm = 8, .wn = 4, .stages = 2, .raster = 8},
     {.name = "wgmma_64x128x64_8x8_s2_swz_r8", WGMMA, .tm = 64, .tn = 128, .wm = 8, .wn = 8, .stages = 2, .raster = 8},
-    /* two warp groups of 64 x 128, three slices in flight: 96 KiB, past what NVIDIA's OpenCL reports (the
-     * ladder's self-test is its probe) */
+    /* two warp groups of 64 x 128, three or four slices in flight: 96 or 128 KiB, past what NVIDIA's OpenCL
+     * reports (the ladder's self-test is its probe) */
     {.name = "wgmma_128x128x64_8x8_s3_swz_r8", WGMMA, .tm = 128, .tn = 128, .wm = 8, .wn = 8, .stages = 3, .raster = 8},
+    {.name = "wgmma_128x128x64_8x8_s4_swz_r8", WGMMA, .tm = 128, .tn = 128, .wm = 8, .wn = 8, .stages = 4, .raster = 8},
     /* Intel XMX: 4 sub-groups of 32 x 8 (DG2's 128 registers allow 4 dpas a
      * k-step); on SIMD16 16 of 16 x 16, 16 work-items along n (a sub-group
      * one row of the group: Intel's CPU runtime forms them along dimension 0) */
