@@ -27,6 +27,7 @@ static const gmlp_gemm_axis axes[] = {
     /* no macro: the direct kernel writes the statistics where its argument is set, one program either way
      * (keyed: a product writing them is planned on a tiling that has them) */
     {AXIS(stats), NULL, 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},
+    {AXIS(pairs), "GMLP_GEMM_B_PAIRS", 2, {0, 1}, {"", " B:pairs"}, 1},
     {AXIS(issue), "GMLP_GEMM_ISSUE", GMLP_ISSUES, {GMLP_ISSUE_NATIVE, GMLP_ISSUE_EMULATED, GMLP_ISSUE_SHUFFLES},
      {"", " emulated", " emulated by shuffles"}, 0},
 };
@@ -71,8 +72,15 @@ gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gml
     const uint8_t in = (uint8_t)(x == 0 ? GMLP_ELEM_F32 : inputs), out = (uint8_t)(x == 2 ? inputs : GMLP_ELEM_F32);
     if (prod == GMLP_PRODUCT_MIXING)
         return (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = 4, .precision = (uint8_t)p};
-    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR, .vw = 4,
-                               .precision = (uint8_t)p};
+    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR,
+                               .pairs = prod == GMLP_PRODUCT_LINEAR_PAIRS, .vw = 4, .precision = (uint8_t)p};
+}
+
+gmlp_model_product gmlp_linear_product(gmlp_linear_layout linear)
+{
+    return linear == GMLP_LINEAR_PAIRS ? GMLP_PRODUCT_LINEAR_PAIRS
+           : linear == GMLP_LINEAR_KN  ? GMLP_PRODUCT_LINEAR_KN
+                                       : GMLP_PRODUCT_LINEAR;
 }
 
 gmlp_gemm_variant gmlp_gemm_variant_on(const gmlp_gemm_variant *v, const gmlp_tiling *t)
