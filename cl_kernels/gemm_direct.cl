@@ -400,7 +400,8 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global c
  * broadcast: one 32-bit load where A is bfloat16 along k */
 static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int two)
 {
-    if (GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA && two)
+    const int word = GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA; /* the pair adjacent */
+    if (word && two)
         return as_int(vload2(0, (__global const ushort *)p));
     const float a0 = direct_ld1(0, p), a1 = two ? direct_ld1(0, p + sa) : 0.0f;
     return as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u));
@@ -467,7 +468,7 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         vecf bv[WV];
         const float2 nb = NORM_B ? gmlp_stats_norm(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
         __global const B_TYPE *row = b + (size_t)q * ldb; /* op(B)'s row q, where B is not transposed */
-        if (contiguous && !GMLP_GEMM_B_PAIRS) {
+        if (!GMLP_GEMM_B_PAIRS && contiguous) {
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_b_v(row, j0 + s * DV, nb, pro);
         } else {
             float e[WN];
