@@ -106,11 +106,9 @@ static void add_kernels(report *r, gmlp_context *ctx)
             ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed "
               "at load; GMLP_PACK=0: as the file stores them)"
             : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
-        bf16 == fp32                ? ""
-        : bf16 == GMLP_LINEAR_PAIRS ? "; BF16's in x out as pairs along k, vdpbf16ps's operand (bench/NOTES.md, BF16's "
-                                      "linear weights as pairs along k)"
-                                    : "; BF16's as the file stores them, for vdpbf16ps's pairs along k (bench/NOTES.md, "
-                                      "BF16's linear weights)");
+        bf16 == GMLP_LINEAR_PAIRS ? "; BF16's in x out as pairs along k, vdpbf16ps's operand (bench/NOTES.md, BF16's "
+                                    "linear weights as pairs along k)"
+                                  : "");
     /* how an LM decodes a token from a cache (model/lm_step.c) */
     add(r, "   LM decoding: %s\n",
         ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "

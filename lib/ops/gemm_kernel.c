@@ -381,22 +381,14 @@ bool gmlp_gemm_fusing(const gmlp_context *ctx, gmlp_gemm_norm_of of)
     return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && (of == GMLP_NORM_OF_B ? r->norm_b : r->norm_a));
 }
 
-/* whether the row's precisions take p where the device has the engines needs */
-static bool row_takes(const gmlp_context *ctx, unsigned precisions, unsigned needs, gmlp_gemm_precision p)
-{
-    return (precisions & GMLP_GEMM_PREC_SET(p)) && !(needs & ~ctx->dev.engines);
-}
-
 gmlp_linear_layout gmlp_gemm_linear_layout(const gmlp_context *ctx, gmlp_gemm_precision p)
 {
     const gmlp_gemm_forms_row *r = gmlp_gemm_forms_for(&ctx->dev);
     if (!ctx->set.pack)
         return GMLP_LINEAR_FILE;
-    if (row_takes(ctx, r->pairs_precisions, r->pairs_needs, p))
+    if ((r->pairs_precisions & GMLP_GEMM_PREC_SET(p)) && !(r->pairs_needs & ~ctx->dev.engines))
         return GMLP_LINEAR_PAIRS;
-    if (ctx->set.pack == GMLP_PACK_ALL)
-        return GMLP_LINEAR_KN;
-    return r->linear_kn && !row_takes(ctx, r->file_precisions, r->file_needs, p) ? GMLP_LINEAR_KN : GMLP_LINEAR_FILE;
+    return ctx->set.pack == GMLP_PACK_ALL || r->linear_kn ? GMLP_LINEAR_KN : GMLP_LINEAR_FILE;
 }
 
 gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)

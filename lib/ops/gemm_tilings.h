@@ -179,12 +179,8 @@ typedef struct gmlp_gemm_forms_row {
     bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
     bool norm_b;            /* op(B)'s rows so (the spatial GEMM's LN(v), the token MLPs' LN(x)) */
     bool linear_kn;         /* image models' linear weights stored in x out */
-    unsigned file_precisions; /* ... but as the file stores them in these precisions (GMLP_GEMM_PREC_SETs) where
-                               * the device has the engines file_needs: instructions that take k's pairs
-                               * contiguous, as NT's B has them */
-    unsigned file_needs;
-    unsigned pairs_precisions; /* ... or as pairs along k in these precisions where the device has the engines
-                                * pairs_needs (before file_precisions) */
+    unsigned pairs_precisions; /* ... and as pairs along k in these precisions (GMLP_GEMM_PREC_SETs) where the
+                                * device has the engines pairs_needs: instructions that take k's pairs adjacent */
     unsigned pairs_needs;
     const char *measured;   /* where the choices come from */
 } gmlp_gemm_forms_row;
