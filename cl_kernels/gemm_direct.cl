@@ -400,9 +400,10 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global c
  * broadcast: one 32-bit load where A is bfloat16 along k */
 static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int two)
 {
-    const int word = GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA; /* the pair adjacent */
-    if (word && two)
+#if GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA /* the pair adjacent */
+    if (two)
         return as_int(vload2(0, (__global const ushort *)p));
+#endif
     const float a0 = direct_ld1(0, p), a1 = two ? direct_ld1(0, p + sa) : 0.0f;
     return as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u));
 }
@@ -443,7 +444,8 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_pairs_bf16(__global c
 
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
  * constant once inlined): op(B)'s rows are read as vectors, else gathered
- * (B's pairs along k: element by element but through vdpbf16ps) */
+ * (B's pairs along k: through vdpbf16ps where contiguous, else element by
+ * element) */
 static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
                                 ulong ldb, int i0, int j0, const float2 nr[WM], const direct_pro *pro,
                                 vecf acc[WM][WV], const int contiguous)
