@@ -20,7 +20,10 @@
  * GMLP_DIRECT_DPBF16 (the dpbf16 tilings: x86's AVX512_BF16 on a CPU device
  * that runs on the host, PoCL's): BF16's products through vdpbf16ps, NT k
  * 32 at a time (direct_dots_bf16), the others k in pairs against op(B)'s
- * rows interleaved (direct_outer_bf16). */
+ * rows interleaved (direct_outer_bf16) or, B stored as pairs along k
+ * (GMLP_GEMM_B_PAIRS: element (q, j) at (q / 2) ldb + 2 j + q % 2, an odd
+ * k's last pair padded with a zero), one load of B a vdpbf16ps
+ * (direct_pairs_bf16); elsewhere such a B is read element by element. */
 #define GMLP_GEMM_FUSES 1
 #include "gemm_common.cl"
 
@@ -102,6 +105,17 @@ static inline float direct_b_1(__global const B_TYPE *row, int j, float2 nr, con
     return NORM_B ? direct_normed_1(1, row + j, j, nr, pro) : direct_ld1(1, row + j);
 }
 #define DOT (!GMLP_GEMM_TA && GMLP_GEMM_TB)
+#ifndef GMLP_GEMM_B_PAIRS
+#define GMLP_GEMM_B_PAIRS 0
+#endif
+#if GMLP_GEMM_B_PAIRS && (GMLP_GEMM_TB || NORM_B)
+#error "direct: B as pairs along k is op(B) itself, not normalised"
+#endif
+/* op(B)'s element (q, j) where B is stored as pairs along k */
+static inline size_t direct_pair_at(int q, int j, ulong ldb)
+{
+    return (size_t)(q >> 1) * ldb + 2 * (size_t)j + (size_t)(q & 1);
+}
 #define WV (WN / DV) /* vectors per row of a block */
 
 GMLP_GELU_DEFINE(direct_gelu, vecf)
@@ -381,8 +395,57 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global c
 }
 #endif
 
+#if DPBF16 && GMLP_GEMM_B_PAIRS
+/* op(A)[row, q] and [row, q + 1] (two 0: none) as vdpbf16ps's pair, to be
+ * broadcast: one 32-bit load where A is bfloat16 along k */
+static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int two)
+{
+#if GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA /* the pair adjacent */
+    if (two)
+        return as_int(vload2(0, (__global const ushort *)p));
+#endif
+    const float a0 = direct_ld1(0, p), a1 = two ? direct_ld1(0, p + sa) : 0.0f;
+    return as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u));
+}
+
+/* one pair along k (q, q + 1; two 0: q alone, B's zero beside it): each
+ * vdpbf16ps an A row's pair broadcast against 16 columns' pairs, one load */
+DPBF16_TARGET static inline void dpbf16_pair_step(__global const A_TYPE *const ar[WM], size_t sa,
+                                                  __global const B_TYPE *bp, int q, const int two, vecf acc[WM][WV])
+{
+    int16 bv[WV];
+    _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = dpbf16_b(bp + 2 * s * DV);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+    {
+        const int16 av = (int16)dpbf16_a_pair(ar[r] + (size_t)q * sa, sa, two);
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = __builtin_ia32_dpbf16ps_512(acc[r][s], av, bv[s]);
+    }
+}
+
+/* direct_outer's contiguous case on B's pairs along k.  Out of line as
+ * direct_dots_bf16. */
+DPBF16_TARGET __attribute__((noinline)) static void direct_pairs_bf16(__global const A_TYPE *const ar[WM], size_t sa,
+                                                                       __global const B_TYPE *b, ulong ldb, int j0,
+                                                                       int k, vecf out[WM][WV])
+{
+    vecf acc[WM][WV];
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    __global const B_TYPE *bp = b + 2 * (size_t)j0;
+    int q = 0;
+    for (; q + 1 < k; q += 2, bp += ldb)
+        dpbf16_pair_step(ar, sa, bp, q, 1, acc);
+    if (q < k)
+        dpbf16_pair_step(ar, sa, bp, q, 0, acc);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
+}
+#endif
+
 /* acc = op(A)[i0 .. i0+WM, :] . op(B)[:, j0 .. j0+WN); contiguous (a
- * constant once inlined): op(B)'s rows are read as vectors, else gathered */
+ * constant once inlined): op(B)'s rows are read as vectors, else gathered
+ * (B's pairs along k: through vdpbf16ps where contiguous, else element by
+ * element) */
 static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, ulong lda, __global const B_TYPE *b,
                                 ulong ldb, int i0, int j0, const float2 nr[WM], const direct_pro *pro,
                                 vecf acc[WM][WV], const int contiguous)
@@ -390,7 +453,12 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
     __global const A_TYPE *ar[WM]; /* op(A)[i0 + r, q] at ar[r] + q * sa */
     const size_t sa = GMLP_GEMM_TA ? lda : 1;
     _Pragma("unroll") for (int r = 0; r < WM; r++) ar[r] = a + (size_t)min(i0 + r, m - 1) * (GMLP_GEMM_TA ? 1 : lda);
-#if DPBF16
+#if DPBF16 && GMLP_GEMM_B_PAIRS
+    if (contiguous) {
+        direct_pairs_bf16(ar, sa, b, ldb, j0, k, acc);
+        return;
+    }
+#elif DPBF16
     if (contiguous) {
         direct_outer_bf16(ar, sa, b, ldb, j0, k, acc);
         return;
@@ -402,14 +470,16 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         vecf bv[WV];
         const float2 nb = NORM_B ? gmlp_stats_norm(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
         __global const B_TYPE *row = b + (size_t)q * ldb; /* op(B)'s row q, where B is not transposed */
-        if (contiguous) {
+        if (!GMLP_GEMM_B_PAIRS && contiguous) {
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_b_v(row, j0 + s * DV, nb, pro);
         } else {
             float e[WN];
             _Pragma("unroll") for (int s = 0; s < WN; s++)
             {
                 const int j = min(j0 + s, n - 1);
-                e[s] = GMLP_GEMM_TB ? direct_ld1(1, b + (size_t)j * ldb + q) : direct_b_1(row, j, nb, pro);
+                e[s] = GMLP_GEMM_TB        ? direct_ld1(1, b + (size_t)j * ldb + q)
+                       : GMLP_GEMM_B_PAIRS ? direct_ld1(1, b + direct_pair_at(q, j, ldb))
+                                           : direct_b_1(row, j, nb, pro);
             }
             _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = VLOADF(s, e);
         }

@@ -27,7 +27,17 @@
 #include "ops_check.h"
 #include "ref/ref.h"
 
-enum { A_HALF = 1, B_HALF = 2, KERNEL = 4, PADDED = 8, SHARED_A = 16, CLBLAST = 32, A_BF16 = 64, B_BF16 = 128 };
+enum {
+    A_HALF = 1,
+    B_HALF = 2,
+    KERNEL = 4,
+    PADDED = 8,
+    SHARED_A = 16,
+    CLBLAST = 32,
+    A_BF16 = 64,
+    B_BF16 = 128,
+    B_PAIRS = 256 /* B (not transposed) stored as pairs along k: as_pairs */
+};
 
 /* the storage flags give operand x (0: A, 1: B) */
 static gmlp_elem elem_of(int flags, int x)
@@ -73,6 +83,33 @@ static operand make(size_t rows, size_t cols, size_t batch, int flags, int share
     }
     o.mat = (gmlp_view){.buf = buf, .off = off, .ld = ld, .stride = stride, .trans = trans, .elem = elem};
     return o;
+}
+
+/* o, a B of k x n per matrix as make() laid it out, stored again as pairs
+ * along k (gmlp_view.pairs): the same values, pair rows of 2 ld elements,
+ * an odd k's last pair padded with a zero */
+static void as_pairs(operand *o, size_t k, size_t n, size_t batch)
+{
+    const gmlp_view v = o->mat;
+    const size_t ld = 2 * v.ld, rows = (k + 1) / 2, stride = rows * ld + 2;
+    const size_t count = v.off + (batch - 1) * stride + rows * ld;
+    float *p = calloc(count ? count : 1, sizeof *p);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t q = 0; q < k; q++)
+            for (size_t j = 0; j < n; j++)
+                p[v.off + b * stride + q / 2 * ld + 2 * j + q % 2] = o->host[v.off + b * v.stride + q * v.ld + j];
+    cl_mem buf;
+    if (v.elem != GMLP_ELEM_F32) {
+        uint16_t *h = malloc((count ? count : 1) * sizeof *h);
+        gmlp_elem_pack(v.elem, p, count, h);
+        buf = up_bytes(h, count * sizeof *h);
+        free(h);
+    } else {
+        buf = up(p, count);
+    }
+    free(p);
+    gmlp_buffer_release(ctx, &o->mat.buf);
+    o->mat = (gmlp_view){.buf = buf, .off = v.off, .ld = ld, .stride = stride, .elem = v.elem, .pairs = 1};
 }
 
 /* A tiling test_gemm runs instead of the host's pick (NULL: the pick). */
@@ -129,6 +166,8 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
                  unrounded + C->off, C->ld, C->stride, batch);
         ref_epilogue(unrounded + C->off, m, n, C->ld, C->stride, batch, &re);
     }
+    if (flags & B_PAIRS) /* the reference read the rows: the kernel reads the pairs */
+        as_pairs(&b, k, n, batch);
     const gmlp_gemm g = {.m = m, .n = n, .k = k, .batch = batch, .a = *A, .b = *B, .c = *C, .beta = beta,
                          .bias = use_bias ? dbias : NULL, .bias_rows = rows, .act = act,
                          .gate = *U, .precision = precision};
@@ -141,10 +180,10 @@ static void test_gemm(size_t m, size_t n, size_t k, int ta, int tb, float beta, 
     char what[260], tiling[48] = "";
     if (forced)
         snprintf(tiling, sizeof tiling, " tiling %s", forced->name);
-    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%sA:%s B:%s %s%s%s %s",
+    snprintf(what, sizeof what, "gemm %zux%zux%zu ta=%d tb=%d beta=%g batch=%zu epilogue=%d %s%sA:%s B:%s %s%s%s%s %s",
              m, n, k, ta, tb, (double)beta, batch, epi, flags & KERNEL ? "kernel " : "",
              flags & CLBLAST ? "clblast " : "", gmlp_elem_name(elem_of(flags, 0)), gmlp_elem_name(elem_of(flags, 1)),
-             flags & PADDED ? "padded " : "",
+             flags & PADDED ? "padded " : "", flags & B_PAIRS ? "B as pairs " : "",
              flags & SHARED_A ? "sharedA" : "", tiling, gmlp_gemm_precision_name(precision));
     if (st == GMLP_OK && skipped == gmlp_gemm_tiled_too_big) { /* rusticl: 32 work-items a group */
         if (cases_too_big++ < 3)
@@ -420,6 +459,67 @@ static void dpbf16_sweep(void)
     precision = GMLP_GEMM_FP32;
 }
 
+/* B stored as pairs along k (BF16's linear weights on a CPU with
+ * AVX512_BF16), against the same references: the dpbf16 tilings (on a
+ * device without the instruction their emulated form, the portable loop on
+ * the pairs), the CPUs' 16-wide NN block and a direct one any device runs,
+ * in BF16 and FP32; odd k (the last pair's zero), k = 1, m and n past the
+ * blocks, batched, A transposed, each epilogue; the host's pick on a CPU;
+ * and the refusals: pairs of a transposed B, of A, a tiling whose kernel
+ * reads none.  sampled: two cases a tiling. */
+static void pairs_sweep(void)
+{
+    static const gemm_case cases[] = {{37, 70, 101, 0, 0, 1.0f, 1, B_BF16, EPI_COLS_GELU},
+                                      {13, 96, 64, 0, 0, 0.0f, 2, A_BF16 | B_BF16 | PADDED, EPI_GATE},
+                                      {50, 33, 160, 0, 0, 1.0f, 1, A_BF16 | B_BF16, EPI_ROWS},
+                                      {25, 130, 19, 0, 0, 0.0f, 3, B_BF16 | SHARED_A, EPI_NONE},
+                                      {49, 64, 49, 0, 0, 0.0f, 2, A_BF16 | B_BF16, EPI_ROWS_GELU},
+                                      {30, 64, 1, 0, 0, 1.0f, 1, A_BF16 | PADDED, EPI_COLS},
+                                      {26, 40, 77, 1, 0, 0.0f, 1, B_BF16, EPI_GATE_TANH}};
+    static const struct {
+        const char *name;
+        gmlp_gemm_precision precision;
+    } runs[] = {{"dpbf16_24x64_6x32_v16", GMLP_GEMM_BF16}, {"dpbf16_24x32_6x16_v16", GMLP_GEMM_BF16},
+                {"direct_24x64_6x32_v16", GMLP_GEMM_BF16}, {"direct_4x64_1x4_v4", GMLP_GEMM_BF16},
+                {"direct_4x64_1x4_v4", GMLP_GEMM_FP32},    {NULL, GMLP_GEMM_BF16}};
+    const unsigned engines = ctx->dev.engines;
+    if (!(engines & GMLP_ENGINE_AVX512_BF16)) /* the dpbf16 tilings' emulated form */
+        ctx->dev.engines |= GMLP_ENGINE_AVX512_BF16 | GMLP_ENGINE_EMULATED;
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        precision = runs[i].precision;
+        forced = runs[i].name ? gmlp_gemm_tiling_named(runs[i].name) : NULL;
+        CHECK(!runs[i].name || forced, "no %s tiling", runs[i].name);
+        if (runs[i].name ? !forced || !gmlp_gemm_tiling_fits(&ctx->dev, forced)
+                         : !(ctx->dev.type & CL_DEVICE_TYPE_CPU)) { /* a GPU's pick reads no pairs */
+            printf("skip B as pairs on %s: not for '%s'\n", runs[i].name ? runs[i].name : "the pick", ctx->dev.name);
+            continue;
+        }
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+            if (!sampled || c == i % 3 || c == 4)
+                test_gemm(cases[c].m, cases[c].n, cases[c].k, cases[c].ta, cases[c].tb, cases[c].beta, cases[c].batch,
+                          KERNEL | B_PAIRS | cases[c].flags, cases[c].epi);
+    }
+    forced = NULL;
+    precision = GMLP_GEMM_FP32;
+    ctx->dev.engines = engines;
+    gmlp_gemm_plan_clear(ctx);
+    float zero[8] = {0};
+    cl_mem d = up(zero, 8);
+    gmlp_gemm g = {.m = 2, .n = 2, .k = 2, .a = {.buf = d, .ld = 2}, .b = {.buf = d, .ld = 4, .pairs = 1, .trans = 1},
+                   .c = {.buf = d, .ld = 2}};
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "pairs"),
+          "pairs of a transposed B: %s", gmlp_last_error(ctx));
+    g.b.trans = 0, g.a.pairs = 1;
+    CHECK(gmlp_op_gemm_kernel(ctx, &g) == GMLP_ERR_INVALID_ARGUMENT && strstr(gmlp_last_error(ctx), "pairs"),
+          "pairs of A: %s", gmlp_last_error(ctx));
+    g.a.pairs = 0;
+    const char *skipped = NULL;
+    CHECK(gmlp_op_gemm_tiled(ctx, &g, gmlp_gemm_tiling_named("tiled_4x4x4_4x4"), &skipped) == GMLP_OK && skipped &&
+              strstr(skipped, "pairs"),
+          "the tiled kernel on pairs: %s", skipped ? skipped : "ran");
+    gmlp_buffer_release(ctx, &d);
+}
+
 static void precision_sweep(int quick)
 {
     static const gmlp_gemm_precision precs[] = {GMLP_GEMM_TF32, GMLP_GEMM_FP16, GMLP_GEMM_BF16};
@@ -497,6 +597,7 @@ static void precision_sweep(int quick)
         }
     }
     dpbf16_sweep();
+    pairs_sweep();
     /* what the rounding does to these products (k >= 7) against the tolerance the checks allow: the unrounded
      * reference fails every one of them, BF16's by far */
     for (size_t p = 0; p < sizeof precs / sizeof *precs; p++) {
@@ -797,6 +898,19 @@ static void oclgrind_sweep(void)
             test_gemm(classes[c].m, classes[c].n, classes[c].k, t & 1, t >> 1, (float)(t % 2), t == 3 ? 2 : 1,
                       modes[(c + (size_t)t) % 4] | (t == 1 ? PADDED : 0), (int)(c + (size_t)t) % EPI_COUNT);
         }
+    /* B as pairs along k: the dpbf16 NN block's emulated form (the portable loop on the pairs), odd k,
+     * batched, the gate; and a direct block any device runs, in FP32 */
+    const unsigned engines = ctx->dev.engines;
+    pretend(CL_DEVICE_TYPE_CPU, 0, ctx->dev.vendor_id);
+    ctx->dev.engines |= GMLP_ENGINE_AVX512_BF16 | GMLP_ENGINE_EMULATED;
+    precision = GMLP_GEMM_BF16;
+    forced = gmlp_gemm_tiling_named("dpbf16_24x64_6x32_v16");
+    test_gemm(19, 37, 13, 0, 0, 0.0f, 2, A_BF16 | B_BF16 | B_PAIRS, EPI_GATE);
+    precision = GMLP_GEMM_FP32;
+    forced = gmlp_gemm_tiling_named("direct_4x64_1x4_v4");
+    test_gemm(19, 37, 13, 0, 0, 1.0f, 1, B_PAIRS | PADDED, EPI_COLS_GELU);
+    forced = NULL;
+    ctx->dev.engines = engines;
     ctx->dev.native_floats = native;
     pretend(type, cus, ctx->dev.vendor_id);
     /* split-K forced: a shorter last part (NT, half B), parts of 4 (NN, the gate) */

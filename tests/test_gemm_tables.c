@@ -7,7 +7,7 @@
  * The variants' axes: their plan keys one per keyed combination, within
  * GMLP_GEMM_VARIANT_KEYS; each axis's defines and labels those its values
  * say; the engines' bits distinct, in order, below EMULATED.  Packing:
- * a CPU packs its linear weights but BF16's where it has AVX512_BF16. */
+ * a CPU packs its linear weights, BF16's as pairs along k where it has AVX512_BF16. */
 #include <string.h>
 
 #include "check.h"
@@ -274,24 +274,34 @@ static void check_axes(void)
           seen_bits);
 }
 
-/* gmlp_gemm_packs on made-up contexts: the CPUs' forms row, and GMLP_PACK's two overrides */
+/* gmlp_gemm_linear_layout on made-up contexts: the CPUs' forms row, and GMLP_PACK's two overrides */
 static void check_packs(void)
 {
     static gmlp_context ctx; /* large: static */
     ctx.dev = device(CL_DEVICE_TYPE_CPU, GMLP_VENDOR_ANY);
     ctx.set.pack = 1;
-    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32) && gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16), "a CPU packs");
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP32) == GMLP_LINEAR_KN &&
+              gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_BF16) == GMLP_LINEAR_KN,
+          "a CPU packs in x out");
     ctx.dev.engines = GMLP_ENGINE_AVX512_BF16;
-    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32) && gmlp_gemm_packs(&ctx, GMLP_GEMM_FP16) &&
-              !gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16),
-          "a CPU with AVX512_BF16 packs but BF16's linear weights");
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP32) == GMLP_LINEAR_KN &&
+              gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP16) == GMLP_LINEAR_KN &&
+              gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_BF16) == GMLP_LINEAR_PAIRS,
+          "a CPU with AVX512_BF16 packs BF16's linear weights as pairs along k");
     ctx.set.pack = GMLP_PACK_ALL;
-    CHECK(gmlp_gemm_packs(&ctx, GMLP_GEMM_BF16), "GMLP_PACK=1 packs BF16's too");
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_BF16) == GMLP_LINEAR_PAIRS &&
+              gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP32) == GMLP_LINEAR_KN,
+          "GMLP_PACK=1 packs, pairs where the row says");
+    ctx.dev.engines = 0;
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_BF16) == GMLP_LINEAR_KN, "no AVX512_BF16, no pairs");
     ctx.set.pack = 0;
-    CHECK(!gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32), "GMLP_PACK=0 packs none");
+    ctx.dev.engines = GMLP_ENGINE_AVX512_BF16;
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP32) == GMLP_LINEAR_FILE &&
+              gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_BF16) == GMLP_LINEAR_FILE,
+          "GMLP_PACK=0 packs none");
     ctx.set.pack = 1;
     ctx.dev = device(CL_DEVICE_TYPE_GPU, GMLP_VENDOR_NVIDIA);
-    CHECK(!gmlp_gemm_packs(&ctx, GMLP_GEMM_FP32), "a GPU keeps the file's layout");
+    CHECK(gmlp_gemm_linear_layout(&ctx, GMLP_GEMM_FP32) == GMLP_LINEAR_FILE, "a GPU keeps the file's layout");
 }
 
 int main(void)

@@ -75,7 +75,7 @@ static void add_kernels(report *r, gmlp_context *ctx)
         const char *engine;
         const gmlp_gemm_precision prec = (gmlp_gemm_precision)p;
         if (gmlp_gemm_engine(ctx, (gmlp_elem)gmlp_weights_stored(GMLP_WEIGHTS_F32, prec), prec,
-                             gmlp_gemm_packs(ctx, prec), &engine) != GMLP_OK) {
+                             gmlp_gemm_linear_layout(ctx, prec), &engine) != GMLP_OK) {
             add(r, "\n");
             add_failure(r, ctx->err.msg);
             return;
@@ -98,15 +98,17 @@ static void add_kernels(report *r, gmlp_context *ctx)
         ctx->set.fuse && fuse_b ? "into the token-axis products (the spatial GEMM, the token MLPs), their B normalised "
                                   "as it loads" : "");
     /* how image models store their linear weights (model/load.c) */
-    const bool packs = gmlp_gemm_packs(ctx, GMLP_GEMM_FP32);
+    const gmlp_linear_layout fp32 = gmlp_gemm_linear_layout(ctx, GMLP_GEMM_FP32),
+                             bf16 = gmlp_gemm_linear_layout(ctx, GMLP_GEMM_BF16);
     add(r, "   linear weights: %s%s\n",
         !ctx->set.pack ? "as the file stores them, out x in (GMLP_PACK=0)"
-        : packs ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed "
-                  "at load; GMLP_PACK=0: as the file stores them)"
-                : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
-        packs && !gmlp_gemm_packs(ctx, GMLP_GEMM_BF16)
-            ? "; BF16's as the file stores them, for vdpbf16ps's pairs along k (bench/NOTES.md, BF16's linear weights)"
-            : "");
+        : fp32 == GMLP_LINEAR_KN
+            ? "image models' packed at load as in x out, the products NN (bench/NOTES.md, Linear weights packed "
+              "at load; GMLP_PACK=0: as the file stores them)"
+            : "as the file stores them, out x in, the products NT (GMLP_PACK=1: packed in x out)",
+        bf16 == GMLP_LINEAR_PAIRS ? "; BF16's in x out as pairs along k, vdpbf16ps's operand (bench/NOTES.md, BF16's "
+                                    "linear weights as pairs along k)"
+                                  : "");
     /* how an LM decodes a token from a cache (model/lm_step.c) */
     add(r, "   LM decoding: %s\n",
         ctx->set.lm_step ? "the fused step, 3 kernels a layer, where the model allows (lm_step.cl; GMLP_LM_STEP=0: "

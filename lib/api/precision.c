@@ -34,7 +34,7 @@ gmlp_status gmlp_model_precision(const gmlp_model *m, gmlp_precision *mode, char
     gmlp_context *ctx = m->ctx;
     const char *what;
     pthread_mutex_lock(&ctx->lock); /* the plan may build the variant */
-    gmlp_status st = gmlp_gemm_engine(ctx, gmlp_weight_elem(m), m->precision, m->linear_kn, &what);
+    gmlp_status st = gmlp_gemm_engine(ctx, gmlp_weight_elem(m), m->precision, m->linear, &what);
     pthread_mutex_unlock(&ctx->lock);
     if (st == GMLP_OK)
         snprintf(engine, size, "%s", what);

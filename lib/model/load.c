@@ -17,16 +17,20 @@ static cl_mem *field(void *base, size_t off)
     return (cl_mem *)((char *)base + off);
 }
 
-/* A linear weight (out x in, numel values) as in x out: op(B) contiguous
- * along n, read by the direct kernel's outer products (NULL: out of host
- * memory). */
-static float *transposed(const gmlp_model *m, const float *w, size_t numel, const gmlp_tensor_spec *spec)
+/* A linear weight (out x in, *numel values) as in x out: op(B) contiguous
+ * along n, read by the direct kernel's outer products; as pairs, in's
+ * pairs adjacent per column (gmlp_view.pairs), an odd in's last pair
+ * padded with a zero: *numel grows by out (NULL: out of host memory). */
+static float *transposed(const gmlp_model *m, const float *w, size_t *numel, const gmlp_tensor_spec *spec)
 {
-    const size_t out = (size_t)gmlp_spec_dim(&m->cfg, spec->dims[0]), in = numel / out;
-    float *t = gmlp_malloc(numel * sizeof *t + sizeof *t);
+    const size_t out = (size_t)gmlp_spec_dim(&m->cfg, spec->dims[0]), in = *numel / out;
+    const bool pairs = m->linear == GMLP_LINEAR_PAIRS;
+    const size_t rows = pairs ? (in + 1) / 2 * 2 : in;
+    float *t = gmlp_calloc(rows * out + 1, sizeof *t);
     for (size_t o = 0; t && o < out; o++)
         for (size_t q = 0; q < in; q++)
-            t[q * out + o] = w[o * in + q];
+            t[pairs ? (q / 2 * out + o) * 2 + q % 2 : q * out + o] = w[o * in + q];
+    *numel = rows * out;
     return t;
 }
 
@@ -51,8 +55,10 @@ static gmlp_status upload(gmlp_model *m, const gmlp_st_file *f, int l, const gml
         for (size_t i = 0, per = t->numel / ns; i < t->numel; i++)
             host[i] *= by[i / per];
     }
-    float *kn = (spec->flags & GMLP_SPEC_LINEAR) && m->linear_kn ? transposed(m, host, t->numel, spec) : host;
-    gmlp_status st = kn ? gmlp_model_upload(m, kn, t->numel, spec->flags & GMLP_SPEC_GEMM, name, dst)
+    size_t numel = t->numel;
+    float *kn = (spec->flags & GMLP_SPEC_LINEAR) && m->linear != GMLP_LINEAR_FILE ? transposed(m, host, &numel, spec)
+                                                                                  : host;
+    gmlp_status st = kn ? gmlp_model_upload(m, kn, numel, spec->flags & GMLP_SPEC_GEMM, name, dst)
                         : gmlp_fail(&m->ctx->err, GMLP_ERR_HOST_MEMORY, "out of host memory transposing '%s'", name);
     if (kn != host)
         free(kn);
@@ -322,14 +328,15 @@ static gmlp_status load(gmlp_model *m, const void *data, size_t size, const gmlp
         st = init_preproc(m, hf);
     /* the LM decoding step's kernels read the file's layout, which its
      * products of one token's row want: image models alone are packed */
-    m->linear_kn = st == GMLP_OK && !gmlp_arch_of(&m->cfg)->lm && gmlp_gemm_packs(ctx, setup->precision);
+    m->linear = st == GMLP_OK && !gmlp_arch_of(&m->cfg)->lm ? gmlp_gemm_linear_layout(ctx, setup->precision)
+                                                            : GMLP_LINEAR_FILE;
     if (st == GMLP_OK)
         st = upload_all(m, &f);
     gmlp_st_free(&f);
     /* every GEMM variant the forward may pick, so that no later call compiles */
     if (st == GMLP_OK)
         st = gmlp_gemm_prepare(ctx, gmlp_weight_elem(m), gmlp_gemm_input_elem(m), setup->precision,
-                               m->linear_kn, &m->gemm_outputs);
+                               m->linear, &m->gemm_outputs);
     if (st == GMLP_OK)
         gmlp_storage_plan(m);
     return st;

@@ -86,7 +86,8 @@ struct gmlp_model {
     gmlp_block_weights *blocks;
     gmlp_workspace ws;
     gmlp_gemm_precision precision; /* the format every GEMM of the forward rounds its operands to */
-    bool linear_kn; /* the linear weights (GMLP_SPEC_LINEAR) stored in x out, not as the file's out x in */
+    gmlp_linear_layout linear; /* how the linear weights (GMLP_SPEC_LINEAR) are stored: the file's out x in, in x
+                                * out, or in x out as pairs along k */
     gmlp_elem gemm_outputs; /* how the products only GEMMs read are stored (gmlp_gemm_prepare): float, bf16 or half */
     gmlp_elem held[2][GMLP_HELDS]; /* how each activation is stored, in a stand-alone pass and with a cache */
 };

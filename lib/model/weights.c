@@ -66,13 +66,16 @@ gmlp_view gmlp_weight(const gmlp_model *m, cl_mem buf, size_t off, size_t ld)
 
 gmlp_view gmlp_linear_outputs(gmlp_view w, size_t from)
 {
-    w.off += w.trans ? from * w.ld : from; /* out x in: rows; in x out: columns */
+    w.off += w.trans ? from * w.ld : w.pairs ? 2 * from : from; /* out x in: rows; in x out: columns */
     return w;
 }
 
 gmlp_view gmlp_linear_weight(const gmlp_model *m, cl_mem buf, size_t out_features, size_t in_features)
 {
-    gmlp_view w = gmlp_weight(m, buf, 0, m->linear_kn ? out_features : in_features);
-    w.trans = !m->linear_kn;
+    const size_t ld[] = {[GMLP_LINEAR_FILE] = in_features, [GMLP_LINEAR_KN] = out_features,
+                         [GMLP_LINEAR_PAIRS] = 2 * out_features};
+    gmlp_view w = gmlp_weight(m, buf, 0, ld[m->linear]);
+    w.trans = m->linear == GMLP_LINEAR_FILE;
+    w.pairs = m->linear == GMLP_LINEAR_PAIRS;
     return w;
 }

@@ -68,7 +68,12 @@ gmlp_status gmlp_gemm_check(gmlp_context *ctx, const gmlp_gemm *g)
         return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: m=%zu n=%zu k=%zu exceeds the kernels' int range",
                          g->m, g->n, g->k);
     GMLP_TRY(check_operand(ctx, "A", g->a, g->a.trans ? g->k : g->m, g->a.trans ? g->m : g->k, batch));
-    GMLP_TRY(check_operand(ctx, "B", g->b, g->b.trans ? g->n : g->k, g->b.trans ? g->k : g->n, batch));
+    if (g->a.pairs || (g->b.pairs && g->b.trans))
+        return gmlp_fail(&ctx->err, GMLP_ERR_INVALID_ARGUMENT, "gemm: pairs along k are B's alone, not transposed");
+    if (g->b.pairs) /* pair rows of 2 n elements */
+        GMLP_TRY(check_operand(ctx, "B", g->b, (g->k + 1) / 2, 2 * g->n, batch));
+    else
+        GMLP_TRY(check_operand(ctx, "B", g->b, g->b.trans ? g->n : g->k, g->b.trans ? g->k : g->n, batch));
     GMLP_TRY(check_operand(ctx, "C", g->c, g->m, g->n, batch));
     if (g->bias) {
         gmlp_view bias = {.buf = g->bias, .off = g->bias_off, .ld = 1};

@@ -66,11 +66,12 @@ static const char *status_name(CLBlastStatusCode s)
     return "unknown CLBlast error";
 }
 
-/* CLBlast's SGEMM reads float operands only, and rounds none. */
+/* CLBlast's SGEMM reads float operands only, row-major (no pairs along
+ * k), and rounds none. */
 static int supports(const gmlp_gemm *g)
 {
     return g->a.elem == GMLP_ELEM_F32 && g->b.elem == GMLP_ELEM_F32 && g->c.elem == GMLP_ELEM_F32 &&
-           g->precision == GMLP_GEMM_FP32 && !gmlp_gemm_fused(g);
+           g->precision == GMLP_GEMM_FP32 && !gmlp_gemm_fused(g) && !g->b.pairs;
 }
 
 static gmlp_status run(gmlp_context *ctx, const gmlp_gemm *g)

@@ -35,7 +35,7 @@ static bool on_cpu(const gmlp_context *ctx)
 static gmlp_gemm form_gemm(const form *f)
 {
     return (gmlp_gemm){.a = {.elem = f->a, .trans = f->ta},
-                       .b = {.elem = f->b, .trans = f->tb},
+                       .b = {.elem = f->b, .trans = f->tb, .pairs = f->pairs},
                        .c = {.elem = f->c},
                        .precision = f->precision};
 }
@@ -46,6 +46,7 @@ static const char *const why_sweep =
     "its kernel applies the epilogue in a second sweep over C, which a 16-bit C cannot hold";
 static const char *const why_fused = "its kernel has no prologue or row statistics (the portable kernels' alone)";
 static const char *const why_form = "it takes the instruction's 16-bit operands only (wgmma)";
+static const char *const why_pairs = "its kernel reads no B stored as pairs along k (the direct kernel's alone)";
 const char gmlp_gemm_tiled_too_big[] =
     "its compiled kernel allows fewer work-items (or less local memory) than a tile needs on this device";
 
@@ -83,6 +84,11 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
             *why = why_fused;
         return GMLP_OK;
     }
+    if (f->pairs && !gmlp_tiling_direct(t)) {
+        if (why)
+            *why = why_pairs;
+        return GMLP_OK;
+    }
     const gmlp_gemm_operands ops = {f->a, f->b, !f->ta, f->tb, f->precision};
     if (!gmlp_gemm_tiling_takes(t, &ops)) {
         if (why)
@@ -102,7 +108,8 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
         v.issue = GMLP_ISSUE_EMULATED;
     gmlp_gemm_variant_defines(&v, t, unrolled(&ctx->dev), defs, sizeof defs);
     gmlp_gemm_variant_label(&v, t, label, sizeof label);
-    const gmlp_gemm g = form_gemm(f);
+    gmlp_gemm g = form_gemm(f);
+    g.b.pairs = 0; /* the self-test's operands are row-major: it proves the engine on the tiling's plain form */
     if (!gmlp_engine_verified(ctx, &g, t, defs, label)) { /* a matrix engine's tiling that failed its ladder */
         if (why)
             *why = why_ladder;
@@ -228,12 +235,12 @@ static gmlp_status prepare_fused(gmlp_context *ctx, form f, gmlp_model_product p
 }
 
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
-                              bool linear_kn, gmlp_elem *outputs)
+                              gmlp_linear_layout linear, gmlp_elem *outputs)
 {
     /* the NT form stays: attention's q . k^T is NT, on the same operands in FP32 */
-    const gmlp_model_product products[] = {GMLP_PRODUCT_LINEAR, GMLP_PRODUCT_MIXING, GMLP_PRODUCT_LINEAR_KN};
+    const gmlp_model_product products[] = {GMLP_PRODUCT_LINEAR, GMLP_PRODUCT_MIXING, gmlp_linear_product(linear)};
     *outputs = inputs;
-    for (size_t i = 0; i < 2u + linear_kn; i++)
+    for (size_t i = 0; i < 2u + (linear != GMLP_LINEAR_FILE); i++)
         for (int size = GMLP_GEMM_SMALL; size < GMLP_GEMM_CLASSES; size++) {
             const gmlp_gemm_plan *p[GMLP_GEMM_MODEL_ACTS] = {NULL, NULL, NULL};
             for (int x = 0; x < gmlp_gemm_model_acts(inputs); x++) {
@@ -249,10 +256,10 @@ gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem in
     return GMLP_OK;
 }
 
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision, bool linear_kn,
-                             const char **engine)
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision precision,
+                             gmlp_linear_layout linear, const char **engine)
 {
-    const form f = gmlp_gemm_model_form(weights, GMLP_ELEM_F32, 0, linear_kn ? GMLP_PRODUCT_LINEAR_KN : GMLP_PRODUCT_LINEAR,
+    const form f = gmlp_gemm_model_form(weights, GMLP_ELEM_F32, 0, gmlp_linear_product(linear),
                                         precision); /* the linear layers' */
     const gmlp_gemm g = form_gemm(&f);
     const gmlp_gemm_plan *p;
@@ -345,7 +352,7 @@ static form form_of(const gmlp_gemm *g)
 {
     int va = vector_width(&g->a), vb = vector_width(&g->b);
     return (form){.a = (uint8_t)g->a.elem, .b = (uint8_t)g->b.elem, .c = (uint8_t)g->c.elem, .ta = g->a.trans != 0,
-                  .tb = g->b.trans != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision,
+                  .tb = g->b.trans != 0, .pairs = g->b.pairs != 0, .vw = (uint8_t)(va < vb ? va : vb), .precision = (uint8_t)g->precision,
                   .prologue = (uint8_t)(!g->norm.w                     ? GMLP_PROLOGUE_NONE
                                         : g->norm.of == GMLP_NORM_OF_B ? GMLP_PROLOGUE_NORM_B
                                                                        : GMLP_PROLOGUE_NORM_A),
@@ -385,11 +392,14 @@ bool gmlp_gemm_fusing(const gmlp_context *ctx, gmlp_gemm_norm_of of)
     return ctx->set.fuse == GMLP_FUSE_ALL || (ctx->set.fuse && (of == GMLP_NORM_OF_B ? r->norm_b : r->norm_a));
 }
 
-bool gmlp_gemm_packs(const gmlp_context *ctx, gmlp_gemm_precision p)
+gmlp_linear_layout gmlp_gemm_linear_layout(const gmlp_context *ctx, gmlp_gemm_precision p)
 {
     const gmlp_gemm_forms_row *r = gmlp_gemm_forms_for(&ctx->dev);
-    const bool file = (r->file_precisions & GMLP_GEMM_PREC_SET(p)) && !(r->file_needs & ~ctx->dev.engines);
-    return ctx->set.pack == GMLP_PACK_ALL || (ctx->set.pack && r->linear_kn && !file);
+    if (!ctx->set.pack)
+        return GMLP_LINEAR_FILE;
+    if ((r->pairs_precisions & GMLP_GEMM_PREC_SET(p)) && !(r->pairs_needs & ~ctx->dev.engines))
+        return GMLP_LINEAR_PAIRS;
+    return ctx->set.pack == GMLP_PACK_ALL || r->linear_kn ? GMLP_LINEAR_KN : GMLP_LINEAR_FILE;
 }
 
 gmlp_status gmlp_gemm_fuses(gmlp_context *ctx, const gmlp_gemm *g, bool *fuses)

@@ -39,10 +39,11 @@ static partition partition_of(size_t k, size_t parts)
 /* The parts asked for g on tiling t: 1 for none.  A 16-bit C runs
  * whole: the parts' kernel (g's variant) would write 16-bit partial sums;
  * so does a fused LayerNorm's half (the sum would have to write the
- * statistics). */
+ * statistics), and a B stored as pairs along k (only CPUs store it, which
+ * never split). */
 static size_t parts_for(const gmlp_context *ctx, const gmlp_gemm *g, const gmlp_tiling *t)
 {
-    if (g->batch > 1 || g->c.elem != GMLP_ELEM_F32 || gmlp_gemm_fused(g))
+    if (g->batch > 1 || g->c.elem != GMLP_ELEM_F32 || gmlp_gemm_fused(g) || g->b.pairs)
         return 1;
     if (ctx->set.gemm_split)
         return (size_t)ctx->set.gemm_split;

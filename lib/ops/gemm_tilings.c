@@ -145,6 +145,9 @@ static const gmlp_tiling tilings[] = {
     /* CPUs with AVX512_BF16 under PoCL: BF16's products through vdpbf16ps, NT and NN blocks */
     {.name = "dpbf16_12x32_3x16_v16", DPBF16, .tm = 12, .tn = 32, .wm = 3, .wn = 16},
     {.name = "dpbf16_24x32_6x16_v16", DPBF16, .tm = 24, .tn = 32, .wm = 6, .wn = 16},
+    /* NN on B's pairs along k (linear weights so packed): 6 x 32 outputs, 12 zmm accumulators, a vdpbf16ps per
+     * A pair's broadcast and per 64-byte load of B (16 columns x 2 k) */
+    {.name = "dpbf16_24x64_6x32_v16", DPBF16, .tm = 24, .tn = 64, .wm = 6, .wn = 32},
     /* Tensor cores: 8 warps of 64 x 32 (4 x 4 tiles of m16n8), or 4 warps
      * of 32 x 32.  32-deep slices of 16-bit pairs take as much local memory
      * as 16-deep ones of tf32 words: 40 KiB of the 48 a group may have. */
@@ -276,12 +279,12 @@ static const gmlp_gemm_forms_row forms[] = {
      * prologues cost more: norm(A) normalises and broadcasts each A element as a scalar in the outer
      * products, norm(B) merges each k row's parts again in every work-item (the spatial GEMM 11x its plain
      * time); whole forwards 0.10-0.92x unfused (2-core EPYC, Zen 5, 2026-12-03).  The linear weights packed
-     * in x out: the linear layers on the outer products */
-    /* (BF16 through vdpbf16ps, whose pairs along k NN's B has in two rows: 1.2-1.6x packed, 2026-12-03) */
+     * in x out: the linear layers on the outer products; BF16's, where vdpbf16ps runs, as pairs along k: one
+     * load of B a vdpbf16ps, 1.3-2.6x the file's layout's NT dot products (2026-12-03, the machine shared) */
     {.devices = CL_DEVICE_TYPE_CPU, .norm_a = false, .norm_b = false, .linear_kn = true,
-     .file_precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .file_needs = GMLP_ENGINE_AVX512_BF16,
+     .pairs_precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .pairs_needs = GMLP_ENGINE_AVX512_BF16,
      .measured = "bench/NOTES.md, The fused LayerNorm's second half; Linear weights packed at load; BF16's linear "
-                 "weights"},
+                 "weights as pairs along k"},
     /* GPUs and others: unfused until measured on one (the portable tiled
      * kernel has both prologues; the tensor-core rows stage operands
      * untouched and have none); the file's layout, which the tuned tilings
@@ -345,8 +348,9 @@ static const gmlp_gemm_default defaults[] = {
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_NT,
      .tilings = {"direct_16x32_4x16_v8"}, .measured = NOTES("direct_16x32_4x16_v8")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
-     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16), .tilings = {"dpbf16_24x32_6x16_v16", "direct_24x32_6x16_v8"},
-     .measured = NOTES("dpbf16_12x32_3x16_v16")},
+     .precisions = GMLP_GEMM_PREC_SET(GMLP_GEMM_BF16),
+     .tilings = {"dpbf16_24x64_6x32_v16", "dpbf16_24x32_6x16_v16", "direct_24x32_6x16_v8"},
+     .measured = NOTES("dpbf16_24x64_6x32_v16")},
     {.devices = CL_DEVICE_TYPE_CPU, .size = GMLP_GEMM_ANY_SIZE, .form = GMLP_FORM_ANY,
      .tilings = {"direct_24x64_6x32_v16", "direct_24x32_6x16_v8"}, .measured = NOTES("direct_24x64_6x32_v16")},
     /* GPUs: the large tiles, unspilled first (8-deep where they hold) */

@@ -174,17 +174,23 @@ typedef struct gmlp_gemm_split_row {
  * - the linear layers' weights: as the file stores them (out x in, the
  *   products NT) or packed at load as in x out (NN: on CPUs, the direct
  *   kernel's outer products, a cache line of B per k step, where NT's dot
- *   products load an A and a B vector per four FMAs). */
+ *   products load an A and a B vector per four FMAs), or in x out as pairs
+ *   along k (NN through instructions that take k's pairs adjacent:
+ *   vdpbf16ps, one load of B a 16 columns x 2 k). */
+typedef enum gmlp_linear_layout {
+    GMLP_LINEAR_FILE,  /* out x in */
+    GMLP_LINEAR_KN,    /* in x out */
+    GMLP_LINEAR_PAIRS, /* in x out as pairs along k (ops.h's gmlp_view.pairs) */
+} gmlp_linear_layout;
 typedef struct gmlp_gemm_forms_row {
     cl_device_type devices; /* 0: any */
     gmlp_vendor vendor;     /* GMLP_VENDOR_ANY: any */
     bool norm_a;            /* op(A) normalised as it loads (fc1), C's row statistics from its producer */
     bool norm_b;            /* op(B)'s rows so (the spatial GEMM's LN(v), the token MLPs' LN(x)) */
     bool linear_kn;         /* image models' linear weights stored in x out */
-    unsigned file_precisions; /* ... but as the file stores them in these precisions (GMLP_GEMM_PREC_SETs) where
-                               * the device has the engines file_needs: instructions that take k's pairs
-                               * contiguous, as NT's B has them */
-    unsigned file_needs;
+    unsigned pairs_precisions; /* ... and as pairs along k in these precisions (GMLP_GEMM_PREC_SETs) where the
+                                * device has the engines pairs_needs: instructions that take k's pairs adjacent */
+    unsigned pairs_needs;
     const char *measured;   /* where the choices come from */
 } gmlp_gemm_forms_row;
 /* The forms row for device d. */

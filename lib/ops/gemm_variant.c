@@ -30,6 +30,7 @@ static const gmlp_gemm_axis axes[] = {
     /* no macro: the direct kernel writes the statistics where its argument is set, one program either way
      * (keyed: a product writing them is planned on a tiling that has them) */
     {AXIS(stats), NULL, 2, {GMLP_GEMM_STATS_NONE, GMLP_GEMM_STATS_ROWS}, {"", " stats"}, 1},
+    {AXIS(pairs), "GMLP_GEMM_B_PAIRS", 2, {0, 1}, {"", " B:pairs"}, 1},
     {AXIS(issue), "GMLP_GEMM_ISSUE", GMLP_ISSUES, {GMLP_ISSUE_NATIVE, GMLP_ISSUE_EMULATED, GMLP_ISSUE_SHUFFLES},
      {"", " emulated", " emulated by shuffles"}, 0},
 };
@@ -77,8 +78,15 @@ gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gml
     const uint8_t vw = w != GMLP_ELEM_F32 && in != GMLP_ELEM_F32 ? 8 : 4;
     if (prod == GMLP_PRODUCT_MIXING)
         return (gmlp_gemm_variant){.a = (uint8_t)w, .b = in, .c = out, .vw = vw, .precision = (uint8_t)p};
-    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR, .vw = vw,
-                               .precision = (uint8_t)p};
+    return (gmlp_gemm_variant){.a = in, .b = (uint8_t)w, .c = out, .tb = prod == GMLP_PRODUCT_LINEAR,
+                               .pairs = prod == GMLP_PRODUCT_LINEAR_PAIRS, .vw = vw, .precision = (uint8_t)p};
+}
+
+gmlp_model_product gmlp_linear_product(gmlp_linear_layout linear)
+{
+    return linear == GMLP_LINEAR_PAIRS ? GMLP_PRODUCT_LINEAR_PAIRS
+           : linear == GMLP_LINEAR_KN  ? GMLP_PRODUCT_LINEAR_KN
+                                       : GMLP_PRODUCT_LINEAR;
 }
 
 gmlp_gemm_variant gmlp_gemm_variant_on(const gmlp_gemm_variant *v, const gmlp_tiling *t)

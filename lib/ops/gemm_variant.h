@@ -45,6 +45,7 @@ typedef struct gmlp_gemm_variant {
     uint8_t prologue;  /* gmlp_gemm_prologue */
     uint8_t stats;     /* the epilogue writes C's row statistics (GMLP_GEMM_STATS_ROWS; the direct kernel's
                         * argument, no define) */
+    uint8_t pairs;     /* B stored as pairs along k (ops.h's gmlp_view.pairs; the direct kernel's alone) */
     uint8_t issue;     /* gmlp_gemm_issue: a context's, not the product's (no part of the plan key) */
 } gmlp_gemm_variant;
 
@@ -67,16 +68,20 @@ typedef struct gmlp_gemm_axis {
 const gmlp_gemm_axis *gmlp_gemm_axes(size_t *n);
 /* The plan keys of one size class: the keyed axes' radices multiplied
  * (test_gemm_tables checks the table against it). */
-#define GMLP_GEMM_VARIANT_KEYS (4 * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2)
+#define GMLP_GEMM_VARIANT_KEYS (4 * 4 * GMLP_ELEMS * GMLP_ELEMS * GMLP_ELEMS * GMLP_GEMM_PRECISIONS * GMLP_PROLOGUES * 2 * 2)
 
 /* The products of a model: activations x linear weights (the weights B),
- * NT on the file's out x in or NN on weights packed in x out at load; and
- * token mixing, weights x activations (the weights A; attention's too), NN. */
+ * NT on the file's out x in or NN on weights packed in x out at load (or
+ * as pairs along k); and token mixing, weights x activations (the weights
+ * A; attention's too), NN. */
 typedef enum gmlp_model_product {
     GMLP_PRODUCT_LINEAR,
     GMLP_PRODUCT_LINEAR_KN,
+    GMLP_PRODUCT_LINEAR_PAIRS,
     GMLP_PRODUCT_MIXING,
 } gmlp_model_product;
+/* The linear layers' product on weights stored so. */
+gmlp_model_product gmlp_linear_product(gmlp_linear_layout linear);
 /* Product prod of a model whose weights are stored as w and whose
  * activations that only GEMMs read as inputs, 4-aligned.  Activation form x < gmlp_gemm_model_acts:
  * float to float; where inputs are 16-bit also inputs to float and inputs

@@ -159,6 +159,9 @@ typedef struct gmlp_view {
     size_t stride; /* elements between the matrices of a batch */
     int trans;     /* used transposed */
     gmlp_elem elem; /* how the buffer stores the elements: float, half or bfloat16 */
+    int pairs;     /* B alone, not transposed: stored as pairs along k (x86's "VNNI" layout, vdpbf16ps's
+                    * operand), element (q, j) at (q / 2) ld + 2 j + q % 2, ld >= 2 n; an odd k's last pair
+                    * holds a zero second (gmlp_linear_pairs); the direct kernel's alone */
 } gmlp_view;
 
 /* The fused LayerNorm's halves (cl_kernels/gemm_common.cl, the direct
@@ -272,10 +275,9 @@ gmlp_status gmlp_gemm_check_stats(gmlp_context *ctx, const char *name, cl_mem st
  * take where a product can: its settings (GMLP_FUSE) and the device's fuse
  * row (gemm_tilings.c). */
 bool gmlp_gemm_fusing(const gmlp_context *ctx, gmlp_gemm_norm_of of);
-/* Whether ctx stores image models' linear weights packed in x out in
- * precision p: its settings (GMLP_PACK) and the device's forms row
- * (gemm_tilings.c). */
-bool gmlp_gemm_packs(const gmlp_context *ctx, gmlp_gemm_precision p);
+/* How ctx stores image models' linear weights in precision p: its settings
+ * (GMLP_PACK) and the device's forms row (gemm_tilings.c). */
+gmlp_linear_layout gmlp_gemm_linear_layout(const gmlp_context *ctx, gmlp_gemm_precision p);
 /* Whether g, with its halves of the fused LayerNorm, runs fused on ctx's
  * device (*fuses): the device's fuse row takes them (gemm_tilings.c) and
  * the kernel runs g's plain form on a family that has them; a product
@@ -298,7 +300,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
 
 /* Builds (or takes from the cache) every GEMM-kernel variant a model with
  * these storages of weights and of the activations only GEMMs read (inputs;
- * float ones too), its linear weights packed in x out where linear_kn, may
+ * float ones too), its linear weights stored as linear says, may
  * run, so that no later call compiles.  *outputs: how
  * the model stores the products only GEMMs read, of such inputs: as inputs
  * where each of those products runs the same tiling so as it would storing
@@ -306,7 +308,7 @@ gmlp_status gmlp_op_epilogue(gmlp_context *ctx, const gmlp_gemm *g);
  * blocks of some kernels sweep over C instead: gmlp_gemm_tiling_stores),
  * else as floats. */
 gmlp_status gmlp_gemm_prepare(gmlp_context *ctx, gmlp_elem weights, gmlp_elem inputs, gmlp_gemm_precision precision,
-                              bool linear_kn, gmlp_elem *outputs);
+                              gmlp_linear_layout linear, gmlp_elem *outputs);
 /* Writes one line per kernel variant the library may build for a GPU
  * ("FILE[@TARGET] -DNAME=VALUE ...": gmlp_gemm_programs) into buf, as
  * gmlp_list_devices does; returns the length the whole text needs. */
@@ -318,9 +320,9 @@ gmlp_status gmlp_gemm_describe(gmlp_context *ctx, gmlp_elem a, gmlp_elem b, gmlp
                                size_t size);
 
 /* What runs a model's large linear-layer products (weights half or not,
- * packed in x out where linear_kn) in precision p: "CLBlast", or the planned tiling's engine ("portable",
+ * stored as linear says) in precision p: "CLBlast", or the planned tiling's engine ("portable",
  * "mma.sync m16n8k8"); a static string. */
-gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision p, bool linear_kn,
+gmlp_status gmlp_gemm_engine(gmlp_context *ctx, gmlp_elem weights, gmlp_gemm_precision p, gmlp_linear_layout linear,
                              const char **engine);
 
 /* Called when a context closes: lets each backend (CLBlast) release what it
