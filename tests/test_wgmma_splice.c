@@ -174,11 +174,29 @@ static int splice_file(const char *in_path, const char *out_path)
     return ok ? 0 : 1;
 }
 
+/* The splice as the program builder's rewrite: the spliced text with its
+ * NUL (NVIDIA's loader takes PTX as a C string), accepted as a cached
+ * binary; its input, unspliced, refused as one */
+static void test_rewrite(void)
+{
+    gmlp_error err = {0};
+    char *in = ptx_of("8.0", "sm_90, texmode_independent", mma8), *out = NULL;
+    size_t n = 0;
+    CHECK(gmlp_wgmma_rewrite.rewrite(&err, in, strlen(in), &out, &n) == GMLP_OK && out && n == strlen(out) + 1,
+          "the rewrite: %s, %zu bytes for %zu characters", err.msg, n, out ? strlen(out) : 0);
+    CHECK(out && gmlp_wgmma_rewrite.accepts(out, n), "the rewritten PTX not accepted from the cache");
+    CHECK(!gmlp_wgmma_rewrite.accepts(in, strlen(in)), "unspliced PTX accepted from the cache");
+    CHECK(gmlp_wgmma_rewrite.tag && strstr(gmlp_wgmma_rewrite.tag, "v1"), "the rewrite's tag names no version");
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--splice"))
         return splice_file(argv[2], argv[3]);
     test_spliced();
     test_refusals();
+    test_rewrite();
     return check_summary("test_wgmma_splice");
 }

@@ -308,10 +308,13 @@ bool gmlp_wgmma_is_spliced(const char *ptx, size_t len)
            !contains(ptx, len, MARK);
 }
 
+/* the spliced text with its NUL: NVIDIA's loader takes PTX as a C string */
 static gmlp_status rewrite(gmlp_error *err, const char *bin, size_t len, char **out, size_t *out_len)
 {
     size_t mmas;
-    return gmlp_wgmma_splice(err, bin, len, out, out_len, &mmas);
+    GMLP_TRY(gmlp_wgmma_splice(err, bin, len, out, out_len, &mmas));
+    ++*out_len;
+    return GMLP_OK;
 }
 
 const gmlp_program_rewrite gmlp_wgmma_rewrite = {"gmlp.wgmma.v1", rewrite, gmlp_wgmma_is_spliced};
