@@ -863,7 +863,9 @@ GMLP_GEMM_KERNEL(gmlp_gemm_mma)
 {
     const int t = get_local_id(1) * RX + get_local_id(0), warp = t / 32, lane = t % 32;
     const int g = lane >> 2, tg = lane & 3; /* the fragments' groupID and threadID_in_group */
-    const int wm0 = warp / WARPS_N * WTM, wn0 = warp % WARPS_N * WTN;
+#if !GMLP_MMA_WGMMA
+    const int wm0 = warp / WARPS_N * WTM, wn0 = warp % WARPS_N * WTN; /* the warp's tile (wgmma: its group's) */
+#endif
     const int2 blk = gmlp_mma_block();
     const int i0 = blk.y * TM, j0 = blk.x * TN;
     const size_t p = get_global_id(2);
