@@ -354,6 +354,43 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
 }
 #else
 
+/* a block's accumulators zeroed, or copied out (unrolled: registers) */
+static inline void direct_block_zero(vecf acc[WM][WV])
+{
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+}
+static inline void direct_block_copy(vecf out[WM][WV], vecf acc[WM][WV])
+{
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
+}
+
+/* direct_outer's contiguous case without a prologue, out of line: its
+ * registers then its own.  Inlined into PoCL's work-item loops (and as
+ * much on Intel's runtime), loop strength reduction kept some 30 pointers
+ * on the stack, each advanced every k step: 114 instructions for the 12
+ * FMAs, against 24 out of line (gmlp_ti16_224 3.4x slower, bench/NOTES.md,
+ * "The direct kernel's k loop out of line"). */
+__attribute__((noinline))
+static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa, __global const B_TYPE *b, ulong ldb,
+                              int j0, int k, vecf out[WM][WV])
+{
+    vecf acc[WM][WV];
+    direct_block_zero(acc);
+    __global const B_TYPE *row = b + j0;
+    for (int q = 0; q < k; q++, row += ldb) {
+        vecf bv[WV];
+        _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = direct_ldv(1, row + s * DV);
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+        {
+            const float av = direct_ld1(0, ar[r] + (size_t)q * sa);
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] += av * bv[s];
+        }
+    }
+    direct_block_copy(out, acc);
+}
+
 #if DPBF16
 /* DV bfloat16 pairs of op(B)'s rows q and q + 1 (x1 0: none) from the
  * floats they round to: lane j holds (x0[j], x1[j]), vdpbf16ps's order */
@@ -371,8 +408,7 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global c
                                                                        int k, vecf out[WM][WV])
 {
     vecf acc[WM][WV];
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    direct_block_zero(acc);
     for (int q = 0; q < k; q += 2) {
         const int two = q + 1 < k;
         int16 bp[WV];
@@ -390,8 +426,7 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global c
                 __builtin_ia32_dpbf16ps_512(acc[r][s], ap, bp[s]);
         }
     }
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
+    direct_block_copy(out, acc);
 }
 #endif
 
@@ -429,16 +464,14 @@ DPBF16_TARGET __attribute__((noinline)) static void direct_pairs_bf16(__global c
                                                                        int k, vecf out[WM][WV])
 {
     vecf acc[WM][WV];
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    direct_block_zero(acc);
     __global const B_TYPE *bp = b + 2 * (size_t)j0;
     int q = 0;
     for (; q + 1 < k; q += 2, bp += ldb)
         dpbf16_pair_step(ar, sa, bp, q, 1, acc);
     if (q < k)
         dpbf16_pair_step(ar, sa, bp, q, 0, acc);
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
+    direct_block_copy(out, acc);
 }
 #endif
 
@@ -464,8 +497,11 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         return;
     }
 #endif
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = (vecf)0.0f;
+    if (!NORM_A && !NORM_B && !GMLP_GEMM_B_PAIRS && contiguous) {
+        direct_outer_rows(ar, sa, b, ldb, j0, k, acc);
+        return;
+    }
+    direct_block_zero(acc);
     for (int q = 0; q < k; q++) {
         vecf bv[WV];
         const float2 nb = NORM_B ? gmlp_stats_norm(pro->stats, pro->parts, pro->row0 + q, pro->eps) : (float2)(0.0f, 1.0f);
