@@ -144,26 +144,36 @@ static inline void direct_store(__global float *row, int j, int n, int full, vec
     _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
 }
 
+/* 16-bit rows 8 elements at a time where a vector is whole (vector
+ * conversions: element by element, a BF16 fc1's stores took 3 times its
+ * products), else element by element */
+#define DIRECT_BY8 (DV % 8 == 0)
+
 /* Columns j .. j + DV of a row stored as store (GMLP_STORE_*, a constant:
- * C's, the gate's), as direct_load (16-bit: element by element) */
+ * C's, the gate's), as direct_load */
 static inline vecf direct_load_as(int store, __global const void *row, int j, int n, int full)
 {
     if (store == GMLP_STORE_FLOAT)
         return direct_load((__global const float *)row, j, n, full);
     float x[DV];
-    _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] =
-        gmlp_elem_get(store, row, (size_t)(full ? j + l : min(j + l, n - 1)));
+    if (DIRECT_BY8 && full)
+        _Pragma("unroll") for (int h = 0; h < DV; h += 8) vstore8(gmlp_elem_get8(store, row, (size_t)(j + h)), 0, x + h);
+    else
+        _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = gmlp_elem_get(store, row, (size_t)min(j + l, n - 1));
     return VLOADF(0, x);
 }
 
-/* C's columns j .. j + DV of a row, as direct_store (a 16-bit C element by
- * element, rounded at the store) */
+/* C's columns j .. j + DV of a row, as direct_store (a 16-bit C rounded at
+ * the store) */
 #if GMLP_GEMM_C_16
 static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, vecf v)
 {
     float x[DV];
     VSTOREF(v, 0, x);
-    _Pragma("unroll") for (int l = 0; l < DV; l++) if (full || j + l < n) gmlp_c_put(row + j + l, x[l]);
+    if (DIRECT_BY8 && full)
+        _Pragma("unroll") for (int h = 0; h < DV; h += 8) gmlp_elem_put8(GMLP_GEMM_C, row, (size_t)(j + h), vload8(0, x + h));
+    else
+        _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) gmlp_c_put(row + j + l, x[l]);
 }
 #else
 #define direct_store_c direct_store
