@@ -376,12 +376,12 @@ static inline void direct_block_copy(vecf out[WM][WV], vecf acc[WM][WV])
         _Pragma("unroll") for (int s = 0; s < WV; s++) out[r][s] = acc[r][s];
 }
 
-/* direct_outer's contiguous case without a prologue, out of line: its
- * registers then its own.  Inlined into PoCL's work-item loops (and as
- * much on Intel's runtime), loop strength reduction kept some 30 pointers
- * on the stack, each advanced every k step: 114 instructions for the 12
- * FMAs, against 24 out of line (gmlp_ti16_224 3.4x slower, bench/NOTES.md,
- * "The direct kernel's k loop out of line"). */
+/* direct_outer's contiguous case without a prologue, a loop of its own:
+ * inside direct_outer's loop, beside the gathered and normalised paths,
+ * PoCL's loop strength reduction kept some 30 pointers on the stack, each
+ * advanced every k step (108 instructions for the 12 FMAs, gmlp_ti16_224
+ * 3.4x slower); here 24 (tests/test_cpu_loop.sh bounds it; bench/NOTES.md,
+ * "The direct kernel's k loop on its own").  Out of line, as measured. */
 __attribute__((noinline))
 static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa, __global const B_TYPE *b, ulong ldb,
                               int j0, int k, vecf out[WM][WV])
@@ -507,10 +507,12 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
         return;
     }
 #endif
-    if (!NORM_A && !NORM_B && !GMLP_GEMM_B_PAIRS && contiguous) {
+#if !NORM_A && !NORM_B && !GMLP_GEMM_B_PAIRS
+    if (contiguous) {
         direct_outer_rows(ar, sa, b, ldb, j0, k, acc);
         return;
     }
+#endif
     direct_block_zero(acc);
     for (int q = 0; q < k; q++) {
         vecf bv[WV];

@@ -1000,6 +1000,31 @@ static void split_sweep(void)
     ctx = plain;
 }
 
+/* One product of the CPUs' 16-wide NN block, forced, for tests/test_cpu_loop.sh, which reads the machine
+ * code PoCL made of it: form "fp32" (float operands, direct_24x64_6x32_v16), "pairs" (BF16, B as pairs
+ * along k: dpbf16_24x64_6x32_v16 through vdpbf16ps) or "rows" (BF16, B's rows interleaved into pairs, the
+ * token mixing's).  Exit 77 (skipped) where the device is not PoCL's or the tiling is not for it (an AVX2
+ * host; no AVX512_BF16 for the BF16 forms); else the product against the reference, as every case. */
+static int cpu_loop(const char *form)
+{
+    const int fp32 = !strcmp(form, "fp32"), pairs = !strcmp(form, "pairs");
+    CHECK(fp32 || pairs || !strcmp(form, "rows"), "--cpu-loop %s: fp32, pairs or rows", form);
+    forced = gmlp_gemm_tiling_named(fp32 ? "direct_24x64_6x32_v16" : "dpbf16_24x64_6x32_v16");
+    CHECK(forced != NULL, "no 16-wide NN tiling");
+    if (check_failures)
+        return check_summary("test_gemm --cpu-loop");
+    if (strcmp(ctx->dev.platform_name, "Portable Computing Language") || !gmlp_gemm_tiling_fits(&ctx->dev, forced) ||
+        (!fp32 && !(ctx->dev.engines & GMLP_ENGINE_AVX512_BF16))) {
+        printf("SKIP: %s on '%s' (%s)\n", forced->name, ctx->dev.name, ctx->dev.platform_name);
+        return 77;
+    }
+    precision = fp32 ? GMLP_GEMM_FP32 : GMLP_GEMM_BF16;
+    /* m and k past the blocks, n two of them: the loop on whole blocks, and rows past m */
+    test_gemm(50, 128, 77, 0, 0, 1.0f, 1, KERNEL | (fp32 ? 0 : A_BF16 | B_BF16) | (pairs ? B_PAIRS : 0),
+              EPI_COLS_GELU);
+    return check_summary("test_gemm --cpu-loop");
+}
+
 int main(int argc, char **argv)
 {
     /* GMLP_TEST_QUICK (.ci/run's ASan pass, which looks for host memory
@@ -1018,6 +1043,11 @@ int main(int argc, char **argv)
         split_sweep();
         gmlp_context_destroy(ctx);
         return cases_summary("test_gemm --split");
+    }
+    if (argc > 2 && !strcmp(argv[1], "--cpu-loop")) {
+        const int rc = cpu_loop(argv[2]);
+        gmlp_context_destroy(ctx);
+        return rc;
     }
     if (argc > 1 && !strcmp(argv[1], "--oclgrind")) {
         oclgrind_sweep();
