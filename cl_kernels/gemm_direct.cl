@@ -144,9 +144,9 @@ static inline void direct_store(__global float *row, int j, int n, int full, vec
     _Pragma("unroll") for (int l = 0; l < DV; l++) if (j + l < n) row[j + l] = x[l];
 }
 
-/* 16-bit rows 8 elements at a time where a vector is whole (vector
- * conversions: element by element, a BF16 fc1's stores took 3 times its
- * products), else element by element */
+/* 16-bit rows 8 elements at a time where a vector is whole, by the vector
+ * conversions (element by element, gmlp_s16_224's BF16 fc1 took 1.5x as
+ * long), else element by element */
 #define DIRECT_BY8 (DV % 8 == 0)
 
 /* Columns j .. j + DV of a row stored as store (GMLP_STORE_*, a constant:
