@@ -381,8 +381,15 @@ static inline void direct_block_copy(vecf out[WM][WV], vecf acc[WM][WV])
  * PoCL's loop strength reduction kept some 30 pointers on the stack, each
  * advanced every k step (108 instructions for the 12 FMAs, gmlp_ti16_224
  * 3.4x slower); here 24 (tests/test_cpu_loop.sh bounds it; bench/NOTES.md,
- * "The direct kernel's k loop on its own").  Out of line, as measured. */
+ * "The direct kernel's k loop on its own").  Out of line in the CPUs' own
+ * tilings (GMLP_GEMM_CPU), as measured there; inlined elsewhere, where a
+ * GPU would keep the block in private memory across the call (a spill). */
+#ifndef GMLP_GEMM_CPU
+#define GMLP_GEMM_CPU 0
+#endif
+#if GMLP_GEMM_CPU
 __attribute__((noinline))
+#endif
 static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa, __global const B_TYPE *b, ulong ldb,
                               int j0, int k, vecf out[WM][WV])
 {

@@ -127,6 +127,8 @@ int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t
         APPEND(buf, size, &n, " -DGMLP_MMA_RASTER=%d", t->raster);
     if (t->wgmma) /* the splice's version: the kernel cache and the ladder's verdicts keyed by it */
         APPEND(buf, size, &n, " -DGMLP_MMA_WGMMA=%d", GMLP_WGMMA_SPLICE_VERSION);
+    if (t->devices == CL_DEVICE_TYPE_CPU) /* a block for CPUs alone: code shaped for them (gemm_direct.cl) */
+        APPEND(buf, size, &n, " -DGMLP_GEMM_CPU=1");
     if (t->defines)
         APPEND(buf, size, &n, " %s", t->defines);
     return n;
