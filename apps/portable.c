@@ -93,13 +93,14 @@ int app_mkdtemp(const char *prefix, char *buf, size_t size)
     char dir[MAX_PATH + 1];
     if (!GetTempPathA(sizeof dir, dir))
         return 0;
-    for (int i = 0; i < 26; i++) { /* _mktemp_s's names: the pid and a letter; a taken one, the next letter */
-        if (snprintf(buf, size, "%s%sXXXXXX", dir, prefix) >= (int)size) {
+    /* the pid, the clock and a count: _mktemp_s's names (the pid and one of 26 letters) ran out where
+     * earlier processes of the same pid had left their folders */
+    for (unsigned i = 0; i < 1000; i++) {
+        if (snprintf(buf, size, "%s%s%lx-%llx-%x", dir, prefix, (unsigned long)GetCurrentProcessId(),
+                     (unsigned long long)GetTickCount64(), i) >= (int)size) {
             errno = ENAMETOOLONG;
             return 0;
         }
-        if (_mktemp_s(buf, strlen(buf) + 1) != 0)
-            return 0;
         if (_mkdir(buf) == 0)
             return 1;
         if (errno != EEXIST)

@@ -29,8 +29,9 @@ char *app_realpath(const char *path, char *buf);
 int app_rename(const char *from, const char *to);
 /* lstat; stat on Windows, whose C runtime has no symbolic links to tell apart */
 int app_lstat(const char *path, struct stat *st);
-/* A new folder /tmp/PREFIXxxxxxx (mkdtemp; on Windows in the user's temporary
- * folder) into buf; 0 on failure, with errno set. */
+/* A new folder /tmp/PREFIXxxxxxx (mkdtemp; on Windows PREFIX, the pid, the
+ * clock and a count in the user's temporary folder) into buf; 0 on failure,
+ * with errno set. */
 int app_mkdtemp(const char *prefix, char *buf, size_t size);
 /* The folder of the running program into buf; 0 when unknown. */
 int app_exe_dir(char *buf, size_t size);

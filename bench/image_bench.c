@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "common.h"
@@ -210,10 +211,11 @@ static double first_result(const variant *v, const char *dir, gmlp_context **ctx
     return secs;
 }
 
+/* a file, or a folder once emptied (rmdir: Windows' remove leaves folders) */
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
+    (void)sb, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : remove(path);
 }
 
 /* The time to the first result in new contexts: with a fresh kernel cache
