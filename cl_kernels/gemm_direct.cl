@@ -179,17 +179,23 @@ static inline void direct_store_c(__global C_TYPE *row, int j, int n, int full, 
 #define direct_store_c direct_store
 #endif
 
-/* the epilogue on C[i, j .. j + DV), on whole vectors */
-static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
+/* The epilogue's steps on C[i, j .. j + DV), on whole vectors: the bias,
+ * then the activation, then the gate */
+static inline vecf direct_biased(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
 {
     if (e->bias_mode == GMLP_BIAS_COLS)
-        v += direct_load(e->bias, j, n, full);
-    else if (e->bias_mode == GMLP_BIAS_ROWS)
-        v += e->bias[i];
-    v = direct_act(v, e->act);
+        return v + direct_load(e->bias, j, n, full);
+    return e->bias_mode == GMLP_BIAS_ROWS ? v + e->bias[i] : v;
+}
+static inline vecf direct_gated(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
+{
     if (!e->gate)
         return v;
     return v * direct_load_as(GMLP_GEMM_GATE, gmlp_elem_at(GMLP_GEMM_GATE, e->gate, (size_t)i * e->ldg), j, n, full);
+}
+static inline vecf direct_epilogue(vecf v, int i, int j, int n, int full, const gmlp_epi *e)
+{
+    return direct_gated(direct_act(direct_biased(v, i, j, n, full, e), e->act), i, j, n, full, e);
 }
 
 /* C[i, j .. j + DV) = epilogue(v + beta * C), the part left of column n */
@@ -363,6 +369,39 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
         direct_store(row, j, n, full, direct_epilogue(direct_load(row, j, n, full), i, j, n, full, e));
 }
 #else
+
+/* C[i0 .. i0+WM, j0 .. j0+WN) = epilogue(acc + beta * C), the part inside
+ * m x n, step by step over the whole block: each step's vectors are
+ * independent, so the activation's long chains (GELU's: some 40
+ * operations, each waiting on the last) interleave in one basic block
+ * (vector by vector, fc1 of gmlp_ti16_224 took 1.3x as long).  Rows past m
+ * read row m - 1 (in bounds) and store nothing. */
+static inline void direct_block_put(__global C_TYPE *c, ulong ldc, int m, int n, int i0, int j0, vecf acc[WM][WV],
+                                    float beta, const gmlp_epi *e)
+{
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+        {
+            const int i = min(i0 + r, m - 1), j = j0 + s * DV, full = j + DV <= n;
+            if (beta != 0.0f)
+                acc[r][s] += beta * direct_load_as(GMLP_GEMM_C, c + (size_t)i * ldc, j, n, full);
+            acc[r][s] = direct_biased(acc[r][s], i, j, n, full, e);
+        }
+    if (e->act == GMLP_ACT_GELU) /* fc1's: its branch out of the block */
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = direct_gelu(acc[r][s]);
+    else
+        _Pragma("unroll") for (int r = 0; r < WM; r++)
+            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = direct_act(acc[r][s], e->act);
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+        {
+            const int i = min(i0 + r, m - 1), j = j0 + s * DV, full = j + DV <= n;
+            const vecf v = direct_gated(acc[r][s], i, j, n, full, e);
+            if (i0 + r < m)
+                direct_store_c(c + (size_t)i * ldc, j, n, full, v);
+        }
+}
 
 /* a block's accumulators zeroed, or copied out (unrolled: registers) */
 static inline void direct_block_zero(vecf acc[WM][WV])
@@ -625,9 +664,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
         direct_outer(m, n, k, a, lda, b, ldb, i0, j0, nr, &pro, acc, 1);
     else
         direct_outer(m, n, k, a, lda, b, ldb, i0, j0, nr, &pro, acc, 0);
-    _Pragma("unroll") for (int r = 0; r < WM; r++)
-        _Pragma("unroll") for (int s = 0; s < WV; s++)
-            direct_put(c, ldc, m, n, i0 + r, j0 + s * DV, acc[r][s], beta, &e);
+    direct_block_put(c, ldc, m, n, i0, j0, acc, beta, &e);
 #endif
     if (stats)
         direct_stats(c, ldc, m, n, p, i0, j0, stats_col0, stats);
