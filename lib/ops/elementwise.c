@@ -89,10 +89,11 @@ gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, c
                              int height, int width, int ph, int pw)
 {
     int grid_w = width / pw, ntok = (height / ph) * grid_w;
-    size_t global[2] = {(size_t)chans * ph * pw, (size_t)batch * ntok};
+    size_t global[2] = {(size_t)chans * ph, (size_t)batch * ntok}; /* a patch's rows, the patches */
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &patchify, NULL, NULL, &k));
-    const size_t moves = 2 * global[0] * global[1] * sizeof(float); /* each pixel read, its patch element written */
+    /* each pixel read, its patch element written */
+    const size_t moves = 2 * global[0] * (size_t)pw * global[1] * sizeof(float);
     return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches),
         ARG_INT(chans), ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
 }
