@@ -3,6 +3,7 @@
 (unpacked), each check against the Linux build's gmlp-classify on the same inputs in the same run:
   windows_check.py SRC_ROOT WIN_BUILD_DIR ZIP LINUX_CLASSIFY LINUX_GENERATE LINUX_BENCH
 Prints "ok: CHECK" or "FAIL: CHECK: why" for each, then "N passed, N failed, N skipped"."""
+import atexit
 import glob
 import json
 import os
@@ -26,6 +27,15 @@ def run(cmd, env=None, cwd=None):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})}, cwd=cwd)
     return p.returncode, p.stdout.replace("\r\n", "\n"), p.stderr.replace("\r\n", "\n")
 
+
+# One Wine session for the whole run: a persistent wineserver whose services (winedevice.exe, plugplay.exe,
+# rpcss.exe) a first command starts, its output dropped. Otherwise every program checked here starts them
+# anew, they inherit its stderr, and a service's own crash (winedevice.exe in ntoskrnl.exe, seen once in CI
+# while a hostile model was refused) reads as the program's message.
+subprocess.run(["wineserver", "-k"], stderr=subprocess.DEVNULL)  # one left by an earlier run, or by the build
+subprocess.run(["wineserver", "-p"], check=True)
+atexit.register(subprocess.run, ["wineserver", "-k"], stderr=subprocess.DEVNULL)
+subprocess.run(["wine", "cmd", "/c", "exit", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 # The unit suites (no device) under Wine: meson runs them through the cross file's exe_wrapper.
 subprocess.run(["meson", "test", "-C", os.path.join(build, "meson"), "--no-rebuild", "--print-errorlogs",
