@@ -29,6 +29,21 @@
  * CLBlast GEMM). */
 #include "precision.cl"
 
+/* The work-group's block of C, (column, row) in blocks: the launch's order
+ * (band 0), or the groups, in the order they start, numbered down bands of
+ * `band` block rows a column at a time, so that the groups running together
+ * read `band` of A's block rows and few of B's block columns, which the cache
+ * then holds (CUTLASS's threadblock swizzle); a bijection whatever the grid. */
+static inline int2 gmlp_gemm_block(int band)
+{
+    if (band <= 0)
+        return (int2)(get_group_id(0), get_group_id(1));
+    const int gx = get_num_groups(0), gy = get_num_groups(1), band_groups = band * gx;
+    const int l = get_group_id(1) * gx + get_group_id(0), first = l / band_groups * band, pos = l % band_groups;
+    const int rows = min(band, gy - first); /* the last band's may be fewer */
+    return (int2)(pos / rows, first + pos % rows);
+}
+
 /* The variant's axes (lib/ops/gemm_variant.c writes those that differ from
  * these defaults): the operands' and C's storage, the prologue (none so
  * far), how an engine's instructions issue. */

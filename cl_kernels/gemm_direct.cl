@@ -25,6 +25,10 @@
  * k's last pair padded with a zero), one load of B a vdpbf16ps
  * (direct_pairs_bf16); elsewhere such a B is read element by element. */
 #define GMLP_GEMM_FUSES 1
+/* a tiling for CPUs alone (lib/ops/gemm_variant.c): code shaped for them */
+#ifndef GMLP_GEMM_CPU
+#define GMLP_GEMM_CPU 0
+#endif
 #include "gemm_common.cl"
 
 #define DV GMLP_GEMM_VW
@@ -423,9 +427,6 @@ static inline void direct_block_copy(vecf out[WM][WV], vecf acc[WM][WV])
  * "The direct kernel's k loop on its own").  Out of line in the CPUs' own
  * tilings (GMLP_GEMM_CPU), as measured there; inlined elsewhere, where a
  * GPU would keep the block in private memory across the call (a spill). */
-#ifndef GMLP_GEMM_CPU
-#define GMLP_GEMM_CPU 0
-#endif
 #if GMLP_GEMM_CPU
 __attribute__((noinline))
 #endif
@@ -593,13 +594,27 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
 #error "direct: the prologue normalises op(B)'s rows across n: B not transposed"
 #endif
 
+/* The order of C's blocks (gmlp_gemm_block): in the CPUs' tilings, bands of
+ * as many block rows as 1 MiB of A's rows holds (GMLP_DIRECT_BAND_BYTES: a
+ * core's L2 on Zen 4 and 5, where it was measured).  PoCL deals each thread runs
+ * of consecutive work-groups, so down a band a thread reuses B's block column
+ * and the band's A from its own cache, where the launch's order, along C's
+ * rows, read all of B again for every block row (mixer_b16_224's 9.4 MB
+ * weights 9 times a product at batch 1; bench/NOTES.md, "C's blocks in bands
+ * of rows").  Elsewhere the launch's order. */
+#define GMLP_DIRECT_BAND_BYTES (1 << 20)
+static inline int direct_band(int k)
+{
+    return GMLP_GEMM_CPU ? max(1, GMLP_DIRECT_BAND_BYTES / (TM * max(k, 1) * 4)) : 0;
+}
+
 /* The row statistics (gemm_common.cl) of this work-item's
  * columns of C's rows i0 .. i0+WM (those below m), matrix p: two passes over
  * the values as stored (in cache: just written), from column col0 on. */
 static inline void direct_stats(__global const C_TYPE *c, ulong ldc, int m, int n, size_t p, int i0, int j0,
                                 int col0, __global float *stats)
 {
-    const size_t part = get_global_id(0), parts = get_global_size(0);
+    const size_t part = (size_t)j0 / WN, parts = get_global_size(0); /* the work-item's column of blocks */
     const int lo = max(j0, col0), hi = min(j0 + WN, n), count = max(hi - lo, 0);
     for (int r = 0; r < WM && i0 + r < m; r++) {
         __global const C_TYPE *row = c + (size_t)(i0 + r) * ldc;
@@ -617,7 +632,8 @@ static inline void direct_stats(__global const C_TYPE *c, ulong ldc, int m, int 
 
 GMLP_GEMM_KERNEL(gmlp_gemm_direct)
 {
-    const int i0 = get_group_id(1) * TM + get_local_id(1) * WM, j0 = get_group_id(0) * TN + get_local_id(0) * WN;
+    const int2 blk = gmlp_gemm_block(direct_band(k));
+    const int i0 = blk.y * TM + get_local_id(1) * WM, j0 = blk.x * TN + get_local_id(0) * WN;
     const size_t p = get_global_id(2);
     if (i0 >= m) /* no barrier to reach */
         return;

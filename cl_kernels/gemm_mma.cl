@@ -48,7 +48,7 @@
  * last slices', in a second).
  *
  * GMLP_MMA_RASTER=R walks the blocks of C in bands of R block rows
- * (gmlp_mma_block, below).
+ * (gmlp_gemm_block, gemm_common.cl).
  *
  * GMLP_GEMM_ISSUE=1 (emulated) replaces each mma by the instruction's documented
  * semantics (PTX ISA, "Matrix Fragments for mma.m16n8k8 / m16n8k16"): the
@@ -838,23 +838,6 @@ static __attribute__((noinline)) void gmlp_mma_finish(__global C_TYPE *cv, float
 #ifndef GMLP_MMA_RASTER
 #define GMLP_MMA_RASTER 0
 #endif
-/* The group's block of C, (column, row) in blocks: the launch's order, or
- * with GMLP_MMA_RASTER=R the groups, in the order they start, numbered down
- * bands of R block rows a column at a time, so that the groups resident
- * together read R of A's block rows and few of B's block columns, which L2
- * then holds (CUTLASS's threadblock swizzle); a bijection whatever the grid. */
-static inline int2 gmlp_mma_block(void)
-{
-#if GMLP_MMA_RASTER
-    const int gx = get_num_groups(0), gy = get_num_groups(1), band_groups = GMLP_MMA_RASTER * gx;
-    const int l = get_group_id(1) * gx + get_group_id(0), band = l / band_groups, pos = l % band_groups;
-    const int rows = min(GMLP_MMA_RASTER, gy - band * GMLP_MMA_RASTER); /* the last band's may be fewer */
-    return (int2)(pos / rows, band * GMLP_MMA_RASTER + pos % rows);
-#else
-    return (int2)(get_group_id(0), get_group_id(1));
-#endif
-}
-
 #if GMLP_MMA_WGMMA
 #include "gemm_wgmma.cl"
 #endif
@@ -866,7 +849,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_mma)
 #if !GMLP_MMA_WGMMA
     const int wm0 = warp / WARPS_N * WTM, wn0 = warp % WARPS_N * WTN; /* the warp's tile (wgmma: its group's) */
 #endif
-    const int2 blk = gmlp_mma_block();
+    const int2 blk = gmlp_gemm_block(GMLP_MMA_RASTER); /* bands of R block rows: L2 holds their A */
     const int i0 = blk.y * TM, j0 = blk.x * TN;
     const size_t p = get_global_id(2);
     a += a_off + p * a_stride;

@@ -1076,6 +1076,10 @@ int main(int argc, char **argv)
     /* the model's calls through gmlp_op_gemm on the default backend */
     test_gemm(49, 65, 49, 0, 0, 0.0f, 3, SHARED_A | PADDED, EPI_NONE);
     test_gemm(98, 130, 37, 0, 1, 1.0f, 1, 0, EPI_COLS);
+    /* C's blocks in bands of block rows (gemm_direct.cl's direct_band, a CPU's pick): k deep enough for
+     * bands of 3 (NN) and 5 (NT) block rows, the last one fewer */
+    test_gemm(170, 70, 2900, 0, 0, 1.0f, 2, PADDED, EPI_ROWS);
+    test_gemm(170, 70, 2900, 0, 1, 0.0f, 1, 0, EPI_COLS_GELU);
     /* the kernel as the host picks it for this device (on a CPU the direct
      * variant, narrow or not), then the tiles it picks for a GPU: first the
      * large ones whatever the size (no compute unit to keep busy), then the
