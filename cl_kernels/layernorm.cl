@@ -52,6 +52,32 @@ static float sum8(float8 v)
     return (s.x + s.y) + (s.z + s.w);
 }
 
+/* The sum over a row of (x - mean), or of its squares, in four float8
+ * chains: one chain held PoCL at its add's latency (1568 rows of 128: 90 us,
+ * now 66; bench/NOTES.md, "LayerNorm's rows in four chains").  mean 0:
+ * the plain sum. */
+static inline float row_sum(int xs, __global const void *x, size_t xr, int cols, float mean, bool squares)
+{
+    float8 a[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int c = 0;
+    for (; c + 32 <= cols; c += 32)
+        _Pragma("unroll") for (int u = 0; u < 4; u++)
+        {
+            const float8 d = gmlp_elem_get8(xs, x, xr + c + 8 * u) - mean;
+            a[u] = squares ? mad(d, d, a[u]) : a[u] + d;
+        }
+    for (; c + 8 <= cols; c += 8) {
+        const float8 d = gmlp_elem_get8(xs, x, xr + c) - mean;
+        a[0] = squares ? mad(d, d, a[0]) : a[0] + d;
+    }
+    float s = sum8((a[0] + a[1]) + (a[2] + a[3]));
+    for (; c < cols; c++) {
+        const float d = gmlp_elem_get(xs, x, xr + c) - mean;
+        s += squares ? d * d : d;
+    }
+    return s;
+}
+
 /* The same on CPUs, one work-item per row: no barriers (PoCL runs each as a
  * loop over the work-group's items: 118 us for 196 rows of 256 through the
  * version above) and float8 arithmetic written out.  Same two passes; the
@@ -64,25 +90,10 @@ __kernel void gmlp_layernorm_rows(__global const void *x, ulong x_off, ulong ldx
     if (row >= (size_t)rows)
         return;
     const size_t xr = x_off + row * ldx, yr = y_off + row * ldy;
-    const int vec = cols & ~7;
-    float8 s8 = 0.0f;
-    for (int c = 0; c < vec; c += 8)
-        s8 += gmlp_elem_get8(xs, x, xr + c);
-    float s = sum8(s8);
-    for (int c = vec; c < cols; c++)
-        s += gmlp_elem_get(xs, x, xr + c);
-    const float mean = s / (float)cols;
-    float8 v8 = 0.0f;
-    for (int c = 0; c < vec; c += 8) {
-        float8 d = gmlp_elem_get8(xs, x, xr + c) - mean;
-        v8 = mad(d, d, v8);
-    }
-    float v = sum8(v8);
-    for (int c = vec; c < cols; c++) {
-        float d = gmlp_elem_get(xs, x, xr + c) - mean;
-        v += d * d;
-    }
+    const float mean = row_sum(xs, x, xr, cols, 0.0f, false) / (float)cols;
+    const float v = row_sum(xs, x, xr, cols, mean, true);
     const float rstd = 1.0f / sqrt(v / (float)cols + eps);
+    const int vec = cols & ~7;
     for (int c = 0; c < vec; c += 8)
         gmlp_elem_put8(ys, y, yr + c,
                        mad((gmlp_elem_get8(xs, x, xr + c) - mean) * rstd, vload8(0, gamma + c), vload8(0, beta + c)));
