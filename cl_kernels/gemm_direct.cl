@@ -602,7 +602,7 @@ static inline void direct_outer(int m, int n, int k, __global const A_TYPE *a, u
  * rows, read all of B again for every block row (mixer_b16_224's 9.4 MB
  * weights 9 times a product at batch 1; bench/NOTES.md, "C's blocks in bands
  * of rows").  Elsewhere the launch's order. */
-#ifndef GMLP_DIRECT_BAND_BYTES /* a build option may set it: test_oclgrind.sh's bands of a few rows */
+#ifndef GMLP_DIRECT_BAND_BYTES /* a build option may set it: test_gemm --oclgrind's bands of a few rows */
 #define GMLP_DIRECT_BAND_BYTES (1 << 20)
 #endif
 static inline int direct_band(int k)

@@ -873,6 +873,25 @@ static void nvidia_sweep(size_t m, size_t n, size_t k, const int *modes, int n_m
     pretend(type, cus, vendor);
 }
 
+/* The CPUs' direct blocks in bands of a few block rows (gmlp_gemm_block), in
+ * a context of its own whose builds set GMLP_DIRECT_BAND_BYTES to 4096: with
+ * k = 13, bands of 3 block rows NN, of 4 NT, the last band fewer; small
+ * enough for Oclgrind, where the model's bands need k in the thousands. */
+static void oclgrind_bands(void)
+{
+    gmlp_context_options o;
+    gmlp_context_options_default(&o);
+    o.cl_options = "-DGMLP_DIRECT_BAND_BYTES=4096";
+    gmlp_context *main_ctx = ctx;
+    ctx = check_context_ex(&o);
+    pretend(CL_DEVICE_TYPE_CPU, 0, ctx->dev.vendor_id);
+    ctx->dev.native_floats = 16; /* AVX-512's NN block, 24 rows: 5 block rows of 100 */
+    test_gemm(100, 70, 13, 0, 0, 1.0f, 2, PADDED, EPI_ROWS);
+    test_gemm(100, 70, 13, 0, 1, 0.0f, 1, B_HALF, EPI_COLS_GELU); /* NT's 16 rows: 7 block rows */
+    gmlp_context_destroy(ctx);
+    ctx = main_ctx;
+}
+
 static void oclgrind_sweep(void)
 {
     static const int modes[] = {KERNEL, B_HALF, A_HALF, B_BF16};
@@ -919,26 +938,7 @@ static void oclgrind_sweep(void)
     test_gemm(19, 21, 24, 0, 0, 0.0f, 1, KERNEL, EPI_GATE);
     ctx->set.gemm_split = 0;
     nvidia_sweep(19, 37, 13, modes, 4, 4);
-}
-
-/* --oclgrind-bands: the CPUs' direct blocks in bands of a few block rows
- * (gmlp_gemm_block; tests/test_oclgrind.sh sets GMLP_DIRECT_BAND_BYTES to
- * 4096 through GMLP_CL_OPTIONS: with k = 13, bands of 3 block rows NN, of 4
- * NT, the last band fewer), small enough for Oclgrind's race checks, where
- * the model's bands need k in the thousands. */
-static void oclgrind_bands(void)
-{
-    CHECK(strstr(ctx->set.cl_options, "-DGMLP_DIRECT_BAND_BYTES=4096") != NULL,
-          "--oclgrind-bands without GMLP_CL_OPTIONS=-DGMLP_DIRECT_BAND_BYTES=4096 (got '%s'): one band only",
-          ctx->set.cl_options);
-    const cl_uint cus = ctx->dev.compute_units, native = ctx->dev.native_floats;
-    const cl_device_type type = ctx->dev.type;
-    pretend(CL_DEVICE_TYPE_CPU, 0, ctx->dev.vendor_id);
-    ctx->dev.native_floats = 16; /* AVX-512's NN block, 24 rows: 5 block rows of 100 */
-    test_gemm(100, 70, 13, 0, 0, 1.0f, 2, PADDED, EPI_ROWS);
-    test_gemm(100, 70, 13, 0, 1, 0.0f, 1, B_HALF, EPI_COLS_GELU); /* NT's 16 rows: 7 block rows */
-    ctx->dev.native_floats = native;
-    pretend(type, cus, ctx->dev.vendor_id);
+    oclgrind_bands();
 }
 
 /* Split-K forced (ctx->set.gemm_split: GMLP_GEMM_SPLIT's setting) against
@@ -1073,11 +1073,6 @@ int main(int argc, char **argv)
         oclgrind_sweep();
         gmlp_context_destroy(ctx);
         return check_summary("test_gemm --oclgrind");
-    }
-    if (argc > 1 && !strcmp(argv[1], "--oclgrind-bands")) {
-        oclgrind_bands();
-        gmlp_context_destroy(ctx);
-        return check_summary("test_gemm --oclgrind-bands");
     }
     /* CLBlast, then the epilogue kernel, as the model calls them with GMLP_GEMM=clblast; sampled: one in
      * three (NT, NN batched with a shared A), CLBlast's cold builds of its kernels being minutes on PoCL */

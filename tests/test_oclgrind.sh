@@ -1,9 +1,8 @@
 #!/bin/sh
 # The kernels under Oclgrind's simulator with its data-race and API checks
 # (not --uninitialized: it fails on LLVM's freeze): each GEMM variant once
-# on one awkward shape per transpose case (test_gemm --oclgrind) and the
-# CPUs' direct blocks in bands of a few block rows (--oclgrind-bands); the
-# other tests' own --oclgrind cases; then,
+# on one awkward shape per transpose case and the CPUs' direct blocks in
+# bands of a few block rows (test_gemm --oclgrind), then,
 # where the apps are built, one whole forward of the bundled image model on
 # one image and the bundled language model on a prompt and four decoding
 # steps (every element-wise kernel, the GEMMs as the model calls them), and
@@ -35,10 +34,6 @@ simulated() {
     fi
 }
 simulated "$1" --oclgrind
-# test_gemm: the CPUs' direct blocks in bands of a few block rows (gemm_direct.cl's band, made small)
-if [ "${1##*/}" = test_gemm ]; then
-    GMLP_CL_OPTIONS=-DGMLP_DIRECT_BAND_BYTES=4096 simulated "$1" --oclgrind-bands
-fi
 [ $# -ge 6 ] || exit $fail
 classify=$2 bundled=$3 image=$4
 simulated "$classify" -m "$3" "$image"
