@@ -5,7 +5,7 @@
  * transpose, storage and tiling: test_gemm.c).  With --bench, each case is
  * timed instead, from queue profiling: microseconds per call on the device
  * ($GMLP_DEVICE or --device D).
- *   test_ops [--bench [--reps N]] [--device D] [--only OP] */
+ *   test_ops [--bench [--reps N]] [--device D] [--only OP, or gelu: the sweep] */
 #include <getopt.h>
 #include <string.h>
 
@@ -547,6 +547,48 @@ static void run_epilogue(const params *p, int reps)
     free(c), free(bias), free(u), free(u16), free(want);
 }
 
+/* GELU itself, over more than its random cases reach: v swept densely over
+ * [-12, 12] (erf's clamp at |v / sqrt 2| = 4 and the tail where 1 + erf
+ * cancels), then values torch.nn.functional.gelu takes to: a huge v to
+ * itself, a huge negative one to 0, +inf to +inf, -inf and NaN to NaN.
+ * Every finite one within 1e-6 max(|v|, 1) of float64's 0.5 v (1 +
+ * erf(v / sqrt 2)) (the rational erf: 2.5e-7), and no negative v's GELU
+ * above 0 (an erf past -1 would make it so). */
+static void run_gelu_sweep(void)
+{
+    enum { SWEEP = 240001, COLS = 4099 };
+    static const float special[] = {1e30f, -1e30f, 0.0f, -0.0f, 1e-30f, -1e-30f, INFINITY, -INFINITY, NAN};
+    const size_t nspecial = sizeof special / sizeof *special, n = SWEEP + nspecial;
+    const size_t rows = (n + COLS - 1) / COLS, nc = rows * COLS;
+    float *v = calloc(nc, sizeof *v), *got = malloc(nc * sizeof *got);
+    for (size_t i = 0; i < SWEEP; i++)
+        v[i] = -12.0f + 24.0f * (float)i / (SWEEP - 1);
+    memcpy(v + SWEEP, special, sizeof special);
+    cl_mem dc = up(v, nc);
+    const gmlp_gemm g = {.m = rows, .n = COLS, .batch = 1, .c = {.buf = dc, .ld = COLS, .stride = nc},
+                         .act = GMLP_ACT_GELU, .precision = GMLP_GEMM_FP32};
+    CHECK(gmlp_op_epilogue(ctx, &g) == GMLP_OK, "gelu sweep: %s", gmlp_last_error(ctx));
+    down(dc, got, nc);
+    double worst = 0, worst_v = 0;
+    int above = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double x = v[i], want = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+        if (!isfinite(x) || !isfinite(want)) {
+            CHECK(isnan(want) ? isnan(got[i]) : got[i] == want, "gelu(%g) = %g, torch's %g", x, got[i], want);
+            continue;
+        }
+        const double d = fabs(got[i] - want) / fmax(fabs(x), 1.0);
+        if (!(d <= worst))
+            worst = isnan(d) ? INFINITY : d, worst_v = x;
+        above += x < 0 && got[i] > 0;
+    }
+    CHECK(worst <= 1e-6, "gelu: %.3g of max(|v|, 1) off float64 at v = %g", worst, worst_v);
+    CHECK(!above, "gelu: %d negative v above 0", above);
+    printf("gelu sweep: within %.2e max(|v|, 1) of float64 (worst at v = %g)\n", worst, worst_v);
+    gmlp_buffer_release(ctx, &dc);
+    free(v), free(got);
+}
+
 /* The fused decoding step's kernels at position p0 of sequences hist
  * positions long (batch of them): the outputs and the histories written;
  * lm_step_in with vocab > 0 reads the tokens' rows of an embedding table and
@@ -779,6 +821,8 @@ int main(int argc, char **argv)
             us += rows[r].total_us;
         printf("%-64s %10.2f\n", what, us / reps);
     }
+    if (!bench && (!only || !strcmp(only, "gelu")))
+        run_gelu_sweep();
     gmlp_context_destroy(ctx);
     return check_summary("test_ops");
 }
