@@ -43,19 +43,26 @@ static size_t norm_moves(gmlp_rows x, gmlp_rows y, int rows, int cols)
 
 static const gmlp_kernel_spec layernorm = {"layernorm.cl", "gmlp_layernorm"};
 static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_rows"};
+/* Rows per work-group of gmlp_layernorm_rows: PoCL's own choice (local size
+ * NULL) ran batch 1's 196 rows of 768 (gmlp_s16_224's gate) in 58 us, groups
+ * of 4 in 42; 1568 rows the same either way, Intel's runtime within 5%
+ * (bench/NOTES.md, GELU without exp). */
+#define GMLP_ROWS_WG 4
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
                               int cols, float eps)
 {
     GMLP_TRY(norm_elems(ctx, "layernorm", x, y));
-    const int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0; /* a work-item per row: barriers are loops there */
-    const size_t wg = cpu ? 1 : (size_t)ctx->ops->reduce_wg;
-    size_t global[1] = {(size_t)rows * wg}, local[1] = {wg};
+    /* CPUs: a work-item per row (barriers are loops there), in groups of
+     * GMLP_ROWS_WG rows; GPUs: a work-group per row */
+    const int cpu = (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
+    const size_t wg = cpu ? GMLP_ROWS_WG : (size_t)ctx->ops->reduce_wg;
+    size_t global[1] = {cpu ? ((size_t)rows + wg - 1) / wg * wg : (size_t)rows * wg}, local[1] = {wg};
     const size_t moves = norm_moves(x, y, rows, cols);
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, cpu ? &layernorm_rows : &layernorm, NULL, NULL, &k));
     if (cpu)
-        return LAUNCH(ctx, k, 1, global, NULL, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld),
+        return LAUNCH(ctx, k, 1, global, local, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld),
             ARG_INT(x.elem), ARG_MEM(y.buf), ARG_ULONG(y.off), ARG_ULONG(y.ld), ARG_INT(y.elem), ARG_MEM(gamma),
             ARG_MEM(beta), ARG_INT(cols), ARG_FLOAT(eps), ARG_INT(rows));
     return LAUNCH(ctx, k, 1, global, local, moves, ARG_MEM(x.buf), ARG_ULONG(x.off), ARG_ULONG(x.ld), ARG_INT(x.elem),
