@@ -449,48 +449,9 @@ static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa, __
 }
 
 #if DPBF16
-/* DV bfloat16 pairs of op(B)'s rows q and q + 1 (x1 0: none) from the
- * floats they round to: lane j holds (x0[j], x1[j]), vdpbf16ps's order */
-static inline int16 dpbf16_pairs(vecf x0, vecf x1)
-{
-    return as_int16((as_uint16(x0) >> 16) | (as_uint16(x1) & (uint16)0xffff0000u));
-}
-
-/* direct_outer's contiguous case, k in pairs: each vdpbf16ps takes an A
- * row's pair (q, q + 1), broadcast, against op(B)'s two rows interleaved
- * (the operands rounded as the portable loop rounds them; an odd k's last
- * pairs with 0).  Out of line as direct_dots_bf16. */
-DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global const A_TYPE *const ar[WM], size_t sa,
-                                                                       __global const B_TYPE *b, ulong ldb, int j0,
-                                                                       int k, vecf out[WM][WV])
-{
-    vecf acc[WM][WV];
-    direct_block_zero(acc);
-    for (int q = 0; q < k; q += 2) {
-        const int two = q + 1 < k;
-        int16 bp[WV];
-        _Pragma("unroll") for (int s = 0; s < WV; s++)
-        {
-            __global const B_TYPE *row = b + (size_t)q * ldb + j0 + s * DV;
-            bp[s] = dpbf16_pairs(direct_ldv(1, row), two ? direct_ldv(1, row + ldb) : (vecf)0.0f);
-        }
-        _Pragma("unroll") for (int r = 0; r < WM; r++)
-        {
-            const float a0 = direct_ld1(0, ar[r] + (size_t)q * sa);
-            const float a1 = two ? direct_ld1(0, ar[r] + (size_t)(q + 1) * sa) : 0.0f;
-            const int16 ap = (int16)(as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u)));
-            _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] =
-                __builtin_ia32_dpbf16ps_512(acc[r][s], ap, bp[s]);
-        }
-    }
-    direct_block_copy(out, acc);
-}
-#endif
-
-#if DPBF16 && GMLP_GEMM_B_PAIRS
 /* op(A)[row, q] and [row, q + 1] (two 0: none) as vdpbf16ps's pair, to be
  * broadcast: one 32-bit load where A is bfloat16 along k */
-static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int two)
+DPBF16_TARGET static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int two)
 {
 #if GMLP_GEMM_A_BF16 && !GMLP_GEMM_TA /* the pair adjacent */
     if (two)
@@ -500,18 +461,74 @@ static inline int dpbf16_a_pair(__global const A_TYPE *p, size_t sa, const int t
     return as_int((as_uint(a0) >> 16) | (as_uint(a1) & 0xffff0000u));
 }
 
-/* one pair along k (q, q + 1; two 0: q alone, B's zero beside it): each
- * vdpbf16ps an A row's pair broadcast against 16 columns' pairs, one load */
-DPBF16_TARGET static inline void dpbf16_pair_step(__global const A_TYPE *const ar[WM], size_t sa,
-                                                  __global const B_TYPE *bp, int q, const int two, vecf acc[WM][WV])
+/* DV bfloat16 pairs of op(B)'s rows at row and row + ldb (two 0: the
+ * second 0): lane j holds (row[j], row[ldb + j]), vdpbf16ps's order; bfloat16
+ * B's stored bits as they are (the rounding keeps them), else the floats'
+ * rounded as the portable loop rounds them */
+DPBF16_TARGET static inline int16 dpbf16_rows(__global const B_TYPE *row, ulong ldb, const int two)
 {
-    int16 bv[WV];
-    _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = dpbf16_b(bp + 2 * s * DV);
+#if GMLP_GEMM_B_BF16
+    const uint16 x0 = convert_uint16(vload16(0, (__global const ushort *)row)),
+                 x1 = two ? convert_uint16(vload16(0, (__global const ushort *)(row + ldb))) : (uint16)0;
+    return as_int16(x0 | x1 << 16);
+#else
+    const vecf x0 = direct_ldv(1, row), x1 = two ? direct_ldv(1, row + ldb) : (vecf)0.0f;
+    return as_int16((as_uint16(x0) >> 16) | (as_uint16(x1) & (uint16)0xffff0000u));
+#endif
+}
+
+/* one pair along k (q, q + 1; two 0: q alone, B's zero beside it): each
+ * vdpbf16ps an A row's pair, broadcast, against bv's 16 columns' pairs */
+DPBF16_TARGET static inline void dpbf16_step(__global const A_TYPE *const ar[WM], size_t sa, int q, const int two,
+                                             const int16 bv[WV], vecf acc[WM][WV])
+{
     _Pragma("unroll") for (int r = 0; r < WM; r++)
     {
         const int16 av = (int16)dpbf16_a_pair(ar[r] + (size_t)q * sa, sa, two);
         _Pragma("unroll") for (int s = 0; s < WV; s++) acc[r][s] = __builtin_ia32_dpbf16ps_512(acc[r][s], av, bv[s]);
     }
+}
+
+/* op(B)'s rows q and q + 1 from row (two 0: q alone) as WV vectors of pairs,
+ * then their step */
+DPBF16_TARGET static inline void dpbf16_rows_step(__global const A_TYPE *const ar[WM], size_t sa,
+                                                  __global const B_TYPE *row, ulong ldb, int q, const int two,
+                                                  vecf acc[WM][WV])
+{
+    int16 bv[WV];
+    _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = dpbf16_rows(row + s * DV, ldb, two);
+    dpbf16_step(ar, sa, q, two, bv, acc);
+}
+
+/* direct_outer's contiguous case, k in pairs, op(B)'s two rows interleaved
+ * as they are read (the operands rounded as the portable loop rounds them;
+ * an odd k's last pairs with 0): the loop on whole pairs, then the odd
+ * one (the pair's test hoisted: 1.1x on gmlp_s16_224's spatial product).
+ * Out of line as direct_dots_bf16. */
+DPBF16_TARGET __attribute__((noinline)) static void direct_outer_bf16(__global const A_TYPE *const ar[WM], size_t sa,
+                                                                       __global const B_TYPE *b, ulong ldb, int j0,
+                                                                       int k, vecf out[WM][WV])
+{
+    vecf acc[WM][WV];
+    direct_block_zero(acc);
+    __global const B_TYPE *row = b + j0;
+    int q = 0;
+    for (; q + 1 < k; q += 2, row += 2 * ldb)
+        dpbf16_rows_step(ar, sa, row, ldb, q, 1, acc);
+    if (q < k)
+        dpbf16_rows_step(ar, sa, row, ldb, q, 0, acc);
+    direct_block_copy(out, acc);
+}
+#endif
+
+#if DPBF16 && GMLP_GEMM_B_PAIRS
+/* one pair along k from B's pairs at bp: 16 columns' pairs a load */
+DPBF16_TARGET static inline void dpbf16_pair_step(__global const A_TYPE *const ar[WM], size_t sa,
+                                                  __global const B_TYPE *bp, int q, const int two, vecf acc[WM][WV])
+{
+    int16 bv[WV];
+    _Pragma("unroll") for (int s = 0; s < WV; s++) bv[s] = dpbf16_b(bp + 2 * s * DV);
+    dpbf16_step(ar, sa, q, two, bv, acc);
 }
 
 /* direct_outer's contiguous case on B's pairs along k.  Out of line as
