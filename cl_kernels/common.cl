@@ -80,12 +80,15 @@ static inline void gmlp_elem_put(int store, __global void *p, size_t i, float v)
     else
         ((__global float *)p)[i] = v;
 }
+/* ushort8 at an element's alignment: one store where PoCL's vstore8 made
+ * eight (bench/NOTES.md, GELU without exp) */
+typedef ushort8 __attribute__((aligned(2))) gmlp_ushort8_a2;
 static inline void gmlp_elem_put8(int store, __global void *p, size_t i, float8 v)
 {
     if (store == GMLP_STORE_HALF)
         gmlp_store_fp16_8(v, (__global half *)p + i);
     else if (store == GMLP_STORE_BF16)
-        vstore8(gmlp_to_bf16_8(v), 0, (__global bf16 *)p + i);
+        *(__global gmlp_ushort8_a2 *)((__global bf16 *)p + i) = gmlp_to_bf16_8(v);
     else
         vstore8(v, 0, (__global float *)p + i);
 }
