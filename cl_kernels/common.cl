@@ -81,7 +81,7 @@ static inline void gmlp_elem_put(int store, __global void *p, size_t i, float v)
         ((__global float *)p)[i] = v;
 }
 /* ushort8 at an element's alignment: one store where PoCL's vstore8 made
- * eight (bench/NOTES.md, GELU without exp) */
+ * eight (bench/NOTES.md, "... and 16-bit stores") */
 typedef ushort8 __attribute__((aligned(2))) gmlp_ushort8_a2;
 static inline void gmlp_elem_put8(int store, __global void *p, size_t i, float8 v)
 {
@@ -98,11 +98,11 @@ static inline void gmlp_elem_put8(int store, __global void *p, size_t i, float8 
  * is +-1 in float): one division and eleven FMAs, no exp.  A float64 fit
  * (tools/erf_fit.py) within 5.5e-8 of erf, 4.2e-7 evaluated in float
  * (clamped to [-1, 1], so 1 + erf never turns negative).  PyTorch's float
- * erf cancels in 1 + erf as this does: GELU within 2.5e-7 |v| of float64.
- * The exp an erfc form needs cost CPUs most of GELU's time (bench/NOTES.md,
- * GELU without exp); the built-in erfc (SLEEF on PoCL) cost as much as fc1's
- * whole GEMM.  Defined as NAME for type T: float, and the vector types the
- * GEMM's direct variant works in. */
+ * erf cancels in 1 + erf as this does: GELU within 2.5e-7 max(|v|, 1) of
+ * float64.  The exp an erfc form needs cost CPUs most of GELU's time
+ * (bench/NOTES.md, "GELU without exp, ..."); the built-in erfc (SLEEF on
+ * PoCL) cost as much as fc1's whole GEMM.  Defined as NAME for type T:
+ * float, and the vector types the GEMM's direct variant works in. */
 #define GMLP_GELU_DEFINE(NAME, T)                                                                             \
     static inline T NAME(T v)                                                                                 \
     {                                                                                                         \

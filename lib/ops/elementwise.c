@@ -46,7 +46,7 @@ static const gmlp_kernel_spec layernorm_rows = {"layernorm.cl", "gmlp_layernorm_
 /* Rows per work-group of gmlp_layernorm_rows: PoCL's own choice (local size
  * NULL) ran batch 1's 196 rows of 768 (gmlp_s16_224's gate) in 58 us, groups
  * of 4 in 42; 1568 rows the same either way, Intel's runtime within 5%
- * (bench/NOTES.md, GELU without exp). */
+ * (bench/NOTES.md, "GELU without exp, LayerNorm's groups, ..."). */
 #define GMLP_ROWS_WG 4
 
 gmlp_status gmlp_op_layernorm(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem gamma, cl_mem beta, int rows,
