@@ -5,7 +5,9 @@
  * transpose, storage and tiling: test_gemm.c).  With --bench, each case is
  * timed instead, from queue profiling: microseconds per call on the device
  * ($GMLP_DEVICE or --device D).
- *   test_ops [--bench [--reps N]] [--device D] [--only OP, or gelu: the sweep] */
+ * With --oclgrind (tests/test_oclgrind.sh), the cases of awkward sizes
+ * and the GELU sweep, not those of a real model's shapes.
+ *   test_ops [--bench [--reps N] | --oclgrind] [--device D] [--only OP, or gelu: the sweep] */
 #include <getopt.h>
 #include <string.h>
 
@@ -29,6 +31,7 @@ typedef struct op_case {
      * the reference. */
     void (*run)(const params *p, int reps);
     params p;
+    int model_shape; /* a real model's shape: left out under Oclgrind (--oclgrind), where the forwards run */
 } op_case;
 
 /* "name=value" for each parameter the case names. */
@@ -675,7 +678,8 @@ static void run_lm_step_out(const params *p, int reps)
     free(v), free(w), free(x), free(bias);
 }
 
-#define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}}
+#define CASE(op, ...) {#op, run_##op, {__VA_ARGS__}, 0}
+#define MODEL_CASE(op, ...) {#op, run_##op, {__VA_ARGS__}, 1}
 static const op_case cases[] = {
     CASE(layernorm, .rows = 1, .cols = 1),
     CASE(layernorm, .rows = 3, .cols = 7),
@@ -683,11 +687,11 @@ static const op_case cases[] = {
     CASE(layernorm, .rows = 7, .cols = 65, .split = 1),
     CASE(layernorm, .rows = 2, .cols = 300),
     CASE(layernorm, .rows = 4, .cols = 1000, .split = 1),
-    CASE(layernorm, .rows = 196, .cols = 256),            /* gmlp_s16: one image's block input */
-    CASE(layernorm, .rows = 196, .cols = 768, .split = 1), /* its SGU norm */
+    MODEL_CASE(layernorm, .rows = 196, .cols = 256),            /* gmlp_s16: one image's block input */
+    MODEL_CASE(layernorm, .rows = 196, .cols = 768, .split = 1), /* its SGU norm */
     CASE(affine, .rows = 1, .cols = 1),
     CASE(affine, .rows = 5, .cols = 37, .split = 1),
-    CASE(affine, .rows = 196, .cols = 384), /* resmlp_12: one image's block input */
+    MODEL_CASE(affine, .rows = 196, .cols = 384), /* resmlp_12: one image's block input */
     CASE(sgu, .batch = 1, .n = 1, .cols = 1),
     CASE(sgu, .batch = 3, .n = 25, .cols = 36),
     CASE(sgu, .batch = 2, .n = 49, .cols = 65, .ld = 140),
@@ -699,7 +703,7 @@ static const op_case cases[] = {
     CASE(sgu, .batch = 2, .n = 10, .cols = 24, .heads = 3, .act = GMLP_ACT_RELU, .res = 1),
     CASE(sgu, .batch = 3, .n = 1, .cols = 30, .heads = 3, .p0 = 7, .res = 1, .act = GMLP_ACT_TANH), /* decoding */
     CASE(sgu, .batch = 1, .n = 13, .cols = 7, .heads = 7, .p0 = 2, .act = GMLP_ACT_GELU),
-    CASE(sgu, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
+    MODEL_CASE(sgu, .batch = 8, .n = 196, .cols = 768), /* gmlp_s16 at batch 8 */
     CASE(embed, .rows = 1, .vocab = 1, .dim = 1),
     CASE(embed, .rows = 37, .vocab = 256, .dim = 65),
     CASE(embed, .rows = 130, .vocab = 50, .dim = 3),
@@ -720,7 +724,7 @@ static const op_case cases[] = {
     CASE(patchify, .batch = 2, .chans = 3, .h = 20, .w = 20, .ph = 4, .pw = 4, .off = 3 * 20 * 20),
     CASE(patchify, .batch = 3, .chans = 3, .h = 24, .w = 40, .ph = 8, .pw = 8, .off = 5),
     CASE(patchify, .batch = 1, .chans = 2, .h = 9, .w = 10, .ph = 3, .pw = 5),
-    CASE(patchify, .batch = 8, .chans = 3, .h = 224, .w = 224, .ph = 16, .pw = 16), /* the 224-px stem */
+    MODEL_CASE(patchify, .batch = 8, .chans = 3, .h = 224, .w = 224, .ph = 16, .pw = 16), /* the 224-px stem */
     CASE(mean_tokens, .batch = 1, .n = 1, .dim = 1),
     CASE(mean_tokens, .batch = 3, .n = 25, .dim = 37, .off = 74),
     CASE(mean_tokens, .batch = 2, .n = 196, .dim = 65, .off = 3),
@@ -728,7 +732,8 @@ static const op_case cases[] = {
     CASE(epilogue, .batch = 3, .m = 7, .n = 33, .ld = 37, .off = 5, .bias = GMLP_BIAS_COLS, .act = GMLP_ACT_GELU),
     CASE(epilogue, .batch = 2, .m = 13, .n = 65, .ld = 65, .off = 1, .bias = GMLP_BIAS_ROWS),
     CASE(epilogue, .batch = 2, .m = 196, .n = 129, .ld = 130, .act = GMLP_ACT_GELU), /* GELU alone */
-    CASE(epilogue, .batch = 8, .m = 196, .n = 768, .ld = 768, .bias = GMLP_BIAS_COLS, .act = GMLP_ACT_GELU), /* fc1 */
+    MODEL_CASE(epilogue, .batch = 8, .m = 196, .n = 768, .ld = 768, .bias = GMLP_BIAS_COLS,
+               .act = GMLP_ACT_GELU), /* fc1 */
     CASE(epilogue, .batch = 2, .m = 196, .n = 384, .ld = 768, .off = 384, .bias = GMLP_BIAS_ROWS, .gate = 1),
     CASE(epilogue, .batch = 3, .m = 9, .n = 17, .ld = 20, .bias = GMLP_BIAS_ROWS, .act = GMLP_ACT_TANH, .gate = 1),
     CASE(epilogue, .batch = 1, .m = 5, .n = 7, .ld = 7, .act = GMLP_ACT_SIGMOID, .gate = 1),
@@ -769,9 +774,9 @@ static const op_case cases[] = {
     CASE(gemm, .m = 7, .n = 33, .k = 97, .act = GMLP_ACT_GELU),
     CASE(gemm, .m = 45, .n = 70, .k = 33, .trans_b = 1, .act = GMLP_ACT_RELU),
     CASE(gemm, .m = 130, .n = 7, .k = 33, .trans_b = 1),
-    CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .act = GMLP_ACT_GELU), /* gmlp_ti16 fc1, 2 images */
-    CASE(gemm, .m = 392, .n = 128, .k = 384, .trans_b = 1),            /* its fc2 */
-    CASE(gemm, .m = 196, .n = 384, .k = 196, .batch = 2),              /* its spatial matmul */
+    MODEL_CASE(gemm, .m = 392, .n = 768, .k = 128, .trans_b = 1, .act = GMLP_ACT_GELU), /* gmlp_ti16 fc1, 2 images */
+    MODEL_CASE(gemm, .m = 392, .n = 128, .k = 384, .trans_b = 1),            /* its fc2 */
+    MODEL_CASE(gemm, .m = 196, .n = 384, .k = 196, .batch = 2),              /* its spatial matmul */
 };
 #define N_CASES (sizeof cases / sizeof *cases)
 
@@ -779,8 +784,8 @@ int main(int argc, char **argv)
 {
     static const struct option lo[] = {{"bench", no_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
                                        {"device", required_argument, 0, 'd'}, {"only", required_argument, 0, 'o'},
-                                       {0, 0, 0, 0}};
-    int bench = 0, reps = 20;
+                                       {"oclgrind", no_argument, 0, 'g'}, {0, 0, 0, 0}};
+    int bench = 0, reps = 20, simulated = 0;
     const char *device = NULL, *only = NULL;
     for (int c; (c = getopt_long(argc, argv, "", lo, NULL)) != -1;) {
         if (c == 'b')
@@ -791,6 +796,8 @@ int main(int argc, char **argv)
             device = optarg;
         else if (c == 'o')
             only = optarg;
+        else if (c == 'g')
+            simulated = 1;
         else
             return 2;
     }
@@ -806,7 +813,7 @@ int main(int argc, char **argv)
     if (bench)
         printf("%-64s %10s  (%s, %d calls each)\n", "op and shape", "us/call", gmlp_context_device_name(ctx), reps);
     for (size_t i = 0; i < N_CASES; i++) {
-        if (only && strcmp(only, cases[i].op))
+        if ((only && strcmp(only, cases[i].op)) || (simulated && cases[i].model_shape))
             continue;
         char what[256];
         describe(&cases[i], what, sizeof what);
