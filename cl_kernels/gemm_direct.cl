@@ -41,6 +41,17 @@
 #define VLOADF DCAT(vload, DV)
 #define VSTOREF DCAT(vstore, DV)
 #define vecu DCAT(uint, DV)
+/* vecf at a float's alignment, as vloadn and vstoren assume: one load or
+ * store where PoCL's vstore16 made three (bench/NOTES.md, "C's rows by one
+ * store a vector") */
+typedef vecf __attribute__((aligned(4))) direct_vecf_a4;
+/* Out of line in the CPUs' tilings (GMLP_GEMM_CPU), inlined elsewhere: a
+ * GPU would keep a caller's registers in private memory across a call */
+#if GMLP_GEMM_CPU
+#define DIRECT_CPU_OUTLINED __attribute__((noinline))
+#else
+#define DIRECT_CPU_OUTLINED
+#endif
 GMLP_ROUND_DEFINE(direct_round, vecf, vecu)
 
 /* The staging: an element of operand op at p (direct_ld1), or DV of them
@@ -128,19 +139,23 @@ GMLP_ACT_DEFINE(direct_act, vecf, direct_gelu)
 /* Columns j .. j + DV of a row: a vector load where all are left of column
  * n (full), else lanes past it repeat column n - 1 (in bounds; discarded).
  * The lane loops are unrolled so that x stays in registers: a loop left
- * rolled put it in a 16-byte stack frame on sm_90 and spilled on tgllp. */
-static inline vecf direct_load(__global const float *row, int j, int n, int full)
+ * rolled put it in a 16-byte stack frame on sm_90 and spilled on tgllp.
+ * The whole vector's load inlined, the rest out of line on CPUs: PoCL's
+ * LLVM left the whole function out of line, a call each vector. */
+DIRECT_CPU_OUTLINED static vecf direct_load_part(__global const float *row, int j, int n)
 {
-    if (full)
-        return VLOADF(0, row + j);
     float x[DV];
     _Pragma("unroll") for (int l = 0; l < DV; l++) x[l] = row[min(j + l, n - 1)];
     return VLOADF(0, x);
 }
+static inline __attribute__((always_inline)) vecf direct_load(__global const float *row, int j, int n, int full)
+{
+    return full ? *(__global const direct_vecf_a4 *)(row + j) : direct_load_part(row, j, n);
+}
 static inline void direct_store(__global float *row, int j, int n, int full, vecf v)
 {
     if (full) {
-        VSTOREF(v, 0, row + j);
+        *(__global direct_vecf_a4 *)(row + j) = v;
         return;
     }
     float x[DV];
@@ -424,14 +439,11 @@ static inline void direct_block_copy(vecf out[WM][WV], vecf acc[WM][WV])
  * PoCL's loop strength reduction kept some 30 pointers on the stack, each
  * advanced every k step (108 instructions for the 12 FMAs, gmlp_ti16_224
  * 3.4x slower); here 24 (tests/test_cpu_loop.sh bounds it; bench/NOTES.md,
- * "The direct kernel's k loop on its own").  Out of line in the CPUs' own
- * tilings (GMLP_GEMM_CPU), as measured there; inlined elsewhere, where a
- * GPU would keep the block in private memory across the call (a spill). */
-#if GMLP_GEMM_CPU
-__attribute__((noinline))
-#endif
-static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa, __global const B_TYPE *b, ulong ldb,
-                              int j0, int k, vecf out[WM][WV])
+ * "The direct kernel's k loop on its own").  Out of line on CPUs, as
+ * measured there. */
+DIRECT_CPU_OUTLINED static void direct_outer_rows(__global const A_TYPE *const ar[WM], size_t sa,
+                                                  __global const B_TYPE *b, ulong ldb, int j0, int k,
+                                                  vecf out[WM][WV])
 {
     vecf acc[WM][WV];
     direct_block_zero(acc);
