@@ -29,6 +29,10 @@
 #ifndef GMLP_GEMM_CPU
 #define GMLP_GEMM_CPU 0
 #endif
+/* and its device's compiler takes clang's __builtin_prefetch (the same) */
+#ifndef GMLP_GEMM_PREFETCH
+#define GMLP_GEMM_PREFETCH 0
+#endif
 #include "gemm_common.cl"
 
 #define DV GMLP_GEMM_VW
@@ -422,6 +426,30 @@ static inline void direct_block_put(__global C_TYPE *c, ulong ldc, int m, int n,
         }
 }
 
+/* Where GMLP_GEMM_PREFETCH, before the k loop: C's lines of the block for
+ * writing and the gate's for reading, so that they arrive while the block
+ * accumulates, not when direct_block_put needs them (they left the cache
+ * long before: C's lines were last read by another product, and are not
+ * read here unless beta is set).  gmlp_s16_224 at batch 8 1.05x on PoCL,
+ * 1.07x on Intel's runtime (Zen 4; bench/NOTES.md, "The epilogue's lines
+ * fetched ahead").  Elsewhere nothing. */
+static inline void direct_block_prefetch(__global C_TYPE *c, ulong ldc, int m, int n, int i0, int j0,
+                                         const gmlp_epi *e)
+{
+#if GMLP_GEMM_PREFETCH
+    _Pragma("unroll") for (int r = 0; r < WM; r++)
+        _Pragma("unroll") for (int s = 0; s < WV; s++)
+        {
+            const size_t i = (size_t)min(i0 + r, m - 1), j = (size_t)min(j0 + s * DV, n - 1);
+            __builtin_prefetch(gmlp_elem_at(GMLP_GEMM_C, c, i * ldc + j), 1);
+            if (e->gate)
+                __builtin_prefetch(gmlp_elem_at(GMLP_GEMM_GATE, e->gate, i * e->ldg + j), 0);
+        }
+#else
+    (void)c, (void)ldc, (void)m, (void)n, (void)i0, (void)j0, (void)e;
+#endif
+}
+
 /* a block's accumulators zeroed, or copied out (unrolled: registers) */
 static inline void direct_block_zero(vecf acc[WM][WV])
 {
@@ -707,6 +735,7 @@ GMLP_GEMM_KERNEL(gmlp_gemm_direct)
                 direct_finish(c, ldc, m, n, i0 + r, j0 + s, &e);
 #else
     vecf acc[WM][WV];
+    direct_block_prefetch(c, ldc, m, n, i0, j0, &e);
     if (!GMLP_GEMM_TB && j0 + WN <= n)
         direct_outer(m, n, k, a, lda, b, ldb, i0, j0, nr, &pro, acc, 1);
     else

@@ -21,12 +21,6 @@ static gmlp_gemm_form form_kind(const form *f)
     return f->ta ? (f->tb ? GMLP_FORM_TT : GMLP_FORM_TN) : (f->tb ? GMLP_FORM_NT : GMLP_FORM_NN);
 }
 
-/* Loops unrolled (gemm_common.cl's GMLP_GEMM_UNROLL) everywhere but on CPUs. */
-static bool unrolled(const gmlp_devinfo *d)
-{
-    return (d->type & CL_DEVICE_TYPE_CPU) == 0;
-}
-
 static bool on_cpu(const gmlp_context *ctx)
 {
     return (ctx->dev.type & CL_DEVICE_TYPE_CPU) != 0;
@@ -106,7 +100,7 @@ static gmlp_status variant(gmlp_context *ctx, const form *f, const gmlp_tiling *
     gmlp_gemm_variant v = gmlp_gemm_variant_on(f, t);
     if (t->needs && (ctx->dev.engines & GMLP_ENGINE_EMULATED))
         v.issue = GMLP_ISSUE_EMULATED;
-    gmlp_gemm_variant_defines(&v, t, unrolled(&ctx->dev), defs, sizeof defs);
+    gmlp_gemm_variant_defines(&v, t, gmlp_gemm_code(&ctx->dev), defs, sizeof defs);
     gmlp_gemm_variant_label(&v, t, label, sizeof label);
     gmlp_gemm g = form_gemm(f);
     g.b.pairs = 0; /* the self-test's operands are row-major: it proves the engine on the tiling's plain form */

@@ -2,6 +2,7 @@
 #include "ops/gemm_variant.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "ops/wgmma_splice.h"
 
@@ -110,11 +111,25 @@ size_t gmlp_gemm_variant_key(const gmlp_gemm_variant *v)
     (*(n) += snprintf((buf) + (*(n) < (int)(size) ? *(n) : 0), *(n) < (int)(size) ? (size) - (size_t)*(n) : 0, \
                       __VA_ARGS__))
 
-int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t size)
+/* Platforms whose CPU devices take clang's __builtin_prefetch to the host's
+ * machine code (CL_PLATFORM_NAME: PoCL, Intel's CPU runtime) */
+static const char *const prefetching[] = {"Portable Computing Language", "Intel(R) OpenCL"};
+
+int gmlp_gemm_code(const gmlp_devinfo *d)
+{
+    if (!(d->type & CL_DEVICE_TYPE_CPU))
+        return GMLP_GEMM_CODE_UNROLLED;
+    for (size_t i = 0; i < sizeof prefetching / sizeof *prefetching; i++)
+        if (!strcmp(d->platform_name, prefetching[i]))
+            return GMLP_GEMM_CODE_PREFETCH;
+    return 0;
+}
+
+int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int code, char *buf, size_t size)
 {
     int n = 0;
     APPEND(buf, size, &n, "-DGMLP_GEMM_UNROLL=%d -DGMLP_GEMM_TM=%d -DGMLP_GEMM_TN=%d -DGMLP_GEMM_TK=%d -DGMLP_GEMM_WM=%d "
-           "-DGMLP_GEMM_WN=%d", unroll, t->tm, t->tn, t->tk, t->wm, t->wn);
+           "-DGMLP_GEMM_WN=%d", (code & GMLP_GEMM_CODE_UNROLLED) != 0, t->tm, t->tn, t->tk, t->wm, t->wn);
     if (t->stages)
         APPEND(buf, size, &n, " -DGMLP_MMA_STAGES=%d", t->stages);
     if (t->ldsm)
@@ -128,13 +143,13 @@ int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t
     if (t->wgmma) /* the splice's version: the kernel cache and the ladder's verdicts keyed by it */
         APPEND(buf, size, &n, " -DGMLP_MMA_WGMMA=%d", GMLP_WGMMA_SPLICE_VERSION);
     if (t->devices == CL_DEVICE_TYPE_CPU) /* a block for CPUs alone: code shaped for them (gemm_direct.cl) */
-        APPEND(buf, size, &n, " -DGMLP_GEMM_CPU=1");
+        APPEND(buf, size, &n, " -DGMLP_GEMM_CPU=1%s", code & GMLP_GEMM_CODE_PREFETCH ? " -DGMLP_GEMM_PREFETCH=1" : "");
     if (t->defines)
         APPEND(buf, size, &n, " %s", t->defines);
     return n;
 }
 
-int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, int unroll, char *buf, size_t size)
+int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, int code, char *buf, size_t size)
 {
     int n = 0;
     if (size)
@@ -143,7 +158,7 @@ int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, 
         if (x->macro && value_of(v, x) != x->values[0])
             APPEND(buf, size, &n, "-D%s=%d ", x->macro, value_of(v, x));
     char *rest = buf + (n < (int)size ? n : 0);
-    return n + gmlp_gemm_tiling_defines(t, unroll, rest, n < (int)size ? size - (size_t)n : 0);
+    return n + gmlp_gemm_tiling_defines(t, code, rest, n < (int)size ? size - (size_t)n : 0);
 }
 
 int gmlp_gemm_variant_label(const gmlp_gemm_variant *v, const gmlp_tiling *t, char *buf, size_t size)

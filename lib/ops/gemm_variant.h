@@ -101,14 +101,23 @@ gmlp_gemm_variant gmlp_gemm_model_form(gmlp_elem w, gmlp_elem inputs, int x, gml
 gmlp_gemm_variant gmlp_gemm_variant_on(const gmlp_gemm_variant *v, const gmlp_tiling *t);
 /* v's plan key within its size class: 0 .. GMLP_GEMM_VARIANT_KEYS - 1. */
 size_t gmlp_gemm_variant_key(const gmlp_gemm_variant *v);
+/* How a device's compiler wants the kernels' code (a mask; 0: as for a CPU
+ * of no listed platform): loops unrolled (everywhere but on CPUs), and
+ * clang's __builtin_prefetch in the CPUs' direct blocks (GMLP_GEMM_PREFETCH:
+ * CPU devices whose platform compiles OpenCL C through clang to this
+ * host's machine code, PoCL and Intel's CPU runtime; rusticl's way through
+ * SPIR-V stops the process on the intrinsic). */
+enum { GMLP_GEMM_CODE_UNROLLED = 1, GMLP_GEMM_CODE_PREFETCH = 2 };
+int gmlp_gemm_code(const gmlp_devinfo *d);
 /* The -D options of tiling t's variant v (v from gmlp_gemm_variant_on):
  * the axes' that differ from the kernels' defaults, then the tiling's
  * (gmlp_gemm_tiling_defines); returns snprintf's count. */
-int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, int unroll, char *buf, size_t size);
-/* The tiling's own -D options: unrolled or not, its numbers, its cp.async
- * stages, ldmatrix, swizzle and double-buffered fragments switches, its
- * group order, its row's defines. */
-int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int unroll, char *buf, size_t size);
+int gmlp_gemm_variant_defines(const gmlp_gemm_variant *v, const gmlp_tiling *t, int code, char *buf, size_t size);
+/* The tiling's own -D options: unrolled or not (code, gmlp_gemm_code's),
+ * its numbers, its cp.async stages, ldmatrix, swizzle and double-buffered
+ * fragments switches, its group order, prefetching (a CPUs' tiling where
+ * code says), its row's defines. */
+int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int code, char *buf, size_t size);
 /* "ENTRY TILING NT v4 A:float B:half fp16" (and C's storage, and how an
  * engine issues, where not the first value), for logs and profiles. */
 int gmlp_gemm_variant_label(const gmlp_gemm_variant *v, const gmlp_tiling *t, char *buf, size_t size);
