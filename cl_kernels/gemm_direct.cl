@@ -399,8 +399,8 @@ static inline void direct_finish(__global float *c, ulong ldc, int m, int n, int
  * operations, each waiting on the last) interleave in one basic block
  * (vector by vector, fc1 of gmlp_ti16_224 took 1.3x as long).  Rows past m
  * read row m - 1 (in bounds) and store nothing.  whole (a constant): the
- * block lies inside m x n, its vectors full: no test a vector (BF16's
- * forwards 1.05-1.07x on PoCL, Zen 4). */
+ * block lies inside m x n, its vectors full: no test a vector (on CPUs:
+ * BF16's forwards 1.05-1.08x on PoCL, Zen 4). */
 static inline __attribute__((always_inline)) void direct_block_put_as(__global C_TYPE *c, ulong ldc, int m, int n,
                                                                       int i0, int j0, vecf acc[WM][WV], float beta,
                                                                       const gmlp_epi *e, const int whole)
@@ -431,7 +431,7 @@ static inline __attribute__((always_inline)) void direct_block_put_as(__global C
 static inline void direct_block_put(__global C_TYPE *c, ulong ldc, int m, int n, int i0, int j0, vecf acc[WM][WV],
                                     float beta, const gmlp_epi *e)
 {
-    if (i0 + WM <= m && j0 + WN <= n)
+    if (GMLP_GEMM_CPU && i0 + WM <= m && j0 + WN <= n) /* a GPU's: one copy (two put sm_80's 2x8 in a stack frame) */
         direct_block_put_as(c, ldc, m, n, i0, j0, acc, beta, e, 1);
     else
         direct_block_put_as(c, ldc, m, n, i0, j0, acc, beta, e, 0);
