@@ -30,6 +30,9 @@
 #define GMLP_GEMM_CPU 0
 #endif
 /* and its device's compiler takes clang's __builtin_prefetch (the same) */
+#ifndef GMLP_GEMM_WHOLE
+#define GMLP_GEMM_WHOLE 0
+#endif
 #ifndef GMLP_GEMM_PREFETCH
 #define GMLP_GEMM_PREFETCH 0
 #endif
@@ -431,7 +434,9 @@ static inline __attribute__((always_inline)) void direct_block_put_as(__global C
 static inline void direct_block_put(__global C_TYPE *c, ulong ldc, int m, int n, int i0, int j0, vecf acc[WM][WV],
                                     float beta, const gmlp_epi *e)
 {
-    if (GMLP_GEMM_CPU && i0 + WM <= m && j0 + WN <= n) /* a GPU's: one copy (two put sm_80's 2x8 in a stack frame) */
+    /* GMLP_GEMM_WHOLE (gmlp_gemm_code): CPUs compiling by clang alone; on GPUs two copies put sm_80's 2x8 in
+     * a stack frame, through rusticl's SPIR-V they took the cold build 4x as long */
+    if (GMLP_GEMM_WHOLE && i0 + WM <= m && j0 + WN <= n)
         direct_block_put_as(c, ldc, m, n, i0, j0, acc, beta, e, 1);
     else
         direct_block_put_as(c, ldc, m, n, i0, j0, acc, beta, e, 0);

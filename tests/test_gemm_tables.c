@@ -260,24 +260,34 @@ static void check_axes(void)
     gmlp_gemm_variant_label(&d8, v8, label, sizeof label);
     CHECK(strstr(defs, "-DGMLP_GEMM_VW=8 ") && strstr(label, " v8 "), "a width no alignment gives: '%s', '%s'", defs,
           label);
-    /* how a device's compiler wants the code: prefetching in the CPUs' blocks on the platforms listed alone
-     * (rusticl's SPIR-V translator stops the process on the intrinsic), unrolled on GPUs */
+    /* how a device's compiler wants the code: prefetching and the whole-block epilogue in the CPUs' blocks on the
+     * platforms compiling by clang alone (rusticl's SPIR-V translator stops the process on the intrinsic, and
+     * builds the second copy slowly), unrolled on GPUs */
     const gmlp_devinfo pocl = {.type = CL_DEVICE_TYPE_CPU, .platform_name = "Portable Computing Language"},
                        intel = {.type = CL_DEVICE_TYPE_CPU, .platform_name = "Intel(R) OpenCL"},
                        rusticl = {.type = CL_DEVICE_TYPE_CPU, .platform_name = "rusticl"},
                        gpu = {.type = CL_DEVICE_TYPE_GPU, .platform_name = "Portable Computing Language"};
-    CHECK(gmlp_gemm_code(&pocl) == GMLP_GEMM_CODE_PREFETCH && gmlp_gemm_code(&intel) == GMLP_GEMM_CODE_PREFETCH &&
+    CHECK(gmlp_runtime_facts(&pocl) == (GMLP_RUNTIME_OWN_CACHE | GMLP_RUNTIME_CPU_CLANG | GMLP_RUNTIME_CPU_X86_BUILTINS) &&
+              gmlp_runtime_facts(&intel) == GMLP_RUNTIME_CPU_CLANG && gmlp_runtime_facts(&rusticl) == 0 &&
+              gmlp_runtime_facts(&gpu) == GMLP_RUNTIME_OWN_CACHE,
+          "runtime facts %#x %#x %#x %#x", gmlp_runtime_facts(&pocl), gmlp_runtime_facts(&intel),
+          gmlp_runtime_facts(&rusticl), gmlp_runtime_facts(&gpu));
+    const int clang = GMLP_GEMM_CODE_PREFETCH | GMLP_GEMM_CODE_WHOLE;
+    CHECK(gmlp_gemm_code(&pocl) == clang && gmlp_gemm_code(&intel) == clang &&
               gmlp_gemm_code(&rusticl) == 0 && gmlp_gemm_code(&gpu) == GMLP_GEMM_CODE_UNROLLED,
           "codes %d %d %d %d", gmlp_gemm_code(&pocl), gmlp_gemm_code(&intel), gmlp_gemm_code(&rusticl),
           gmlp_gemm_code(&gpu));
     gmlp_gemm_tiling_defines(v8, gmlp_gemm_code(&pocl), tiling, sizeof tiling);
-    CHECK(strstr(tiling, " -DGMLP_GEMM_CPU=1 -DGMLP_GEMM_PREFETCH=1") && strstr(tiling, "-DGMLP_GEMM_UNROLL=0 "),
+    CHECK(strstr(tiling, " -DGMLP_GEMM_CPU=1 -DGMLP_GEMM_PREFETCH=1 -DGMLP_GEMM_WHOLE=1") &&
+              strstr(tiling, "-DGMLP_GEMM_UNROLL=0 "),
           "a CPUs' tiling on PoCL: '%s'", tiling);
     gmlp_gemm_tiling_defines(v8, gmlp_gemm_code(&rusticl), tiling, sizeof tiling);
-    CHECK(strstr(tiling, " -DGMLP_GEMM_CPU=1") && !strstr(tiling, "PREFETCH"), "on rusticl: '%s'", tiling);
+    CHECK(strstr(tiling, " -DGMLP_GEMM_CPU=1") && !strstr(tiling, "PREFETCH") && !strstr(tiling, "WHOLE"),
+          "on rusticl: '%s'", tiling);
     gmlp_gemm_tiling_defines(gmlp_gemm_tiling_named("tiled_16x16x4_4x4"), gmlp_gemm_code(&pocl), tiling,
                              sizeof tiling);
-    CHECK(!strstr(tiling, "PREFETCH") && !strstr(tiling, "GMLP_GEMM_CPU"), "another tiling on PoCL: '%s'", tiling);
+    CHECK(!strstr(tiling, "PREFETCH") && !strstr(tiling, "WHOLE") && !strstr(tiling, "GMLP_GEMM_CPU"),
+          "another tiling on PoCL: '%s'", tiling);
     /* the engines' bits: one each, in table order, all below EMULATED */
     unsigned seen_bits = 0, last = 0;
     for (unsigned bit = 1; bit && bit < GMLP_ENGINE_EMULATED; bit <<= 1) {

@@ -92,6 +92,23 @@ static void query_arch(gmlp_devinfo *info)
     }
 }
 
+static const struct {
+    const char *platform;
+    unsigned facts;
+} runtimes[] = {
+    {"Portable Computing Language", GMLP_RUNTIME_OWN_CACHE | GMLP_RUNTIME_CPU_CLANG | GMLP_RUNTIME_CPU_X86_BUILTINS},
+    {"Intel(R) OpenCL", GMLP_RUNTIME_CPU_CLANG},
+};
+
+unsigned gmlp_runtime_facts(const gmlp_devinfo *d)
+{
+    const unsigned cpu_facts = GMLP_RUNTIME_CPU_CLANG | GMLP_RUNTIME_CPU_X86_BUILTINS;
+    for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes; i++)
+        if (!strcmp(d->platform_name, runtimes[i].platform))
+            return runtimes[i].facts & (d->type & CL_DEVICE_TYPE_CPU ? ~0u : ~cpu_facts);
+    return 0;
+}
+
 void gmlp_devinfo_query(cl_platform_id p, cl_device_id d, gmlp_devinfo *info)
 {
     memset(info, 0, sizeof *info);

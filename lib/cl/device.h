@@ -58,6 +58,22 @@ gmlp_status gmlp_devices_enumerate(gmlp_devinfo **list, size_t *count, gmlp_erro
  * "cpu"; or a case-insensitive substring of platform, device or vendor. */
 gmlp_status gmlp_device_select(const char *spec, gmlp_devinfo *out, gmlp_error *err);
 
+/* What the OpenCL implementations the library knows do, by CL_PLATFORM_NAME
+ * (a mask; 0 on other platforms; the CPU_ facts on CPU devices alone). */
+enum {
+    /* Compiled kernels kept in a disk cache of its own (PoCL's POCL_KERNEL_CACHE). */
+    GMLP_RUNTIME_OWN_CACHE = 1,
+    /* OpenCL C through clang and LLVM straight to this host's machine code
+     * (PoCL, Intel's CPU runtime): clang's __builtin_prefetch taken, large
+     * inlined functions built in LLVM's time.  rusticl's way, through SPIR-V
+     * and NIR to llvmpipe, stops the process on llvm.prefetch and took 4x as
+     * long on the direct kernel with its whole-block epilogue. */
+    GMLP_RUNTIME_CPU_CLANG = 2,
+    /* x86's builtins reachable from OpenCL C (PoCL: vdpbf16ps). */
+    GMLP_RUNTIME_CPU_X86_BUILTINS = 4,
+};
+unsigned gmlp_runtime_facts(const gmlp_devinfo *d);
+
 /* One line describing a device, as gmlp_list_devices prints it. */
 int gmlp_devinfo_format(const gmlp_devinfo *d, size_t index, char *buf, size_t size);
 

@@ -211,22 +211,17 @@ static gmlp_status build_error(gmlp_context *ctx, cl_program prog, const char *o
     return st;
 }
 
-/* The implementations that keep compiled kernels in a disk cache of their own,
- * by CL_PLATFORM_NAME: the library's binary cache would duplicate theirs, and
- * where reading a program's binary costs a compile, it doubles the first
- * build.  PoCL (POCL_KERNEL_CACHE, on by default; POCL_CACHE_DIR, else
- * ~/.cache/pocl): CL_PROGRAM_BINARIES compiles every kernel once more, for
- * any work-group size (e2e's cold run: 122 CPU-s with the library's cache,
- * 52 without).  Intel's runtime, rusticl and GPU drivers keep the library's. */
-static const char *const self_caching[] = {"Portable Computing Language"};
-
-/* Whether the library's binary cache serves dev. */
+/* Whether the library's binary cache serves dev: not where the implementation
+ * keeps compiled kernels in a cache of its own (GMLP_RUNTIME_OWN_CACHE):
+ * ours would duplicate theirs, and where reading a program's binary costs a
+ * compile, it doubles the first build.  PoCL (POCL_KERNEL_CACHE, on by
+ * default; POCL_CACHE_DIR, else ~/.cache/pocl): CL_PROGRAM_BINARIES compiles
+ * every kernel once more, for any work-group size (e2e's cold run: 122 CPU-s
+ * with the library's cache, 52 without).  Intel's runtime, rusticl and GPU
+ * drivers keep the library's. */
 static int cache_serves(const gmlp_devinfo *dev)
 {
-    for (size_t i = 0; i < sizeof self_caching / sizeof *self_caching; i++)
-        if (!strcmp(dev->platform_name, self_caching[i]))
-            return 0;
-    return 1;
+    return !(gmlp_runtime_facts(dev) & GMLP_RUNTIME_OWN_CACHE);
 }
 
 /* prog (built from source) rewritten by rw and built again from the result, *bin (*len bytes) the rewritten

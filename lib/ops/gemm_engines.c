@@ -53,8 +53,7 @@ void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f)
     memset(f, 0, sizeof *f);
     if (!d->device)
         return;
-    f->host_bf16 = (d->type & CL_DEVICE_TYPE_CPU) && !strcmp(d->platform_name, "Portable Computing Language") &&
-                   host_avx512_bf16();
+    f->host_bf16 = (gmlp_runtime_facts(d) & GMLP_RUNTIME_CPU_X86_BUILTINS) && host_avx512_bf16();
     size_t sizes[8], n = 0;
     f->intel_mma = gmlp_device_has_extension(d->device, "cl_intel_subgroup_matrix_multiply_accumulate") &&
                    gmlp_device_has_extension(d->device, "cl_intel_required_subgroup_size") &&

@@ -111,18 +111,11 @@ size_t gmlp_gemm_variant_key(const gmlp_gemm_variant *v)
     (*(n) += snprintf((buf) + (*(n) < (int)(size) ? *(n) : 0), *(n) < (int)(size) ? (size) - (size_t)*(n) : 0, \
                       __VA_ARGS__))
 
-/* Platforms whose CPU devices take clang's __builtin_prefetch to the host's
- * machine code (CL_PLATFORM_NAME: PoCL, Intel's CPU runtime) */
-static const char *const prefetching[] = {"Portable Computing Language", "Intel(R) OpenCL"};
-
 int gmlp_gemm_code(const gmlp_devinfo *d)
 {
     if (!(d->type & CL_DEVICE_TYPE_CPU))
         return GMLP_GEMM_CODE_UNROLLED;
-    for (size_t i = 0; i < sizeof prefetching / sizeof *prefetching; i++)
-        if (!strcmp(d->platform_name, prefetching[i]))
-            return GMLP_GEMM_CODE_PREFETCH;
-    return 0;
+    return gmlp_runtime_facts(d) & GMLP_RUNTIME_CPU_CLANG ? GMLP_GEMM_CODE_PREFETCH | GMLP_GEMM_CODE_WHOLE : 0;
 }
 
 int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int code, char *buf, size_t size)
@@ -143,7 +136,8 @@ int gmlp_gemm_tiling_defines(const gmlp_tiling *t, int code, char *buf, size_t s
     if (t->wgmma) /* the splice's version: the kernel cache and the ladder's verdicts keyed by it */
         APPEND(buf, size, &n, " -DGMLP_MMA_WGMMA=%d", GMLP_WGMMA_SPLICE_VERSION);
     if (t->devices == CL_DEVICE_TYPE_CPU) /* a block for CPUs alone: code shaped for them (gemm_direct.cl) */
-        APPEND(buf, size, &n, " -DGMLP_GEMM_CPU=1%s", code & GMLP_GEMM_CODE_PREFETCH ? " -DGMLP_GEMM_PREFETCH=1" : "");
+        APPEND(buf, size, &n, " -DGMLP_GEMM_CPU=1%s%s", code & GMLP_GEMM_CODE_PREFETCH ? " -DGMLP_GEMM_PREFETCH=1" : "",
+               code & GMLP_GEMM_CODE_WHOLE ? " -DGMLP_GEMM_WHOLE=1" : "");
     if (t->defines)
         APPEND(buf, size, &n, " %s", t->defines);
     return n;

@@ -102,12 +102,13 @@ gmlp_gemm_variant gmlp_gemm_variant_on(const gmlp_gemm_variant *v, const gmlp_ti
 /* v's plan key within its size class: 0 .. GMLP_GEMM_VARIANT_KEYS - 1. */
 size_t gmlp_gemm_variant_key(const gmlp_gemm_variant *v);
 /* How a device's compiler wants the kernels' code (a mask; 0: as for a CPU
- * of no listed platform): loops unrolled (everywhere but on CPUs), and
- * clang's __builtin_prefetch in the CPUs' direct blocks (GMLP_GEMM_PREFETCH:
- * CPU devices whose platform compiles OpenCL C through clang to this
- * host's machine code, PoCL and Intel's CPU runtime; rusticl's way through
- * SPIR-V stops the process on the intrinsic). */
-enum { GMLP_GEMM_CODE_UNROLLED = 1, GMLP_GEMM_CODE_PREFETCH = 2 };
+ * of no listed platform): loops unrolled (everywhere but on CPUs); in the
+ * CPUs' direct blocks, where the platform compiles by clang to this host's
+ * code (GMLP_RUNTIME_CPU_CLANG: PoCL, Intel's CPU runtime), clang's
+ * __builtin_prefetch (GMLP_GEMM_PREFETCH) and the epilogue's copy for whole
+ * blocks (GMLP_GEMM_WHOLE; through rusticl's SPIR-V the first stops the
+ * process, the second took the cold build 4x as long). */
+enum { GMLP_GEMM_CODE_UNROLLED = 1, GMLP_GEMM_CODE_PREFETCH = 2, GMLP_GEMM_CODE_WHOLE = 4 };
 int gmlp_gemm_code(const gmlp_devinfo *d);
 /* The -D options of tiling t's variant v (v from gmlp_gemm_variant_on):
  * the axes' that differ from the kernels' defaults, then the tiling's

@@ -352,8 +352,8 @@ typedef struct gmlp_engine_facts {
     int min_subgroup; /* Intel's smallest sub-group size */
     bool amd_runtime; /* cl_amd_device_attribute_query: AMD's own compiler */
     int wavefront;    /* AMD's wavefront width */
-    bool host_bf16;   /* a CPU device of PoCL (it runs on this host, and its OpenCL C reaches x86's builtins), the
-                       * host having AVX512_BF16 */
+    bool host_bf16;   /* a CPU device whose OpenCL C reaches x86's builtins (GMLP_RUNTIME_CPU_X86_BUILTINS: PoCL),
+                       * the host having AVX512_BF16 */
 } gmlp_engine_facts;
 void gmlp_engine_facts_query(const gmlp_devinfo *d, gmlp_engine_facts *f);
 /* The matrix engines d's architecture has, from d and f. */
