@@ -1034,8 +1034,8 @@ static int cpu_loop(const char *form)
     if (check_failures)
         return check_summary("test_gemm --cpu-loop");
     /* the object read back from PoCL's own cache (test_cpu_loop.sh) */
-    if (!(gmlp_runtime_facts(&ctx->dev) & GMLP_RUNTIME_OWN_CACHE) || !(gmlp_runtime_facts(&ctx->dev) & GMLP_RUNTIME_CPU_CLANG) ||
-        !gmlp_gemm_tiling_fits(&ctx->dev, forced) ||
+    const unsigned pocl_cpu = GMLP_RUNTIME_OWN_CACHE | GMLP_RUNTIME_CPU_CLANG;
+    if ((gmlp_runtime_facts(&ctx->dev) & pocl_cpu) != pocl_cpu || !gmlp_gemm_tiling_fits(&ctx->dev, forced) ||
         (!fp32 && !(ctx->dev.engines & GMLP_ENGINE_AVX512_BF16))) {
         printf("SKIP: %s on '%s' (%s)\n", forced->name, ctx->dev.name, ctx->dev.platform_name);
         return 77;

@@ -267,7 +267,8 @@ static void check_axes(void)
                        intel = {.type = CL_DEVICE_TYPE_CPU, .platform_name = "Intel(R) OpenCL"},
                        rusticl = {.type = CL_DEVICE_TYPE_CPU, .platform_name = "rusticl"},
                        gpu = {.type = CL_DEVICE_TYPE_GPU, .platform_name = "Portable Computing Language"};
-    CHECK(gmlp_runtime_facts(&pocl) == (GMLP_RUNTIME_OWN_CACHE | GMLP_RUNTIME_CPU_CLANG | GMLP_RUNTIME_CPU_X86_BUILTINS) &&
+    const unsigned pocl_cpu = GMLP_RUNTIME_OWN_CACHE | GMLP_RUNTIME_CPU_CLANG | GMLP_RUNTIME_CPU_X86_BUILTINS;
+    CHECK(gmlp_runtime_facts(&pocl) == pocl_cpu &&
               gmlp_runtime_facts(&intel) == GMLP_RUNTIME_CPU_CLANG && gmlp_runtime_facts(&rusticl) == 0 &&
               gmlp_runtime_facts(&gpu) == GMLP_RUNTIME_OWN_CACHE,
           "runtime facts %#x %#x %#x %#x", gmlp_runtime_facts(&pocl), gmlp_runtime_facts(&intel),
