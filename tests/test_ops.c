@@ -401,16 +401,38 @@ static void run_copy_rows(const params *p, int reps)
         copy_rows_16(p, col);
 }
 
-/* The images start at float off of their buffer (a caller's cl_mem chunk). */
+/* The images start at float off of their buffer (a caller's cl_mem chunk);
+ * 16-bit patches (BF16 and FP16 models' stems), in rows of a wider pitch
+ * from an odd element: each pixel rounded as the model stores it, bit for bit. */
 static void run_patchify(const params *p, int reps)
 {
     size_t off = (size_t)p->off, ni = (size_t)p->batch * p->chans * p->h * p->w;
-    size_t np = (size_t)p->batch * (p->h / p->ph) * (p->w / p->pw) * p->chans * p->ph * p->pw;
+    const size_t k = (size_t)p->chans * p->ph * p->pw, rows = (size_t)p->batch * (p->h / p->ph) * (p->w / p->pw);
+    size_t np = rows * k;
     float *img = rnd(ni + off), *want = malloc(np * sizeof *want);
     ref_patchify(img + off, want, p->batch, p->chans, p->h, p->w, p->ph, p->pw);
     cl_mem di = up(img, ni + off), dp = up(NULL, np);
-    RUN(reps, gmlp_op_patchify(ctx, di, off, dp, p->batch, p->chans, p->h, p->w, p->ph, p->pw));
+    RUN(reps, gmlp_op_patchify(ctx, di, off, (gmlp_rows){.buf = dp, .ld = k, .elem = GMLP_ELEM_F32}, p->batch,
+                               p->chans, p->h, p->w, p->ph, p->pw));
     expect("patchify", dp, want, np, 0);
+    for (gmlp_elem e = GMLP_ELEM_F16; !reps && e <= GMLP_ELEM_BF16; e++) {
+        const size_t ld = k + 3, n16 = 1 + rows * ld;
+        uint16_t *got = calloc(n16 + 1, sizeof *got); /* zeros, the pitch's gaps and element 0 kept so */
+        cl_mem d16 = up_bytes(got, (n16 + 1) * sizeof *got);
+        CHECK(gmlp_op_patchify(ctx, di, off, (gmlp_rows){.buf = d16, .off = 1, .ld = ld, .elem = e}, p->batch,
+                               p->chans, p->h, p->w, p->ph, p->pw) == GMLP_OK &&
+                  clEnqueueReadBuffer(ctx->queue, d16, CL_TRUE, 0, n16 * sizeof *got, got, 0, NULL, NULL) ==
+                      CL_SUCCESS,
+              "patchify to %s: %s", gmlp_elem_name(e), gmlp_last_error(ctx));
+        size_t differ = 0;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < ld; c++)
+                differ += got[1 + r * ld + c] != (c < k ? stored16(e, want[r * k + c]) : 0);
+        CHECK(differ == 0 && got[0] == 0, "patchify to %s: %zu of %zu elements differ", gmlp_elem_name(e), differ,
+              rows * ld);
+        gmlp_buffer_release(ctx, &d16);
+        free(got);
+    }
     gmlp_buffer_release(ctx, &di);
     free(img), free(want);
 }

@@ -21,8 +21,8 @@ static gmlp_status run_chunk(gmlp_model *m, cl_mem src, size_t src_off, size_t b
     const gmlp_view x = gmlp_held(&p, GMLP_HELD_X), patches = gmlp_held(&p, GMLP_HELD_PATCHES);
     const gmlp_view stem = gmlp_held(&p, GMLP_HELD_STEM), y = gmlp_held(&p, GMLP_HELD_FINAL);
     /* x (rows x d) = patches (rows x k) . W_stem^T + b_stem, then (stem_norm) x = norm(that) */
-    GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, patches.buf, b, c->in_chans, c->img_h, c->img_w, c->patch_h,
-                              c->patch_w));
+    GMLP_TRY(gmlp_op_patchify(ctx, src, src_off, gmlp_rows_of(patches), b, c->in_chans, c->img_h, c->img_w,
+                              c->patch_h, c->patch_w));
     GMLP_TRY(gmlp_x_gemm(&p, (gmlp_gemm){.m = rows, .n = d, .k = k, .a = patches,
                                          .b = gmlp_linear_weight(m, m->stem_w, d, k), .c = c->stem_norm ? stem : x,
                                          .bias = m->stem_b},

@@ -33,8 +33,11 @@ static const struct {
     [GMLP_HELD_HIDDEN] = {AS_OUTPUT, 0},
     /* the Mixer's token-MLP hidden product (GluMlp's gated half): tok2's B */
     [GMLP_HELD_TOKENS] = {AS_OUTPUT, 0},
+    /* the stem's patches: its A alone, which it rounds as it loads it (stored so, the same bits; a float A
+     * took PoCL's vdpbf16ps block 2-4x as long as a bfloat16 one) */
+    [GMLP_HELD_PATCHES] = {AS_INPUT, 0},
     /* the others are float: the residual (its 16-bit rule's error in bench/NOTES.md), the shifted tokens,
-     * the patches, the stem's output, the final norm (the mean over tokens, the LM head) */
+     * the stem's output, the final norm (the mean over tokens, the LM head) */
 };
 
 void gmlp_storage_plan(gmlp_model *m)

@@ -92,17 +92,19 @@ gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem a
 
 static const gmlp_kernel_spec patchify = {"patchify.cl", "gmlp_patchify"};
 
-gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
+gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, gmlp_rows patches, int batch, int chans,
                              int height, int width, int ph, int pw)
 {
+    GMLP_TRY(norm_elems(ctx, "patchify", (gmlp_rows){.elem = GMLP_ELEM_F32}, patches));
     int grid_w = width / pw, ntok = (height / ph) * grid_w;
     size_t global[2] = {(size_t)chans * ph, (size_t)batch * ntok}; /* a patch's rows, the patches */
     const gmlp_kernel *k;
     GMLP_TRY(gmlp_kernel_get(ctx, &patchify, NULL, NULL, &k));
     /* each pixel read, its patch element written */
-    const size_t moves = 2 * global[0] * (size_t)pw * global[1] * sizeof(float);
-    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches),
-        ARG_INT(chans), ARG_INT(height), ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
+    const size_t moves = global[0] * (size_t)pw * global[1] * (sizeof(float) + gmlp_elem_size(patches.elem));
+    return LAUNCH(ctx, k, 2, global, NULL, moves, ARG_MEM(images), ARG_ULONG(img_off), ARG_MEM(patches.buf),
+        ARG_ULONG(patches.off), ARG_ULONG(patches.ld), ARG_INT(patches.elem), ARG_INT(chans), ARG_INT(height),
+        ARG_INT(width), ARG_INT(ph), ARG_INT(pw), ARG_INT(grid_w), ARG_INT(ntok));
 }
 
 static const gmlp_kernel_spec mean_tokens = {"mean_tokens.cl", "gmlp_mean_tokens"};

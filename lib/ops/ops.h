@@ -40,8 +40,9 @@ gmlp_status gmlp_op_affine(gmlp_context *ctx, gmlp_rows x, gmlp_rows y, cl_mem a
                            int cols, gmlp_outer add);
 
 /* images (batch, chans, height, width) from element img_off -> patches
- * (batch * ntok, chans*ph*pw), rows in (c, ky, kx) order: the stem's GEMM input. */
-gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, cl_mem patches, int batch, int chans,
+ * (batch * ntok, chans*ph*pw), rows in (c, ky, kx) order, stored as patches
+ * says (a 16-bit mode's rounding): the stem's GEMM input. */
+gmlp_status gmlp_op_patchify(gmlp_context *ctx, cl_mem images, size_t img_off, gmlp_rows patches, int batch, int chans,
                              int height, int width, int ph, int pw);
 
 /* out[out_off + b * dim + c] = mean over t of y[b, t, c], y the tokens x,
