@@ -128,9 +128,9 @@ static void add_kernels(report *r, gmlp_context *ctx)
  * other (by platform name).  The default device never depends on it (the
  * first GPU, else the first device in the ICD loader's order). */
 #define CPU_RUNTIMES_MEASURED                                                                                          \
-    "PoCL ran gmlp_ti16_224 and gmlp_s16_224 0.76-1.67x as fast as Intel's OpenCL CPU runtime in FP32 (medians "   \
-    "1.13-1.50x), mixer_b16_224 1.04-1.17x (2-core EPYC, Zen 4, 2026-12-05; on a Zen 5 0.85-1.26x and 0.79-1.06x; " \
-    "bench/NOTES.md, The epilogue on CPUs)"
+    "PoCL ran gmlp_ti16_224 and gmlp_s16_224 0.76-1.67x as fast as Intel's OpenCL CPU runtime in FP32 over two runs "  \
+    "(medians 0.99-1.50x), mixer_b16_224 0.85-1.17x (2-core EPYC, Zen 4, 2026-12-05; on a Zen 5 0.85-1.26x and "      \
+    "0.79-1.06x; bench/NOTES.md, The anchors level in BF16)"
 static const struct {
     const char *platform;
     const char *other; /* how -d chooses the other one */
