@@ -30,11 +30,12 @@
 #define GMLP_GEMM_CPU 0
 #endif
 /* and its device's compiler takes clang's __builtin_prefetch (the same) */
-#ifndef GMLP_GEMM_WHOLE
-#define GMLP_GEMM_WHOLE 0
-#endif
 #ifndef GMLP_GEMM_PREFETCH
 #define GMLP_GEMM_PREFETCH 0
+#endif
+/* and builds a second copy of the epilogue, for whole blocks, quickly (the same) */
+#ifndef GMLP_GEMM_WHOLE
+#define GMLP_GEMM_WHOLE 0
 #endif
 #include "gemm_common.cl"
 
